@@ -1,0 +1,124 @@
+/* args.c - flag parsing for the verbs: --name value, --name=value, switches, positionals. */
+#include "cli/cli.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+int vs_usage_error(const char *verb, const char *fmt, ...)
+{
+    va_list ap;
+    fputs("versus: ", stderr);
+    va_start(ap, fmt);
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
+    if (verb)
+        fprintf(stderr, "\nversus: see 'versus help %s'\n", verb);
+    else
+        fputs("\nversus: see 'versus help'\n", stderr);
+    return 2;
+}
+
+int vs_fail(const char *fmt, ...)
+{
+    va_list ap;
+    fputs("versus: ", stderr);
+    va_start(ap, fmt);
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
+    fputc('\n', stderr);
+    return 1;
+}
+
+static const vs_cli_opt *find_opt(const vs_cli_opt *opts, const char *name, size_t len)
+{
+    for (const vs_cli_opt *o = opts; o && o->name; o++)
+        if (strlen(o->name) == len && strncmp(o->name, name, len) == 0) return o;
+    return NULL;
+}
+
+int vs_args_parse(const char *verb, const vs_cli_opt *opts, int argc, char **argv, vs_args *a)
+{
+    memset(a, 0, sizeof *a);
+    a->verb = verb;
+    for (int i = 0; i < argc; i++) {
+        const char *w = argv[i];
+        if (strncmp(w, "--", 2) != 0 || w[2] == '\0') {
+            if (a->n_pos == VS_ARGS_MAX) return vs_usage_error(verb, "too many arguments");
+            a->pos[a->n_pos++] = w;
+            continue;
+        }
+        const char *name = w + 2;
+        const char *eq = strchr(name, '=');
+        size_t len = eq ? (size_t)(eq - name) : strlen(name);
+        const vs_cli_opt *o = find_opt(opts, name, len);
+        if (!o) return vs_usage_error(verb, "unknown option '--%.*s' for '%s'", (int)len, name, verb);
+        const char *value = NULL;
+        if (o->has_arg) {
+            if (eq)
+                value = eq + 1;
+            else if (i + 1 < argc)
+                value = argv[++i];
+            else
+                return vs_usage_error(verb, "option '--%s' needs a value", o->name);
+        } else if (eq) {
+            return vs_usage_error(verb, "option '--%s' takes no value", o->name);
+        }
+        if (vs_args_has(a, o->name)) return vs_usage_error(verb, "option '--%s' given twice", o->name);
+        if (a->n == VS_ARGS_MAX) return vs_usage_error(verb, "too many options");
+        a->name[a->n] = o->name;
+        a->value[a->n] = value;
+        a->n++;
+    }
+    return 0;
+}
+
+const char *vs_args_get(const vs_args *a, const char *name)
+{
+    for (int i = 0; i < a->n; i++)
+        if (strcmp(a->name[i], name) == 0) return a->value[i];
+    return NULL;
+}
+
+bool vs_args_has(const vs_args *a, const char *name)
+{
+    for (int i = 0; i < a->n; i++)
+        if (strcmp(a->name[i], name) == 0) return true;
+    return false;
+}
+
+int vs_args_int(const vs_args *a, const char *name, int64_t def, int64_t lo, int64_t hi, int64_t *out)
+{
+    const char *v = vs_args_get(a, name);
+    if (!v) {
+        *out = def;
+        return 0;
+    }
+    char *end;
+    errno = 0;
+    long long x = strtoll(v, &end, 10);
+    if (errno || end == v || *end != '\0' || x < lo || x > hi)
+        return vs_usage_error(a->verb, "option '--%s' expects an integer in [%lld, %lld], got '%s'", name,
+                              (long long)lo, (long long)hi, v);
+    *out = (int64_t)x;
+    return 0;
+}
+
+int vs_args_float(const vs_args *a, const char *name, double def, double lo, double hi, double *out)
+{
+    const char *v = vs_args_get(a, name);
+    if (!v) {
+        *out = def;
+        return 0;
+    }
+    char *end;
+    errno = 0;
+    double x = strtod(v, &end);
+    if (errno || end == v || *end != '\0' || !isfinite(x) || x < lo || x > hi)
+        return vs_usage_error(a->verb, "option '--%s' expects a number in [%g, %g], got '%s'", name, lo, hi, v);
+    *out = x;
+    return 0;
+}

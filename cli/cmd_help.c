@@ -1,0 +1,44 @@
+/* cmd_help.c - `versus help [VERB]`: the manual, generated from the verb table. */
+#include "cli/cli.h"
+#include "versus/versus.h"
+
+#include <stdio.h>
+#include <string.h>
+
+static void print_verb_help(const vs_verb *v)
+{
+    printf("%s\n", v->usage);
+    if (v->opts && v->opts[0].name) {
+        printf("\nOptions:\n");
+        for (const vs_cli_opt *o = v->opts; o->name; o++) {
+            char left[64];
+            snprintf(left, sizeof left, "--%s%s", o->name, o->has_arg ? " X" : "");
+            printf("  %-24s %s\n", left, o->help);
+        }
+    }
+}
+
+static int run_help(int argc, char **argv)
+{
+    if (argc > 1) return vs_usage_error("help", "help takes at most one verb");
+    if (argc == 1) {
+        const vs_verb *v = vs_find_verb(argv[0]);
+        if (!v) return vs_usage_error(NULL, "unknown verb '%s'", argv[0]);
+        print_verb_help(v);
+        return 0;
+    }
+    printf("versus %s - train and explain models that compare things\n\n", vs_version());
+    printf("usage: versus <verb> [options]\n\nVerbs:\n");
+    for (int i = 0; vs_verbs[i]; i++) printf("  %-10s %s\n", vs_verbs[i]->name, vs_verbs[i]->summary);
+    printf("\n'versus help VERB' documents a verb.  'versus --version' prints the version.\n"
+           "Exit status: 0 success, 1 bad data or failed run, 2 usage error.\n");
+    return 0;
+}
+
+const vs_verb vs_verb_help = {
+    "help",
+    "show this list, or the manual of one verb",
+    "usage: versus help [VERB]\n\nWithout VERB, lists the verbs; with VERB, prints its manual.",
+    NULL,
+    run_help,
+};

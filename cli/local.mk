@@ -1,0 +1,3 @@
+# cli: sources of libversus (or the program) and their headers.
+noinst_HEADERS += cli/cli.h
+versus_SOURCES += cli/main.c cli/args.c cli/cmd_help.c

@@ -1,0 +1,37 @@
+/* main.c - `versus <verb> [options]`: find the verb, hand it the rest of the command line. */
+#include "cli/cli.h"
+#include "versus/versus.h"
+
+#include <stdio.h>
+#include <string.h>
+
+/* Help order.  A verb lives in its own cli/cmd_*.c file and is listed here once. */
+const vs_verb *const vs_verbs[] = {
+    &vs_verb_help,
+    NULL,
+};
+
+const vs_verb *vs_find_verb(const char *name)
+{
+    for (int i = 0; vs_verbs[i]; i++)
+        if (strcmp(vs_verbs[i]->name, name) == 0) return vs_verbs[i];
+    return NULL;
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 2) {
+        fputs("usage: versus <verb> [options]   (versus help lists the verbs)\n", stderr);
+        return 2;
+    }
+    const char *verb = argv[1];
+    if (strcmp(verb, "--version") == 0 || strcmp(verb, "version") == 0) {
+        printf("versus %s\n", vs_version());
+        return 0;
+    }
+    if (strcmp(verb, "--help") == 0 || strcmp(verb, "-h") == 0) verb = "help";
+    if (verb[0] == '-') return vs_usage_error(NULL, "unknown option '%s'", verb);
+    const vs_verb *v = vs_find_verb(verb);
+    if (!v) return vs_usage_error(NULL, "unknown verb '%s'", verb);
+    return v->run(argc - 2, argv + 2);
+}

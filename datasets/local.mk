@@ -1,0 +1,7 @@
+# datasets: sources of libversus (or the program) and their headers.
+versusinclude_HEADERS += include/versus/dataset.h
+libversus_la_SOURCES += datasets/dataset.c
+# Each part of datasets/ keeps its own fragment so people working on them do not collide.
+include $(top_srcdir)/datasets/io.mk
+include $(top_srcdir)/datasets/picture.mk
+include $(top_srcdir)/datasets/synth.mk

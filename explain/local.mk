@@ -1,0 +1,1 @@
+# explain: sources of libversus (or the program) and their headers.

@@ -1,0 +1,21 @@
+/* versus/versus.h - everything a C user of libversus needs: #include <versus/versus.h>. */
+#ifndef VERSUS_VERSUS_H
+#define VERSUS_VERSUS_H
+
+#include "versus/error.h"
+#include "versus/rng.h"
+#include "versus/tensor.h"
+#include "versus/ops.h"
+#include "versus/dataset.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Library version, "MAJOR.MINOR.PATCH". */
+const char *vs_version(void);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,1 @@
+# nn: sources of libversus (or the program) and their headers.

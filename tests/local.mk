@@ -1,0 +1,10 @@
+# tests: one Check binary per area; each area's tests are listed here.
+noinst_HEADERS += tests/vs_check.h
+if HAVE_CHECK
+VS_TESTS = tests/test_core
+check_PROGRAMS += $(VS_TESTS)
+TESTS += $(VS_TESTS)
+tests_test_core_SOURCES = tests/test_core.c
+tests_test_core_CFLAGS = $(TEST_CFLAGS)
+tests_test_core_LDADD = $(TEST_LIBS)
+endif
