@@ -5,3 +5,4 @@ libversus_la_SOURCES += datasets/dataset.c
 include $(top_srcdir)/datasets/io.mk
 include $(top_srcdir)/datasets/picture.mk
 include $(top_srcdir)/datasets/synth.mk
+include $(top_srcdir)/datasets/tabular.mk

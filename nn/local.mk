@@ -1,1 +1,2 @@
 # nn: sources of libversus (or the program) and their headers.
+include $(top_srcdir)/nn/io.mk

@@ -1,0 +1,1 @@
+# autograd/kernels.mk: GEMM, thread pool and other optimised kernels.

@@ -1,0 +1,1 @@
+# nn/io.mk: JSON, .npy and safetensors files.
