@@ -5,3 +5,4 @@ libversus_la_SOURCES += autograd/error.c autograd/rng.c autograd/version.c autog
 	autograd/ops_elementwise.c autograd/ops_reduce.c autograd/ops_shape.c autograd/ops_matmul.c autograd/ops_nn.c \
 	autograd/gemm_fallback.c
 include $(top_srcdir)/autograd/kernels.mk
+include $(top_srcdir)/autograd/conv.mk
