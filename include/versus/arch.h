@@ -1,0 +1,57 @@
+/* versus/arch.h - the network architectures of the five papers, built in code.
+ *
+ * Each function fills a model spec (what model.json would hold) and builds it with
+ * vs_model_from_spec(), so a model written to disk reads back as the same architecture.  The
+ * returned module is owned by the caller (vs_module_free); weights are PyTorch's default
+ * initialisation drawn from r.  NULL with err set on a bad argument.
+ */
+#ifndef VERSUS_ARCH_H
+#define VERSUS_ARCH_H
+
+#include <stdint.h>
+
+#include "versus/error.h"
+#include "versus/nn.h"
+#include "versus/rng.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* GANMEX appendix A.1, MNIST and SVHN classifier: conv c->32 k6 s2 p2, relu, conv 32->64 k6 s2 p2,
+ * relu, flatten, linear 64 s^2 -> 256, relu, dropout 0.5, linear 256 -> n_classes, where s is the
+ * side after the two convolutions.  MNIST: channels 1, side 28 (s 7, 3136 features); SVHN: channels
+ * 3, side 32 (s 8, 4096).  Input [channels, side, side]. */
+vs_model_spec vs_arch_ganmex_mnist_spec(int64_t channels, int64_t side, int64_t n_classes);
+vs_module *vs_arch_ganmex_mnist(int64_t channels, int64_t side, int64_t n_classes, vs_rng *r, vs_error *err);
+
+/* GANMEX appendix A.1, CIFAR10 classifier: 4 units of [conv 3x3 p1, batch norm, relu, conv 3x3 p1,
+ * batch norm, relu, avg pool 2], widths width, 2 width, 4 width, 8 width (the paper leaves them
+ * open; width 32 gives 32-64-128-256), then flatten and linear 8 width * 2 * 2 -> n_classes.
+ * Input [3,32,32].  Convs before batch norm have no bias. */
+vs_model_spec vs_arch_ganmex_cifar10_spec(int64_t width, int64_t n_classes);
+vs_module *vs_arch_ganmex_cifar10(int64_t width, int64_t n_classes, vs_rng *r, vs_error *err);
+
+/* CEM-MAF Table 5, Fashion-MNIST clothes (n_classes 6) and shoes (3) classifiers: conv 1->32 k5 p2,
+ * relu, max pool 2, conv 32->64 k5 p2, relu, max pool 2, flatten, linear 3136 -> 1024, relu,
+ * dropout 0.4, linear 1024 -> n_classes.  Input [1,28,28]. */
+vs_model_spec vs_arch_cem_fashion_spec(int64_t n_classes);
+vs_module *vs_arch_cem_fashion(int64_t n_classes, vs_rng *r, vs_error *err);
+
+/* Siamese MLP for one-hot tabular rows: encoder linear p -> hidden, relu, linear hidden -> embedding;
+ * similarity cosine.  Parameters "encoder.0.weight", ..., "encoder.2.bias". */
+vs_model_spec vs_arch_siamese_mlp_spec(int64_t p, int64_t hidden, int64_t embedding);
+vs_module *vs_arch_siamese_mlp(int64_t p, int64_t hidden, int64_t embedding, vs_rng *r, vs_error *err);
+
+/* Siamese GNN: encoder of n_layers graph convolutions (conv = VS_MODULE_GCN_CONV or
+ * VS_MODULE_GIN_CONV) n_features -> hidden -> ... -> embedding with relu between them, then a mean
+ * readout; similarity cosine.  Inputs are node rows with the graph batch in the forward context. */
+vs_model_spec vs_arch_siamese_gnn_spec(vs_module_kind conv, int64_t n_features, int64_t hidden, int64_t n_layers,
+                                       int64_t embedding);
+vs_module *vs_arch_siamese_gnn(vs_module_kind conv, int64_t n_features, int64_t hidden, int64_t n_layers,
+                               int64_t embedding, vs_rng *r, vs_error *err);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

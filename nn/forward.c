@@ -1,0 +1,165 @@
+/* forward.c - forward passes of every module kind, sequential ranges (activations of inner layers
+ * for Grad-CAM) and the Siamese similarity.  Graph layers are in gnn_layers.c. */
+#include "nn/internal.h"
+
+#include <stdio.h>
+#include <string.h>
+
+static const vs_forward_ctx no_ctx;
+
+static bool need_ndim(const vs_module *m, const vs_tensor *x, int lo, int hi, const char *layout)
+{
+    if (x->ndim >= lo && x->ndim <= hi) return true;
+    char s[96];
+    vs_shape_str(x, s, sizeof s);
+    vs_set_last_error(VS_ERR_SHAPE, "%s: expects %s, got %s", vs_module_kind_name(m->kind), layout, s);
+    return false;
+}
+
+/* y = x W^T + b over the last dim of x (any leading dims, as torch.nn.Linear). */
+static vs_tensor *linear_forward(vs_module *m, vs_tensor *x)
+{
+    vs_tensor *w = m->params[0], *b = vs_module_param(m, "bias");
+    if (!need_ndim(m, x, 1, VS_MAX_DIMS, "[..., in]")) return NULL;
+    if (x->ndim == 2) return vs_linear(x, w, b);
+    int64_t in = x->shape[x->ndim - 1];
+    vs_tensor *y = vs_linear(vs_reshape(x, VS_SHAPE(-1, in)), w, b);
+    if (!y) return NULL;
+    int64_t shape[VS_MAX_DIMS];
+    memcpy(shape, x->shape, sizeof shape);
+    shape[x->ndim - 1] = w->shape[0];
+    return vs_reshape(y, x->ndim, shape);
+}
+
+static vs_conv_opts conv_opts(const vs_module *m)
+{
+    const vs_layer_spec *s = &m->spec;
+    vs_conv_opts o = {0};
+    o.stride[0] = o.stride[1] = (int)s->stride;
+    o.padding[0] = o.padding[1] = (int)s->padding;
+    if (m->kind == VS_MODULE_CONV_TRANSPOSE2D) o.output_padding[0] = o.output_padding[1] = (int)s->output_padding;
+    return o;
+}
+
+static vs_tensor *layer_forward(vs_module *m, vs_tensor *x, const vs_forward_ctx *ctx)
+{
+    const vs_layer_spec *s = &m->spec;
+    vs_conv_opts o;
+    switch (m->kind) {
+    case VS_MODULE_SEQUENTIAL:
+        return vs_sequential_forward_range(m, x, ctx, 0, m->n_children, NULL);
+    case VS_MODULE_LINEAR:
+        return linear_forward(m, x);
+    case VS_MODULE_CONV2D:
+        o = conv_opts(m);
+        return vs_conv2d(x, m->params[0], vs_module_param(m, "bias"), &o);
+    case VS_MODULE_CONV_TRANSPOSE2D:
+        o = conv_opts(m);
+        return vs_conv_transpose2d(x, m->params[0], vs_module_param(m, "bias"), &o);
+    case VS_MODULE_MAX_POOL2D:
+        return vs_max_pool2d(x, (int)s->kernel, (int)s->stride, (int)s->padding);
+    case VS_MODULE_AVG_POOL2D:
+        return vs_avg_pool2d(x, (int)s->kernel, (int)s->stride, (int)s->padding);
+    case VS_MODULE_GLOBAL_AVG_POOL:
+        return need_ndim(m, x, 4, 4, "[n,c,h,w]") ? vs_mean(x, VS_AXIS(2) | VS_AXIS(3), false) : NULL;
+    case VS_MODULE_BATCH_NORM1D:
+    case VS_MODULE_BATCH_NORM2D:
+        if (m->kind == VS_MODULE_BATCH_NORM1D ? !need_ndim(m, x, 2, 3, "[n,c] or [n,c,l]") : !need_ndim(m, x, 4, 4, "[n,c,h,w]"))
+            return NULL;
+        return vs_batch_norm(x, vs_module_param(m, "weight"), vs_module_param(m, "bias"), vs_module_param(m, "running_mean"),
+                             vs_module_param(m, "running_var"), m->training, (float)s->momentum, (float)s->eps);
+    case VS_MODULE_INSTANCE_NORM2D:
+        return vs_instance_norm(x, vs_module_param(m, "weight"), vs_module_param(m, "bias"), (float)s->eps);
+    case VS_MODULE_LAYER_NORM:
+        return vs_layer_norm(x, 1, vs_module_param(m, "weight"), vs_module_param(m, "bias"), (float)s->eps);
+    case VS_MODULE_DROPOUT:
+        if (m->training && s->p > 0 && !ctx->rng) {
+            vs_set_last_error(VS_ERR_ARG, "dropout: training mode needs a random generator in the forward context");
+            return NULL;
+        }
+        return vs_dropout(x, (float)s->p, m->training, ctx->rng);
+    case VS_MODULE_FLATTEN:
+        return need_ndim(m, x, 1, VS_MAX_DIMS, "[n, ...]") ? vs_flatten(x) : NULL;
+    case VS_MODULE_RELU:
+        return vs_relu(x);
+    case VS_MODULE_LEAKY_RELU:
+        return vs_leaky_relu(x, (float)s->slope);
+    case VS_MODULE_ELU:
+        return vs_elu(x, (float)s->alpha);
+    case VS_MODULE_TANH:
+        return vs_tanh(x);
+    case VS_MODULE_SIGMOID:
+        return vs_sigmoid(x);
+    case VS_MODULE_SOFTPLUS:
+        return vs_softplus(x);
+    case VS_MODULE_RESIDUAL:
+        return vs_add(x, vs_module_forward(m->children[0], x, ctx));
+    case VS_MODULE_GCN_CONV:
+    case VS_MODULE_GIN_CONV:
+    case VS_MODULE_MEAN_READOUT:
+    case VS_MODULE_SUM_READOUT:
+    case VS_MODULE_MAX_READOUT:
+        return vs_gnn_forward(m, x, ctx);
+    case VS_MODULE_SIAMESE:
+        return vs_module_forward(m->children[0], x, ctx);
+    default:
+        vs_set_last_error(VS_ERR_STATE, "module kind %d has no forward", (int)m->kind);
+        return NULL;
+    }
+}
+
+vs_tensor *vs_module_forward(vs_module *m, vs_tensor *x, const vs_forward_ctx *ctx)
+{
+    if (!m || !x) return NULL;
+    return layer_forward(m, x, ctx ? ctx : &no_ctx);
+}
+
+vs_tensor *vs_sequential_forward_range(vs_module *m, vs_tensor *x, const vs_forward_ctx *ctx, int64_t begin,
+                                       int64_t end, vs_tensor **outs)
+{
+    if (!m || !x) return NULL;
+    if (m->kind != VS_MODULE_SEQUENTIAL) {
+        vs_set_last_error(VS_ERR_ARG, "forward range: %s is not a sequential", vs_module_kind_name(m->kind));
+        return NULL;
+    }
+    if (begin < 0 || end > m->n_children || begin > end) {
+        vs_set_last_error(VS_ERR_ARG, "forward range: layers [%lld, %lld) outside [0, %lld)", (long long)begin,
+                          (long long)end, (long long)m->n_children);
+        return NULL;
+    }
+    for (int64_t i = begin; i < end; i++) {
+        vs_tensor *y = vs_module_forward(m->children[i], x, ctx);
+        if (!y) {
+            /* name the failing layer; nested sequentials add their own index in front */
+            vs_error e = *vs_last_error();
+            vs_set_last_error(e.code, "layer %lld (%s): %s", (long long)i, vs_module_kind_name(m->children[i]->kind), e.msg);
+            return NULL;
+        }
+        if (outs) outs[i - begin] = y;
+        x = y;
+    }
+    return x;
+}
+
+vs_tensor *vs_siamese_forward(vs_module *m, vs_tensor *a, const vs_forward_ctx *ctx_a, vs_tensor *b,
+                              const vs_forward_ctx *ctx_b)
+{
+    if (!m || !a || !b) return NULL;
+    if (m->kind != VS_MODULE_SIAMESE) {
+        vs_set_last_error(VS_ERR_ARG, "siamese forward: the model is a %s", vs_module_kind_name(m->kind));
+        return NULL;
+    }
+    vs_tensor *ea = vs_module_forward(m->children[0], a, ctx_a);
+    if (!ea) return NULL;
+    vs_tensor *eb = vs_module_forward(m->children[0], b, ctx_b ? ctx_b : ctx_a);
+    if (!eb) return NULL;
+    if (ea->ndim != 2 || !vs_same_shape(ea, eb)) {
+        char sa[96], sb[96];
+        vs_shape_str(ea, sa, sizeof sa);
+        vs_shape_str(eb, sb, sizeof sb);
+        vs_set_last_error(VS_ERR_SHAPE, "siamese: embeddings %s and %s must both be [n, dim]", sa, sb);
+        return NULL;
+    }
+    /* PyTorch's F.cosine_similarity default eps */
+    return vs_cosine_similarity(ea, eb, 1, 1e-8f);
+}
