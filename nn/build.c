@@ -25,7 +25,7 @@ static vs_module *build_layer(const vs_layer_spec *s, vs_spec_shape *sh, vs_rng 
         if (!block) return NULL;
         if (!same_known_shape(sh, &out)) {
             vs_module_free(block);
-            vs_error_set(err, VS_ERR_SHAPE, "residual: the block changes the shape of its input, so x + block(x) is undefined");
+            vs_error_set(err, VS_ERR_SHAPE, "the block changes the shape of its input, so x + block(x) is undefined");
             return NULL;
         }
         vs_module *m = vs_residual_new(block);
@@ -72,9 +72,12 @@ static vs_module *build_seq(const vs_layer_spec *layers, int64_t n, vs_spec_shap
 vs_module *vs_layer_new(const vs_layer_spec *s, vs_rng *r, vs_error *err)
 {
     vs_layer_spec rs;
-    if (vs_layer_spec_resolve(s, &rs, err) != VS_OK) return NULL;
+    vs_error e;
+    vs_error_clear(&e);
     vs_spec_shape sh = {.ndim = -1};
-    return build_layer(&rs, &sh, r, err);
+    vs_module *m = vs_layer_spec_resolve(s, &rs, &e) == VS_OK ? build_layer(&rs, &sh, r, &e) : NULL;
+    if (!m) vs_error_set(err, e.code, "%s: %s", vs_module_kind_name(s->op), e.msg);
+    return m;
 }
 
 static vs_status input_shape(int ndim, const int64_t *input, vs_spec_shape *sh, vs_error *err)

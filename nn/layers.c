@@ -102,9 +102,9 @@ vs_module *vs_sequential_new(void)
 vs_status vs_sequential_add(vs_module *seq, vs_module *layer)
 {
     if (!layer) {
-        const vs_error *e = vs_last_error();
-        return vs_set_last_error(e->code ? e->code : VS_ERR_ARG, "sequential: layer %lld is missing: %s",
-                                 (long long)seq->n_children, e->msg);
+        vs_error e = *vs_last_error();
+        return vs_set_last_error(VS_ERR_ARG, "sequential: layer %lld is missing (the last error: %s)", (long long)seq->n_children,
+                                 e.msg);
     }
     char name[24];
     snprintf(name, sizeof name, "%lld", (long long)seq->n_children);
@@ -141,7 +141,8 @@ static vs_module *pool_new(vs_module_kind kind, int64_t kernel, int64_t stride, 
 {
     vs_layer_spec s;
     vs_layer_spec_init(&s, kind);
-    s.kernel = kernel, s.stride = stride, s.padding = padding;
+    s.kernel = kernel, s.padding = padding;
+    if (stride > 0) s.stride = stride; /* else the default, the kernel */
     return from_spec(&s, NULL);
 }
 

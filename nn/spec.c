@@ -203,8 +203,7 @@ static vs_status check_int(const vs_layer_spec *s, int f, int64_t lo, int64_t hi
 {
     int64_t v = int_value(s, f);
     if (v < lo || v > hi)
-        return vs_error_set(err, VS_ERR_FORMAT, "%s: \"%s\" is %lld, expected an integer in [%lld, %lld]",
-                            vs_module_kind_name(s->op), fields[f].name, (long long)v, (long long)lo, (long long)hi);
+        return vs_error_set(err, VS_ERR_FORMAT, "\"%s\" is %lld, expected an integer in [%lld, %lld]", fields[f].name, (long long)v, (long long)lo, (long long)hi);
     return VS_OK;
 }
 
@@ -212,8 +211,7 @@ static vs_status check_num(const vs_layer_spec *s, int f, double lo, double hi, 
 {
     double v = num_value(s, f);
     if (!(v >= lo && (hi_open ? v < hi : v <= hi)))
-        return vs_error_set(err, VS_ERR_FORMAT, "%s: \"%s\" is %g, expected a number in [%g, %g%c",
-                            vs_module_kind_name(s->op), fields[f].name, v, lo, hi, hi_open ? ')' : ']');
+        return vs_error_set(err, VS_ERR_FORMAT, "\"%s\" is %g, expected a number in [%g, %g%c", fields[f].name, v, lo, hi, hi_open ? ')' : ']');
     return VS_OK;
 }
 
@@ -238,14 +236,14 @@ vs_status vs_layer_spec_resolve(const vs_layer_spec *in, vs_layer_spec *s, vs_er
     const struct op_fields *of = &op_fields[s->op];
     for (int f = 0; f < VS_SPEC_N_FIELDS; f++) {
         if (present(s, f) && !(of->allowed & B(f)))
-            return vs_error_set(err, VS_ERR_FORMAT, "%s: field \"%s\" does not apply to %s", op, fields[f].name, op);
+            return vs_error_set(err, VS_ERR_FORMAT, "field \"%s\" does not apply to %s", fields[f].name, op);
         if (!present(s, f) && (of->required & B(f)))
-            return vs_error_set(err, VS_ERR_FORMAT, "%s: field \"%s\" is required", op, fields[f].name);
+            return vs_error_set(err, VS_ERR_FORMAT, "field \"%s\" is required", fields[f].name);
     }
     if (s->op != VS_MODULE_RESIDUAL && s->n_block)
-        return vs_error_set(err, VS_ERR_FORMAT, "%s: only residual layers hold a block", op);
+        return vs_error_set(err, VS_ERR_FORMAT, "only residual layers hold a block");
     if (s->op == VS_MODULE_RESIDUAL && s->n_block < 1)
-        return vs_error_set(err, VS_ERR_FORMAT, "residual: the block needs at least one layer");
+        return vs_error_set(err, VS_ERR_FORMAT, "the block needs at least one layer");
 
     bool pool = s->op == VS_MODULE_MAX_POOL2D || s->op == VS_MODULE_AVG_POOL2D;
     if (of->allowed & B(F_KERNEL)) {

@@ -21,13 +21,12 @@ static void shape_str(const vs_spec_shape *sh, char *buf, size_t n)
     if (k < n) snprintf(buf + k, n - k, "]");
 }
 
-static vs_status mismatch(const vs_layer_spec *s, const char *field, int64_t v, const vs_spec_shape *sh, const char *what,
+static vs_status mismatch(const char *field, int64_t v, const vs_spec_shape *sh, const char *what,
                           int64_t got, vs_error *err)
 {
     char b[128];
     shape_str(sh, b, sizeof b);
-    return vs_error_set(err, VS_ERR_SHAPE, "%s: \"%s\" is %lld but its input %s has %lld %s", vs_module_kind_name(s->op),
-                        field, (long long)v, b, (long long)got, what);
+    return vs_error_set(err, VS_ERR_SHAPE, "\"%s\" is %lld but its input %s has %lld %s", field, (long long)v, b, (long long)got, what);
 }
 
 /* Sides and feature counts above these are certainly mistakes (and would overflow products). */
@@ -47,10 +46,10 @@ static vs_status window_out(const vs_layer_spec *s, int64_t n, int64_t *out, vs_
     else
         o = n + 2 * s->padding >= s->kernel ? (n + 2 * s->padding - s->kernel) / s->stride + 1 : 0;
     if (o > MAX_SIDE)
-        return vs_error_set(err, VS_ERR_SHAPE, "%s: output side %lld is too large", vs_module_kind_name(s->op), (long long)o);
+        return vs_error_set(err, VS_ERR_SHAPE, "output side %lld is too large", (long long)o);
     if (o < 1)
-        return vs_error_set(err, VS_ERR_SHAPE, "%s: input side %lld is too small for kernel %lld with padding %lld",
-                            vs_module_kind_name(s->op), (long long)n, (long long)s->kernel, (long long)s->padding);
+        return vs_error_set(err, VS_ERR_SHAPE, "input side %lld is too small for kernel %lld with padding %lld",
+                            (long long)n, (long long)s->kernel, (long long)s->padding);
     *out = o;
     return VS_OK;
 }
@@ -62,10 +61,10 @@ static vs_status need_chw(const vs_layer_spec *s, vs_spec_shape *sh, const char 
     if (sh->ndim != 3) {
         char b[128];
         shape_str(sh, b, sizeof b);
-        return vs_error_set(err, VS_ERR_SHAPE, "%s: expects [channels,height,width] per example, its input is %s",
-                            vs_module_kind_name(s->op), b);
+        return vs_error_set(err, VS_ERR_SHAPE, "expects [channels,height,width] per example, its input is %s",
+                            b);
     }
-    if (c_field && sh->d[0] >= 0 && sh->d[0] != c) return mismatch(s, c_field, c, sh, "channels", sh->d[0], err);
+    if (c_field && sh->d[0] >= 0 && sh->d[0] != c) return mismatch(c_field, c, sh, "channels", sh->d[0], err);
     return VS_OK;
 }
 
@@ -74,9 +73,9 @@ static vs_status need_last(const vs_layer_spec *s, vs_spec_shape *sh, const char
 {
     if (sh->ndim < 0) *sh = (vs_spec_shape){.ndim = 1, .d = {n}};
     if (sh->ndim == 0)
-        return vs_error_set(err, VS_ERR_SHAPE, "%s: expects at least one feature dimension", vs_module_kind_name(s->op));
+        return vs_error_set(err, VS_ERR_SHAPE, "expects at least one feature dimension");
     int64_t last = sh->d[sh->ndim - 1];
-    if (last >= 0 && last != n) return mismatch(s, field, n, sh, "features", last, err);
+    if (last >= 0 && last != n) return mismatch(field, n, sh, "features", last, err);
     return VS_OK;
 }
 
@@ -92,14 +91,14 @@ vs_status vs_spec_shape_step(const vs_layer_spec *s, vs_spec_shape *sh, vs_error
     case VS_MODULE_GIN_CONV:
         st = need_last(s, sh, "in", s->in, err);
         if (!st && sh->ndim != 1)
-            return vs_error_set(err, VS_ERR_SHAPE, "%s: node features must be one vector per node", vs_module_kind_name(s->op));
+            return vs_error_set(err, VS_ERR_SHAPE, "node features must be one vector per node");
         if (!st) sh->d[0] = s->out;
         return st;
     case VS_MODULE_MEAN_READOUT:
     case VS_MODULE_SUM_READOUT:
     case VS_MODULE_MAX_READOUT:
         if (sh->ndim > 1)
-            return vs_error_set(err, VS_ERR_SHAPE, "%s: node features must be one vector per node", vs_module_kind_name(s->op));
+            return vs_error_set(err, VS_ERR_SHAPE, "node features must be one vector per node");
         return VS_OK;
     case VS_MODULE_CONV2D:
     case VS_MODULE_CONV_TRANSPOSE2D:
@@ -126,9 +125,9 @@ vs_status vs_spec_shape_step(const vs_layer_spec *s, vs_spec_shape *sh, vs_error
         if (sh->ndim != 1 && sh->ndim != 2) {
             char b[128];
             shape_str(sh, b, sizeof b);
-            return vs_error_set(err, VS_ERR_SHAPE, "batch_norm1d: expects [features] or [features,length] per example, its input is %s", b);
+            return vs_error_set(err, VS_ERR_SHAPE, "expects [features] or [features,length] per example, its input is %s", b);
         }
-        if (sh->d[0] >= 0 && sh->d[0] != s->features) return mismatch(s, "features", s->features, sh, "channels", sh->d[0], err);
+        if (sh->d[0] >= 0 && sh->d[0] != s->features) return mismatch("features", s->features, sh, "channels", sh->d[0], err);
         return VS_OK;
     case VS_MODULE_LAYER_NORM:
         return sh->ndim < 0 ? VS_OK : need_last(s, sh, "features", s->features, err);
@@ -140,7 +139,7 @@ vs_status vs_spec_shape_step(const vs_layer_spec *s, vs_spec_shape *sh, vs_error
                 n = -1;
                 continue;
             }
-            if (sh->d[i] > 0 && n > MAX_FEATURES / sh->d[i]) return vs_error_set(err, VS_ERR_SHAPE, "flatten: more than 2^40 features");
+            if (sh->d[i] > 0 && n > MAX_FEATURES / sh->d[i]) return vs_error_set(err, VS_ERR_SHAPE, "more than 2^40 features");
             n *= sh->d[i];
         }
         *sh = (vs_spec_shape){.ndim = 1, .d = {n}};
@@ -155,6 +154,6 @@ vs_status vs_spec_shape_step(const vs_layer_spec *s, vs_spec_shape *sh, vs_error
     case VS_MODULE_SOFTPLUS:
         return VS_OK;
     default:
-        return vs_error_set(err, VS_ERR_STATE, "%s: no shape rule", vs_module_kind_name(s->op));
+        return vs_error_set(err, VS_ERR_STATE, "no shape rule");
     }
 }

@@ -198,7 +198,7 @@ vs_module *vs_linear_new(int64_t in, int64_t out, bool bias, vs_rng *r);
 vs_module *vs_conv2d_new(int64_t in, int64_t out, int64_t kernel, int64_t stride, int64_t padding, bool bias, vs_rng *r);
 vs_module *vs_conv_transpose2d_new(int64_t in, int64_t out, int64_t kernel, int64_t stride, int64_t padding,
                                    int64_t output_padding, bool bias, vs_rng *r);
-vs_module *vs_max_pool2d_new(int64_t kernel, int64_t stride, int64_t padding);
+vs_module *vs_max_pool2d_new(int64_t kernel, int64_t stride, int64_t padding); /* stride 0: the kernel */
 vs_module *vs_avg_pool2d_new(int64_t kernel, int64_t stride, int64_t padding);
 vs_module *vs_global_avg_pool_new(void);
 vs_module *vs_batch_norm1d_new(int64_t features, float eps, float momentum);
