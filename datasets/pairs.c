@@ -138,6 +138,14 @@ static vs_status pairs_alloc(int64_t n_pairs, const char *fn, vs_pairs **out, vs
     return VS_OK;
 }
 
+/* Pair k = (s, t) with label 1[y_s == y_t]. */
+static void set_pair(vs_pairs *pr, int64_t k, int64_t s, int64_t t, const int64_t *y)
+{
+    pr->idx[2 * k] = s;
+    pr->idx[2 * k + 1] = t;
+    pr->label[k] = y[s] == y[t];
+}
+
 /* ---- splits ---------------------------------------------------------------------------------- */
 
 vs_status vs_split_stratified(const int64_t *y, int64_t n, int64_t n_classes, double train_frac, vs_rng *rng,
@@ -146,6 +154,7 @@ vs_status vs_split_stratified(const int64_t *y, int64_t n, int64_t n_classes, do
     const char *fn = "split_stratified";
     *train = *test = NULL;
     *n_train = *n_test = 0;
+    if (!rng) return vs_error_set(err, VS_ERR_ARG, "%s: rng is NULL", fn);
     if (!(train_frac > 0.0 && train_frac < 1.0))
         return vs_error_set(err, VS_ERR_ARG, "%s: train_frac = %g, expected (0, 1)", fn, train_frac);
     class_index ci;
@@ -199,6 +208,7 @@ vs_status vs_pairs_snx(const int64_t *y, int64_t n, int64_t n_classes, const int
 {
     const char *fn = "pairs_snx";
     *out = NULL;
+    if (!rng) return vs_error_set(err, VS_ERR_ARG, "%s: rng is NULL", fn);
     if (n_same < 0 || n_diff < 0 || n_same + n_diff < 1 || n_same > 1024 || n_diff > 1024)
         return vs_error_set(err, VS_ERR_ARG, "%s: n_same = %lld, n_diff = %lld, expected 0..1024 each, not both 0", fn,
                             (long long)n_same, (long long)n_diff);
@@ -240,10 +250,7 @@ vs_status vs_pairs_snx(const int64_t *y, int64_t n, int64_t n_classes, const int
         sample_distinct(rng, (uint64_t)(ci.n - class_size(&ci, c)), n_diff, pick + n_same);
         for (int64_t j = 0; j < per; j++) {
             int64_t t = j < n_same ? other_same(&ci, c, q, pick[j]) : other_class(&ci, c, pick[j]);
-            int64_t k = p * per + j;
-            pr->idx[2 * k] = s;
-            pr->idx[2 * k + 1] = t;
-            pr->label[k] = y[s] == y[t];
+            set_pair(pr, p * per + j, s, t, y);
         }
     }
     st = VS_OK;
@@ -260,6 +267,7 @@ vs_status vs_pairs_random(const int64_t *y, int64_t n, int64_t n_classes, const 
 {
     const char *fn = "pairs_random";
     *out = NULL;
+    if (!rng) return vs_error_set(err, VS_ERR_ARG, "%s: rng is NULL", fn);
     if (n_pairs < 0) return vs_error_set(err, VS_ERR_ARG, "%s: n_pairs = %lld < 0", fn, (long long)n_pairs);
     class_index ci;
     vs_status st = class_index_build(&ci, fn, y, n, n_classes, portion, n_portion, err);
@@ -298,9 +306,7 @@ vs_status vs_pairs_random(const int64_t *y, int64_t n, int64_t n_classes, const 
             s = ci.row[vs_rng_below(rng, (uint64_t)ci.n)];
             t = other_class(&ci, y[s], vs_rng_below(rng, (uint64_t)(ci.n - class_size(&ci, y[s]))));
         }
-        pr->idx[2 * k] = s;
-        pr->idx[2 * k + 1] = t;
-        pr->label[k] = y[s] == y[t];
+        set_pair(pr, k, s, t, y);
     }
     st = VS_OK;
 done:

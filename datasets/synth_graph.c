@@ -90,7 +90,7 @@ static vs_status check_opts(const vs_synth_graph_opts *o, vs_error *err)
     return VS_OK;
 }
 
-/* One graph under construction: undirected edges u < v or not, with a dense adjacency for lookups. */
+/* One graph under construction: undirected edges (u[k], v[k]) plus a dense adjacency for lookups. */
 typedef struct builder {
     int64_t n;           /* nodes */
     uint8_t *adj;        /* [n, n] */
@@ -109,7 +109,7 @@ static void builder_free(builder *b)
     free(b->truth);
 }
 
-/* Add {a, b} unless present; returns 1 when added. */
+/* Add the undirected edge {a, c} unless it is a loop or present; returns 1 when added. */
 static int add_edge(builder *b, int64_t a, int64_t c, uint8_t truth)
 {
     if (a == c || b->adj[a * b->n + c]) return 0;

@@ -16,6 +16,7 @@ vs_status vs_synth_colorize(const vs_dataset *gray, vs_rng *rng, vs_dataset **ou
 {
     *out = NULL;
     if (colours) *colours = NULL;
+    if (!rng) return vs_error_set(err, VS_ERR_ARG, "synth_colorize: rng is NULL");
     if (!gray || gray->kind != VS_DATA_IMAGES || gray->ndim != 3 || gray->shape[0] != 1 || !gray->X || !gray->y)
         return vs_error_set(err, VS_ERR_ARG, "synth_colorize: expected an image data set [n,1,h,w] with X and y");
     const int64_t hw = gray->shape[1] * gray->shape[2];
