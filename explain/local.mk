@@ -17,3 +17,4 @@ tests_test_metrics_SOURCES = tests/test_metrics.c
 tests_test_metrics_CFLAGS = $(TEST_CFLAGS)
 tests_test_metrics_LDADD = $(TEST_LIBS)
 endif
+include $(top_srcdir)/explain/snx.mk
