@@ -50,7 +50,7 @@ static vs_tensor *score_error(const char *fmt, ...)
     return NULL;
 }
 
-vs_tensor *vs_explained_score(const vs_model_fn *m, vs_tensor *x, int64_t target, int64_t contrast)
+static vs_tensor *explained_score(const vs_model_fn *m, vs_tensor *x, int64_t target, int64_t contrast)
 {
     vs_tensor *out = m->forward(m->ctx, x);
     if (!out) return NULL;
@@ -65,6 +65,12 @@ vs_tensor *vs_explained_score(const vs_model_fn *m, vs_tensor *x, int64_t target
         s = vs_sub(s, vs_reshape(vs_index_select(out, 1, &contrast, 1), 1, &n));
     }
     return s;
+}
+
+vs_tensor *vs_explained_score(const vs_model_fn *m, vs_tensor *x, int64_t target, int64_t contrast)
+{
+    vs_scope_begin();
+    return vs_scope_return(explained_score(m, x, target, contrast));
 }
 
 void vs_job_batch_shape(const vs_attr_job *j, int64_t n, int *ndim, int64_t *shape)
