@@ -455,8 +455,9 @@ static vs_status gzip_member(const uint8_t *in, size_t n, int member, outbuf *o,
         p += 2;
     }
     size_t start = o->n, body;
-    vs_status st = inflate_stream(in + p, n - p, o, &body, err);
-    if (st) return st;
+    vs_error e;
+    vs_status st = inflate_stream(in + p, n - p, o, &body, &e);
+    if (st) return vs_error_set(err, st, "gzip: member %d: %s", member, e.msg);
     p += body;
     if (n - p < 8)
         return vs_error_set(err, VS_ERR_FORMAT, "gzip: member %d: truncated trailer (%zu of 8 bytes)", member, n - p);
@@ -500,8 +501,9 @@ static vs_status zlib_all(const uint8_t *in, size_t n, outbuf *o, vs_error *err)
     if ((cmf >> 4) > 7) return vs_error_set(err, VS_ERR_FORMAT, "zlib: window size 2^%u too large", (cmf >> 4) + 8);
     if (flg & 0x20) return vs_error_set(err, VS_ERR_FORMAT, "zlib: preset dictionary not supported");
     size_t body;
-    vs_status st = inflate_stream(in + 2, n - 2, o, &body, err);
-    if (st) return st;
+    vs_error e;
+    vs_status st = inflate_stream(in + 2, n - 2, o, &body, &e);
+    if (st) return vs_error_set(err, st, "zlib: %s", e.msg);
     size_t p = 2 + body;
     if (n - p < 4) return vs_error_set(err, VS_ERR_FORMAT, "zlib: truncated Adler-32 trailer (%zu of 4 bytes)", n - p);
     uint32_t want = be32(in + p), got = vs_adler32(1, o->p, o->n);
