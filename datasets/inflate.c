@@ -461,7 +461,7 @@ static vs_status gzip_member(const uint8_t *in, size_t n, int member, outbuf *o,
     p += body;
     if (n - p < 8)
         return vs_error_set(err, VS_ERR_FORMAT, "gzip: member %d: truncated trailer (%zu of 8 bytes)", member, n - p);
-    uint32_t crc = vs_crc32(0, o->p + start, o->n - start);
+    uint32_t crc = o->n > start ? vs_crc32(0, o->p + start, o->n - start) : 0; /* o->p may be NULL */
     uint32_t want = le32(in + p), isize = le32(in + p + 4);
     if (crc != want)
         return vs_error_set(err, VS_ERR_FORMAT, "gzip: member %d: CRC-32 mismatch (stored 0x%08x, computed 0x%08x)",

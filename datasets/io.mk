@@ -41,16 +41,16 @@ fuzz:
 
 fuzz-run: fuzz
 	@for f in $(FUZZERS); do \
-	  mkdir -p fuzz-work/$$f && \
+	  mkdir -p fuzz/work/$$f && \
 	  echo "fuzzing $$f for $(FUZZ_TIME) s" && \
-	  ./fuzz/$${f}_fuzz -max_total_time=$(FUZZ_TIME) -max_len=65536 fuzz-work/$$f $(srcdir)/fuzz/corpus/$$f \
-	    > fuzz-work/$$f.log 2>&1 || { tail -40 fuzz-work/$$f.log; exit 1; }; \
-	  tail -1 fuzz-work/$$f.log; \
+	  ./fuzz/$${f}_fuzz -max_total_time=$(FUZZ_TIME) -max_len=65536 -artifact_prefix=fuzz/work/$$f- fuzz/work/$$f $(srcdir)/fuzz/corpus/$$f \
+	    > fuzz/work/$$f.log 2>&1 || { tail -40 fuzz/work/$$f.log; exit 1; }; \
+	  tail -1 fuzz/work/$$f.log; \
 	done
 
 CLEANFILES += fuzz/inflate_fuzz fuzz/idx_fuzz fuzz/tu_fuzz
 clean-fuzz:
-	-rm -rf fuzz-work
+	-rm -rf fuzz/work
 
 .PHONY: fuzz fuzz-run clean-fuzz
 EXTRA_DIST += fuzz/fuzz_inflate.c fuzz/fuzz_idx.c fuzz/fuzz_tu.c \
