@@ -84,11 +84,10 @@ static vs_status parse_table(const vs_tu_part *pt, const char *name, int64_t wan
     int64_t ub = 1; /* upper bound on rows */
     for (const uint8_t *q = p; q < end; q++) ub += *q == '\n';
     int64_t line = 0, blank_line = 0, rows_cap = 0;
-    for (const uint8_t *ls = p; ls < end || (ls == end && line == 0);) {
-        const uint8_t *le = memchr(ls, '\n', (size_t)(end - ls));
+    for (const uint8_t *ls = p, *le = p; le < end || line == 0; ls = le + 1) {
+        le = memchr(ls, '\n', (size_t)(end - ls));
         if (!le) le = end;
         const uint8_t *s = ls, *e = le;
-        ls = le + 1;
         line++;
         trim(&s, &e);
         if (s == e) {
@@ -122,7 +121,7 @@ static vs_status parse_table(const vs_tu_part *pt, const char *name, int64_t wan
         for (int64_t f = 0; f < k; f++) {
             const uint8_t *fs = s, *fe = memchr(s, ',', (size_t)(e - s));
             if (!fe) fe = e;
-            s = fe + 1;
+            s = fe < e ? fe + 1 : e;
             trim(&fs, &fe);
             size_t at = (size_t)(t->rows * t->cols + f);
             int ok = real ? parse_real(fs, fe, &t->rv[at]) : parse_i64(fs, fe, &t->iv[at]);

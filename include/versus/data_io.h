@@ -63,7 +63,8 @@ vs_status vs_read_file_maybe_gz(const char *path, uint8_t **buf, size_t *n, vs_e
  * and an IDX label file (magic 0x00000801, dims [count]) already in memory and uncompressed.
  * Result: kind VS_DATA_IMAGES, shape [1, rows, cols], X = pixel / 255 in [0, 1], y = label in
  * 0..9, n_classes 10; class_names are the clothing names when name is "fashion-mnist", else the
- * digits "0".."9".  Counts must agree and each file's length must match its header exactly. */
+ * digits "0".."9".  Counts must agree and each file's length must match its header exactly.
+ * Messages call the buffers "IDX images" and "IDX labels" (vs_load_idx names the files). */
 vs_status vs_parse_idx_mem(const uint8_t *images, size_t images_n, const uint8_t *labels, size_t labels_n,
                            const char *name, vs_dataset **out, vs_error *err);
 /* vs_parse_idx_mem on two files, each read with vs_read_file_maybe_gz (so .gz or plain). */
@@ -107,8 +108,8 @@ typedef struct vs_tu_files {
  * among the distinct values in increasing order; both directions of an edge must agree. */
 vs_status vs_parse_tu_mem(const vs_tu_files *files, const char *prefix, vs_dataset **out, vs_error *err);
 /* Read dir/PREFIX_A.txt, PREFIX_graph_indicator.txt, PREFIX_graph_labels.txt and the optional
- * PREFIX_node_labels.txt, PREFIX_node_attributes.txt, PREFIX_edge_labels.txt (each plain or
- * gzipped), then vs_parse_tu_mem; messages name the file path and line. */
+ * PREFIX_node_labels.txt, PREFIX_node_attributes.txt, PREFIX_edge_labels.txt (a file holding gzip
+ * data is gunzipped), then vs_parse_tu_mem; messages name the file path and line. */
 vs_status vs_load_tu(const char *dir, const char *prefix, vs_dataset **out, vs_error *err);
 
 #ifdef __cplusplus
