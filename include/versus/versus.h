@@ -7,6 +7,7 @@
 #include "versus/tensor.h"
 #include "versus/ops.h"
 #include "versus/dataset.h"
+#include "versus/data_io.h"
 #include "versus/explain.h"
 #include "versus/metrics.h"
 #include "versus/pairs.h"
