@@ -166,6 +166,7 @@ static inline void refill(inflater *s)
 /* Next k (<= 16) bits as a number, first bit least significant. */
 static inline vs_status getbits(inflater *s, unsigned k, unsigned *v)
 {
+    *v = 0; /* defined on every path (the compiler cannot see that bad() never returns VS_OK) */
     if (s->bitcnt < k) {
         refill(s);
         if (s->bitcnt < k) return bad(s, VS_ERR_FORMAT, "truncated input");
@@ -178,6 +179,7 @@ static inline vs_status getbits(inflater *s, unsigned k, unsigned *v)
 
 static inline vs_status decode(inflater *s, const huff *h, const char *which, unsigned *sym)
 {
+    *sym = 0;
     if (h->bits == 0) return bad(s, VS_ERR_FORMAT, "%s symbol read but the block defines no %s codes", which, which);
     if (s->bitcnt < (unsigned)h->bits) refill(s);
     unsigned e = h->table[s->bitbuf & ((1u << h->bits) - 1)];
