@@ -47,15 +47,15 @@ static bool pool_geom_of(const char *op, const vs_tensor *x, int kernel, int str
     return true;
 }
 
-/* Clipped window [y0, y1) x [x0, x1) of output (i, j). */
-static inline void window(const pool_geom *g, int64_t i, int64_t j, int64_t *y0, int64_t *y1, int64_t *x0, int64_t *x1)
+/* Window of output (i, j) clipped to the image: rows [r0, r1), columns [c0, c1). */
+static inline void window(const pool_geom *g, int64_t i, int64_t j, int64_t *r0, int64_t *r1, int64_t *c0, int64_t *c1)
 {
-    *y0 = i * g->s - g->p;
-    *x0 = j * g->s - g->p;
-    *y1 = *y0 + g->k < g->h ? *y0 + g->k : g->h;
-    *x1 = *x0 + g->k < g->w ? *x0 + g->k : g->w;
-    if (*y0 < 0) *y0 = 0;
-    if (*x0 < 0) *x0 = 0;
+    *r0 = i * g->s - g->p;
+    *c0 = j * g->s - g->p;
+    *r1 = *r0 + g->k < g->h ? *r0 + g->k : g->h;
+    *c1 = *c0 + g->k < g->w ? *c0 + g->k : g->w;
+    if (*r0 < 0) *r0 = 0;
+    if (*c0 < 0) *c0 = 0;
 }
 
 static void save_pool(vs_node *n, const pool_geom *g)
@@ -133,12 +133,12 @@ vs_tensor *vs_max_pool2d(vs_tensor *x, int kernel, int stride, int padding)
         const float *src = x->data + pl * g.h * g.w;
         for (int64_t i = 0; i < g.oh; i++)
             for (int64_t j = 0; j < g.ow; j++) {
-                int64_t y0, y1, x0, x1, best = -1;
-                window(&g, i, j, &y0, &y1, &x0, &x1);
+                int64_t r0, r1, c0, c1, best = -1;
+                window(&g, i, j, &r0, &r1, &c0, &c1);
                 float m = -INFINITY;
                 /* Padding is -inf, so it never wins; the first maximum does; NaN propagates. */
-                for (int64_t r = y0; r < y1; r++)
-                    for (int64_t c = x0; c < x1; c++) {
+                for (int64_t r = r0; r < r1; r++)
+                    for (int64_t c = c0; c < c1; c++) {
                         float v = src[r * g.w + c];
                         if (best < 0 || v > m || (isnan(v) && !isnan(m))) {
                             m = v;
@@ -188,11 +188,11 @@ vs_tensor *vs_avg_pool2d(vs_tensor *x, int kernel, int stride, int padding)
         const float *src = x->data + pl * g.h * g.w;
         for (int64_t i = 0; i < g.oh; i++)
             for (int64_t j = 0; j < g.ow; j++) {
-                int64_t y0, y1, x0, x1;
-                window(&g, i, j, &y0, &y1, &x0, &x1);
+                int64_t r0, r1, c0, c1;
+                window(&g, i, j, &r0, &r1, &c0, &c1);
                 double sum = 0;
-                for (int64_t r = y0; r < y1; r++)
-                    for (int64_t c = x0; c < x1; c++) sum += src[r * g.w + c];
+                for (int64_t r = r0; r < r1; r++)
+                    for (int64_t c = c0; c < c1; c++) sum += src[r * g.w + c];
                 y->data[(pl * g.oh + i) * g.ow + j] = (float)(sum * inv);
             }
     }
@@ -217,11 +217,11 @@ static vs_tensor *avg_unpool(vs_tensor *gy, const vs_tensor *like, int64_t k, in
         float *dst = x->data + pl * g.h * g.w;
         for (int64_t i = 0; i < g.oh; i++)
             for (int64_t j = 0; j < g.ow; j++) {
-                int64_t y0, y1, x0, x1;
-                window(&g, i, j, &y0, &y1, &x0, &x1);
+                int64_t r0, r1, c0, c1;
+                window(&g, i, j, &r0, &r1, &c0, &c1);
                 float v = gy->data[(pl * g.oh + i) * g.ow + j] * inv;
-                for (int64_t r = y0; r < y1; r++)
-                    for (int64_t c = x0; c < x1; c++) dst[r * g.w + c] += v;
+                for (int64_t r = r0; r < r1; r++)
+                    for (int64_t c = c0; c < c1; c++) dst[r * g.w + c] += v;
             }
     }
     save_pool(vs_record(x, op, avg_unpool_backward, 1, &gy), &g);
