@@ -75,15 +75,15 @@ static vs_tensor *scatter_flat(vs_tensor *g, const int64_t *idx, const vs_tensor
     return vs_reshape(vs_scatter_add(flat, 0, idx, like->size), like->ndim, like->shape);
 }
 
-/* DeepLIFT rescale for max pooling.  Rows [0, N) of the batch are inputs, [N, 2N) references; a(w)
- * is the first maximum of input window w, d = x - x_ref, dy = y - y_ref.  The input half gets
- *     gin[i] = sum over windows w with a(w) = i of g[w] * dy[w] / d[i]     (when |d[i]| > 1e-6)
- * and g[w] itself when the argmax has (nearly) no delta (the gradient rule).  The reference half
- * gets the same multiplier with its own g, at the same positions (as the elementwise rescale rule
- * gives both halves the same multiplier).  Guarantee: with g = 1 on the input half,
- * sum_i gin[i] d[i] = sum_w dy[w], i.e. summation-to-delta holds exactly for the max-pool layer
- * alone whenever every window's argmax input has a nonzero delta.  The multiplier is a constant:
- * the rule is linear in g and so differentiable in g like any other rule. */
+/* DeepLIFT rescale for max pooling.  Rows [0, N) of the batch are inputs, [N, 2N) references;
+ * d = x - x_ref, dy = y - y_ref.  Each window w sends g[w] * dy[w] / d[p] to one position p: the
+ * input's first maximum a(w) when |d[a]| > 1e-6, else the reference's first maximum b(w) when
+ * |d[b]| > 1e-6, else (then dy[w] = 0 necessarily: y = x[a] = x_ref[a] <= x_ref[b] = x[b] <= x[a])
+ * g[w] to a(w), the gradient rule.  Guarantee: with g = 1 on the input half,
+ * sum_i gin[i] d[i] = sum_w dy[w] exactly, for every input and reference - also after a ReLU, where
+ * whole windows of zeros are common and the input's own argmax often has no delta.  The reference
+ * half gets the same multipliers at the same positions (as the elementwise rescale rule does).  The
+ * multiplier is a constant, so the rule is linear, and differentiable, in g. */
 static vs_tensor *max_pool_rescale(const vs_tensor *x, const vs_tensor *y, vs_tensor *g, const int64_t *arg)
 {
     int64_t hy = y->size / 2, hx = x->size / 2;
@@ -95,11 +95,13 @@ static vs_tensor *max_pool_rescale(const vs_tensor *x, const vs_tensor *y, vs_te
         return vs_op_error("max_pool2d", "out of memory in the rescale rule");
     }
     for (int64_t j = 0; j < hy; j++) {
-        int64_t a = arg[j];
-        float d = x->data[a] - x->data[a + hx];
+        int64_t a = arg[j], b = arg[j + hy] - hx;
+        float da = x->data[a] - x->data[a + hx], db = x->data[b] - x->data[b + hx];
+        int64_t p = fabsf(da) > 1e-6f || !(fabsf(db) > 1e-6f) ? a : b;
+        float d = p == a ? da : db;
         coef->data[j] = coef->data[j + hy] = fabsf(d) > 1e-6f ? (y->data[j] - y->data[j + hy]) / d : 1.0f;
-        idx[j] = a;
-        idx[j + hy] = a + hx;
+        idx[j] = p;
+        idx[j + hy] = p + hx;
     }
     vs_tensor *r = scatter_flat(vs_mul(g, coef), idx, x);
     free(idx);

@@ -234,6 +234,106 @@ START_TEST(test_one_vs_one_is_difference)
 }
 END_TEST
 
+
+/* ---- CNNs ------------------------------------------------------------------------------------------ */
+
+typedef struct cnn {
+    vs_tensor *c1, *c1b, *c2, *c2b, *fc, *fcb, *bn_mean, *bn_var, *bn_w, *bn_b;
+    bool smooth; /* softplus/tanh + avg pool; else ReLU + batch norm + max pool (ReLU then max-pool adjacent) */
+} cnn;
+
+static vs_tensor *cnn_forward(void *ctx, vs_tensor *x)
+{
+    cnn *m = ctx;
+    vs_conv_opts s1 = {.padding = {1, 1}}, s2 = {.stride = {2, 2}, .padding = {1, 1}};
+    if (m->smooth) {
+        vs_tensor *h = vs_softplus(vs_conv2d(x, m->c1, m->c1b, &s1));
+        h = vs_tanh(vs_conv2d(h, m->c2, m->c2b, &s2));
+        h = vs_avg_pool2d(h, 2, 2, 0);
+        return vs_linear(vs_flatten(h), m->fc, m->fcb);
+    }
+    vs_tensor *h = vs_conv2d(x, m->c1, m->c1b, &s2); /* strided */
+    h = vs_relu(vs_batch_norm(h, m->bn_w, m->bn_b, m->bn_mean, m->bn_var, false, 0.1f, 1e-5f));
+    h = vs_max_pool2d(h, 2, 2, 0);
+    h = vs_relu(vs_conv2d(h, m->c2, m->c2b, &s1));
+    return vs_linear(vs_flatten(h), m->fc, m->fcb);
+}
+
+static cnn make_cnn(uint64_t seed, bool smooth)
+{
+    vs_rng r;
+    vs_rng_seed(&r, seed);
+    cnn m = {0};
+    m.smooth = smooth;
+    m.c1 = vs_tensor_randn(VS_SHAPE(4, 1, 3, 3), &r, 0, 0.6f);
+    m.c1b = vs_tensor_randn(VS_SHAPE(4), &r, 0, 0.1f);
+    m.c2 = vs_tensor_randn(VS_SHAPE(4, 4, 3, 3), &r, 0, 0.3f);
+    m.c2b = vs_tensor_randn(VS_SHAPE(4), &r, 0, 0.1f);
+    /* smooth: 8x8 -> conv s1 8x8 -> conv s2 4x4 -> avg 2x2; relu: 8x8 -> s2 4x4 -> pool 2x2 -> conv 2x2 */
+    m.fc = vs_tensor_randn(VS_SHAPE(C, 16), &r, 0, 0.5f);
+    m.fcb = vs_tensor_randn(VS_SHAPE(C), &r, 0, 0.1f);
+    m.bn_mean = vs_tensor_randn(VS_SHAPE(4), &r, 0, 0.1f);
+    m.bn_var = vs_tensor_rand(VS_SHAPE(4), &r, 0.5f, 1.5f);
+    m.bn_w = vs_tensor_rand(VS_SHAPE(4), &r, 0.5f, 1.5f);
+    m.bn_b = vs_tensor_randn(VS_SHAPE(4), &r, 0, 0.1f);
+    return m;
+}
+
+static void free_cnn(cnn *m)
+{
+    vs_tensor *t[] = {m->c1, m->c1b, m->c2, m->c2b, m->fc, m->fcb, m->bn_mean, m->bn_var, m->bn_w, m->bn_b};
+    for (size_t i = 0; i < sizeof t / sizeof *t; i++) vs_tensor_free(t[i]);
+}
+
+static vs_attr_report run_cnn(cnn *net, vs_attr_method method, int steps, const vs_tensor *x, const vs_tensor *b)
+{
+    vs_model_fn m = {cnn_forward, NULL, net};
+    vs_attr_opts o;
+    vs_attr_opts_init(&o, method);
+    o.steps = steps;
+    o.baseline = b;
+    o.target = 1;
+    vs_tensor *a;
+    vs_error err;
+    vs_attr_report rep;
+    ck_assert_msg(vs_attribute(&m, (vs_tensor *)x, &o, &a, &rep, &err) == VS_OK, "%s", err.msg);
+    vs_tensor_free(a);
+    return rep;
+}
+
+START_TEST(test_ig_completeness_cnn)
+{
+    cnn net = make_cnn(41, true);
+    vs_rng r;
+    vs_rng_seed(&r, 43);
+    vs_tensor *x = vs_tensor_rand(VS_SHAPE(1, 1, 8, 8), &r, 0, 1);
+    vs_attr_report few = run_cnn(&net, VS_ATTR_INTEGRATED_GRADIENTS, 3, x, NULL);
+    vs_attr_report many = run_cnn(&net, VS_ATTR_INTEGRATED_GRADIENTS, 200, x, NULL);
+    ck_assert_msg(rel_delta(&many) < 1e-4, "relative completeness delta %g with 200 Gauss-Legendre steps", rel_delta(&many));
+    ck_assert_msg(fabs(many.delta) < fabs(few.delta), "delta must fall with the step count (%g vs %g)", many.delta, few.delta);
+    vs_tensor_free(x);
+    free_cnn(&net);
+}
+END_TEST
+
+START_TEST(test_deeplift_summation_cnn)
+{
+    /* strided conv, batch norm, ReLU then max pooling, conv, ReLU, linear */
+    cnn net = make_cnn(47, false);
+    vs_rng r;
+    vs_rng_seed(&r, 53);
+    for (int trial = 0; trial < 5; trial++) {
+        vs_tensor *x = vs_tensor_rand(VS_SHAPE(2, 1, 8, 8), &r, 0, 1);
+        vs_tensor *b = trial == 0 ? NULL : vs_tensor_rand(VS_SHAPE(1, 1, 8, 8), &r, 0, 0.5f);
+        vs_attr_report rep = run_cnn(&net, VS_ATTR_DEEPLIFT, 0, x, b);
+        ck_assert_msg(rel_delta(&rep) < 1e-5, "trial %d: summation to delta off by %g (relative)", trial, rel_delta(&rep));
+        vs_tensor_free(x);
+        vs_tensor_free(b);
+    }
+    free_cnn(&net);
+}
+END_TEST
+
 /* ---- Shapley values ------------------------------------------------------------------------------- */
 
 START_TEST(test_shapley_axioms)
@@ -392,6 +492,8 @@ static Suite *attribute_suite(void)
     tc = vs_tcase(s, "axioms", 120);
     tcase_add_test(tc, test_ig_completeness_smooth);
     tcase_add_test(tc, test_deeplift_summation_relu);
+    tcase_add_test(tc, test_ig_completeness_cnn);
+    tcase_add_test(tc, test_deeplift_summation_cnn);
     tcase_add_test(tc, test_one_vs_one_is_difference);
     tcase_add_test(tc, test_shapley_axioms);
     tcase_add_test(tc, test_kernel_shap_converges);
