@@ -158,6 +158,10 @@ void vs_grid_free(vs_grid *g)
 
 void vs_grid_cell_origin(const vs_grid *g, int row, int col, int *x, int *y)
 {
+    if (!g) {
+        *x = *y = 0;
+        return;
+    }
     *x = g->pad + col * (g->cell_w + g->pad);
     *y = g->pad + row * (g->cell_h + g->pad);
 }

@@ -189,6 +189,36 @@ START_TEST(test_compression)
     size_t end;
     check_chunks(b, n, &n_idat, &end);
     ck_assert_int_ge(n_idat, 5);
+    /* the zlib stream is all stored blocks here: unpack it by hand and check its Adler-32 with a
+     * reference implementation */
+    uint8_t *z = malloc(n), *rawz = malloc(raw);
+    size_t zn = 0, pos = 8, rn = 0;
+    for (;;) {
+        uint32_t len = be32(b + pos);
+        if (memcmp(b + pos + 4, "IDAT", 4) == 0) memcpy(z + zn, b + pos + 8, len), zn += len;
+        if (memcmp(b + pos + 4, "IEND", 4) == 0) break;
+        pos += 12 + len;
+    }
+    ck_assert(z[0] == 0x78 && z[1] == 0x9C);
+    size_t zp = 2;
+    for (int final = 0; !final;) {
+        ck_assert_int_eq(z[zp] & 6, 0); /* BTYPE 00 */
+        final = z[zp] & 1;
+        unsigned len = z[zp + 1] | (unsigned)z[zp + 2] << 8, nlen = z[zp + 3] | (unsigned)z[zp + 4] << 8;
+        ck_assert_uint_eq(len ^ 0xFFFFu, nlen);
+        ck_assert_uint_le(rn + len, raw);
+        memcpy(rawz + rn, z + zp + 5, len);
+        rn += len;
+        zp += 5 + len;
+    }
+    ck_assert_uint_eq(rn, raw);
+    ck_assert_uint_eq(zp + 4, zn);
+    uint32_t a = 1, s2 = 0;
+    for (size_t i = 0; i < raw; i++) a = (a + rawz[i]) % 65521, s2 = (s2 + a) % 65521;
+    ck_assert_uint_eq(be32(z + zp), (s2 << 16) | a);
+    for (int y = 0; y < 300; y++) ck_assert_int_le(rawz[(size_t)y * (300 * 3 + 1)], 4); /* filter types */
+    free(z);
+    free(rawz);
     vs_image *back;
     ck_assert_int_eq(vs_png_decode(b, n, NULL, &back, &e), VS_OK);
     ck_assert_mem_eq(back->pixels, noise->pixels, 300 * 300 * 3);

@@ -35,9 +35,9 @@ vs_image *vs_image_from_float(const float *x, int c, int h, int w);
 /* Set pixel (x,y) to the opaque colour rgb (gray images: its luma 0.299 r + 0.587 g + 0.114 b;
  * alpha, if any, to 255); coordinates outside the image are ignored. */
 void vs_image_put_pixel(vs_image *im, int x, int y, const uint8_t rgb[3]);
-/* Draw printable ASCII text with the embedded 5x7 font (6x8 cell per character, times `scale`),
- * top-left corner at (x,y), clipped to the image; other bytes draw as '?'.  Gray images use the
- * luma of rgb.  Returns the width in pixels the text occupies. */
+/* Draw printable ASCII text with the embedded 5x7 font (g j p q y descend into an 8th row) in
+ * 6x8 cells times `scale`, top-left corner at (x,y), clipped to the image; other bytes draw as '?'.
+ * Gray images use the luma of rgb.  Returns the width in pixels the text occupies. */
 int vs_image_draw_text(vs_image *im, int x, int y, const char *text, const uint8_t rgb[3], int scale);
 /* Width and height of one character cell of vs_image_draw_text at scale 1. */
 #define VS_FONT_CELL_W 6
