@@ -51,6 +51,14 @@ static void check_labels(const int32_t *lab, int h, int w, int k)
     free(first_region);
 }
 
+/* x[0..n) uniform in [0,1) from a seeded generator. */
+static void fill_uniform(float *x, size_t n, uint64_t seed)
+{
+    vs_rng r;
+    vs_rng_seed(&r, seed);
+    for (size_t i = 0; i < n; i++) x[i] = vs_rng_uniformf(&r);
+}
+
 START_TEST(test_lab)
 {
     static const float rgb[][3] = {{1, 1, 1}, {0, 0, 0}, {1, 0, 0}, {0, 1, 0}, {0, 0, 1}, {0.5f, 0.5f, 0.5f}};
@@ -177,10 +185,7 @@ START_TEST(test_connectivity_and_sizes)
     /* smooth colour noise: many irregular segments, all connected, small pieces merged */
     enum { H = 30, W = 50 };
     float img[3 * H * W];
-    vs_rng r;
-    vs_rng_seed(&r, 11);
-    for (int c = 0; c < 3; c++)
-        for (int i = 0; i < H * W; i++) img[c * H * W + i] = vs_rng_uniformf(&r);
+    fill_uniform(img, 3 * H * W, 11);
     vs_slic_options o = vs_slic_defaults();
     o.n_segments = 30;
     o.sigma = 1.5f;
@@ -232,9 +237,7 @@ START_TEST(test_deterministic)
 {
     enum { H = 32, W = 32 };
     float img[3 * H * W];
-    vs_rng r;
-    vs_rng_seed(&r, 4);
-    for (int i = 0; i < 3 * H * W; i++) img[i] = vs_rng_uniformf(&r);
+    fill_uniform(img, 3 * H * W, 4);
     vs_slic_options o = vs_slic_defaults();
     o.n_segments = 16;
     o.sigma = 1;
