@@ -180,6 +180,31 @@ START_TEST(test_checkerboard_edges)
 }
 END_TEST
 
+START_TEST(test_seed_moves_off_edges)
+{
+    /* 20x10, dark left half, bright right half, and a bright one-pixel spike exactly where the first
+     * grid seed falls (5,5).  The seed must move to a flat spot (lowest gradient in 3x3) and start
+     * dark; a seed left on the spike would start bright and, after one round, own the bright pixels
+     * x = 10..14 that are nearer to it than to the second seed at (5,15). */
+    float img[200];
+    for (int y = 0; y < 10; y++)
+        for (int x = 0; x < 20; x++) img[y * 20 + x] = x < 10 ? 0.1f : 0.9f;
+    img[5 * 20 + 5] = 0.9f;
+    vs_slic_options o = vs_slic_defaults();
+    o.n_segments = 2;
+    o.max_iter = 1;
+    o.enforce_connectivity = 0;
+    int32_t lab[200];
+    int k;
+    vs_error e;
+    ck_assert_int_eq(vs_slic(img, 1, 10, 20, &o, lab, &k, &e), VS_OK);
+    ck_assert_int_eq(k, 2);
+    for (int y = 0; y < 10; y++)
+        for (int x = 0; x < 20; x++)
+            if (y != 5 || x != 5) ck_assert_int_eq(lab[y * 20 + x], x >= 10);
+}
+END_TEST
+
 START_TEST(test_connectivity_and_sizes)
 {
     /* smooth colour noise: many irregular segments, all connected, small pieces merged */
@@ -290,6 +315,7 @@ static Suite *slic_suite(void)
     tcase_add_test(tc, test_quadrants);
     tcase_add_test(tc, test_rgb_quadrants_and_gray_agreement);
     tcase_add_test(tc, test_checkerboard_edges);
+    tcase_add_test(tc, test_seed_moves_off_edges);
     tcase_add_test(tc, test_connectivity_and_sizes);
     tcase_add_test(tc, test_deterministic);
     tcase_add_test(tc, test_bad_input);
