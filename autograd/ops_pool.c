@@ -47,15 +47,15 @@ static bool pool_geom_of(const char *op, const vs_tensor *x, int kernel, int str
     return true;
 }
 
-/* Clipped window [y0, y1) x [x0, x1) of output (i, j). */
-static inline void window(const pool_geom *g, int64_t i, int64_t j, int64_t *y0, int64_t *y1, int64_t *x0, int64_t *x1)
+/* Window of output (i, j) clipped to the image: rows [r0, r1), columns [c0, c1). */
+static inline void window(const pool_geom *g, int64_t i, int64_t j, int64_t *r0, int64_t *r1, int64_t *c0, int64_t *c1)
 {
-    *y0 = i * g->s - g->p;
-    *x0 = j * g->s - g->p;
-    *y1 = *y0 + g->k < g->h ? *y0 + g->k : g->h;
-    *x1 = *x0 + g->k < g->w ? *x0 + g->k : g->w;
-    if (*y0 < 0) *y0 = 0;
-    if (*x0 < 0) *x0 = 0;
+    *r0 = i * g->s - g->p;
+    *c0 = j * g->s - g->p;
+    *r1 = *r0 + g->k < g->h ? *r0 + g->k : g->h;
+    *c1 = *c0 + g->k < g->w ? *c0 + g->k : g->w;
+    if (*r0 < 0) *r0 = 0;
+    if (*c0 < 0) *c0 = 0;
 }
 
 static void save_pool(vs_node *n, const pool_geom *g)
@@ -75,15 +75,15 @@ static vs_tensor *scatter_flat(vs_tensor *g, const int64_t *idx, const vs_tensor
     return vs_reshape(vs_scatter_add(flat, 0, idx, like->size), like->ndim, like->shape);
 }
 
-/* DeepLIFT rescale for max pooling.  Rows [0, N) of the batch are inputs, [N, 2N) references; a(w)
- * is the first maximum of input window w, d = x - x_ref, dy = y - y_ref.  The input half gets
- *     gin[i] = sum over windows w with a(w) = i of g[w] * dy[w] / d[i]     (when |d[i]| > 1e-6)
- * and g[w] itself when the argmax has (nearly) no delta (the gradient rule).  The reference half
- * gets the same multiplier with its own g, at the same positions (as the elementwise rescale rule
- * gives both halves the same multiplier).  Guarantee: with g = 1 on the input half,
- * sum_i gin[i] d[i] = sum_w dy[w], i.e. summation-to-delta holds exactly for the max-pool layer
- * alone whenever every window's argmax input has a nonzero delta.  The multiplier is a constant:
- * the rule is linear in g and so differentiable in g like any other rule. */
+/* DeepLIFT rescale for max pooling.  Rows [0, N) of the batch are inputs, [N, 2N) references;
+ * d = x - x_ref, dy = y - y_ref.  Each window w sends g[w] * dy[w] / d[p] to one position p: the
+ * input's first maximum a(w) when |d[a]| > 1e-6, else the reference's first maximum b(w) when
+ * |d[b]| > 1e-6, else (then dy[w] = 0 necessarily: y = x[a] = x_ref[a] <= x_ref[b] = x[b] <= x[a])
+ * g[w] to a(w), the gradient rule.  Guarantee: with g = 1 on the input half,
+ * sum_i gin[i] d[i] = sum_w dy[w] exactly, for every input and reference - also after a ReLU, where
+ * whole windows of zeros are common and the input's own argmax often has no delta.  The reference
+ * half gets the same multipliers at the same positions (as the elementwise rescale rule does).  The
+ * multiplier is a constant, so the rule is linear, and differentiable, in g. */
 static vs_tensor *max_pool_rescale(const vs_tensor *x, const vs_tensor *y, vs_tensor *g, const int64_t *arg)
 {
     int64_t hy = y->size / 2, hx = x->size / 2;
@@ -95,11 +95,13 @@ static vs_tensor *max_pool_rescale(const vs_tensor *x, const vs_tensor *y, vs_te
         return vs_op_error("max_pool2d", "out of memory in the rescale rule");
     }
     for (int64_t j = 0; j < hy; j++) {
-        int64_t a = arg[j];
-        float d = x->data[a] - x->data[a + hx];
+        int64_t a = arg[j], b = arg[j + hy] - hx;
+        float da = x->data[a] - x->data[a + hx], db = x->data[b] - x->data[b + hx];
+        int64_t p = fabsf(da) > 1e-6f || !(fabsf(db) > 1e-6f) ? a : b;
+        float d = p == a ? da : db;
         coef->data[j] = coef->data[j + hy] = fabsf(d) > 1e-6f ? (y->data[j] - y->data[j + hy]) / d : 1.0f;
-        idx[j] = a;
-        idx[j + hy] = a + hx;
+        idx[j] = p;
+        idx[j + hy] = p + hx;
     }
     vs_tensor *r = scatter_flat(vs_mul(g, coef), idx, x);
     free(idx);
@@ -133,12 +135,12 @@ vs_tensor *vs_max_pool2d(vs_tensor *x, int kernel, int stride, int padding)
         const float *src = x->data + pl * g.h * g.w;
         for (int64_t i = 0; i < g.oh; i++)
             for (int64_t j = 0; j < g.ow; j++) {
-                int64_t y0, y1, x0, x1, best = -1;
-                window(&g, i, j, &y0, &y1, &x0, &x1);
+                int64_t r0, r1, c0, c1, best = -1;
+                window(&g, i, j, &r0, &r1, &c0, &c1);
                 float m = -INFINITY;
                 /* Padding is -inf, so it never wins; the first maximum does; NaN propagates. */
-                for (int64_t r = y0; r < y1; r++)
-                    for (int64_t c = x0; c < x1; c++) {
+                for (int64_t r = r0; r < r1; r++)
+                    for (int64_t c = c0; c < c1; c++) {
                         float v = src[r * g.w + c];
                         if (best < 0 || v > m || (isnan(v) && !isnan(m))) {
                             m = v;
@@ -188,11 +190,11 @@ vs_tensor *vs_avg_pool2d(vs_tensor *x, int kernel, int stride, int padding)
         const float *src = x->data + pl * g.h * g.w;
         for (int64_t i = 0; i < g.oh; i++)
             for (int64_t j = 0; j < g.ow; j++) {
-                int64_t y0, y1, x0, x1;
-                window(&g, i, j, &y0, &y1, &x0, &x1);
+                int64_t r0, r1, c0, c1;
+                window(&g, i, j, &r0, &r1, &c0, &c1);
                 double sum = 0;
-                for (int64_t r = y0; r < y1; r++)
-                    for (int64_t c = x0; c < x1; c++) sum += src[r * g.w + c];
+                for (int64_t r = r0; r < r1; r++)
+                    for (int64_t c = c0; c < c1; c++) sum += src[r * g.w + c];
                 y->data[(pl * g.oh + i) * g.ow + j] = (float)(sum * inv);
             }
     }
@@ -217,11 +219,11 @@ static vs_tensor *avg_unpool(vs_tensor *gy, const vs_tensor *like, int64_t k, in
         float *dst = x->data + pl * g.h * g.w;
         for (int64_t i = 0; i < g.oh; i++)
             for (int64_t j = 0; j < g.ow; j++) {
-                int64_t y0, y1, x0, x1;
-                window(&g, i, j, &y0, &y1, &x0, &x1);
+                int64_t r0, r1, c0, c1;
+                window(&g, i, j, &r0, &r1, &c0, &c1);
                 float v = gy->data[(pl * g.oh + i) * g.ow + j] * inv;
-                for (int64_t r = y0; r < y1; r++)
-                    for (int64_t c = x0; c < x1; c++) dst[r * g.w + c] += v;
+                for (int64_t r = r0; r < r1; r++)
+                    for (int64_t c = c0; c < c1; c++) dst[r * g.w + c] += v;
             }
     }
     save_pool(vs_record(x, op, avg_unpool_backward, 1, &gy), &g);

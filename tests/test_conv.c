@@ -602,6 +602,34 @@ START_TEST(test_errors)
 }
 END_TEST
 
+/* Empty batches and zero input channels give empty (or bias-only) results, forward and backward. */
+START_TEST(test_empty_shapes)
+{
+    vs_scope_begin();
+    vs_conv_opts o = {{2, 2}, {1, 1}, {1, 1}, {0, 0}, 1};
+    vs_tensor *x = vs_tensor_zeros(VS_SHAPE(0, 2, 5, 5)), *w = rnd(VS_SHAPE(3, 2, 3, 3), -1, 1), *gx, *gw;
+    vs_set_requires_grad(x, true);
+    vs_set_requires_grad(w, true);
+    vs_tensor *y = vs_conv2d(x, w, NULL, &o);
+    ck_assert_ptr_nonnull(y);
+    ck_assert_int_eq(y->size, 0);
+    ck_assert_int_eq(y->shape[2], 3);
+    vs_tensor *loss = vs_sum(vs_max_pool2d(y, 2, 1, 0), VS_ALL_AXES, false);
+    ck_assert_int_eq(vs_grad(1, &loss, NULL, 1, &w, &gw, false), VS_OK);
+    for (int64_t i = 0; i < gw->size; i++) ck_assert_float_eq(gw->data[i], 0);
+    /* no input channels: the output is the bias */
+    vs_tensor *x0 = vs_tensor_zeros(VS_SHAPE(2, 0, 4, 4)), *b = vs_tensor_from(VS_SHAPE(3), (float[]){1, 2, 3});
+    vs_set_requires_grad(x0, true);
+    vs_tensor *y0 = vs_conv2d(x0, vs_tensor_zeros(VS_SHAPE(3, 0, 3, 3)), b, &o);
+    ck_assert_ptr_nonnull(y0);
+    for (int64_t i = 0; i < y0->size; i++) ck_assert_float_eq(y0->data[i], (float)(1 + (i / 4) % 3));
+    vs_tensor *l0 = vs_sum(y0, VS_ALL_AXES, false);
+    ck_assert_int_eq(vs_grad(1, &l0, NULL, 1, &x0, &gx, false), VS_OK);
+    ck_assert_int_eq(gx->size, 0);
+    vs_scope_end();
+}
+END_TEST
+
 static Suite *conv_suite(void)
 {
     vs_rng_seed(&R, 2024);
@@ -613,6 +641,7 @@ static Suite *conv_suite(void)
     tcase_add_test(tc, test_pool_forward);
     tcase_add_test(tc, test_max_pool_ties);
     tcase_add_test(tc, test_errors);
+    tcase_add_test(tc, test_empty_shapes);
     tc = vs_tcase(s, "gradients", 120);
     tcase_add_test(tc, test_grad_conv2d_groups_dilation);
     tcase_add_test(tc, test_grad_conv2d_1x1);

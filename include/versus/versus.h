@@ -7,6 +7,11 @@
 #include "versus/tensor.h"
 #include "versus/ops.h"
 #include "versus/dataset.h"
+#include "versus/data_io.h"
+#include "versus/explain.h"
+#include "versus/metrics.h"
+#include "versus/pairs.h"
+#include "versus/synth.h"
 
 #ifdef __cplusplus
 extern "C" {
