@@ -1,0 +1,234 @@
+/* nn/io_util.c - whole-file reads, atomic file replacement and the C-locale bracket (see io_util.h). */
+#include "nn/io_util.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+/* strerror_r in its POSIX form (we build with _POSIX_C_SOURCE, not _GNU_SOURCE). */
+static const char *errno_text(int e, char *buf, size_t n)
+{
+    if (strerror_r(e, buf, n) != 0) snprintf(buf, n, "error %d", e);
+    return buf;
+}
+
+static vs_status io_fail(vs_error *err, const char *path, const char *what, int e)
+{
+    char eb[128];
+    return vs_error_set(err, VS_ERR_IO, "%s: cannot %s: %s", path, what, errno_text(e, eb, sizeof eb));
+}
+
+vs_status vs_io_read_file(const char *path, size_t max, unsigned char **buf, size_t *len, vs_error *err)
+{
+    *buf = NULL;
+    *len = 0;
+    int fd = open(path, O_RDONLY);
+    if (fd < 0) return io_fail(err, path, "open", errno);
+    struct stat st;
+    if (fstat(fd, &st) != 0) {
+        int e = errno;
+        close(fd);
+        return io_fail(err, path, "stat", e);
+    }
+    if (S_ISDIR(st.st_mode)) {
+        close(fd);
+        return vs_error_set(err, VS_ERR_IO, "%s: is a directory, expected a file", path);
+    }
+    /* Regular files: allocate once from the size; pipes and devices: grow as data arrives. */
+    size_t cap = 65536;
+    if (S_ISREG(st.st_mode)) {
+        if ((uintmax_t)st.st_size > max) {
+            close(fd);
+            return vs_error_set(err, VS_ERR_FORMAT, "%s: file is %jd bytes, more than the %zu this reader accepts",
+                                path, (intmax_t)st.st_size, max);
+        }
+        cap = (size_t)st.st_size + 1;
+    }
+    unsigned char *b = malloc(cap);
+    if (!b) {
+        close(fd);
+        return vs_error_set(err, VS_ERR_NOMEM, "%s: out of memory reading %zu bytes", path, cap);
+    }
+    size_t n = 0;
+    for (;;) {
+        if (n + 1 >= cap) {
+            if (cap > max) {
+                free(b);
+                close(fd);
+                return vs_error_set(err, VS_ERR_FORMAT, "%s: more than the %zu bytes this reader accepts", path, max);
+            }
+            size_t ncap = cap * 2;
+            unsigned char *nb = realloc(b, ncap);
+            if (!nb) {
+                free(b);
+                close(fd);
+                return vs_error_set(err, VS_ERR_NOMEM, "%s: out of memory reading %zu bytes", path, ncap);
+            }
+            b = nb;
+            cap = ncap;
+        }
+        ssize_t r = read(fd, b + n, cap - 1 - n);
+        if (r < 0) {
+            if (errno == EINTR) continue;
+            int e = errno;
+            free(b);
+            close(fd);
+            return io_fail(err, path, "read", e);
+        }
+        if (r == 0) break;
+        n += (size_t)r;
+    }
+    close(fd);
+    if (n > max) {
+        free(b);
+        return vs_error_set(err, VS_ERR_FORMAT, "%s: more than the %zu bytes this reader accepts", path, max);
+    }
+    b[n] = '\0';
+    *buf = b;
+    *len = n;
+    return VS_OK;
+}
+
+vs_status vs_io_atomic_open(vs_io_atomic *a, const char *path, vs_error *err)
+{
+    a->fd = -1;
+    a->path = path;
+    size_t n = strlen(path);
+    static const char suffix[] = ".tmp-XXXXXX";
+    a->tmp = malloc(n + sizeof suffix);
+    if (!a->tmp) return vs_error_set(err, VS_ERR_NOMEM, "%s: out of memory", path);
+    memcpy(a->tmp, path, n);
+    memcpy(a->tmp + n, suffix, sizeof suffix);
+    a->fd = mkstemp(a->tmp);
+    if (a->fd < 0) {
+        int e = errno;
+        free(a->tmp);
+        a->tmp = NULL;
+        return io_fail(err, path, "create a temporary file beside it", e);
+    }
+    /* mkstemp makes the file 0600; a model or array is an ordinary shareable file. */
+    (void)fchmod(a->fd, 0644);
+    return VS_OK;
+}
+
+void vs_io_atomic_abort(vs_io_atomic *a)
+{
+    if (a->fd >= 0) close(a->fd);
+    a->fd = -1;
+    if (a->tmp) {
+        unlink(a->tmp);
+        free(a->tmp);
+        a->tmp = NULL;
+    }
+}
+
+vs_status vs_io_atomic_write(vs_io_atomic *a, const void *data, size_t n, vs_error *err)
+{
+    const unsigned char *p = data;
+    while (n > 0) {
+        size_t chunk = n > (1u << 30) ? (1u << 30) : n;
+        ssize_t w = write(a->fd, p, chunk);
+        if (w < 0) {
+            if (errno == EINTR) continue;
+            int e = errno;
+            vs_io_atomic_abort(a);
+            return io_fail(err, a->path, "write", e);
+        }
+        p += w;
+        n -= (size_t)w;
+    }
+    return VS_OK;
+}
+
+/* Make the rename itself durable: fsync the directory holding path (best effort). */
+static void sync_parent_dir(const char *path)
+{
+    const char *slash = strrchr(path, '/');
+    char *dir = slash ? strndup(path, slash == path ? 1 : (size_t)(slash - path)) : strdup(".");
+    if (!dir) return;
+    int fd = open(dir, O_RDONLY);
+    if (fd >= 0) {
+        (void)fsync(fd);
+        close(fd);
+    }
+    free(dir);
+}
+
+vs_status vs_io_atomic_commit(vs_io_atomic *a, vs_error *err)
+{
+    if (fsync(a->fd) != 0) {
+        int e = errno;
+        vs_io_atomic_abort(a);
+        return io_fail(err, a->path, "flush to disk", e);
+    }
+    int rc = close(a->fd);
+    a->fd = -1;
+    if (rc != 0) {
+        int e = errno;
+        vs_io_atomic_abort(a);
+        return io_fail(err, a->path, "close", e);
+    }
+    if (rename(a->tmp, a->path) != 0) {
+        int e = errno;
+        vs_io_atomic_abort(a);
+        return io_fail(err, a->path, "replace", e);
+    }
+    free(a->tmp);
+    a->tmp = NULL;
+    sync_parent_dir(a->path);
+    return VS_OK;
+}
+
+vs_status vs_io_write_file(const char *path, const void *data, size_t n, vs_error *err)
+{
+    vs_io_atomic a;
+    vs_status s = vs_io_atomic_open(&a, path, err);
+    if (s == VS_OK) s = vs_io_atomic_write(&a, data, n, err);
+    if (s == VS_OK) s = vs_io_atomic_commit(&a, err);
+    return s;
+}
+
+/* Length of the valid UTF-8 sequence at q (RFC 3629: no overlongs, no surrogates, <= U+10FFFF),
+ * or 0 when it is invalid. */
+size_t vs_io_utf8_len(const unsigned char *q, const unsigned char *end)
+{
+    size_t avail = (size_t)(end - q);
+    unsigned char c = q[0];
+    if (c < 0x80) return 1;
+    size_t n;
+    unsigned char lo = 0x80, hi = 0xBF;
+    if (c >= 0xC2 && c <= 0xDF) n = 2;
+    else if (c == 0xE0) n = 3, lo = 0xA0;
+    else if (c >= 0xE1 && c <= 0xEC) n = 3;
+    else if (c == 0xED) n = 3, hi = 0x9F;
+    else if (c >= 0xEE && c <= 0xEF) n = 3;
+    else if (c == 0xF0) n = 4, lo = 0x90;
+    else if (c >= 0xF1 && c <= 0xF3) n = 4;
+    else if (c == 0xF4) n = 4, hi = 0x8F;
+    else return 0;
+    if (avail < n || q[1] < lo || q[1] > hi) return 0;
+    for (size_t i = 2; i < n; i++)
+        if ((q[i] & 0xC0) != 0x80) return 0;
+    return n;
+}
+
+static pthread_once_t c_locale_once = PTHREAD_ONCE_INIT;
+static locale_t c_locale = (locale_t)0;
+
+static void make_c_locale(void) { c_locale = newlocale(LC_ALL_MASK, "C", (locale_t)0); }
+
+locale_t vs_io_c_locale_begin(void)
+{
+    pthread_once(&c_locale_once, make_c_locale);
+    return c_locale ? uselocale(c_locale) : (locale_t)0;
+}
+
+void vs_io_c_locale_end(locale_t previous)
+{
+    if (previous) uselocale(previous);
+}
