@@ -1,2 +1,3 @@
 # nn: sources of libversus (or the program) and their headers.
 include $(top_srcdir)/nn/io.mk
+include $(top_srcdir)/nn/layers.mk

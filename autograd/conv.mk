@@ -1,0 +1,1 @@
+# autograd/conv.mk: convolution, pooling and upsampling ops.

@@ -1,0 +1,441 @@
+/* ops_elementwise.c - broadcasting binary ops and unary maps, with their backward rules.
+ *
+ * Each backward is written in ops of this same file, so second derivatives come for free.
+ * Constants of a rule (masks such as x > 0) are built as plain tensors without a node. */
+#include "autograd/internal.h"
+
+#include <math.h>
+#include <string.h>
+
+/* ---- broadcasting binary ops ------------------------------------------------------------------ */
+
+typedef enum binop { B_ADD, B_SUB, B_MUL, B_DIV, B_POW, B_MIN, B_MAX } binop;
+
+static inline float apply_bin(binop op, float a, float b)
+{
+    switch (op) {
+    case B_ADD: return a + b;
+    case B_SUB: return a - b;
+    case B_MUL: return a * b;
+    case B_DIV: return a / b;
+    case B_POW: return powf(a, b);
+    case B_MIN: return a <= b ? a : b;
+    case B_MAX: return a >= b ? a : b;
+    }
+    return 0;
+}
+
+/* The three stride patterns that matter are written out so the compiler vectorises them. */
+#define BIN_LOOPS(EXPR)                                                              \
+    if (sa == 1 && sb == 1)                                                          \
+        for (int64_t i = 0; i < n; i++) { float x = a[i], z = b[i]; y[i] = EXPR; }   \
+    else if (sa == 1 && sb == 0) {                                                   \
+        float z = b[0];                                                              \
+        for (int64_t i = 0; i < n; i++) { float x = a[i]; y[i] = EXPR; }             \
+    } else if (sa == 0 && sb == 1) {                                                 \
+        float x = a[0];                                                              \
+        for (int64_t i = 0; i < n; i++) { float z = b[i]; y[i] = EXPR; }             \
+    } else                                                                           \
+        for (int64_t i = 0; i < n; i++) { float x = a[i * sa], z = b[i * sb]; y[i] = EXPR; }
+
+static void bin_kernel(binop op, const float *a, int64_t sa, const float *b, int64_t sb, float *y, int64_t n)
+{
+    switch (op) {
+    case B_ADD: BIN_LOOPS(x + z) break;
+    case B_SUB: BIN_LOOPS(x - z) break;
+    case B_MUL: BIN_LOOPS(x * z) break;
+    case B_DIV: BIN_LOOPS(x / z) break;
+    default:
+        for (int64_t i = 0; i < n; i++) y[i] = apply_bin(op, a[i * sa], b[i * sb]);
+    }
+}
+
+/* Strides of t as seen from an output of ndim dims (0 along broadcast dims). */
+static void broadcast_strides(const vs_tensor *t, int ndim, int64_t *st)
+{
+    int64_t s = 1;
+    for (int i = ndim - 1; i >= 0; i--) {
+        int it = t->ndim - ndim + i;
+        int64_t d = it >= 0 ? t->shape[it] : 1;
+        st[i] = d == 1 ? 0 : s;
+        s *= d;
+    }
+}
+
+static void bin_forward(binop op, const vs_tensor *a, const vs_tensor *b, vs_tensor *y)
+{
+    if (vs_same_shape(a, b)) {
+        bin_kernel(op, a->data, 1, b->data, 1, y->data, y->size);
+        return;
+    }
+    if (b->size == 1) {
+        bin_kernel(op, a->data, 1, b->data, 0, y->data, y->size);
+        return;
+    }
+    if (a->size == 1) {
+        bin_kernel(op, a->data, 0, b->data, 1, y->data, y->size);
+        return;
+    }
+    int nd = y->ndim;
+    int64_t sta[VS_MAX_DIMS], stb[VS_MAX_DIMS], idx[VS_MAX_DIMS] = {0};
+    broadcast_strides(a, nd, sta);
+    broadcast_strides(b, nd, stb);
+    int64_t inner = y->shape[nd - 1];
+    if (inner == 0) return;
+    int64_t outer = y->size / inner, oa = 0, ob = 0;
+    for (int64_t o = 0; o < outer; o++) {
+        bin_kernel(op, a->data + oa, sta[nd - 1], b->data + ob, stb[nd - 1], y->data + o * inner, inner);
+        for (int d = nd - 2; d >= 0; d--) {
+            idx[d]++;
+            oa += sta[d];
+            ob += stb[d];
+            if (idx[d] < y->shape[d]) break;
+            oa -= sta[d] * y->shape[d];
+            ob -= stb[d] * y->shape[d];
+            idx[d] = 0;
+        }
+    }
+}
+
+static const char *bin_name(binop op)
+{
+    static const char *names[] = {"add", "sub", "mul", "div", "pow", "minimum", "maximum"};
+    return names[op];
+}
+
+static void add_backward(vs_node *n, vs_tensor *out, vs_tensor *g, vs_tensor **gin);
+static void sub_backward(vs_node *n, vs_tensor *out, vs_tensor *g, vs_tensor **gin);
+static void mul_backward(vs_node *n, vs_tensor *out, vs_tensor *g, vs_tensor **gin);
+static void div_backward(vs_node *n, vs_tensor *out, vs_tensor *g, vs_tensor **gin);
+static void pow_backward(vs_node *n, vs_tensor *out, vs_tensor *g, vs_tensor **gin);
+static void minmax_backward(vs_node *n, vs_tensor *out, vs_tensor *g, vs_tensor **gin);
+
+static vs_tensor *binary(binop op, vs_tensor *a, vs_tensor *b)
+{
+    if (!a || !b) return NULL;
+    int nd;
+    int64_t shape[VS_MAX_DIMS];
+    if (!vs_broadcast_shape(bin_name(op), a, b, &nd, shape)) return NULL;
+    vs_tensor *y = vs_alloc(bin_name(op), nd, shape);
+    if (!y) return NULL;
+    bin_forward(op, a, b, y);
+    static const vs_backward_fn bws[] = {add_backward, sub_backward, mul_backward, div_backward,
+                                         pow_backward, minmax_backward, minmax_backward};
+    vs_tensor *in[2] = {a, b};
+    vs_node *nd_ = vs_record(y, bin_name(op), bws[op], 2, in);
+    if (nd_) nd_->i[0] = op;
+    return y;
+}
+
+vs_tensor *vs_add(vs_tensor *a, vs_tensor *b) { return binary(B_ADD, a, b); }
+vs_tensor *vs_sub(vs_tensor *a, vs_tensor *b) { return binary(B_SUB, a, b); }
+vs_tensor *vs_mul(vs_tensor *a, vs_tensor *b) { return binary(B_MUL, a, b); }
+vs_tensor *vs_div(vs_tensor *a, vs_tensor *b) { return binary(B_DIV, a, b); }
+vs_tensor *vs_pow(vs_tensor *a, vs_tensor *b) { return binary(B_POW, a, b); }
+vs_tensor *vs_minimum(vs_tensor *a, vs_tensor *b) { return binary(B_MIN, a, b); }
+vs_tensor *vs_maximum(vs_tensor *a, vs_tensor *b) { return binary(B_MAX, a, b); }
+
+/* Gradient of a broadcast operand: sum back to its shape. */
+static vs_tensor *unbroadcast(vs_tensor *g, const vs_tensor *like)
+{
+    return vs_same_shape(g, like) ? g : vs_sum_to(g, like->ndim, like->shape);
+}
+
+static void add_backward(vs_node *n, vs_tensor *out, vs_tensor *g, vs_tensor **gin)
+{
+    if (vs_node_needs(n, 0)) gin[0] = unbroadcast(g, n->in[0]);
+    if (vs_node_needs(n, 1)) gin[1] = unbroadcast(g, n->in[1]);
+}
+
+static void sub_backward(vs_node *n, vs_tensor *out, vs_tensor *g, vs_tensor **gin)
+{
+    if (vs_node_needs(n, 0)) gin[0] = unbroadcast(g, n->in[0]);
+    if (vs_node_needs(n, 1)) gin[1] = unbroadcast(vs_neg(g), n->in[1]);
+}
+
+static void mul_backward(vs_node *n, vs_tensor *out, vs_tensor *g, vs_tensor **gin)
+{
+    if (vs_node_needs(n, 0)) gin[0] = unbroadcast(vs_mul(g, n->in[1]), n->in[0]);
+    if (vs_node_needs(n, 1)) gin[1] = unbroadcast(vs_mul(g, n->in[0]), n->in[1]);
+}
+
+static void div_backward(vs_node *n, vs_tensor *out, vs_tensor *g, vs_tensor **gin)
+{
+    vs_tensor *a = n->in[0], *b = n->in[1];
+    if (vs_node_needs(n, 0)) gin[0] = unbroadcast(vs_div(g, b), a);
+    /* d(a/b)/db = -a / b^2 */
+    if (vs_node_needs(n, 1)) gin[1] = unbroadcast(vs_neg(vs_div(vs_mul(g, a), vs_mul(b, b))), b);
+}
+
+static void pow_backward(vs_node *n, vs_tensor *out, vs_tensor *g, vs_tensor **gin)
+{
+    vs_tensor *a = n->in[0], *b = n->in[1];
+    /* d a^b / da = b a^(b-1);  d a^b / db = a^b ln a */
+    if (vs_node_needs(n, 0)) gin[0] = unbroadcast(vs_mul(g, vs_mul(b, vs_pow(a, vs_add_scalar(b, -1.0f)))), a);
+    if (vs_node_needs(n, 1)) gin[1] = unbroadcast(vs_mul(g, vs_mul(vs_pow(a, b), vs_log(a))), b);
+}
+
+/* Which operand won: 1 where a was chosen (ties go to a). */
+static vs_tensor *choice_mask(binop op, const vs_tensor *a, const vs_tensor *b, const vs_tensor *out)
+{
+    vs_tensor *ab = vs_alloc("minmax mask", out->ndim, out->shape);
+    if (!ab) return NULL;
+    /* Broadcast a and b through the forward kernel itself: mask = (a op b) == a. */
+    vs_tensor *ea = vs_expand((vs_tensor *)a, out->ndim, out->shape);
+    vs_tensor *eb = vs_expand((vs_tensor *)b, out->ndim, out->shape);
+    if (!ea || !eb) return NULL;
+    for (int64_t i = 0; i < out->size; i++)
+        ab->data[i] = op == B_MIN ? (ea->data[i] <= eb->data[i]) : (ea->data[i] >= eb->data[i]);
+    return ab;
+}
+
+static void minmax_backward(vs_node *n, vs_tensor *out, vs_tensor *g, vs_tensor **gin)
+{
+    bool prev = vs_set_grad_enabled(false);
+    vs_tensor *m = choice_mask((binop)n->i[0], n->in[0], n->in[1], out);
+    vs_set_grad_enabled(prev);
+    if (!m) return;
+    if (vs_node_needs(n, 0)) gin[0] = unbroadcast(vs_mul(g, m), n->in[0]);
+    if (vs_node_needs(n, 1)) gin[1] = unbroadcast(vs_sub(g, vs_mul(g, m)), n->in[1]);
+}
+
+static void where_backward(vs_node *n, vs_tensor *out, vs_tensor *g, vs_tensor **gin);
+
+vs_tensor *vs_where(const vs_tensor *cond, vs_tensor *a, vs_tensor *b)
+{
+    if (!cond || !a || !b) return NULL;
+    int nd, nd2;
+    int64_t shape[VS_MAX_DIMS], shape2[VS_MAX_DIMS];
+    if (!vs_broadcast_shape("where", a, b, &nd, shape)) return NULL;
+    vs_tensor tmp = {0};
+    tmp.ndim = nd;
+    memcpy(tmp.shape, shape, sizeof shape);
+    if (!vs_broadcast_shape("where", &tmp, cond, &nd2, shape2)) return NULL;
+    bool prev = vs_set_grad_enabled(false);
+    vs_tensor *c = vs_expand((vs_tensor *)cond, nd2, shape2);
+    vs_tensor *ea = vs_expand(a, nd2, shape2), *eb = vs_expand(b, nd2, shape2);
+    vs_set_grad_enabled(prev);
+    vs_tensor *y = c && ea && eb ? vs_alloc("where", nd2, shape2) : NULL;
+    if (y)
+        for (int64_t i = 0; i < y->size; i++) y->data[i] = c->data[i] != 0.0f ? ea->data[i] : eb->data[i];
+    vs_tensor *in[2] = {a, b};
+    vs_node *node = vs_record(y, "where", where_backward, 2, in);
+    if (node) vs_node_save(node, c);
+    vs_tensor_free(c);
+    vs_tensor_free(ea);
+    vs_tensor_free(eb);
+    return y;
+}
+
+static void where_backward(vs_node *n, vs_tensor *out, vs_tensor *g, vs_tensor **gin)
+{
+    vs_tensor *c = n->saved;
+    vs_tensor *zero = vs_scalar(0.0f);
+    if (vs_node_needs(n, 0)) gin[0] = unbroadcast(vs_where(c, g, zero), n->in[0]);
+    if (vs_node_needs(n, 1)) gin[1] = unbroadcast(vs_where(c, zero, g), n->in[1]);
+}
+
+/* ---- scalar forms ------------------------------------------------------------------------------ */
+
+static void add_scalar_backward(vs_node *n, vs_tensor *out, vs_tensor *g, vs_tensor **gin) { gin[0] = g; }
+
+vs_tensor *vs_add_scalar(vs_tensor *x, float c)
+{
+    if (!x) return NULL;
+    vs_tensor *y = vs_alloc("add_scalar", x->ndim, x->shape);
+    if (!y) return NULL;
+    for (int64_t i = 0; i < x->size; i++) y->data[i] = x->data[i] + c;
+    vs_record(y, "add_scalar", add_scalar_backward, 1, &x);
+    return y;
+}
+
+static void mul_scalar_backward(vs_node *n, vs_tensor *out, vs_tensor *g, vs_tensor **gin)
+{
+    gin[0] = vs_mul_scalar(g, n->f[0]);
+}
+
+vs_tensor *vs_mul_scalar(vs_tensor *x, float c)
+{
+    if (!x) return NULL;
+    vs_tensor *y = vs_alloc("mul_scalar", x->ndim, x->shape);
+    if (!y) return NULL;
+    for (int64_t i = 0; i < x->size; i++) y->data[i] = x->data[i] * c;
+    vs_node *n = vs_record(y, "mul_scalar", mul_scalar_backward, 1, &x);
+    if (n) n->f[0] = c;
+    return y;
+}
+
+static void pow_scalar_backward(vs_node *n, vs_tensor *out, vs_tensor *g, vs_tensor **gin)
+{
+    float p = n->f[0];
+    gin[0] = vs_mul(g, vs_mul_scalar(vs_pow_scalar(n->in[0], p - 1.0f), p));
+}
+
+vs_tensor *vs_pow_scalar(vs_tensor *x, float p)
+{
+    if (!x) return NULL;
+    vs_tensor *y = vs_alloc("pow_scalar", x->ndim, x->shape);
+    if (!y) return NULL;
+    if (p == 2.0f)
+        for (int64_t i = 0; i < x->size; i++) y->data[i] = x->data[i] * x->data[i];
+    else if (p == 1.0f)
+        memcpy(y->data, x->data, (size_t)x->size * sizeof(float));
+    else if (p == 0.0f)
+        for (int64_t i = 0; i < x->size; i++) y->data[i] = 1.0f;
+    else
+        for (int64_t i = 0; i < x->size; i++) y->data[i] = powf(x->data[i], p);
+    vs_node *n = vs_record(y, "pow_scalar", pow_scalar_backward, 1, &x);
+    if (n) n->f[0] = p;
+    return y;
+}
+
+/* ---- unary maps -------------------------------------------------------------------------------- */
+
+typedef enum unop {
+    U_NEG, U_EXP, U_LOG, U_SQRT, U_ABS, U_CLAMP, U_RELU, U_LEAKY, U_ELU, U_SIGMOID, U_TANH, U_SOFTPLUS,
+    U_LOGSIGMOID, U_SIGN, U_STEP
+} unop;
+
+static const char *const un_names[] = {"neg",     "exp",  "log",      "sqrt",        "abs",  "clamp", "relu", "leaky_relu",
+                                       "elu",     "sigmoid", "tanh", "softplus", "log_sigmoid", "sign", "step"};
+
+static inline float softplusf(float x) { return x > 0 ? x + log1pf(expf(-x)) : log1pf(expf(x)); }
+static inline float sigmoidf(float x)
+{
+    if (x >= 0) return 1.0f / (1.0f + expf(-x));
+    float e = expf(x);
+    return e / (1.0f + e);
+}
+
+static void un_forward(unop op, const float *x, float *y, int64_t n, float p0, float p1)
+{
+    switch (op) {
+    case U_NEG: for (int64_t i = 0; i < n; i++) y[i] = -x[i]; break;
+    case U_EXP: for (int64_t i = 0; i < n; i++) y[i] = expf(x[i]); break;
+    case U_LOG: for (int64_t i = 0; i < n; i++) y[i] = logf(x[i]); break;
+    case U_SQRT: for (int64_t i = 0; i < n; i++) y[i] = sqrtf(x[i]); break;
+    case U_ABS: for (int64_t i = 0; i < n; i++) y[i] = fabsf(x[i]); break;
+    case U_CLAMP: for (int64_t i = 0; i < n; i++) y[i] = x[i] < p0 ? p0 : (x[i] > p1 ? p1 : x[i]); break;
+    case U_RELU: for (int64_t i = 0; i < n; i++) y[i] = x[i] > 0 ? x[i] : 0.0f; break;
+    case U_LEAKY: for (int64_t i = 0; i < n; i++) y[i] = x[i] > 0 ? x[i] : p0 * x[i]; break;
+    case U_ELU: for (int64_t i = 0; i < n; i++) y[i] = x[i] > 0 ? x[i] : p0 * expm1f(x[i]); break;
+    case U_SIGMOID: for (int64_t i = 0; i < n; i++) y[i] = sigmoidf(x[i]); break;
+    case U_TANH: for (int64_t i = 0; i < n; i++) y[i] = tanhf(x[i]); break;
+    case U_SOFTPLUS: for (int64_t i = 0; i < n; i++) y[i] = softplusf(x[i]); break;
+    case U_LOGSIGMOID: for (int64_t i = 0; i < n; i++) y[i] = -softplusf(-x[i]); break;
+    case U_SIGN: for (int64_t i = 0; i < n; i++) y[i] = (float)((x[i] > 0) - (x[i] < 0)); break;
+    case U_STEP: for (int64_t i = 0; i < n; i++) y[i] = x[i] > 0 ? 1.0f : 0.0f; break;
+    }
+}
+
+/* Local derivative f'(x) as plain numbers (for masks and the rescale fallback). */
+static float un_deriv(unop op, float x, float y, float p0, float p1)
+{
+    switch (op) {
+    case U_RELU: return x > 0 ? 1.0f : 0.0f;
+    case U_LEAKY: return x > 0 ? 1.0f : p0;
+    case U_ELU: return x > 0 ? 1.0f : y + p0;
+    case U_SIGMOID: return y * (1.0f - y);
+    case U_TANH: return 1.0f - y * y;
+    case U_SOFTPLUS: return sigmoidf(x);
+    case U_LOGSIGMOID: return 1.0f - sigmoidf(x);
+    case U_CLAMP: return x >= p0 && x <= p1 ? 1.0f : 0.0f;
+    case U_ABS: return (float)((x > 0) - (x < 0));
+    default: return 0.0f;
+    }
+}
+
+static vs_tensor *deriv_const(const vs_node *n, const vs_tensor *x, const vs_tensor *y)
+{
+    bool prev = vs_set_grad_enabled(false);
+    vs_tensor *d = vs_alloc("derivative", x->ndim, x->shape);
+    vs_set_grad_enabled(prev);
+    if (!d) return NULL;
+    for (int64_t i = 0; i < x->size; i++) d->data[i] = un_deriv((unop)n->i[0], x->data[i], y->data[i], n->f[0], n->f[1]);
+    return d;
+}
+
+/* DeepLIFT rescale multiplier: rows [0,N) are inputs, [N,2N) references.  m = dy/dx between the two
+ * halves, the local derivative where they (nearly) coincide; both halves get the same multiplier. */
+static vs_tensor *rescale_multiplier(const vs_node *n, const vs_tensor *x, const vs_tensor *y)
+{
+    vs_tensor *m = deriv_const(n, x, y);
+    if (!m || x->ndim < 1 || x->shape[0] % 2 != 0) return m;
+    int64_t half = x->size / 2;
+    for (int64_t i = 0; i < half; i++) {
+        float dx = x->data[i] - x->data[i + half];
+        if (fabsf(dx) > 1e-6f) m->data[i] = (y->data[i] - y->data[i + half]) / dx;
+        m->data[i + half] = m->data[i];
+    }
+    return m;
+}
+
+static void un_backward(vs_node *n, vs_tensor *out, vs_tensor *g, vs_tensor **gin)
+{
+    vs_tensor *x = n->in[0];
+    unop op = (unop)n->i[0];
+    bool nonlinear = op == U_RELU || op == U_LEAKY || op == U_ELU || op == U_SIGMOID || op == U_TANH ||
+                     op == U_SOFTPLUS || op == U_LOGSIGMOID;
+    if (nonlinear && n->rule == VS_RULE_RESCALE) {
+        gin[0] = vs_mul(g, rescale_multiplier(n, x, out));
+        return;
+    }
+    switch (op) {
+    case U_NEG: gin[0] = vs_neg(g); break;
+    case U_EXP: gin[0] = vs_mul(g, out); break;
+    case U_LOG: gin[0] = vs_div(g, x); break;
+    case U_SQRT: gin[0] = vs_div(vs_mul_scalar(g, 0.5f), out); break;
+    case U_ABS: case U_CLAMP: case U_RELU: case U_LEAKY:
+        /* piecewise linear: the derivative is a constant mask */
+        gin[0] = vs_mul(g, deriv_const(n, x, out));
+        break;
+    case U_ELU: {
+        /* x > 0 ? g : g (y + alpha), with y differentiable */
+        vs_tensor *pos = vs_step(x);
+        gin[0] = vs_where(pos, g, vs_mul(g, vs_add_scalar(out, n->f[0])));
+        break;
+    }
+    case U_SIGMOID: gin[0] = vs_mul(g, vs_mul(out, vs_add_scalar(vs_neg(out), 1.0f))); break;
+    case U_TANH: gin[0] = vs_mul(g, vs_add_scalar(vs_neg(vs_mul(out, out)), 1.0f)); break;
+    case U_SOFTPLUS: gin[0] = vs_mul(g, vs_sigmoid(x)); break;
+    case U_LOGSIGMOID: gin[0] = vs_mul(g, vs_sigmoid(vs_neg(x))); break;
+    case U_SIGN: case U_STEP: break;
+    }
+}
+
+static vs_tensor *unary(unop op, vs_tensor *x, float p0, float p1)
+{
+    if (!x) return NULL;
+    vs_tensor *y = vs_alloc(un_names[op], x->ndim, x->shape);
+    if (!y) return NULL;
+    un_forward(op, x->data, y->data, x->size, p0, p1);
+    if (op == U_SIGN || op == U_STEP) return y; /* constants: no gradient */
+    vs_node *n = vs_record(y, un_names[op], un_backward, 1, &x);
+    if (n) {
+        n->i[0] = op;
+        n->f[0] = p0;
+        n->f[1] = p1;
+    }
+    return y;
+}
+
+vs_tensor *vs_neg(vs_tensor *x) { return unary(U_NEG, x, 0, 0); }
+vs_tensor *vs_exp(vs_tensor *x) { return unary(U_EXP, x, 0, 0); }
+vs_tensor *vs_log(vs_tensor *x) { return unary(U_LOG, x, 0, 0); }
+vs_tensor *vs_sqrt(vs_tensor *x) { return unary(U_SQRT, x, 0, 0); }
+vs_tensor *vs_abs(vs_tensor *x) { return unary(U_ABS, x, 0, 0); }
+vs_tensor *vs_relu(vs_tensor *x) { return unary(U_RELU, x, 0, 0); }
+vs_tensor *vs_leaky_relu(vs_tensor *x, float slope) { return unary(U_LEAKY, x, slope, 0); }
+vs_tensor *vs_elu(vs_tensor *x, float alpha) { return unary(U_ELU, x, alpha, 0); }
+vs_tensor *vs_sigmoid(vs_tensor *x) { return unary(U_SIGMOID, x, 0, 0); }
+vs_tensor *vs_tanh(vs_tensor *x) { return unary(U_TANH, x, 0, 0); }
+vs_tensor *vs_softplus(vs_tensor *x) { return unary(U_SOFTPLUS, x, 0, 0); }
+vs_tensor *vs_log_sigmoid(vs_tensor *x) { return unary(U_LOGSIGMOID, x, 0, 0); }
+vs_tensor *vs_sign(const vs_tensor *x) { return unary(U_SIGN, (vs_tensor *)x, 0, 0); }
+vs_tensor *vs_step(const vs_tensor *x) { return unary(U_STEP, (vs_tensor *)x, 0, 0); }
+
+vs_tensor *vs_clamp(vs_tensor *x, float lo, float hi)
+{
+    if (x && !(lo <= hi)) return vs_op_error("clamp", "lower bound %g above upper bound %g", lo, hi);
+    return unary(U_CLAMP, x, lo, hi);
+}

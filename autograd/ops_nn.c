@@ -1,0 +1,243 @@
+/* ops_nn.c - normalisation, dropout and losses, composed from the differentiable primitives so
+ * every one of them has first and second derivatives without rules of its own. */
+#include "autograd/internal.h"
+
+#include <math.h>
+#include <string.h>
+
+/* [c] parameter seen as [1, c, 1, ...] for an x of ndim dims. */
+static vs_tensor *channel_view(vs_tensor *p, int ndim)
+{
+    if (!p) return NULL;
+    int64_t s[VS_MAX_DIMS];
+    for (int i = 0; i < ndim; i++) s[i] = 1;
+    s[1] = p->size;
+    return vs_reshape(p, ndim, s);
+}
+
+static bool check_channel_param(const char *op, const vs_tensor *p, const char *what, int64_t c)
+{
+    if (p && (p->ndim != 1 || p->shape[0] != c)) {
+        vs_op_error(op, "%s must be [%lld]", what, (long long)c);
+        return false;
+    }
+    return true;
+}
+
+/* (x - mean) / sqrt(var + eps) over axes, var biased; returns also the batch statistics. */
+static vs_tensor *normalise(vs_tensor *x, uint32_t axes, float eps, vs_tensor **mean_out, vs_tensor **var_out)
+{
+    vs_tensor *mean = vs_mean(x, axes, true);
+    vs_tensor *xc = vs_sub(x, mean);
+    vs_tensor *var = vs_mean(vs_mul(xc, xc), axes, true);
+    if (mean_out) *mean_out = mean;
+    if (var_out) *var_out = var;
+    return vs_div(xc, vs_sqrt(vs_add_scalar(var, eps)));
+}
+
+static vs_tensor *affine(vs_tensor *y, vs_tensor *gamma, vs_tensor *beta, int ndim)
+{
+    if (gamma) y = vs_mul(y, channel_view(gamma, ndim));
+    if (beta) y = vs_add(y, channel_view(beta, ndim));
+    return y;
+}
+
+vs_tensor *vs_batch_norm(vs_tensor *x, vs_tensor *gamma, vs_tensor *beta, vs_tensor *running_mean,
+                         vs_tensor *running_var, bool training, float momentum, float eps)
+{
+    if (!x) return NULL;
+    if (x->ndim < 2) return vs_op_error("batch_norm", "input must be [n,c,...], got %d dims", x->ndim);
+    int64_t c = x->shape[1];
+    if (!check_channel_param("batch_norm", gamma, "weight", c) || !check_channel_param("batch_norm", beta, "bias", c) ||
+        !check_channel_param("batch_norm", running_mean, "running_mean", c) ||
+        !check_channel_param("batch_norm", running_var, "running_var", c))
+        return NULL;
+    uint32_t axes = VS_AXIS(0);
+    for (int i = 2; i < x->ndim; i++) axes |= VS_AXIS(i);
+    int64_t count = x->size / (c ? c : 1);
+    if (training) {
+        if (count < 2) return vs_op_error("batch_norm", "training needs more than one value per channel");
+        vs_tensor *mean, *var;
+        vs_tensor *y = normalise(x, axes, eps, &mean, &var);
+        if (y && running_mean && running_var) {
+            /* running = (1 - m) running + m batch, with the unbiased variance (PyTorch) */
+            float unbias = (float)count / (float)(count - 1);
+            for (int64_t k = 0; k < c; k++) {
+                running_mean->data[k] = (1 - momentum) * running_mean->data[k] + momentum * mean->data[k];
+                running_var->data[k] = (1 - momentum) * running_var->data[k] + momentum * var->data[k] * unbias;
+            }
+        }
+        return affine(y, gamma, beta, x->ndim);
+    }
+    if (!running_mean || !running_var) return vs_op_error("batch_norm", "evaluation needs running statistics");
+    vs_tensor *y = vs_div(vs_sub(x, channel_view(running_mean, x->ndim)),
+                          vs_sqrt(vs_add_scalar(channel_view(running_var, x->ndim), eps)));
+    return affine(y, gamma, beta, x->ndim);
+}
+
+vs_tensor *vs_instance_norm(vs_tensor *x, vs_tensor *gamma, vs_tensor *beta, float eps)
+{
+    if (!x) return NULL;
+    if (x->ndim != 4) return vs_op_error("instance_norm", "input must be [n,c,h,w], got %d dims", x->ndim);
+    if (!check_channel_param("instance_norm", gamma, "weight", x->shape[1]) ||
+        !check_channel_param("instance_norm", beta, "bias", x->shape[1]))
+        return NULL;
+    return affine(normalise(x, VS_AXIS(2) | VS_AXIS(3), eps, NULL, NULL), gamma, beta, 4);
+}
+
+vs_tensor *vs_layer_norm(vs_tensor *x, int n_dims, vs_tensor *gamma, vs_tensor *beta, float eps)
+{
+    if (!x) return NULL;
+    if (n_dims < 1 || n_dims > x->ndim) return vs_op_error("layer_norm", "cannot normalise %d of %d dims", n_dims, x->ndim);
+    uint32_t axes = 0;
+    int64_t count = 1;
+    for (int i = x->ndim - n_dims; i < x->ndim; i++) {
+        axes |= VS_AXIS(i);
+        count *= x->shape[i];
+    }
+    if ((gamma && gamma->size != count) || (beta && beta->size != count))
+        return vs_op_error("layer_norm", "weight and bias must have %lld elements", (long long)count);
+    vs_tensor *y = normalise(x, axes, eps, NULL, NULL);
+    const int64_t *tail = x->shape + x->ndim - n_dims;
+    if (gamma) y = vs_mul(y, vs_reshape(gamma, n_dims, tail));
+    if (beta) y = vs_add(y, vs_reshape(beta, n_dims, tail));
+    return y;
+}
+
+vs_tensor *vs_dropout(vs_tensor *x, float p, bool training, vs_rng *r)
+{
+    if (!x) return NULL;
+    if (!(p >= 0.0f && p < 1.0f)) return vs_op_error("dropout", "probability %g outside [0, 1)", p);
+    if (!training || p == 0.0f) return vs_reshape(x, x->ndim, x->shape);
+    if (!r) return vs_op_error("dropout", "training needs a random generator");
+    bool prev = vs_set_grad_enabled(false);
+    vs_tensor *mask = vs_alloc("dropout", x->ndim, x->shape);
+    vs_set_grad_enabled(prev);
+    if (!mask) return NULL;
+    float keep = 1.0f / (1.0f - p);
+    for (int64_t i = 0; i < mask->size; i++) mask->data[i] = vs_rng_uniformf(r) >= p ? keep : 0.0f;
+    return vs_mul(x, mask);
+}
+
+/* ---- losses ------------------------------------------------------------------------------------------ */
+
+static bool same_shape_or_error(const char *op, const vs_tensor *a, const vs_tensor *b)
+{
+    if (vs_same_shape(a, b)) return true;
+    char sa[96], sb[96];
+    vs_shape_str(a, sa, sizeof sa);
+    vs_shape_str(b, sb, sizeof sb);
+    vs_op_error(op, "prediction %s and target %s differ in shape", sa, sb);
+    return false;
+}
+
+vs_tensor *vs_mse_loss(vs_tensor *a, vs_tensor *b)
+{
+    if (!a || !b || !same_shape_or_error("mse_loss", a, b)) return NULL;
+    vs_tensor *d = vs_sub(a, b);
+    return vs_mean(vs_mul(d, d), VS_ALL_AXES, false);
+}
+
+vs_tensor *vs_l1_loss(vs_tensor *a, vs_tensor *b)
+{
+    if (!a || !b || !same_shape_or_error("l1_loss", a, b)) return NULL;
+    return vs_mean(vs_abs(vs_sub(a, b)), VS_ALL_AXES, false);
+}
+
+vs_tensor *vs_smooth_l1_loss(vs_tensor *a, vs_tensor *b, float beta)
+{
+    if (!a || !b || !same_shape_or_error("smooth_l1_loss", a, b)) return NULL;
+    if (!(beta > 0)) return vs_op_error("smooth_l1_loss", "beta must be positive");
+    vs_tensor *d = vs_sub(a, b);
+    vs_tensor *ad = vs_abs(d);
+    bool prev = vs_set_grad_enabled(false);
+    vs_tensor *small = vs_step(vs_add_scalar(vs_neg(ad), beta)); /* |d| < beta */
+    vs_set_grad_enabled(prev);
+    vs_tensor *quad = vs_mul_scalar(vs_mul(d, d), 0.5f / beta);
+    vs_tensor *lin = vs_add_scalar(ad, -0.5f * beta);
+    return vs_mean(vs_where(small, quad, lin), VS_ALL_AXES, false);
+}
+
+vs_tensor *vs_bce_with_logits(vs_tensor *logits, vs_tensor *targets)
+{
+    if (!logits || !targets || !same_shape_or_error("bce_with_logits", logits, targets)) return NULL;
+    return vs_mean(vs_sub(vs_softplus(logits), vs_mul(targets, logits)), VS_ALL_AXES, false);
+}
+
+/* One-hot [n,c] constant from class indices. */
+static vs_tensor *one_hot(const char *op, const vs_tensor *scores, const int64_t *labels)
+{
+    if (scores->ndim != 2) return vs_op_error(op, "scores must be [n,c], got %d dims", scores->ndim);
+    int64_t n = scores->shape[0], c = scores->shape[1];
+    for (int64_t i = 0; i < n; i++)
+        if (labels[i] < 0 || labels[i] >= c)
+            return vs_op_error(op, "label %lld of row %lld outside [0, %lld)", (long long)labels[i], (long long)i, (long long)c);
+    bool prev = vs_set_grad_enabled(false);
+    vs_tensor *oh = vs_tensor_zeros(2, scores->shape);
+    vs_set_grad_enabled(prev);
+    if (oh)
+        for (int64_t i = 0; i < n; i++) oh->data[i * c + labels[i]] = 1.0f;
+    return oh;
+}
+
+/* -mean_i sum_c p[i,c] logp[i,c] */
+static vs_tensor *soft_nll(vs_tensor *logp, vs_tensor *p)
+{
+    if (!logp || !p) return NULL;
+    float inv = logp->shape[0] ? -1.0f / (float)logp->shape[0] : NAN;
+    return vs_mul_scalar(vs_sum(vs_mul(p, logp), VS_ALL_AXES, false), inv);
+}
+
+vs_tensor *vs_nll_loss(vs_tensor *logp, const int64_t *labels)
+{
+    if (!logp) return NULL;
+    return soft_nll(logp, one_hot("nll_loss", logp, labels));
+}
+
+vs_tensor *vs_cross_entropy(vs_tensor *logits, const int64_t *labels)
+{
+    if (!logits) return NULL;
+    vs_tensor *oh = one_hot("cross_entropy", logits, labels);
+    return oh ? soft_nll(vs_log_softmax(logits, 1), oh) : NULL;
+}
+
+vs_tensor *vs_cross_entropy_soft(vs_tensor *logits, vs_tensor *p)
+{
+    if (!logits || !p || !same_shape_or_error("cross_entropy_soft", logits, p)) return NULL;
+    if (logits->ndim != 2) return vs_op_error("cross_entropy_soft", "logits must be [n,c]");
+    return soft_nll(vs_log_softmax(logits, 1), p);
+}
+
+vs_tensor *vs_kl_diag_gaussian(vs_tensor *mu1, vs_tensor *lv1, vs_tensor *mu2, vs_tensor *lv2)
+{
+    if (!mu1 || !lv1 || !same_shape_or_error("kl_diag_gaussian", mu1, lv1)) return NULL;
+    if ((mu2 && !same_shape_or_error("kl_diag_gaussian", mu1, mu2)) || (lv2 && !same_shape_or_error("kl_diag_gaussian", mu1, lv2)))
+        return NULL;
+    if (mu1->ndim < 1) return vs_op_error("kl_diag_gaussian", "needs at least one dimension");
+    /* 0.5 sum(lv2 - lv1 + (e^lv1 + (mu1 - mu2)^2) / e^lv2 - 1) */
+    vs_tensor *d = mu2 ? vs_sub(mu1, mu2) : mu1;
+    vs_tensor *num = vs_add(vs_exp(lv1), vs_mul(d, d));
+    vs_tensor *t = lv2 ? vs_add(vs_sub(lv2, lv1), vs_div(num, vs_exp(lv2))) : vs_sub(num, lv1);
+    vs_tensor *kl = vs_mul_scalar(vs_sum(vs_add_scalar(t, -1.0f), VS_AXIS(mu1->ndim - 1), false), 0.5f);
+    return vs_mean(kl, VS_ALL_AXES, false);
+}
+
+vs_tensor *vs_cosine_similarity(vs_tensor *a, vs_tensor *b, int axis, float eps)
+{
+    if (!a || !b) return NULL;
+    int nd;
+    int64_t shape[VS_MAX_DIMS];
+    if (!vs_broadcast_shape("cosine_similarity", a, b, &nd, shape)) return NULL;
+    int ax = vs_norm_axis("cosine_similarity", axis, nd);
+    if (ax < 0) return NULL;
+    uint32_t m = VS_AXIS(ax);
+    if (!vs_same_shape(a, b)) {
+        a = vs_expand(a, nd, shape);
+        b = vs_expand(b, nd, shape);
+    }
+    /* <a,b> / sqrt(max(|a|^2 |b|^2, eps^2)) */
+    vs_tensor *dot = vs_sum(vs_mul(a, b), m, false);
+    vs_tensor *na = vs_sum(vs_mul(a, a), m, false), *nb = vs_sum(vs_mul(b, b), m, false);
+    vs_tensor *den = vs_sqrt(vs_clamp(vs_mul(na, nb), eps * eps, INFINITY));
+    return vs_div(dot, den);
+}

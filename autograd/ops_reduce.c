@@ -1,0 +1,344 @@
+/* ops_reduce.c - sums, means, max/min over axes, broadcasting (expand / sum_to), logsumexp,
+ * softmax and log_softmax.  Sums accumulate in double, in a fixed order, so results are
+ * reproducible and accurate. */
+#include "autograd/internal.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Shape after reducing `axes` of x (kept as size 1 when keepdim). */
+static int reduced_shape(const vs_tensor *x, uint32_t axes, bool keepdim, int64_t *shape)
+{
+    int nd = 0;
+    for (int i = 0; i < x->ndim; i++) {
+        if (axes & VS_AXIS(i)) {
+            if (keepdim) shape[nd++] = 1;
+        } else {
+            shape[nd++] = x->shape[i];
+        }
+    }
+    return nd;
+}
+
+static bool check_axes(const char *op, const vs_tensor *x, uint32_t axes)
+{
+    if (axes == VS_ALL_AXES) return true;
+    if (x->ndim < 32 && (axes >> x->ndim) != 0)
+        return vs_op_error(op, "axis mask 0x%x names axes beyond a %d-d tensor", axes, x->ndim), false;
+    return true;
+}
+
+/* Walk x row by row (last dim), calling visit with the output offset of each element group.  The
+ * output strides are x's keepdim strides with 0 on reduced axes. */
+typedef struct red_iter {
+    int64_t ost[VS_MAX_DIMS];
+    int64_t inner;     /* last dim length */
+    bool inner_reduced;
+} red_iter;
+
+static void red_iter_init(red_iter *it, const vs_tensor *x, uint32_t axes)
+{
+    int64_t s = 1;
+    for (int i = x->ndim - 1; i >= 0; i--) {
+        bool r = (axes & VS_AXIS(i)) != 0;
+        it->ost[i] = r ? 0 : s;
+        if (!r) s *= x->shape[i];
+    }
+    it->inner = x->ndim ? x->shape[x->ndim - 1] : 1;
+    it->inner_reduced = x->ndim ? (axes & VS_AXIS(x->ndim - 1)) != 0 : true;
+}
+
+/* Sum of x over axes into y (already allocated, y->size outputs). */
+static void sum_kernel(const vs_tensor *x, uint32_t axes, vs_tensor *y)
+{
+    double *acc = calloc((size_t)(y->size ? y->size : 1), sizeof *acc);
+    if (!acc) {
+        vs_set_last_error(VS_ERR_NOMEM, "sum: out of memory");
+        return;
+    }
+    if (x->size > 0) {
+        red_iter it;
+        red_iter_init(&it, x, axes);
+        int nd = x->ndim;
+        int64_t idx[VS_MAX_DIMS] = {0}, off = 0;
+        int64_t rows = x->size / it.inner;
+        const float *p = x->data;
+        for (int64_t r = 0; r < rows; r++, p += it.inner) {
+            if (it.inner_reduced) {
+                double s = 0;
+                for (int64_t j = 0; j < it.inner; j++) s += p[j];
+                acc[off] += s;
+            } else {
+                double *a = acc + off;
+                for (int64_t j = 0; j < it.inner; j++) a[j] += p[j];
+            }
+            for (int d = nd - 2; d >= 0; d--) {
+                idx[d]++;
+                off += it.ost[d];
+                if (idx[d] < x->shape[d]) break;
+                off -= it.ost[d] * x->shape[d];
+                idx[d] = 0;
+            }
+        }
+    }
+    for (int64_t i = 0; i < y->size; i++) y->data[i] = (float)acc[i];
+    free(acc);
+}
+
+/* g (shaped like a reduction of x, with or without kept dims) broadcast back to x's shape. */
+static vs_tensor *expand_back(vs_tensor *g, const vs_tensor *x, uint32_t axes)
+{
+    int64_t ks[VS_MAX_DIMS];
+    int nd = reduced_shape(x, axes, true, ks);
+    return vs_expand(vs_reshape(g, nd, ks), x->ndim, x->shape);
+}
+
+static void sum_backward(vs_node *n, vs_tensor *out, vs_tensor *g, vs_tensor **gin)
+{
+    gin[0] = expand_back(g, n->in[0], (uint32_t)n->i[0]);
+}
+
+static void mean_backward(vs_node *n, vs_tensor *out, vs_tensor *g, vs_tensor **gin)
+{
+    gin[0] = vs_mul_scalar(expand_back(g, n->in[0], (uint32_t)n->i[0]), n->f[0]);
+}
+
+static vs_tensor *sum_or_mean(const char *op, vs_tensor *x, uint32_t axes, bool keepdim, bool mean)
+{
+    if (!x || !check_axes(op, x, axes)) return NULL;
+    if (x->ndim < 32) axes &= (x->ndim ? (1u << x->ndim) - 1u : 0u);
+    int64_t shape[VS_MAX_DIMS];
+    int nd = reduced_shape(x, axes, keepdim, shape);
+    vs_tensor *y = vs_alloc(op, nd, shape);
+    if (!y) return NULL;
+    sum_kernel(x, axes, y);
+    int64_t count = y->size ? x->size / y->size : 0;
+    float scale = count ? 1.0f / (float)count : NAN;
+    if (mean)
+        for (int64_t i = 0; i < y->size; i++) y->data[i] *= scale;
+    vs_node *n = vs_record(y, op, mean ? mean_backward : sum_backward, 1, &x);
+    if (n) {
+        n->i[0] = axes;
+        n->f[0] = scale;
+    }
+    return y;
+}
+
+vs_tensor *vs_sum(vs_tensor *x, uint32_t axes, bool keepdim) { return sum_or_mean("sum", x, axes, keepdim, false); }
+vs_tensor *vs_mean(vs_tensor *x, uint32_t axes, bool keepdim) { return sum_or_mean("mean", x, axes, keepdim, true); }
+
+/* ---- max / min ------------------------------------------------------------------------------------ */
+
+static void extreme_backward(vs_node *n, vs_tensor *out, vs_tensor *g, vs_tensor **gin)
+{
+    gin[0] = vs_mul(expand_back(g, n->in[0], (uint32_t)n->i[0]), n->saved);
+}
+
+static vs_tensor *extreme(const char *op, vs_tensor *x, uint32_t axes, bool keepdim, bool is_max)
+{
+    if (!x || !check_axes(op, x, axes)) return NULL;
+    if (x->ndim < 32) axes &= (x->ndim ? (1u << x->ndim) - 1u : 0u);
+    if (x->size == 0) return vs_op_error(op, "reduction of an empty tensor");
+    int64_t shape[VS_MAX_DIMS];
+    int nd = reduced_shape(x, axes, keepdim, shape);
+    vs_tensor *y = vs_alloc(op, nd, shape);
+    int64_t *arg = y ? malloc((size_t)y->size * sizeof *arg) : NULL;
+    if (!arg) {
+        vs_tensor_free(y);
+        return y ? vs_op_error(op, "out of memory") : NULL;
+    }
+    for (int64_t i = 0; i < y->size; i++) arg[i] = -1;
+    red_iter it;
+    red_iter_init(&it, x, axes);
+    int64_t idx[VS_MAX_DIMS] = {0}, off = 0, rows = x->size / it.inner;
+    for (int64_t r = 0; r < rows; r++) {
+        const float *p = x->data + r * it.inner;
+        for (int64_t j = 0; j < it.inner; j++) {
+            int64_t o = off + (it.inner_reduced ? 0 : j);
+            float v = p[j];
+            /* First extreme wins; NaN propagates (it compares as never better, so take it explicitly). */
+            if (arg[o] < 0 || (is_max ? v > y->data[o] : v < y->data[o]) || (isnan(v) && !isnan(y->data[o]))) {
+                y->data[o] = v;
+                arg[o] = r * it.inner + j;
+            }
+        }
+        for (int d = x->ndim - 2; d >= 0; d--) {
+            idx[d]++;
+            off += it.ost[d];
+            if (idx[d] < x->shape[d]) break;
+            off -= it.ost[d] * x->shape[d];
+            idx[d] = 0;
+        }
+    }
+    vs_node *n = vs_record(y, op, extreme_backward, 1, &x);
+    if (n) {
+        bool prev = vs_set_grad_enabled(false);
+        vs_tensor *mask = vs_zeros_like(x);
+        vs_set_grad_enabled(prev);
+        if (mask)
+            for (int64_t i = 0; i < y->size; i++) mask->data[arg[i]] = 1.0f;
+        n->i[0] = axes;
+        vs_node_save(n, mask);
+        vs_tensor_free(mask);
+    }
+    free(arg);
+    return y;
+}
+
+vs_tensor *vs_max(vs_tensor *x, uint32_t axes, bool keepdim) { return extreme("max", x, axes, keepdim, true); }
+vs_tensor *vs_min(vs_tensor *x, uint32_t axes, bool keepdim) { return extreme("min", x, axes, keepdim, false); }
+
+/* ---- broadcasting and its adjoint ------------------------------------------------------------------ */
+
+static void expand_backward(vs_node *n, vs_tensor *out, vs_tensor *g, vs_tensor **gin)
+{
+    gin[0] = vs_sum_to(g, n->in[0]->ndim, n->in[0]->shape);
+}
+
+vs_tensor *vs_expand(vs_tensor *x, int ndim, const int64_t *shape)
+{
+    if (!x) return NULL;
+    if (ndim < x->ndim || ndim > VS_MAX_DIMS) return vs_op_error("expand", "cannot expand %d dims to %d", x->ndim, ndim);
+    int64_t st[VS_MAX_DIMS];
+    int64_t s = 1;
+    for (int i = ndim - 1; i >= 0; i--) {
+        int ix = x->ndim - ndim + i;
+        int64_t d = ix >= 0 ? x->shape[ix] : 1;
+        if (d != 1 && d != shape[i]) return vs_op_error("expand", "dimension %d of size %lld cannot become %lld", i, (long long)d, (long long)shape[i]);
+        st[i] = d == 1 ? 0 : s;
+        s *= d;
+    }
+    vs_tensor *y = vs_alloc("expand", ndim, shape);
+    if (!y) return NULL;
+    if (y->size > 0) {
+        if (x->size == y->size) {
+            memcpy(y->data, x->data, (size_t)y->size * sizeof(float));
+        } else {
+            int64_t inner = ndim ? shape[ndim - 1] : 1, rows = y->size / inner, idx[VS_MAX_DIMS] = {0}, off = 0;
+            int64_t sin = ndim ? st[ndim - 1] : 0;
+            for (int64_t r = 0; r < rows; r++) {
+                float *q = y->data + r * inner;
+                const float *p = x->data + off;
+                if (sin == 0) {
+                    float v = p[0];
+                    for (int64_t j = 0; j < inner; j++) q[j] = v;
+                } else {
+                    memcpy(q, p, (size_t)inner * sizeof(float));
+                }
+                for (int d = ndim - 2; d >= 0; d--) {
+                    idx[d]++;
+                    off += st[d];
+                    if (idx[d] < shape[d]) break;
+                    off -= st[d] * shape[d];
+                    idx[d] = 0;
+                }
+            }
+        }
+    }
+    vs_record(y, "expand", expand_backward, 1, &x);
+    return y;
+}
+
+vs_tensor *vs_sum_to(vs_tensor *x, int ndim, const int64_t *shape)
+{
+    if (!x) return NULL;
+    if (ndim > x->ndim) return vs_op_error("sum_to", "cannot sum %d dims to %d", x->ndim, ndim);
+    uint32_t axes = 0;
+    int lead = x->ndim - ndim;
+    for (int i = 0; i < x->ndim; i++) {
+        if (i < lead) {
+            axes |= VS_AXIS(i);
+        } else if (shape[i - lead] == 1 && x->shape[i] != 1) {
+            axes |= VS_AXIS(i);
+        } else if (shape[i - lead] != x->shape[i]) {
+            return vs_op_error("sum_to", "dimension %d of size %lld cannot sum to %lld", i, (long long)x->shape[i],
+                               (long long)shape[i - lead]);
+        }
+    }
+    if (!axes) return vs_reshape(x, ndim, shape);
+    return vs_reshape(vs_sum(x, axes, true), ndim, shape);
+}
+
+/* ---- along one axis: logsumexp, softmax, log_softmax ------------------------------------------------ */
+
+/* x seen as [outer, len, inner] around `axis`. */
+static void axis_split(const vs_tensor *x, int axis, int64_t *outer, int64_t *len, int64_t *inner)
+{
+    *outer = 1;
+    *inner = 1;
+    for (int i = 0; i < axis; i++) *outer *= x->shape[i];
+    for (int i = axis + 1; i < x->ndim; i++) *inner *= x->shape[i];
+    *len = x->shape[axis];
+}
+
+typedef enum axis_fn { AX_LSE, AX_SOFTMAX, AX_LOGSOFTMAX } axis_fn;
+
+static void axis_kernel(axis_fn fn, const vs_tensor *x, int axis, float *y)
+{
+    int64_t outer, len, inner;
+    axis_split(x, axis, &outer, &len, &inner);
+    for (int64_t o = 0; o < outer; o++)
+        for (int64_t i = 0; i < inner; i++) {
+            const float *p = x->data + o * len * inner + i;
+            float m = -INFINITY;
+            for (int64_t k = 0; k < len; k++) m = p[k * inner] > m ? p[k * inner] : m;
+            if (isinf(m) && m < 0) m = 0; /* all -inf: avoid inf - inf */
+            double s = 0;
+            for (int64_t k = 0; k < len; k++) s += exp((double)p[k * inner] - m);
+            float lse = m + (float)log(s);
+            if (fn == AX_LSE) {
+                y[o * inner + i] = lse;
+            } else {
+                float *q = y + o * len * inner + i;
+                for (int64_t k = 0; k < len; k++)
+                    q[k * inner] = fn == AX_SOFTMAX ? (float)(exp((double)p[k * inner] - m) / s) : p[k * inner] - lse;
+            }
+        }
+}
+
+static void lse_backward(vs_node *n, vs_tensor *out, vs_tensor *g, vs_tensor **gin)
+{
+    vs_tensor *x = n->in[0];
+    uint32_t ax = VS_AXIS((int)n->i[0]);
+    /* d lse / dx = softmax(x) = e^(x - lse) */
+    vs_tensor *lse = expand_back(out, x, ax);
+    gin[0] = vs_mul(expand_back(g, x, ax), vs_exp(vs_sub(x, lse)));
+}
+
+static void softmax_backward(vs_node *n, vs_tensor *out, vs_tensor *g, vs_tensor **gin)
+{
+    /* y (g - sum(g y)) */
+    gin[0] = vs_mul(out, vs_sub(g, vs_sum(vs_mul(g, out), VS_AXIS((int)n->i[0]), true)));
+}
+
+static void log_softmax_backward(vs_node *n, vs_tensor *out, vs_tensor *g, vs_tensor **gin)
+{
+    /* g - e^y sum(g) */
+    gin[0] = vs_sub(g, vs_mul(vs_exp(out), vs_sum(g, VS_AXIS((int)n->i[0]), true)));
+}
+
+static vs_tensor *along_axis(axis_fn fn, const char *op, vs_tensor *x, int axis, bool keepdim)
+{
+    if (!x) return NULL;
+    int a = vs_norm_axis(op, axis, x->ndim);
+    if (a < 0) return NULL;
+    vs_tensor *y;
+    if (fn == AX_LSE) {
+        int64_t shape[VS_MAX_DIMS];
+        int nd = reduced_shape(x, VS_AXIS(a), keepdim, shape);
+        y = vs_alloc(op, nd, shape);
+    } else {
+        y = vs_alloc(op, x->ndim, x->shape);
+    }
+    if (!y) return NULL;
+    if (x->size > 0) axis_kernel(fn, x, a, y->data);
+    static const vs_backward_fn bws[] = {lse_backward, softmax_backward, log_softmax_backward};
+    vs_node *n = vs_record(y, op, bws[fn], 1, &x);
+    if (n) n->i[0] = a;
+    return y;
+}
+
+vs_tensor *vs_logsumexp(vs_tensor *x, int axis, bool keepdim) { return along_axis(AX_LSE, "logsumexp", x, axis, keepdim); }
+vs_tensor *vs_softmax(vs_tensor *x, int axis) { return along_axis(AX_SOFTMAX, "softmax", x, axis, true); }
+vs_tensor *vs_log_softmax(vs_tensor *x, int axis) { return along_axis(AX_LOGSOFTMAX, "log_softmax", x, axis, true); }

@@ -1,0 +1,408 @@
+/* tensor.c - tensor storage, reference counts, ownership scopes and creation functions.
+ * Differentiation lives in graph.c; the ops in ops_*.c. */
+#include "autograd/internal.h"
+
+#include <stdarg.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static atomic_llong live_tensors;
+
+int64_t vs_live_tensors(void) { return (int64_t)atomic_load(&live_tensors); }
+
+/* ---- errors --------------------------------------------------------------------------------- */
+
+vs_tensor *vs_op_error(const char *op, const char *fmt, ...)
+{
+    char msg[VS_ERROR_MSG_MAX];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    vs_set_last_error(VS_ERR_SHAPE, "%s: %s", op, msg);
+    return NULL;
+}
+
+bool vs_any_null(int n, ...)
+{
+    va_list ap;
+    bool any = false;
+    va_start(ap, n);
+    for (int i = 0; i < n; i++)
+        if (va_arg(ap, const vs_tensor *) == NULL) any = true;
+    va_end(ap);
+    return any;
+}
+
+int vs_norm_axis(const char *op, int axis, int ndim)
+{
+    int a = axis < 0 ? axis + ndim : axis;
+    if (a < 0 || a >= ndim) {
+        vs_op_error(op, "axis %d out of range for a %d-d tensor", axis, ndim);
+        return -1;
+    }
+    return a;
+}
+
+/* ---- scopes --------------------------------------------------------------------------------- */
+
+#define VS_MAX_SCOPES 64
+
+typedef struct scope_list {
+    vs_tensor **items;
+    int64_t n, cap;
+} scope_list;
+
+static _Thread_local scope_list scopes[VS_MAX_SCOPES];
+static _Thread_local int scope_depth;
+
+int vs_scope_depth(void) { return scope_depth; }
+
+static void scope_push(int depth, vs_tensor *t)
+{
+    scope_list *s = &scopes[depth - 1];
+    if (s->n == s->cap) {
+        int64_t cap = s->cap ? s->cap * 2 : 256;
+        vs_tensor **items = realloc(s->items, (size_t)cap * sizeof *items);
+        if (!items) {
+            /* Cannot record ownership: leave it to the caller rather than lose it. */
+            t->scope_depth = 0;
+            return;
+        }
+        s->items = items;
+        s->cap = cap;
+    }
+    t->scope_depth = depth;
+    t->scope_slot = s->n;
+    s->items[s->n++] = t;
+}
+
+static void scope_remove(vs_tensor *t)
+{
+    if (t->scope_depth > 0) {
+        scope_list *s = &scopes[t->scope_depth - 1];
+        if (t->scope_slot < s->n && s->items[t->scope_slot] == t) s->items[t->scope_slot] = NULL;
+        t->scope_depth = 0;
+    }
+}
+
+void vs_scope_begin(void)
+{
+    if (scope_depth == VS_MAX_SCOPES) {
+        vs_set_last_error(VS_ERR_STATE, "vs_scope_begin: more than %d nested scopes", VS_MAX_SCOPES);
+        scope_depth++; /* keep begin/end balanced; tensors go to the deepest real scope */
+        return;
+    }
+    scope_depth++;
+    scopes[scope_depth - 1].n = 0;
+}
+
+void vs_scope_end(void)
+{
+    if (scope_depth == 0) return;
+    if (scope_depth > VS_MAX_SCOPES) {
+        scope_depth--;
+        return;
+    }
+    scope_list *s = &scopes[scope_depth - 1];
+    /* Releasing may create nothing new, but keep the index stable while we walk. */
+    for (int64_t k = 0; k < s->n; k++) {
+        vs_tensor *t = s->items[k];
+        if (t) {
+            s->items[k] = NULL;
+            t->scope_depth = 0;
+            vs_release(t);
+        }
+    }
+    s->n = 0;
+    scope_depth--;
+    if (scope_depth == 0) {
+        /* Give memory back when the outermost scope closes; inner scopes keep their lists warm. */
+        for (int i = 0; i < VS_MAX_SCOPES && scopes[i].cap; i++) {
+            free(scopes[i].items);
+            scopes[i].items = NULL;
+            scopes[i].cap = 0;
+        }
+    }
+}
+
+vs_tensor *vs_keep(vs_tensor *t)
+{
+    if (!t || t->scope_depth == 0) return t;
+    int d = t->scope_depth;
+    scope_remove(t);
+    if (d > 1) scope_push(d - 1, t);
+    return t;
+}
+
+/* Give a new reference to the current owner (the innermost scope, or the caller). */
+static void adopt(vs_tensor *t)
+{
+    int d = scope_depth > VS_MAX_SCOPES ? VS_MAX_SCOPES : scope_depth;
+    if (d > 0)
+        scope_push(d, t);
+    else
+        t->scope_depth = 0;
+}
+
+/* ---- storage and lifetime --------------------------------------------------------------------- */
+
+static vs_buffer *buffer_new(size_t n)
+{
+    vs_buffer *b = malloc(sizeof *b);
+    if (!b) return NULL;
+    size_t bytes;
+    if (!vs_size_mul(n ? n : 1, sizeof(float), &bytes) || bytes > SIZE_MAX - 64) {
+        free(b);
+        return NULL;
+    }
+    bytes = (bytes + 63) & ~(size_t)63; /* aligned_alloc wants a multiple of the alignment */
+    b->data = aligned_alloc(64, bytes);
+    if (!b->data) {
+        free(b);
+        return NULL;
+    }
+    b->refs = 1;
+    return b;
+}
+
+static void buffer_release(vs_buffer *b)
+{
+    if (b && --b->refs == 0) {
+        free(b->data);
+        free(b);
+    }
+}
+
+static bool shape_size(const char *op, int ndim, const int64_t *shape, int64_t *size)
+{
+    if (ndim < 0 || ndim > VS_MAX_DIMS) {
+        vs_op_error(op, "%d dimensions (at most %d supported)", ndim, VS_MAX_DIMS);
+        return false;
+    }
+    size_t n = 1;
+    for (int i = 0; i < ndim; i++) {
+        if (shape[i] < 0) {
+            vs_op_error(op, "negative size %lld in dimension %d", (long long)shape[i], i);
+            return false;
+        }
+        if (!vs_size_mul(n, (size_t)shape[i], &n) || n > (size_t)INT64_MAX / 4) {
+            vs_set_last_error(VS_ERR_NOMEM, "%s: shape too large", op);
+            return false;
+        }
+    }
+    *size = (int64_t)n;
+    return true;
+}
+
+static vs_tensor *tensor_shell(int ndim, const int64_t *shape, int64_t size)
+{
+    vs_tensor *t = calloc(1, sizeof *t);
+    if (!t) return NULL;
+    t->ndim = ndim;
+    for (int i = 0; i < ndim; i++) t->shape[i] = shape[i];
+    t->size = size;
+    t->refs = 1;
+    atomic_fetch_add(&live_tensors, 1);
+    return t;
+}
+
+vs_tensor *vs_alloc(const char *op, int ndim, const int64_t *shape)
+{
+    int64_t size;
+    if (!shape_size(op, ndim, shape, &size)) return NULL;
+    vs_tensor *t = tensor_shell(ndim, shape, size);
+    if (!t) {
+        vs_set_last_error(VS_ERR_NOMEM, "%s: out of memory", op);
+        return NULL;
+    }
+    t->buf = buffer_new((size_t)size);
+    if (!t->buf) {
+        free(t);
+        atomic_fetch_sub(&live_tensors, 1);
+        vs_set_last_error(VS_ERR_NOMEM, "%s: out of memory for %lld floats", op, (long long)size);
+        return NULL;
+    }
+    t->data = t->buf->data;
+    adopt(t);
+    return t;
+}
+
+vs_tensor *vs_view(vs_tensor *src, int ndim, const int64_t *shape)
+{
+    int64_t size;
+    if (!shape_size("view", ndim, shape, &size)) return NULL;
+    if (size != src->size) return vs_op_error("view", "size %lld does not match %lld", (long long)size, (long long)src->size);
+    vs_tensor *t = tensor_shell(ndim, shape, size);
+    if (!t) {
+        vs_set_last_error(VS_ERR_NOMEM, "view: out of memory");
+        return NULL;
+    }
+    t->buf = src->buf;
+    t->buf->refs++;
+    t->data = src->data;
+    adopt(t);
+    return t;
+}
+
+void vs_retain(vs_tensor *t)
+{
+    if (t) t->refs++;
+}
+
+#define VS_RELEASE_LOCAL 64
+
+static void push_release(vs_tensor *t, vs_tensor ***stack, int64_t *sn, int64_t *scap)
+{
+    if (!t) return;
+    if (*sn == *scap) {
+        int64_t cap = *scap * 2;
+        vs_tensor **ns = malloc((size_t)cap * sizeof *ns);
+        if (!ns) {
+            vs_release(t); /* fall back to recursion rather than leak */
+            return;
+        }
+        memcpy(ns, *stack, (size_t)*sn * sizeof *ns);
+        if (*scap > VS_RELEASE_LOCAL) free(*stack); /* the first array is on the caller's stack */
+        *stack = ns;
+        *scap = cap;
+    }
+    (*stack)[(*sn)++] = t;
+}
+
+static void node_free_into(vs_node *n, vs_tensor ***stack, int64_t *sn, int64_t *scap)
+{
+    for (int i = 0; i < n->n_in; i++) push_release(n->in[i], stack, sn, scap);
+    push_release(n->saved, stack, sn, scap);
+    if (n->in != n->inline_in) free(n->in);
+    free(n->extra);
+    free(n);
+}
+
+/* Iterative release: dropping the last reference to a long graph must not recurse once per node. */
+void vs_release(vs_tensor *t)
+{
+    if (!t) return;
+    vs_tensor *local[VS_RELEASE_LOCAL];
+    vs_tensor **stack = local;
+    int64_t sn = 0, scap = VS_RELEASE_LOCAL;
+    stack[sn++] = t;
+    while (sn > 0) {
+        vs_tensor *x = stack[--sn];
+        if (--x->refs > 0) continue;
+        if (x->node) node_free_into(x->node, &stack, &sn, &scap);
+        push_release(x->grad, &stack, &sn, &scap);
+        push_release(x->acc, &stack, &sn, &scap);
+        buffer_release(x->buf);
+        free(x);
+        atomic_fetch_sub(&live_tensors, 1);
+    }
+    if (scap > VS_RELEASE_LOCAL) free(stack);
+}
+
+void vs_tensor_free(vs_tensor *t)
+{
+    if (!t) return;
+    scope_remove(t);
+    vs_release(t);
+}
+
+/* ---- creation ------------------------------------------------------------------------------- */
+
+vs_tensor *vs_tensor_new(int ndim, const int64_t *shape) { return vs_alloc("vs_tensor_new", ndim, shape); }
+
+vs_tensor *vs_tensor_full(int ndim, const int64_t *shape, float v)
+{
+    vs_tensor *t = vs_alloc("vs_tensor_full", ndim, shape);
+    if (t)
+        for (int64_t i = 0; i < t->size; i++) t->data[i] = v;
+    return t;
+}
+
+vs_tensor *vs_tensor_zeros(int ndim, const int64_t *shape)
+{
+    vs_tensor *t = vs_alloc("vs_tensor_zeros", ndim, shape);
+    if (t) memset(t->data, 0, (size_t)t->size * sizeof(float));
+    return t;
+}
+
+vs_tensor *vs_tensor_from(int ndim, const int64_t *shape, const float *data)
+{
+    vs_tensor *t = vs_alloc("vs_tensor_from", ndim, shape);
+    if (t && t->size) memcpy(t->data, data, (size_t)t->size * sizeof(float));
+    return t;
+}
+
+vs_tensor *vs_scalar(float v) { return vs_tensor_full(0, NULL, v); }
+
+vs_tensor *vs_tensor_rand(int ndim, const int64_t *shape, vs_rng *r, float lo, float hi)
+{
+    vs_tensor *t = vs_alloc("vs_tensor_rand", ndim, shape);
+    if (t)
+        for (int64_t i = 0; i < t->size; i++) t->data[i] = lo + (hi - lo) * vs_rng_uniformf(r);
+    return t;
+}
+
+vs_tensor *vs_tensor_randn(int ndim, const int64_t *shape, vs_rng *r, float mean, float std)
+{
+    vs_tensor *t = vs_alloc("vs_tensor_randn", ndim, shape);
+    if (t)
+        for (int64_t i = 0; i < t->size; i++) t->data[i] = mean + std * (float)vs_rng_normal(r);
+    return t;
+}
+
+vs_tensor *vs_zeros_like(const vs_tensor *t) { return t ? vs_tensor_zeros(t->ndim, t->shape) : NULL; }
+
+vs_tensor *vs_ones_like(const vs_tensor *t) { return t ? vs_tensor_full(t->ndim, t->shape, 1.0f) : NULL; }
+
+vs_tensor *vs_copy(const vs_tensor *t) { return t ? vs_tensor_from(t->ndim, t->shape, t->data) : NULL; }
+
+vs_tensor *vs_detach(vs_tensor *t) { return t ? vs_view(t, t->ndim, t->shape) : NULL; }
+
+/* ---- helpers ---------------------------------------------------------------------------------- */
+
+bool vs_same_shape(const vs_tensor *a, const vs_tensor *b)
+{
+    if (a->ndim != b->ndim) return false;
+    for (int i = 0; i < a->ndim; i++)
+        if (a->shape[i] != b->shape[i]) return false;
+    return true;
+}
+
+int vs_shape_str(const vs_tensor *t, char *buf, int n)
+{
+    int k = snprintf(buf, (size_t)n, "[");
+    for (int i = 0; i < t->ndim && k < n; i++) k += snprintf(buf + k, (size_t)(n - k), i ? ",%lld" : "%lld", (long long)t->shape[i]);
+    if (k < n) k += snprintf(buf + k, (size_t)(n - k), "]");
+    return k;
+}
+
+float vs_item(const vs_tensor *t)
+{
+    if (!t || t->size != 1) {
+        vs_set_last_error(VS_ERR_SHAPE, "vs_item: tensor has %lld elements, expected 1", t ? (long long)t->size : 0LL);
+        return 0.0f / 0.0f;
+    }
+    return t->data[0];
+}
+
+bool vs_broadcast_shape(const char *op, const vs_tensor *a, const vs_tensor *b, int *ndim, int64_t *shape)
+{
+    int n = a->ndim > b->ndim ? a->ndim : b->ndim;
+    for (int i = 0; i < n; i++) {
+        int ia = a->ndim - n + i, ib = b->ndim - n + i;
+        int64_t da = ia >= 0 ? a->shape[ia] : 1, db = ib >= 0 ? b->shape[ib] : 1;
+        if (da != db && da != 1 && db != 1) {
+            char sa[96], sb[96];
+            vs_shape_str(a, sa, sizeof sa);
+            vs_shape_str(b, sb, sizeof sb);
+            vs_op_error(op, "shapes %s and %s do not broadcast", sa, sb);
+            return false;
+        }
+        shape[i] = da == 1 ? db : da;
+    }
+    *ndim = n;
+    return true;
+}

@@ -1,0 +1,1 @@
+# nn/layers.mk: layers, module tree, initialisers, optimizers, architectures.
