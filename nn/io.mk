@@ -1,12 +1,18 @@
-# nn/io.mk: JSON, .npy and safetensors files.
-versusinclude_HEADERS += include/versus/json.h
+# nn/io.mk: JSON, .npy and safetensors files (and their tests and fuzz target).
+versusinclude_HEADERS += include/versus/json.h include/versus/npy.h include/versus/safetensors.h
 noinst_HEADERS += nn/io_util.h
-libversus_la_SOURCES += nn/io_util.c nn/json.c nn/json_parse.c nn/json_write.c
+libversus_la_SOURCES += nn/io_util.c nn/json.c nn/json_parse.c nn/json_write.c nn/npy.c nn/safetensors.c
 
 if HAVE_CHECK
-check_PROGRAMS += tests/test_json
-TESTS += tests/test_json
+check_PROGRAMS += tests/test_json tests/test_npy tests/test_safetensors
+TESTS += tests/test_json tests/test_npy tests/test_safetensors
 tests_test_json_SOURCES = tests/test_json.c
 tests_test_json_CFLAGS = $(TEST_CFLAGS)
 tests_test_json_LDADD = $(TEST_LIBS)
+tests_test_npy_SOURCES = tests/test_npy.c
+tests_test_npy_CFLAGS = $(TEST_CFLAGS)
+tests_test_npy_LDADD = $(TEST_LIBS)
+tests_test_safetensors_SOURCES = tests/test_safetensors.c
+tests_test_safetensors_CFLAGS = $(TEST_CFLAGS)
+tests_test_safetensors_LDADD = $(TEST_LIBS)
 endif

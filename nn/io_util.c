@@ -17,7 +17,7 @@ static const char *errno_text(int e, char *buf, size_t n)
     return buf;
 }
 
-static vs_status io_fail(vs_error *err, const char *path, const char *what, int e)
+vs_status vs_io_fail(vs_error *err, const char *path, const char *what, int e)
 {
     char eb[128];
     return vs_error_set(err, VS_ERR_IO, "%s: cannot %s: %s", path, what, errno_text(e, eb, sizeof eb));
@@ -28,12 +28,12 @@ vs_status vs_io_read_file(const char *path, size_t max, unsigned char **buf, siz
     *buf = NULL;
     *len = 0;
     int fd = open(path, O_RDONLY);
-    if (fd < 0) return io_fail(err, path, "open", errno);
+    if (fd < 0) return vs_io_fail(err, path, "open", errno);
     struct stat st;
     if (fstat(fd, &st) != 0) {
         int e = errno;
         close(fd);
-        return io_fail(err, path, "stat", e);
+        return vs_io_fail(err, path, "stat", e);
     }
     if (S_ISDIR(st.st_mode)) {
         close(fd);
@@ -78,7 +78,7 @@ vs_status vs_io_read_file(const char *path, size_t max, unsigned char **buf, siz
             int e = errno;
             free(b);
             close(fd);
-            return io_fail(err, path, "read", e);
+            return vs_io_fail(err, path, "read", e);
         }
         if (r == 0) break;
         n += (size_t)r;
@@ -109,7 +109,7 @@ vs_status vs_io_atomic_open(vs_io_atomic *a, const char *path, vs_error *err)
         int e = errno;
         free(a->tmp);
         a->tmp = NULL;
-        return io_fail(err, path, "create a temporary file beside it", e);
+        return vs_io_fail(err, path, "create a temporary file beside it", e);
     }
     /* mkstemp makes the file 0600; a model or array is an ordinary shareable file. */
     (void)fchmod(a->fd, 0644);
@@ -137,7 +137,7 @@ vs_status vs_io_atomic_write(vs_io_atomic *a, const void *data, size_t n, vs_err
             if (errno == EINTR) continue;
             int e = errno;
             vs_io_atomic_abort(a);
-            return io_fail(err, a->path, "write", e);
+            return vs_io_fail(err, a->path, "write", e);
         }
         p += w;
         n -= (size_t)w;
@@ -164,19 +164,19 @@ vs_status vs_io_atomic_commit(vs_io_atomic *a, vs_error *err)
     if (fsync(a->fd) != 0) {
         int e = errno;
         vs_io_atomic_abort(a);
-        return io_fail(err, a->path, "flush to disk", e);
+        return vs_io_fail(err, a->path, "flush to disk", e);
     }
     int rc = close(a->fd);
     a->fd = -1;
     if (rc != 0) {
         int e = errno;
         vs_io_atomic_abort(a);
-        return io_fail(err, a->path, "close", e);
+        return vs_io_fail(err, a->path, "close", e);
     }
     if (rename(a->tmp, a->path) != 0) {
         int e = errno;
         vs_io_atomic_abort(a);
-        return io_fail(err, a->path, "replace", e);
+        return vs_io_fail(err, a->path, "replace", e);
     }
     free(a->tmp);
     a->tmp = NULL;
@@ -215,6 +215,45 @@ size_t vs_io_utf8_len(const unsigned char *q, const unsigned char *end)
     for (size_t i = 2; i < n; i++)
         if ((q[i] & 0xC0) != 0x80) return 0;
     return n;
+}
+
+vs_status vs_io_sink_put(vs_io_sink *k, const void *data, size_t n, vs_error *err)
+{
+    if (k->file) return vs_io_atomic_write(k->file, data, n, err);
+    if (n) memcpy(k->mem + k->pos, data, n);
+    k->pos += n;
+    return VS_OK;
+}
+
+#define SINK_STAGE 16384
+
+/* n items of item bytes each, stored by put(stage + item * i, index). */
+static vs_status sink_items(vs_io_sink *k, size_t n, size_t item, const void *src,
+                            void (*put)(unsigned char *, const void *, size_t), vs_error *err)
+{
+    unsigned char stage[SINK_STAGE];
+    size_t per = SINK_STAGE / item;
+    vs_status s = VS_OK;
+    for (size_t done = 0; done < n && !s;) {
+        size_t m = n - done < per ? n - done : per;
+        for (size_t i = 0; i < m; i++) put(stage + item * i, src, done + i);
+        s = vs_io_sink_put(k, stage, m * item, err);
+        done += m;
+    }
+    return s;
+}
+
+static void put_f32(unsigned char *p, const void *src, size_t i) { vs_put_le32(p, vs_f32_bits(((const float *)src)[i])); }
+static void put_i64(unsigned char *p, const void *src, size_t i) { vs_put_le64(p, (uint64_t)((const int64_t *)src)[i]); }
+
+vs_status vs_io_sink_f32le(vs_io_sink *k, const float *x, size_t n, vs_error *err)
+{
+    return sink_items(k, n, 4, x, put_f32, err);
+}
+
+vs_status vs_io_sink_i64le(vs_io_sink *k, const int64_t *x, size_t n, vs_error *err)
+{
+    return sink_items(k, n, 8, x, put_i64, err);
 }
 
 static pthread_once_t c_locale_once = PTHREAD_ONCE_INIT;

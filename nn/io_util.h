@@ -16,6 +16,9 @@
  * *len).  Files larger than max bytes are refused with a message naming path and max. */
 vs_status vs_io_read_file(const char *path, size_t max, unsigned char **buf, size_t *len, vs_error *err);
 
+/* err = VS_ERR_IO "<path>: cannot <what>: <strerror(e)>"; returns VS_ERR_IO. */
+vs_status vs_io_fail(vs_error *err, const char *path, const char *what, int e);
+
 /* Replace a file atomically: data goes to a temporary file in the same directory, which is
  * fsync'ed and renamed over path only by vs_io_atomic_commit().  Any failure (or an abort)
  * removes the temporary file, so path keeps its old contents. */
@@ -26,11 +29,24 @@ typedef struct vs_io_atomic {
 } vs_io_atomic;
 
 vs_status vs_io_atomic_open(vs_io_atomic *a, const char *path, vs_error *err);
+/* On failure the temporary file is already removed (a later abort is harmless). */
 vs_status vs_io_atomic_write(vs_io_atomic *a, const void *data, size_t n, vs_error *err);
 vs_status vs_io_atomic_commit(vs_io_atomic *a, vs_error *err); /* closes a whatever happens */
 void vs_io_atomic_abort(vs_io_atomic *a);                      /* removes the temporary file */
 /* Open, write one buffer, commit. */
 vs_status vs_io_write_file(const char *path, const void *data, size_t n, vs_error *err);
+
+/* Where encoded bytes go: an open atomic file, or a memory buffer large enough for them. */
+typedef struct vs_io_sink {
+    vs_io_atomic *file;
+    unsigned char *mem;
+    size_t pos;
+} vs_io_sink;
+
+vs_status vs_io_sink_put(vs_io_sink *k, const void *data, size_t n, vs_error *err);
+/* x[0..n) as little-endian float32 / int64, converted through a small staging buffer. */
+vs_status vs_io_sink_f32le(vs_io_sink *k, const float *x, size_t n, vs_error *err);
+vs_status vs_io_sink_i64le(vs_io_sink *k, const int64_t *x, size_t n, vs_error *err);
 
 /* Run number parsing/formatting in the "C" locale on this thread whatever setlocale() says:
  * vs_io_c_locale_begin() returns the previous locale to hand to vs_io_c_locale_end(). */
