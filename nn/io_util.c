@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -39,16 +40,15 @@ vs_status vs_io_read_file(const char *path, size_t max, unsigned char **buf, siz
         close(fd);
         return vs_error_set(err, VS_ERR_IO, "%s: is a directory, expected a file", path);
     }
-    /* Regular files: allocate once from the size; pipes and devices: grow as data arrives. */
-    size_t cap = 65536;
-    if (S_ISREG(st.st_mode)) {
-        if ((uintmax_t)st.st_size > max) {
-            close(fd);
-            return vs_error_set(err, VS_ERR_FORMAT, "%s: file is %jd bytes, more than the %zu this reader accepts",
-                                path, (intmax_t)st.st_size, max);
-        }
-        cap = (size_t)st.st_size + 1;
+    /* Regular files: one allocation of the stat'ed size, read to that size; pipes, devices and files
+     * that claim size 0 (/proc): grow as data arrives. */
+    bool regular = S_ISREG(st.st_mode) && st.st_size > 0;
+    if (regular && (uintmax_t)st.st_size > max) {
+        close(fd);
+        return vs_error_set(err, VS_ERR_FORMAT, "%s: file is %jd bytes, more than the %zu this reader accepts", path,
+                            (intmax_t)st.st_size, max);
     }
+    size_t cap = regular ? (size_t)st.st_size + 1 : 65536;
     unsigned char *b = malloc(cap);
     if (!b) {
         close(fd);
@@ -56,7 +56,8 @@ vs_status vs_io_read_file(const char *path, size_t max, unsigned char **buf, siz
     }
     size_t n = 0;
     for (;;) {
-        if (n + 1 >= cap) {
+        if (regular && n + 1 == cap) break;
+        if (!regular && n + 1 >= cap) {
             if (cap > max) {
                 free(b);
                 close(fd);

@@ -48,6 +48,10 @@ static void sb_newline(sbuf *b, int indent, int level)
  * float32 when the value is one, else as a double. */
 static void format_double(double v, char *buf, size_t n)
 {
+    if (v == 0 && signbit(v)) {
+        snprintf(buf, n, "-0.0"); /* "-0" would read back as the integer 0 */
+        return;
+    }
     float f = (float)v;
     bool is_float = (double)f == v;
     int max = is_float ? 9 : 17;

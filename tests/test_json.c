@@ -321,6 +321,12 @@ START_TEST(test_build_and_write)
     ck_assert_int_eq(vs_json_write(bad, 0, &out, NULL, &e), VS_ERR_FORMAT);
     ck_assert_ptr_nonnull(strstr(e.msg, "invalid UTF-8"));
     vs_json_free(bad);
+    /* a negative zero double stays a double (found by fuzz_modelio: "-0" reads back as the integer 0) */
+    vs_json *z = parse_ok("[-1e-400, -0]");
+    s = write_str(z, 0);
+    ck_assert_str_eq(s, "[-0.0,0]");
+    free(s);
+    vs_json_free(z);
     /* every float32 survives write -> parse exactly */
     vs_json *arr = vs_json_new_array();
     uint32_t bits = 0x3f800001u;

@@ -6,6 +6,8 @@
 
 #include <math.h>
 #include <stdint.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
 
 /* np.save("x.npy", np.array([[1, -2, 0.5], [3.25, -0.125, 100]], dtype=np.float32)) writes: the
  * 10-byte preamble (magic, version 1.0, header length 118), the dict padded with spaces to 128
@@ -363,6 +365,37 @@ START_TEST(test_malformed)
 }
 END_TEST
 
+/* A pipe has no size until it has been read: the reader takes it whole, then checks it. */
+START_TEST(test_fifo)
+{
+    char path[512];
+    io_tmp_path(path, sizeof path, "npy_fifo");
+    unlink(path);
+    ck_assert_int_eq(mkfifo(path, 0600), 0);
+    pid_t child = fork();
+    ck_assert_int_ge(child, 0);
+    if (child == 0) {
+        unsigned char b[152];
+        size_t n = fixture(b);
+        FILE *f = fopen(path, "wb");
+        if (f) {
+            fwrite(b, 1, n, f);
+            fclose(f);
+        }
+        _exit(0);
+    }
+    vs_tensor *t = NULL;
+    vs_error e;
+    vs_status s = vs_npy_read(path, &t, &e);
+    waitpid(child, NULL, 0);
+    unlink(path);
+    ck_assert_msg(s == VS_OK, "%s", e.msg);
+    ck_assert_int_eq(t->size, 6);
+    for (int i = 0; i < 6; i++) ck_assert(t->data[i] == fixture_values[i]);
+    vs_tensor_free(t);
+}
+END_TEST
+
 static Suite *npy_suite(void)
 {
     Suite *s = suite_create("npy");
@@ -371,6 +404,7 @@ static Suite *npy_suite(void)
     tcase_add_test(tc, test_header_variants);
     tcase_add_test(tc, test_conversions);
     tcase_add_test(tc, test_malformed);
+    tcase_add_test(tc, test_fifo);
     tc = vs_tcase(s, "write", 20);
     tcase_add_test(tc, test_round_trip_files);
     return s;
