@@ -30,6 +30,13 @@ vs_status vs_io_read_file(const char *path, size_t max, unsigned char **buf, siz
     *len = 0;
     int fd = open(path, O_RDONLY);
     if (fd < 0) return vs_io_fail(err, path, "open", errno);
+    return vs_io_read_fd(fd, path, max, buf, len, err);
+}
+
+vs_status vs_io_read_fd(int fd, const char *path, size_t max, unsigned char **buf, size_t *len, vs_error *err)
+{
+    *buf = NULL;
+    *len = 0;
     struct stat st;
     if (fstat(fd, &st) != 0) {
         int e = errno;
@@ -255,6 +262,32 @@ vs_status vs_io_sink_f32le(vs_io_sink *k, const float *x, size_t n, vs_error *er
 vs_status vs_io_sink_i64le(vs_io_sink *k, const int64_t *x, size_t n, vs_error *err)
 {
     return sink_items(k, n, 8, x, put_i64, err);
+}
+
+void vs_io_decode_f32(vs_io_dtype t, const unsigned char *p, size_t n, float *out)
+{
+    for (size_t i = 0; i < n; i++) {
+        switch (t) {
+        case VS_IO_F32: out[i] = vs_bits_f32(vs_le32(p + 4 * i)); break;
+        case VS_IO_F64: out[i] = (float)vs_bits_f64(vs_le64(p + 8 * i)); break;
+        case VS_IO_F16: out[i] = vs_f16_to_f32(vs_le16(p + 2 * i)); break;
+        case VS_IO_BF16: out[i] = vs_bf16_to_f32(vs_le16(p + 2 * i)); break;
+        case VS_IO_I64: out[i] = (float)(int64_t)vs_le64(p + 8 * i); break;
+        case VS_IO_I32: out[i] = (float)(int32_t)vs_le32(p + 4 * i); break;
+        case VS_IO_U8: out[i] = (float)p[i]; break;
+        case VS_IO_BOOL: out[i] = p[i] ? 1.0f : 0.0f; break;
+        }
+    }
+}
+
+vs_status vs_io_prefix_path(vs_error *err, vs_status s, const char *path)
+{
+    if (err) {
+        char msg[VS_ERROR_MSG_MAX];
+        snprintf(msg, sizeof msg, "%s", err->msg);
+        vs_error_set(err, s, "%s: %s", path, msg);
+    }
+    return s;
 }
 
 static pthread_once_t c_locale_once = PTHREAD_ONCE_INIT;

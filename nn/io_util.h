@@ -15,6 +15,8 @@
 /* Read all of path into a new malloc'd buffer (one extra NUL byte after the data, not counted in
  * *len).  Files larger than max bytes are refused with a message naming path and max. */
 vs_status vs_io_read_file(const char *path, size_t max, unsigned char **buf, size_t *len, vs_error *err);
+/* The same from an open descriptor (closed before returning); path names it in messages. */
+vs_status vs_io_read_fd(int fd, const char *path, size_t max, unsigned char **buf, size_t *len, vs_error *err);
 
 /* err = VS_ERR_IO "<path>: cannot <what>: <strerror(e)>"; returns VS_ERR_IO. */
 vs_status vs_io_fail(vs_error *err, const char *path, const char *what, int e);
@@ -47,6 +49,14 @@ vs_status vs_io_sink_put(vs_io_sink *k, const void *data, size_t n, vs_error *er
 /* x[0..n) as little-endian float32 / int64, converted through a small staging buffer. */
 vs_status vs_io_sink_f32le(vs_io_sink *k, const float *x, size_t n, vs_error *err);
 vs_status vs_io_sink_i64le(vs_io_sink *k, const int64_t *x, size_t n, vs_error *err);
+
+/* Element types found in .npy and safetensors files, as stored (little-endian). */
+typedef enum vs_io_dtype { VS_IO_F32, VS_IO_F64, VS_IO_F16, VS_IO_BF16, VS_IO_I64, VS_IO_I32, VS_IO_U8, VS_IO_BOOL } vs_io_dtype;
+/* out[i] = float32 value of element i of the n elements at p. */
+void vs_io_decode_f32(vs_io_dtype t, const unsigned char *p, size_t n, float *out);
+
+/* Put "<path>: " in front of err's message (after a failure reported without the path); returns s. */
+vs_status vs_io_prefix_path(vs_error *err, vs_status s, const char *path);
 
 /* Run number parsing/formatting in the "C" locale on this thread whatever setlocale() says:
  * vs_io_c_locale_begin() returns the previous locale to hand to vs_io_c_locale_end(). */

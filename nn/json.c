@@ -398,12 +398,8 @@ vs_status vs_json_opt_int(const vs_json *obj, const char *key, int64_t lo, int64
 {
     const vs_json *v;
     vs_status s = member(obj, key, false, &v, err);
-    if (s) return s;
-    if (!v) {
-        *out = def;
-        return VS_OK;
-    }
-    return int_at(v, key, lo, hi, out, err);
+    if (!s && !v) *out = def;
+    return s || !v ? s : int_at(v, key, lo, hi, out, err);
 }
 
 vs_status vs_json_opt_double(const vs_json *obj, const char *key, double lo, double hi, double def, double *out,
@@ -411,34 +407,22 @@ vs_status vs_json_opt_double(const vs_json *obj, const char *key, double lo, dou
 {
     const vs_json *v;
     vs_status s = member(obj, key, false, &v, err);
-    if (s) return s;
-    if (!v) {
-        *out = def;
-        return VS_OK;
-    }
-    return double_at(v, key, lo, hi, out, err);
+    if (!s && !v) *out = def;
+    return s || !v ? s : double_at(v, key, lo, hi, out, err);
 }
 
 vs_status vs_json_opt_bool(const vs_json *obj, const char *key, bool def, bool *out, vs_error *err)
 {
     const vs_json *v;
     vs_status s = member(obj, key, false, &v, err);
-    if (s) return s;
-    if (!v) {
-        *out = def;
-        return VS_OK;
-    }
-    return bool_at(v, key, out, err);
+    if (!s && !v) *out = def;
+    return s || !v ? s : bool_at(v, key, out, err);
 }
 
 vs_status vs_json_opt_str(const vs_json *obj, const char *key, const char *def, const char **out, vs_error *err)
 {
     const vs_json *v;
     vs_status s = member(obj, key, false, &v, err);
-    if (s) return s;
-    if (!v) {
-        *out = def;
-        return VS_OK;
-    }
-    return str_at(v, key, out, err);
+    if (!s && !v) *out = def;
+    return s || !v ? s : str_at(v, key, out, err);
 }

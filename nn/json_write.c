@@ -180,14 +180,7 @@ vs_status vs_json_write_file(const char *path, const vs_json *node, vs_error *er
     char *text;
     size_t n;
     vs_status s = vs_json_write(node, 2, &text, &n, err);
-    if (s) {
-        if (err) {
-            char msg[VS_ERROR_MSG_MAX];
-            snprintf(msg, sizeof msg, "%s", err->msg);
-            vs_error_set(err, s, "%s: %s", path, msg);
-        }
-        return s;
-    }
+    if (s) return vs_io_prefix_path(err, s, path);
     text[n] = '\n'; /* the NUL's place: the file ends with a newline */
     s = vs_io_write_file(path, text, n + 1, err);
     free(text);

@@ -23,19 +23,18 @@
 #define NPY_STAGE 65536 /* bytes converted per chunk */
 #define NPY_ALIGN 64    /* numpy pads the header so the data starts on this boundary */
 
-typedef enum npy_dtype { NPY_F4, NPY_F8, NPY_I8, NPY_I4, NPY_U1, NPY_B1 } npy_dtype;
-
+/* The dtypes read: code after the byte-order character, element type, size. */
 static const struct {
     const char *code;
-    npy_dtype dtype;
+    vs_io_dtype dtype;
     size_t size;
-} npy_types[] = {{"f4", NPY_F4, 4}, {"f8", NPY_F8, 8}, {"i8", NPY_I8, 8},
-                 {"i4", NPY_I4, 4}, {"u1", NPY_U1, 1}, {"b1", NPY_B1, 1}};
+} npy_types[] = {{"f4", VS_IO_F32, 4}, {"f8", VS_IO_F64, 8}, {"i8", VS_IO_I64, 8},
+                 {"i4", VS_IO_I32, 4}, {"u1", VS_IO_U8, 1},  {"b1", VS_IO_BOOL, 1}};
 
 #define NPY_SUPPORTED "'<f4', '<f8', '<i8', '<i4', '|u1', '|b1'"
 
 typedef struct npy_header {
-    npy_dtype dtype;
+    vs_io_dtype dtype;
     size_t itemsize;
     char descr[24];
     bool fortran;
@@ -339,32 +338,18 @@ static vs_status read_header(npy_src *src, npy_header *hd, vs_error *err)
 
 /* ---- data conversion ----------------------------------------------------------------------------- */
 
-static void to_f32(npy_dtype dt, const unsigned char *p, size_t n, float *out)
-{
-    for (size_t i = 0; i < n; i++) {
-        switch (dt) {
-        case NPY_F4: out[i] = vs_bits_f32(vs_le32(p + 4 * i)); break;
-        case NPY_F8: out[i] = (float)vs_bits_f64(vs_le64(p + 8 * i)); break;
-        case NPY_I8: out[i] = (float)(int64_t)vs_le64(p + 8 * i); break;
-        case NPY_I4: out[i] = (float)(int32_t)vs_le32(p + 4 * i); break;
-        case NPY_U1: out[i] = (float)p[i]; break;
-        case NPY_B1: out[i] = p[i] ? 1.0f : 0.0f; break;
-        }
-    }
-}
-
 /* Integer values; returns n, or the index of the first value that is not an integer. */
-static size_t to_i64(npy_dtype dt, const unsigned char *p, size_t n, int64_t *out)
+static size_t to_i64(vs_io_dtype dt, const unsigned char *p, size_t n, int64_t *out)
 {
     for (size_t i = 0; i < n; i++) {
         double d;
         switch (dt) {
-        case NPY_I8: out[i] = (int64_t)vs_le64(p + 8 * i); continue;
-        case NPY_I4: out[i] = (int32_t)vs_le32(p + 4 * i); continue;
-        case NPY_U1: out[i] = p[i]; continue;
-        case NPY_B1: out[i] = p[i] != 0; continue;
-        case NPY_F4: d = vs_bits_f32(vs_le32(p + 4 * i)); break;
-        case NPY_F8: d = vs_bits_f64(vs_le64(p + 8 * i)); break;
+        case VS_IO_I64: out[i] = (int64_t)vs_le64(p + 8 * i); continue;
+        case VS_IO_I32: out[i] = (int32_t)vs_le32(p + 4 * i); continue;
+        case VS_IO_U8: out[i] = p[i]; continue;
+        case VS_IO_BOOL: out[i] = p[i] != 0; continue;
+        case VS_IO_F32: d = vs_bits_f32(vs_le32(p + 4 * i)); break;
+        case VS_IO_F64: d = vs_bits_f64(vs_le64(p + 8 * i)); break;
         default: return i;
         }
         if (!(d == floor(d) && d >= -9223372036854775808.0 && d < 9223372036854775808.0)) return i;
@@ -384,11 +369,11 @@ static vs_status read_data(npy_src *src, const npy_header *hd, float *f32, int64
         size_t k = hd->count - done < per ? hd->count - done : per;
         if ((s = src_read(src, stage, k * hd->itemsize, err))) break;
         if (f32) {
-            to_f32(hd->dtype, stage, k, f32 + done);
+            vs_io_decode_f32(hd->dtype, stage, k, f32 + done);
         } else {
             size_t bad = to_i64(hd->dtype, stage, k, i64 + done);
             if (bad < k) {
-                double v = hd->dtype == NPY_F4 ? (double)vs_bits_f32(vs_le32(stage + 4 * bad))
+                double v = hd->dtype == VS_IO_F32 ? (double)vs_bits_f32(vs_le32(stage + 4 * bad))
                                                : vs_bits_f64(vs_le64(stage + 8 * bad));
                 s = fail(err, src->name, "element %zu is %.9g, not an integer (dtype '%s' read as int64)", done + bad, v,
                          hd->descr);
@@ -445,11 +430,11 @@ static vs_status read_path(const char *path, vs_tensor **t, vs_i64_array *a, vs_
         close(fd);
         return s;
     }
-    close(fd);
-    /* a pipe or device: its size is known only once it has been read */
+    /* a pipe or device: its size is known only once it has been read (from this descriptor: a pipe
+     * reopened would have lost its data) */
     unsigned char *buf;
     size_t len;
-    vs_status s = vs_io_read_file(path, SIZE_MAX / 2, &buf, &len, err);
+    vs_status s = vs_io_read_fd(fd, path, SIZE_MAX / 2, &buf, &len, err);
     if (s) return s;
     s = parse_mem(buf, len, path, t, a, err);
     free(buf);

@@ -17,16 +17,15 @@
 
 #define ST_MAX_FILE ((size_t)1 << 40)
 
-/* Every dtype of the format; size in bytes, and whether versus converts it. */
-typedef enum st_conv { ST_NO, ST_F32, ST_F64, ST_F16, ST_BF16 } st_conv;
+/* Every dtype of the format: size in bytes, and the element type versus converts it from (-1: refused). */
 static const struct {
     const char *name;
     size_t size;
-    st_conv conv;
-} st_dtypes[] = {{"F32", 4, ST_F32},  {"F64", 8, ST_F64},     {"F16", 2, ST_F16},    {"BF16", 2, ST_BF16},
-                 {"I64", 8, ST_NO},   {"I32", 4, ST_NO},      {"I16", 2, ST_NO},     {"I8", 1, ST_NO},
-                 {"U64", 8, ST_NO},   {"U32", 4, ST_NO},      {"U16", 2, ST_NO},     {"U8", 1, ST_NO},
-                 {"BOOL", 1, ST_NO},  {"F8_E4M3", 1, ST_NO},  {"F8_E5M2", 1, ST_NO}};
+    int as;
+} st_dtypes[] = {{"F32", 4, VS_IO_F32}, {"F64", 8, VS_IO_F64}, {"F16", 2, VS_IO_F16},    {"BF16", 2, VS_IO_BF16},
+                 {"I64", 8, -1},        {"I32", 4, -1},        {"I16", 2, -1},           {"I8", 1, -1},
+                 {"U64", 8, -1},        {"U32", 4, -1},        {"U16", 2, -1},           {"U8", 1, -1},
+                 {"BOOL", 1, -1},       {"F8_E4M3", 1, -1},    {"F8_E5M2", 1, -1}};
 
 /* One tensor record of the header. */
 typedef struct st_rec {
@@ -130,7 +129,7 @@ static vs_status parse_record(const st_ctx *c, const vs_json_member *m, size_t d
     for (int i = 0; i < (int)(sizeof st_dtypes / sizeof st_dtypes[0]); i++)
         if (strcmp(dt->string, st_dtypes[i].name) == 0 && strlen(dt->string) == dt->length) r->dtype = i;
     if (r->dtype < 0) return tfail(c, name, dt, "unknown dtype \"%.20s\"", dt->string);
-    if (st_dtypes[r->dtype].conv == ST_NO) {
+    if (st_dtypes[r->dtype].as < 0) {
         if (!ends_with(name, ".num_batches_tracked"))
             return tfail(c, name, dt, "dtype %s is not supported (versus reads F32, and converts F64, F16 and BF16)",
                          st_dtypes[r->dtype].name);
@@ -200,19 +199,6 @@ static vs_status check_tiling(const st_ctx *c, st_rec *recs, size_t n, size_t da
     return VS_OK;
 }
 
-static void convert(st_conv conv, const unsigned char *p, size_t n, float *out)
-{
-    for (size_t i = 0; i < n; i++) {
-        switch (conv) {
-        case ST_F32: out[i] = vs_bits_f32(vs_le32(p + 4 * i)); break;
-        case ST_F64: out[i] = (float)vs_bits_f64(vs_le64(p + 8 * i)); break;
-        case ST_F16: out[i] = vs_f16_to_f32(vs_le16(p + 2 * i)); break;
-        case ST_BF16: out[i] = vs_bf16_to_f32(vs_le16(p + 2 * i)); break;
-        case ST_NO: break;
-        }
-    }
-}
-
 static int cmp_entry(const void *a, const void *b)
 {
     return strcmp(((const vs_safetensors_entry *)a)->name, ((const vs_safetensors_entry *)b)->name);
@@ -264,7 +250,7 @@ static vs_status load_tensors(const st_ctx *c, const st_rec *recs, size_t n, con
             return vs_error_set(c->err, VS_ERR_NOMEM, "%s: tensor \"%.100s\": out of memory for %zu floats", c->file, r->name,
                                 r->count);
         for (int d = vs_scope_depth(); d > 0; d--) vs_keep(e->tensor);
-        convert(st_dtypes[r->dtype].conv, data + r->begin, r->count, e->tensor->data);
+        vs_io_decode_f32((vs_io_dtype)st_dtypes[r->dtype].as, data + r->begin, r->count, e->tensor->data);
     }
     qsort(st->entries, (size_t)st->n, sizeof *st->entries, cmp_entry);
     return VS_OK;
@@ -554,14 +540,7 @@ vs_status vs_safetensors_write(const char *path, const vs_safetensors_item *item
     named *order;
     uint64_t data_len;
     vs_status s = build_header(items, n, meta, n_meta, &text, &text_len, &order, &data_len, err);
-    if (s) {
-        if (err) {
-            char msg[VS_ERROR_MSG_MAX];
-            snprintf(msg, sizeof msg, "%s", err->msg);
-            vs_error_set(err, s, "%s: %s", path, msg);
-        }
-        return s;
-    }
+    if (s) return vs_io_prefix_path(err, s, path);
     vs_io_atomic a;
     s = vs_io_atomic_open(&a, path, err);
     if (!s) {

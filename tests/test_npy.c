@@ -375,6 +375,7 @@ START_TEST(test_fifo)
     pid_t child = fork();
     ck_assert_int_ge(child, 0);
     if (child == 0) {
+        alarm(10); /* never outlive a failed test blocked in open() */
         unsigned char b[152];
         size_t n = fixture(b);
         FILE *f = fopen(path, "wb");
