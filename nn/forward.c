@@ -1,5 +1,6 @@
 /* forward.c - forward passes of every module kind, sequential ranges (activations of inner layers
- * for Grad-CAM) and the Siamese similarity.  Graph layers are in gnn_layers.c. */
+ * for Grad-CAM) and the Siamese similarity.  Graph layers are in gnn_layers.c.  Each public function
+ * builds its result in a scope of its own (vs_scope_return), leaving the caller only the result. */
 #include "nn/internal.h"
 
 #include <stdio.h>
@@ -111,13 +112,14 @@ static vs_tensor *layer_forward(vs_module *m, vs_tensor *x, const vs_forward_ctx
 vs_tensor *vs_module_forward(vs_module *m, vs_tensor *x, const vs_forward_ctx *ctx)
 {
     if (!m || !x) return NULL;
-    return layer_forward(m, x, ctx ? ctx : &no_ctx);
+    vs_scope_begin();
+    return vs_scope_return(layer_forward(m, x, ctx ? ctx : &no_ctx));
 }
 
-vs_tensor *vs_sequential_forward_range(vs_module *m, vs_tensor *x, const vs_forward_ctx *ctx, int64_t begin,
-                                       int64_t end, vs_tensor **outs)
+/* Layer outputs are left to the caller (they are the caller's when it asked for them in outs). */
+static vs_tensor *range_forward(vs_module *m, vs_tensor *x, const vs_forward_ctx *ctx, int64_t begin, int64_t end,
+                                vs_tensor **outs)
 {
-    if (!m || !x) return NULL;
     if (m->kind != VS_MODULE_SEQUENTIAL) {
         vs_set_last_error(VS_ERR_ARG, "forward range: %s is not a sequential", vs_module_kind_name(m->kind));
         return NULL;
@@ -141,10 +143,18 @@ vs_tensor *vs_sequential_forward_range(vs_module *m, vs_tensor *x, const vs_forw
     return x;
 }
 
-vs_tensor *vs_siamese_forward(vs_module *m, vs_tensor *a, const vs_forward_ctx *ctx_a, vs_tensor *b,
-                              const vs_forward_ctx *ctx_b)
+vs_tensor *vs_sequential_forward_range(vs_module *m, vs_tensor *x, const vs_forward_ctx *ctx, int64_t begin,
+                                       int64_t end, vs_tensor **outs)
 {
-    if (!m || !a || !b) return NULL;
+    if (!m || !x) return NULL;
+    if (outs) return range_forward(m, x, ctx, begin, end, outs);
+    vs_scope_begin();
+    return vs_scope_return(range_forward(m, x, ctx, begin, end, NULL));
+}
+
+static vs_tensor *siamese_forward(vs_module *m, vs_tensor *a, const vs_forward_ctx *ctx_a, vs_tensor *b,
+                                  const vs_forward_ctx *ctx_b)
+{
     if (m->kind != VS_MODULE_SIAMESE) {
         vs_set_last_error(VS_ERR_ARG, "siamese forward: the model is a %s", vs_module_kind_name(m->kind));
         return NULL;
@@ -162,4 +172,12 @@ vs_tensor *vs_siamese_forward(vs_module *m, vs_tensor *a, const vs_forward_ctx *
     }
     /* PyTorch's F.cosine_similarity default eps */
     return vs_cosine_similarity(ea, eb, 1, 1e-8f);
+}
+
+vs_tensor *vs_siamese_forward(vs_module *m, vs_tensor *a, const vs_forward_ctx *ctx_a, vs_tensor *b,
+                              const vs_forward_ctx *ctx_b)
+{
+    if (!m || !a || !b) return NULL;
+    vs_scope_begin();
+    return vs_scope_return(siamese_forward(m, a, ctx_a, b, ctx_b));
 }

@@ -1,7 +1,8 @@
 /* gnn_layers.c - message passing (weighted aggregation, GCN normalisation), readouts per graph and
  * the forward passes of the GCN, GIN and readout modules.  Everything is composed from
  * index_select / scatter_add and elementwise ops, so gradients reach the node features, the weights
- * and the per-edge weights, to any order. */
+ * and the per-edge weights, to any order.  The public functions build their results in scopes of
+ * their own, leaving the caller only the result. */
 #include "nn/internal.h"
 
 #include <stdio.h>
@@ -37,18 +38,16 @@ vs_tensor *vs_graph_aggregate(vs_tensor *x, const vs_graph_batch *g, vs_tensor *
 {
     if (!x || !g) return NULL;
     if (!check_nodes("graph_aggregate", x, g, w)) return NULL;
-    return propagate(x, g, w);
+    vs_scope_begin();
+    return vs_scope_return(propagate(x, g, w));
 }
 
-vs_tensor *vs_gcn_propagate(vs_tensor *x, const vs_graph_batch *g, vs_tensor *w)
+static vs_tensor *gcn_propagate(vs_tensor *x, const vs_graph_batch *g, vs_tensor *w)
 {
-    if (!x || !g) return NULL;
-    if (!check_nodes("gcn_propagate", x, g, w)) return NULL;
     if (g->n_edges == 0) return vs_reshape(x, x->ndim, x->shape); /* only self loops: d = 1 */
-    vs_tensor *ones = NULL;
     if (!w) {
         bool prev = vs_set_grad_enabled(false);
-        w = ones = vs_tensor_full(VS_SHAPE(g->n_edges), 1.0f);
+        w = vs_tensor_full(VS_SHAPE(g->n_edges), 1.0f);
         vs_set_grad_enabled(prev);
     }
     /* d_i = 1 + sum_{e: dst_e = i} w_e;  norm_e = d_src^-1/2 w_e d_dst^-1/2;  self loop weight 1/d_i */
@@ -57,16 +56,20 @@ vs_tensor *vs_gcn_propagate(vs_tensor *x, const vs_graph_batch *g, vs_tensor *w)
     vs_tensor *norm = vs_mul(vs_mul(vs_index_select(dinv, 0, g->src, g->n_edges), w),
                              vs_index_select(dinv, 0, g->dst, g->n_edges));
     vs_tensor *self = vs_mul(x, vs_reshape(vs_mul(dinv, dinv), VS_SHAPE(g->n_nodes, 1)));
-    vs_tensor *y = vs_add(propagate(x, g, norm), self);
-    vs_tensor_free(ones);
-    return y;
+    return vs_add(propagate(x, g, norm), self);
 }
 
-vs_tensor *vs_graph_readout(vs_tensor *x, const vs_graph_batch *g, vs_module_kind kind)
+vs_tensor *vs_gcn_propagate(vs_tensor *x, const vs_graph_batch *g, vs_tensor *w)
 {
     if (!x || !g) return NULL;
+    if (!check_nodes("gcn_propagate", x, g, w)) return NULL;
+    vs_scope_begin();
+    return vs_scope_return(gcn_propagate(x, g, w));
+}
+
+static vs_tensor *readout(vs_tensor *x, const vs_graph_batch *g, vs_module_kind kind)
+{
     const char *op = vs_module_kind_name(kind);
-    if (!check_nodes(op, x, g, NULL)) return NULL;
     int64_t G = g->n_graphs, F = x->shape[1];
     if (G == 0) return vs_tensor_zeros(VS_SHAPE(0, F));
     switch (kind) {
@@ -105,6 +108,14 @@ vs_tensor *vs_graph_readout(vs_tensor *x, const vs_graph_batch *g, vs_module_kin
         vs_set_last_error(VS_ERR_ARG, "graph readout: %s is not a readout", op);
         return NULL;
     }
+}
+
+vs_tensor *vs_graph_readout(vs_tensor *x, const vs_graph_batch *g, vs_module_kind kind)
+{
+    if (!x || !g) return NULL;
+    if (!check_nodes(vs_module_kind_name(kind), x, g, NULL)) return NULL;
+    vs_scope_begin();
+    return vs_scope_return(readout(x, g, kind));
 }
 
 vs_tensor *vs_gnn_forward(vs_module *m, vs_tensor *x, const vs_forward_ctx *ctx)

@@ -21,7 +21,6 @@ endif
 # (FUZZ_SECONDS=120 by default).  Needs clang with compiler-rt (Debian: libclang-rt-14-dev).
 # New inputs and crash files go to FUZZ_WORK (outside the tree); the committed seeds are read only.
 EXTRA_DIST += fuzz/fuzz_modelio.c fuzz/corpus/modelio
-FUZZ_CC = clang
 FUZZ_SECONDS = 120
 FUZZ_WORK = $${TMPDIR:-/tmp}/versus-fuzz-modelio
 FUZZ_MODELIO_SRC = $(top_srcdir)/fuzz/fuzz_modelio.c $(top_srcdir)/nn/io_util.c $(top_srcdir)/nn/json.c \
