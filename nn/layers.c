@@ -3,7 +3,9 @@
  * arguments to a module.  Initial values are drawn in init.c; forward passes live in forward.c. */
 #include "nn/internal.h"
 
+#include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 
 /* GIN's MLP: Linear(in, hidden), ReLU, Linear(hidden, out) - PyTorch Geometric's usual choice. */
 static vs_module *gin_mlp(const vs_layer_spec *s, vs_error *err)
@@ -83,6 +85,21 @@ vs_module *vs_layer_alloc(const vs_layer_spec *s, vs_error *err)
 
 /* ---- typed constructors --------------------------------------------------------------------------- */
 
+/* The double of the shortest decimal that reads back as f (0.1f -> 0.1), so a spec written to
+ * model.json shows the number the caller typed.  NaN (which a spec reads as "absent") becomes
+ * infinity, which every range check rejects. */
+static double short_decimal(float f)
+{
+    if (isnan(f)) return INFINITY;
+    char buf[32];
+    for (int p = 1; p <= 9; p++) {
+        snprintf(buf, sizeof buf, "%.*g", p, (double)f);
+        double d = strtod(buf, NULL);
+        if ((float)d == f) return d;
+    }
+    return f;
+}
+
 static vs_module *from_spec(const vs_layer_spec *s, vs_rng *r)
 {
     vs_error err;
@@ -160,8 +177,8 @@ static vs_module *norm_new(vs_module_kind kind, int64_t features, float eps, flo
 {
     vs_layer_spec s;
     vs_layer_spec_init(&s, kind);
-    s.features = features, s.eps = eps;
-    if (kind == VS_MODULE_BATCH_NORM1D || kind == VS_MODULE_BATCH_NORM2D) s.momentum = momentum;
+    s.features = features, s.eps = short_decimal(eps);
+    if (kind == VS_MODULE_BATCH_NORM1D || kind == VS_MODULE_BATCH_NORM2D) s.momentum = short_decimal(momentum);
     return from_spec(&s, NULL);
 }
 
@@ -182,7 +199,7 @@ vs_module *vs_dropout_new(float p)
 {
     vs_layer_spec s;
     vs_layer_spec_init(&s, VS_MODULE_DROPOUT);
-    s.p = p;
+    s.p = short_decimal(p);
     return from_spec(&s, NULL);
 }
 
@@ -202,10 +219,10 @@ vs_module *vs_activation_new(vs_module_kind kind, float param)
     vs_layer_spec_init(&s, kind);
     switch (kind) {
     case VS_MODULE_LEAKY_RELU:
-        s.slope = param;
+        s.slope = short_decimal(param);
         break;
     case VS_MODULE_ELU:
-        s.alpha = param;
+        s.alpha = short_decimal(param);
         break;
     case VS_MODULE_RELU: case VS_MODULE_TANH: case VS_MODULE_SIGMOID: case VS_MODULE_SOFTPLUS:
         break;
@@ -237,7 +254,7 @@ vs_module *vs_gin_conv_new(int64_t in, int64_t hidden, int64_t out, float eps, b
 {
     vs_layer_spec s;
     vs_layer_spec_init(&s, VS_MODULE_GIN_CONV);
-    s.in = in, s.hidden = hidden, s.out = out, s.eps = eps, s.train_eps = train_eps;
+    s.in = in, s.hidden = hidden, s.out = out, s.eps = short_decimal(eps), s.train_eps = train_eps;
     return from_spec(&s, r);
 }
 

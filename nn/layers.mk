@@ -1,16 +1,19 @@
 # nn/layers.mk: layers, module tree, initialisers, optimizers, architectures.
-versusinclude_HEADERS += include/versus/nn.h include/versus/gnn.h include/versus/optim.h include/versus/arch.h
+versusinclude_HEADERS += include/versus/nn.h include/versus/gnn.h include/versus/optim.h include/versus/arch.h include/versus/model.h
 noinst_HEADERS += nn/internal.h
 libversus_la_SOURCES += nn/module.c nn/spec.c nn/spec_shape.c nn/build.c nn/layers.c nn/init.c nn/forward.c \
-	nn/gnn_batch.c nn/gnn_layers.c nn/arch.c nn/optim.c nn/lr_schedule.c nn/clip_grad.c
+	nn/gnn_batch.c nn/gnn_layers.c nn/arch.c nn/optim.c nn/lr_schedule.c nn/clip_grad.c nn/model_io.c
 
 if HAVE_CHECK
-check_PROGRAMS += tests/test_nn tests/test_optim
-TESTS += tests/test_nn tests/test_optim
+check_PROGRAMS += tests/test_nn tests/test_optim tests/test_model_io
+TESTS += tests/test_nn tests/test_optim tests/test_model_io
 tests_test_nn_SOURCES = tests/test_nn.c tests/gradcheck.h
 tests_test_nn_CFLAGS = $(TEST_CFLAGS)
 tests_test_nn_LDADD = $(TEST_LIBS)
 tests_test_optim_SOURCES = tests/test_optim.c
 tests_test_optim_CFLAGS = $(TEST_CFLAGS)
 tests_test_optim_LDADD = $(TEST_LIBS)
+tests_test_model_io_SOURCES = tests/test_model_io.c
+tests_test_model_io_CFLAGS = $(TEST_CFLAGS)
+tests_test_model_io_LDADD = $(TEST_LIBS)
 endif
