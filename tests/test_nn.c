@@ -1191,6 +1191,7 @@ END_TEST
 
 static Suite *nn_suite(void)
 {
+    vs_rng_seed(&R, 20240601);
     Suite *s = suite_create("nn");
     TCase *tc = vs_tcase(s, "modules", 60);
     tcase_add_test(tc, test_mnist_classifier_names);
@@ -1231,12 +1232,4 @@ static Suite *nn_suite(void)
     return s;
 }
 
-int main(void)
-{
-    vs_rng_seed(&R, 20240601);
-    SRunner *sr = srunner_create(nn_suite());
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
-}
+VS_TEST_MAIN(nn_suite)
