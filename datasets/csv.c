@@ -23,20 +23,19 @@ vs_csv_opts vs_csv_opts_defaults(void)
 
 /* ---- growable arrays ------------------------------------------------------------------------ */
 
-/* Make room for `need` elements of `size` bytes in *p (capacity *cap); 0 on overflow/OOM. */
-static int grow(void **p, size_t *cap, size_t need, size_t size)
+/* Array p (capacity *cap elements of `size` bytes) with room for `need` elements: p itself or its
+ * reallocation; NULL on overflow or OOM, p then still valid. */
+static void *grow(void *p, size_t *cap, size_t need, size_t size)
 {
-    if (need <= *cap) return 1;
+    if (need <= *cap) return p;
     size_t c = *cap ? *cap : 64, bytes;
     while (c < need) {
-        if (!vs_size_mul(c, 2, &c)) return 0;
+        if (!vs_size_mul(c, 2, &c)) return NULL;
     }
-    if (!vs_size_mul(c, size, &bytes)) return 0;
-    void *q = realloc(*p, bytes);
-    if (!q) return 0;
-    *p = q;
-    *cap = c;
-    return 1;
+    if (!vs_size_mul(c, size, &bytes)) return NULL;
+    void *q = realloc(p, bytes);
+    if (q) *cap = c;
+    return q;
 }
 
 /* Append a malloc'ed block to the table's storage (taking ownership); 0 on OOM (block freed). */
@@ -286,8 +285,9 @@ static vs_status parse_field(parser *ps, vs_error *err)
         for (p++; p < end && is_blank(*p, d); p++) {}
         if (p < end && *p != d && *p != '\n' && *p != '\r') {
             char buf[16];
-            return vs_error_set(err, VS_ERR_FORMAT, "%s:%lld: unexpected %s after a closing quote (expected the delimiter or end of line)",
-                                ps->src, (long long)ps->line, show_char(*p, buf, sizeof buf));
+            return vs_error_set(err, VS_ERR_FORMAT,
+                                "%s:%lld: unexpected %s after a closing quote (expected the delimiter or end of line)", ps->src,
+                                (long long)ps->line, show_char(*p, buf, sizeof buf));
         }
     } else {
         for (; p < end && *p != d && *p != '\n' && *p != '\r'; p++) {
@@ -301,8 +301,9 @@ static vs_status parse_field(parser *ps, vs_error *err)
      * line end, so len + 1 bytes always suffice. */
     if (w >= ps->text_cap) return vs_error_set(err, VS_ERR_STATE, "%s: internal error: field buffer overrun", ps->src);
     out[w++] = '\0';
-    if (!grow((void **)&ps->cells, &ps->cap_cells, ps->n_cells + 1, sizeof *ps->cells))
-        return vs_error_set(err, VS_ERR_NOMEM, "%s:%lld: out of memory", ps->src, (long long)ps->line);
+    char **cells = grow(ps->cells, &ps->cap_cells, ps->n_cells + 1, sizeof *cells);
+    if (!cells) return vs_error_set(err, VS_ERR_NOMEM, "%s:%lld: out of memory", ps->src, (long long)ps->line);
+    ps->cells = cells;
     ps->cells[ps->n_cells++] = out + start;
     ps->w = w;
     ps->p = p;
@@ -412,10 +413,12 @@ static vs_status parse_all(parser *ps, const vs_csv_opts *o, vs_csv_table *t, vs
         }
         for (size_t j = first; j < ps->n_cells; j++)
             if (is_missing(ps->cells[j], missing)) ps->cells[j] = NULL;
-        if (!grow((void **)&ps->rec_line, &ps->cap_rows, ps->n_rows + 1, sizeof *ps->rec_line)) {
+        int64_t *rl = grow(ps->rec_line, &ps->cap_rows, ps->n_rows + 1, sizeof *rl);
+        if (!rl) {
             st = vs_error_set(err, VS_ERR_NOMEM, "%s: out of memory", ps->src);
             goto done;
         }
+        ps->rec_line = rl;
         ps->rec_line[ps->n_rows++] = line;
     }
     if (!n_cols) {
@@ -483,7 +486,6 @@ vs_status vs_csv_parse_mem(const char *data, size_t len, const char *source, con
     t->cells = ps.cells;
     t->line = ps.rec_line;
     if (st != VS_OK) {
-        if (!t->names) t->n_cols = 0; /* names were never allocated */
         vs_csv_table_free(t);
         return st;
     }
@@ -500,10 +502,12 @@ static vs_status read_all(const char *path, char **buf, size_t *len, vs_error *e
     char *b = NULL;
     vs_status st = VS_OK;
     for (;;) {
-        if (!grow((void **)&b, &cap, n + 65536, 1)) {
+        char *nb = n + 65536 > n ? grow(b, &cap, n + 65536, 1) : NULL;
+        if (!nb) {
             st = vs_error_set(err, VS_ERR_NOMEM, "%s: out of memory reading the file", path);
             break;
         }
+        b = nb;
         size_t got = fread(b + n, 1, cap - n, f);
         n += got;
         if (got == 0) {

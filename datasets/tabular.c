@@ -214,7 +214,8 @@ static void fmt_num(char *buf, size_t n, double v)
     }
 }
 
-static char *str_printf2(const char *fmt, const char *a, const char *b, const char *c)
+/* fmt with up to three string arguments, in a new malloc'ed string (NULL when out of memory). */
+static char *fmt_str3(const char *fmt, const char *a, const char *b, const char *c)
 {
     int len = snprintf(NULL, 0, fmt, a, b, c);
     char *s = len < 0 ? NULL : malloc((size_t)len + 1);
@@ -226,17 +227,17 @@ static char *str_printf2(const char *fmt, const char *a, const char *b, const ch
 static char *minor_name(const char *col, const col_code *c, int64_t k)
 {
     char lo[32], hi[32];
-    if (c->has_missing && k == c->width - 1) return str_printf2("%s=?", col, "", "");
-    if (!c->numeric) return str_printf2("%s=%s", col, c->cats[k], "");
-    if (c->n_edges == 0) return str_printf2("%s=any", col, "", "");
+    if (c->has_missing && k == c->width - 1) return fmt_str3("%s=?", col, "", "");
+    if (!c->numeric) return fmt_str3("%s=%s", col, c->cats[k], "");
+    if (c->n_edges == 0) return fmt_str3("%s=any", col, "", "");
     if (k == 0) {
         fmt_num(hi, sizeof hi, c->edges[0]);
-        return str_printf2("%s < %s", col, hi, "");
+        return fmt_str3("%s < %s", col, hi, "");
     }
     fmt_num(lo, sizeof lo, c->edges[k - 1]);
-    if ((size_t)k == c->n_edges) return str_printf2("%s >= %s", col, lo, "");
+    if ((size_t)k == c->n_edges) return fmt_str3("%s >= %s", col, lo, "");
     fmt_num(hi, sizeof hi, c->edges[k]);
-    return str_printf2("%s in [%s,%s)", col, lo, hi);
+    return fmt_str3("%s in [%s,%s)", col, lo, hi);
 }
 
 /* Resolve the label and the feature columns; *feat has room for n_cols entries. */
@@ -265,7 +266,8 @@ static vs_status select_columns(const vs_csv_table *t, const vs_csv_opts *o, siz
     if (o->keep) {
         for (const char *const *s = o->keep; *s; s++) {
             size_t j = (size_t)vs_csv_column(t, *s);
-            if (j == *label) return vs_error_set(err, VS_ERR_ARG, "%s: keep list names the label column '%s'", t->source, *s);
+            if (j == *label)
+                return vs_error_set(err, VS_ERR_ARG, "%s: keep list names the label column '%s'", t->source, *s);
             for (size_t k = 0; k < n; k++)
                 if (feat[k] == j) return vs_error_set(err, VS_ERR_ARG, "%s: keep list names '%s' twice", t->source, *s);
             feat[n++] = j;
@@ -303,14 +305,15 @@ static vs_status select_rows(const vs_csv_table *t, const vs_csv_opts *o, size_t
 }
 
 /* Build the data set from the column codes. */
-static vs_status assemble(const vs_csv_table *t, const col_code *cc, size_t n_feat, size_t n_sel, const int64_t *ycode, const char *const *classes, size_t n_classes,
-                          vs_dataset *d, vs_error *err)
+static vs_status assemble(const vs_csv_table *t, const col_code *cc, size_t n_feat, size_t n_sel, const int64_t *ycode,
+                          const char *const *classes, size_t n_classes, vs_dataset *d, vs_error *err)
 {
     int64_t dim = 0;
     for (size_t f = 0; f < n_feat; f++) dim += cc[f].width;
     size_t nx;
     if (!vs_size_mul(n_sel, (size_t)dim, &nx) || !vs_size_mul(nx, sizeof(float), &nx))
-        return vs_error_set(err, VS_ERR_NOMEM, "%s: %zu rows x %lld columns is too large", t->source, n_sel, (long long)dim);
+        return vs_error_set(err, VS_ERR_NOMEM, "%s: %zu rows x %lld columns is too large", t->source, n_sel,
+                            (long long)dim);
     d->n = (int64_t)n_sel;
     d->ndim = 1;
     d->shape[0] = d->dim = dim;
@@ -323,13 +326,13 @@ static vs_status assemble(const vs_csv_table *t, const col_code *cc, size_t n_fe
     d->n_groups = (int64_t)n_feat;
     d->n_classes = (int64_t)n_classes;
     for (size_t k = 0; k < n_classes; k++)
-        if (!(d->class_names[k] = str_printf2("%s", classes[k], "", ""))) goto nomem;
+        if (!(d->class_names[k] = fmt_str3("%s", classes[k], "", ""))) goto nomem;
     int64_t first = 0;
     for (size_t f = 0; f < n_feat; f++) {
         const char *col = t->names[cc[f].col];
         d->groups[f].first = first;
         d->groups[f].count = cc[f].width;
-        if (!(d->groups[f].name = str_printf2("%s", col, "", ""))) goto nomem;
+        if (!(d->groups[f].name = fmt_str3("%s", col, "", ""))) goto nomem;
         for (int64_t k = 0; k < cc[f].width; k++)
             if (!(d->feature_names[first + k] = minor_name(col, &cc[f], k))) goto nomem;
         for (size_t i = 0; i < n_sel; i++) d->X[(size_t)i * (size_t)dim + (size_t)(first + cc[f].code[i])] = 1.0f;

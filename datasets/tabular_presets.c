@@ -216,7 +216,8 @@ vs_status vs_load_preset_tabular(const char *name, const char *path_or_dir, vs_d
     *out = NULL;
     const preset *p = find_preset(name);
     if (!p)
-        return vs_error_set(err, VS_ERR_ARG, "unknown tabular data set '%s' (expected adult, adult-all, bank, compas or credit)",
+        return vs_error_set(err, VS_ERR_ARG,
+                            "unknown tabular data set '%s' (expected adult, adult-all, bank, compas or credit)",
                             name ? name : "(null)");
     preset_id id = (preset_id)(p - presets);
     vs_csv_opts o;

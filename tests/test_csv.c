@@ -232,29 +232,29 @@ END_TEST
 
 START_TEST(test_malformed)
 {
-    const char *msg;
-    msg = parse_fail("a,b\n1,2\n3\n", 10, NULL, VS_ERR_FORMAT);
-    ck_assert_str_eq(msg, "t.csv:3: record has 1 fields, expected 2 as on line 1");
-    msg = parse_fail("a,b\n1,2,3\n", 10, NULL, VS_ERR_FORMAT);
-    ck_assert_str_eq(msg, "t.csv:2: record has 3 fields, expected 2 as on line 1");
-    msg = parse_fail("a,b\n\"x\ny\",1\n1,2,3\n", 18, NULL, VS_ERR_FORMAT);
-    ck_assert_str_eq(msg, "t.csv:4: record has 3 fields, expected 2 as on line 1");
-    msg = parse_fail("a,b\n1,\"abc\n2,3\n", 15, NULL, VS_ERR_FORMAT);
-    ck_assert_str_eq(msg, "t.csv:2: unterminated quoted field (input ends inside it)");
-    msg = parse_fail("a,b\n\"ab\"c,d\n", 12, NULL, VS_ERR_FORMAT);
-    ck_assert_str_eq(msg, "t.csv:2: unexpected 'c' after a closing quote (expected the delimiter or end of line)");
-    msg = parse_fail("a,b\n1,x\0y\n", 10, NULL, VS_ERR_FORMAT);
-    ck_assert_str_eq(msg, "t.csv:2: NUL byte in a field");
-    msg = parse_fail("a,b\n1,\"x\0\"\n", 11, NULL, VS_ERR_FORMAT);
-    ck_assert_str_eq(msg, "t.csv:2: NUL byte inside a quoted field");
-    msg = parse_fail("", 0, NULL, VS_ERR_FORMAT);
-    ck_assert_str_eq(msg, "t.csv: no records (the input is empty)");
-    msg = parse_fail("\n \n\r\n", 5, NULL, VS_ERR_FORMAT);
-    ck_assert_str_eq(msg, "t.csv: no records (the input is empty)");
+#define BAD(text, msg) {text, sizeof text - 1, msg}
+    static const struct {
+        const char *text;
+        size_t len;
+        const char *msg;
+    } cases[] = {
+        BAD("a,b\n1,2\n3\n", "t.csv:3: record has 1 fields, expected 2 as on line 1"),
+        BAD("a,b\n1,2,3\n", "t.csv:2: record has 3 fields, expected 2 as on line 1"),
+        BAD("a,b\n\"x\ny\",1\n1,2,3\n", "t.csv:4: record has 3 fields, expected 2 as on line 1"),
+        BAD("a,b\n1,\"abc\n2,3\n", "t.csv:2: unterminated quoted field (input ends inside it)"),
+        BAD("a,b\n\"ab\"c,d\n", "t.csv:2: unexpected 'c' after a closing quote (expected the delimiter or end of line)"),
+        BAD("a,b\n\"ab\"\x01\n", "t.csv:2: unexpected byte 0x01 after a closing quote (expected the delimiter or end of line)"),
+        BAD("a,b\n1,x\0y\n", "t.csv:2: NUL byte in a field"),
+        BAD("a,b\n1,\"x\0\"\n", "t.csv:2: NUL byte inside a quoted field"),
+        BAD("", "t.csv: no records (the input is empty)"),
+        BAD("\n \n\r\n", "t.csv: no records (the input is empty)"),
+    };
+#undef BAD
+    for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++)
+        ck_assert_str_eq(parse_fail(cases[k].text, cases[k].len, NULL, VS_ERR_FORMAT), cases[k].msg);
     vs_csv_opts o = vs_csv_opts_defaults();
     o.delimiter = ':';
-    msg = parse_fail("a:b\n", 4, &o, VS_ERR_ARG);
-    ck_assert_str_eq(msg, "t.csv: delimiter 58 is not one of , ; TAB |");
+    ck_assert_str_eq(parse_fail("a:b\n", 4, &o, VS_ERR_ARG), "t.csv: delimiter 58 is not one of , ; TAB |");
 }
 END_TEST
 
