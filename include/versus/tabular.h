@@ -97,7 +97,8 @@ int vs_csv_number(const char *cell, double *v);
  * (k <= bins-1) are quantiles of the fit rows: e_j is the data value splitting the sorted values
  * nearest to fraction j/bins (ties stay in one bin; edges are deduplicated, empty bins dropped).
  * Categories and classes are sorted (numerically when all are numbers, else by strcmp).
- * y[i] = index of row i's label in class_names. */
+ * y[i] = index of row i's label in class_names.  A missing label is an error naming file:line
+ * unless drop_missing_rows is set.  Names in keep/drop/categorical must exist (else VS_ERR_ARG). */
 vs_status vs_tabular_encode(const vs_csv_table *t, const vs_csv_opts *o, const char *name,
                             vs_dataset **out, vs_error *err);
 
