@@ -144,7 +144,8 @@ vs_status vs_load_spec(const char *spec, const vs_data_flags *f, vs_dataset **ou
     if (strcmp(spec, "fashion-mnist") == 0 || strcmp(spec, "fashion-mnist-train") == 0)
         return vs_load_fashion_mnist(f ? f->path : NULL, strcmp(spec, "fashion-mnist-train") == 0, out, err);
     if (strcmp(spec, "synthetic-tabular") == 0) {
-        vs_synth_tabular_opts o = vs_synth_tabular_defaults();
+        vs_synth_tabular_opts o;
+        vs_synth_tabular_defaults(&o);
         if (f) {
             o.seed = f->seed;
             if (f->n) o.n = f->n;
@@ -152,7 +153,8 @@ vs_status vs_load_spec(const char *spec, const vs_data_flags *f, vs_dataset **ou
         return vs_synth_tabular(&o, out, err);
     }
     if (strcmp(spec, "synthetic-graph") == 0) {
-        vs_synth_graph_opts o = vs_synth_graph_defaults();
+        vs_synth_graph_opts o;
+        vs_synth_graph_defaults(&o);
         if (f) {
             o.seed = f->seed;
             if (f->n) o.n = f->n;
@@ -160,7 +162,8 @@ vs_status vs_load_spec(const char *spec, const vs_data_flags *f, vs_dataset **ou
         return vs_synth_graphs(&o, out, err);
     }
     if (strcmp(spec, "synthetic-shapes") == 0) {
-        vs_synth_shapes_opts o = vs_synth_shapes_defaults();
+        vs_synth_shapes_opts o;
+        vs_synth_shapes_defaults(&o);
         if (f) {
             o.seed = f->seed;
             if (f->n) o.n = f->n;

@@ -13,23 +13,9 @@ tests_test_tabular_CFLAGS = $(TEST_CFLAGS)
 tests_test_tabular_LDADD = $(TEST_LIBS)
 endif
 
-# `make fuzz-csv`: libFuzzer on the CSV parser and the tabular encoder (needs clang; Debian:
-# apt-get install clang libclang-rt-14-dev).  FUZZ_CSV_TIME seconds; new inputs go to fuzz/csv-work,
-# the committed seeds in fuzz/corpus/csv are only read.
-FUZZ_CC = clang
-FUZZ_CSV_TIME = 120
-CSV_FUZZ_SRC = $(srcdir)/fuzz/fuzz_csv.c $(srcdir)/datasets/csv.c $(srcdir)/datasets/tabular.c \
-  $(srcdir)/datasets/describe.c $(srcdir)/datasets/dataset.c $(srcdir)/autograd/error.c
+# The CSV fuzzer joins `make fuzz` / `make fuzz-run` (datasets/io.mk).
+FUZZERS += csv
 EXTRA_DIST += fuzz/fuzz_csv.c fuzz/corpus/csv
 CLEANFILES += fuzz/csv_fuzz
-
-fuzz/csv_fuzz: $(CSV_FUZZ_SRC) $(srcdir)/include/versus/tabular.h $(srcdir)/include/versus/describe.h
-	@$(MKDIR_P) fuzz
-	$(FUZZ_CC) -std=c11 -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
-	  -I$(srcdir)/include -I$(srcdir) -D_POSIX_C_SOURCE=200809L $(CSV_FUZZ_SRC) -o $@ -lm
-
-fuzz-csv: fuzz/csv_fuzz
-	@$(MKDIR_P) fuzz/csv-work
-	./fuzz/csv_fuzz -max_total_time=$(FUZZ_CSV_TIME) -max_len=4096 fuzz/csv-work $(srcdir)/fuzz/corpus/csv
-
-.PHONY: fuzz-csv
+fuzz/csv_fuzz: fuzz/fuzz_csv.c $(FUZZ_LIB_SRCS) datasets/csv.c datasets/tabular.c datasets/describe.c
+	$(FUZZ_BUILD)
