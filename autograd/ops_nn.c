@@ -42,7 +42,7 @@ static vs_tensor *affine(vs_tensor *y, vs_tensor *gamma, vs_tensor *beta, int nd
     return y;
 }
 
-vs_tensor *vs_batch_norm(vs_tensor *x, vs_tensor *gamma, vs_tensor *beta, vs_tensor *running_mean,
+static vs_tensor *batch_norm_impl(vs_tensor *x, vs_tensor *gamma, vs_tensor *beta, vs_tensor *running_mean,
                          vs_tensor *running_var, bool training, float momentum, float eps)
 {
     if (!x) return NULL;
@@ -75,7 +75,7 @@ vs_tensor *vs_batch_norm(vs_tensor *x, vs_tensor *gamma, vs_tensor *beta, vs_ten
     return affine(y, gamma, beta, x->ndim);
 }
 
-vs_tensor *vs_instance_norm(vs_tensor *x, vs_tensor *gamma, vs_tensor *beta, float eps)
+static vs_tensor *instance_norm_impl(vs_tensor *x, vs_tensor *gamma, vs_tensor *beta, float eps)
 {
     if (!x) return NULL;
     if (x->ndim != 4) return vs_op_error("instance_norm", "input must be [n,c,h,w], got %d dims", x->ndim);
@@ -85,7 +85,7 @@ vs_tensor *vs_instance_norm(vs_tensor *x, vs_tensor *gamma, vs_tensor *beta, flo
     return affine(normalise(x, VS_AXIS(2) | VS_AXIS(3), eps, NULL, NULL), gamma, beta, 4);
 }
 
-vs_tensor *vs_layer_norm(vs_tensor *x, int n_dims, vs_tensor *gamma, vs_tensor *beta, float eps)
+static vs_tensor *layer_norm_impl(vs_tensor *x, int n_dims, vs_tensor *gamma, vs_tensor *beta, float eps)
 {
     if (!x) return NULL;
     if (n_dims < 1 || n_dims > x->ndim) return vs_op_error("layer_norm", "cannot normalise %d of %d dims", n_dims, x->ndim);
@@ -104,7 +104,7 @@ vs_tensor *vs_layer_norm(vs_tensor *x, int n_dims, vs_tensor *gamma, vs_tensor *
     return y;
 }
 
-vs_tensor *vs_dropout(vs_tensor *x, float p, bool training, vs_rng *r)
+static vs_tensor *dropout_impl(vs_tensor *x, float p, bool training, vs_rng *r)
 {
     if (!x) return NULL;
     if (!(p >= 0.0f && p < 1.0f)) return vs_op_error("dropout", "probability %g outside [0, 1)", p);
@@ -119,7 +119,7 @@ vs_tensor *vs_dropout(vs_tensor *x, float p, bool training, vs_rng *r)
     return vs_mul(x, mask);
 }
 
-/* ---- losses ------------------------------------------------------------------------------------------ */
+/* ---- losses (each public op below builds its result in a scope of its own)  ------------------------------------------------------------------------------------------ */
 
 static bool same_shape_or_error(const char *op, const vs_tensor *a, const vs_tensor *b)
 {
@@ -131,20 +131,20 @@ static bool same_shape_or_error(const char *op, const vs_tensor *a, const vs_ten
     return false;
 }
 
-vs_tensor *vs_mse_loss(vs_tensor *a, vs_tensor *b)
+static vs_tensor *mse_loss_impl(vs_tensor *a, vs_tensor *b)
 {
     if (!a || !b || !same_shape_or_error("mse_loss", a, b)) return NULL;
     vs_tensor *d = vs_sub(a, b);
     return vs_mean(vs_mul(d, d), VS_ALL_AXES, false);
 }
 
-vs_tensor *vs_l1_loss(vs_tensor *a, vs_tensor *b)
+static vs_tensor *l1_loss_impl(vs_tensor *a, vs_tensor *b)
 {
     if (!a || !b || !same_shape_or_error("l1_loss", a, b)) return NULL;
     return vs_mean(vs_abs(vs_sub(a, b)), VS_ALL_AXES, false);
 }
 
-vs_tensor *vs_smooth_l1_loss(vs_tensor *a, vs_tensor *b, float beta)
+static vs_tensor *smooth_l1_loss_impl(vs_tensor *a, vs_tensor *b, float beta)
 {
     if (!a || !b || !same_shape_or_error("smooth_l1_loss", a, b)) return NULL;
     if (!(beta > 0)) return vs_op_error("smooth_l1_loss", "beta must be positive");
@@ -158,7 +158,7 @@ vs_tensor *vs_smooth_l1_loss(vs_tensor *a, vs_tensor *b, float beta)
     return vs_mean(vs_where(small, quad, lin), VS_ALL_AXES, false);
 }
 
-vs_tensor *vs_bce_with_logits(vs_tensor *logits, vs_tensor *targets)
+static vs_tensor *bce_with_logits_impl(vs_tensor *logits, vs_tensor *targets)
 {
     if (!logits || !targets || !same_shape_or_error("bce_with_logits", logits, targets)) return NULL;
     return vs_mean(vs_sub(vs_softplus(logits), vs_mul(targets, logits)), VS_ALL_AXES, false);
@@ -188,27 +188,27 @@ static vs_tensor *soft_nll(vs_tensor *logp, vs_tensor *p)
     return vs_mul_scalar(vs_sum(vs_mul(p, logp), VS_ALL_AXES, false), inv);
 }
 
-vs_tensor *vs_nll_loss(vs_tensor *logp, const int64_t *labels)
+static vs_tensor *nll_loss_impl(vs_tensor *logp, const int64_t *labels)
 {
     if (!logp) return NULL;
     return soft_nll(logp, one_hot("nll_loss", logp, labels));
 }
 
-vs_tensor *vs_cross_entropy(vs_tensor *logits, const int64_t *labels)
+static vs_tensor *cross_entropy_impl(vs_tensor *logits, const int64_t *labels)
 {
     if (!logits) return NULL;
     vs_tensor *oh = one_hot("cross_entropy", logits, labels);
     return oh ? soft_nll(vs_log_softmax(logits, 1), oh) : NULL;
 }
 
-vs_tensor *vs_cross_entropy_soft(vs_tensor *logits, vs_tensor *p)
+static vs_tensor *cross_entropy_soft_impl(vs_tensor *logits, vs_tensor *p)
 {
     if (!logits || !p || !same_shape_or_error("cross_entropy_soft", logits, p)) return NULL;
     if (logits->ndim != 2) return vs_op_error("cross_entropy_soft", "logits must be [n,c]");
     return soft_nll(vs_log_softmax(logits, 1), p);
 }
 
-vs_tensor *vs_kl_diag_gaussian(vs_tensor *mu1, vs_tensor *lv1, vs_tensor *mu2, vs_tensor *lv2)
+static vs_tensor *kl_diag_gaussian_impl(vs_tensor *mu1, vs_tensor *lv1, vs_tensor *mu2, vs_tensor *lv2)
 {
     if (!mu1 || !lv1 || !same_shape_or_error("kl_diag_gaussian", mu1, lv1)) return NULL;
     if ((mu2 && !same_shape_or_error("kl_diag_gaussian", mu1, mu2)) || (lv2 && !same_shape_or_error("kl_diag_gaussian", mu1, lv2)))
@@ -222,7 +222,7 @@ vs_tensor *vs_kl_diag_gaussian(vs_tensor *mu1, vs_tensor *lv1, vs_tensor *mu2, v
     return vs_mean(kl, VS_ALL_AXES, false);
 }
 
-vs_tensor *vs_cosine_similarity(vs_tensor *a, vs_tensor *b, int axis, float eps)
+static vs_tensor *cosine_similarity_impl(vs_tensor *a, vs_tensor *b, int axis, float eps)
 {
     if (!a || !b) return NULL;
     int nd;
@@ -240,4 +240,83 @@ vs_tensor *vs_cosine_similarity(vs_tensor *a, vs_tensor *b, int axis, float eps)
     vs_tensor *na = vs_sum(vs_mul(a, a), m, false), *nb = vs_sum(vs_mul(b, b), m, false);
     vs_tensor *den = vs_sqrt(vs_clamp(vs_mul(na, nb), eps * eps, INFINITY));
     return vs_div(dot, den);
+}
+
+vs_tensor *vs_batch_norm(vs_tensor *x, vs_tensor *gamma, vs_tensor *beta, vs_tensor *running_mean,
+                         vs_tensor *running_var, bool training, float momentum, float eps)
+{
+    vs_scope_begin();
+    return vs_scope_return(batch_norm_impl(x, gamma, beta, running_mean, running_var, training, momentum, eps));
+}
+
+vs_tensor *vs_instance_norm(vs_tensor *x, vs_tensor *gamma, vs_tensor *beta, float eps)
+{
+    vs_scope_begin();
+    return vs_scope_return(instance_norm_impl(x, gamma, beta, eps));
+}
+
+vs_tensor *vs_layer_norm(vs_tensor *x, int n_dims, vs_tensor *gamma, vs_tensor *beta, float eps)
+{
+    vs_scope_begin();
+    return vs_scope_return(layer_norm_impl(x, n_dims, gamma, beta, eps));
+}
+
+vs_tensor *vs_dropout(vs_tensor *x, float p, bool training, vs_rng *r)
+{
+    vs_scope_begin();
+    return vs_scope_return(dropout_impl(x, p, training, r));
+}
+
+vs_tensor *vs_mse_loss(vs_tensor *a, vs_tensor *b)
+{
+    vs_scope_begin();
+    return vs_scope_return(mse_loss_impl(a, b));
+}
+
+vs_tensor *vs_l1_loss(vs_tensor *a, vs_tensor *b)
+{
+    vs_scope_begin();
+    return vs_scope_return(l1_loss_impl(a, b));
+}
+
+vs_tensor *vs_smooth_l1_loss(vs_tensor *a, vs_tensor *b, float beta)
+{
+    vs_scope_begin();
+    return vs_scope_return(smooth_l1_loss_impl(a, b, beta));
+}
+
+vs_tensor *vs_bce_with_logits(vs_tensor *logits, vs_tensor *targets)
+{
+    vs_scope_begin();
+    return vs_scope_return(bce_with_logits_impl(logits, targets));
+}
+
+vs_tensor *vs_nll_loss(vs_tensor *logp, const int64_t *labels)
+{
+    vs_scope_begin();
+    return vs_scope_return(nll_loss_impl(logp, labels));
+}
+
+vs_tensor *vs_cross_entropy(vs_tensor *logits, const int64_t *labels)
+{
+    vs_scope_begin();
+    return vs_scope_return(cross_entropy_impl(logits, labels));
+}
+
+vs_tensor *vs_cross_entropy_soft(vs_tensor *logits, vs_tensor *p)
+{
+    vs_scope_begin();
+    return vs_scope_return(cross_entropy_soft_impl(logits, p));
+}
+
+vs_tensor *vs_kl_diag_gaussian(vs_tensor *mu1, vs_tensor *lv1, vs_tensor *mu2, vs_tensor *lv2)
+{
+    vs_scope_begin();
+    return vs_scope_return(kl_diag_gaussian_impl(mu1, lv1, mu2, lv2));
+}
+
+vs_tensor *vs_cosine_similarity(vs_tensor *a, vs_tensor *b, int axis, float eps)
+{
+    vs_scope_begin();
+    return vs_scope_return(cosine_similarity_impl(a, b, axis, eps));
 }

@@ -257,7 +257,8 @@ vs_tensor *vs_sum_to(vs_tensor *x, int ndim, const int64_t *shape)
         }
     }
     if (!axes) return vs_reshape(x, ndim, shape);
-    return vs_reshape(vs_sum(x, axes, true), ndim, shape);
+    vs_scope_begin();
+    return vs_scope_return(vs_reshape(vs_sum(x, axes, true), ndim, shape));
 }
 
 /* ---- along one axis: logsumexp, softmax, log_softmax ------------------------------------------------ */

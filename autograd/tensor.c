@@ -137,6 +137,13 @@ vs_tensor *vs_keep(vs_tensor *t)
     return t;
 }
 
+vs_tensor *vs_scope_return(vs_tensor *t)
+{
+    vs_keep(t);
+    vs_scope_end();
+    return t;
+}
+
 /* Give a new reference to the current owner (the innermost scope, or the caller). */
 static void adopt(vs_tensor *t)
 {

@@ -60,5 +60,6 @@ const vs_verb *vs_find_verb(const char *name);
 
 /* Verbs. */
 extern const vs_verb vs_verb_help;
+extern const vs_verb vs_verb_demo;
 
 #endif

@@ -1,3 +1,3 @@
 # cli: sources of libversus (or the program) and their headers.
 noinst_HEADERS += cli/cli.h
-versus_SOURCES += cli/main.c cli/args.c cli/cmd_help.c
+versus_SOURCES += cli/main.c cli/args.c cli/cmd_help.c cli/cmd_demo.c

@@ -1,1 +1,20 @@
 # datasets/picture.mk
+# Pictures: 8-bit images and PNG files, attribution heatmaps and grids, SVG plots, SLIC superpixels.
+versusinclude_HEADERS += include/versus/picture.h include/versus/plot.h include/versus/superpixel.h
+noinst_HEADERS += datasets/write_atomic.h
+libversus_la_SOURCES += datasets/write_atomic.c datasets/image.c datasets/font.c datasets/png.c \
+	datasets/heatmap.c datasets/svg.c datasets/slic.c
+
+if HAVE_CHECK
+check_PROGRAMS += tests/test_png tests/test_plot tests/test_slic
+TESTS += tests/test_png tests/test_plot tests/test_slic
+tests_test_png_SOURCES = tests/test_png.c
+tests_test_png_CFLAGS = $(TEST_CFLAGS)
+tests_test_png_LDADD = $(TEST_LIBS)
+tests_test_plot_SOURCES = tests/test_plot.c
+tests_test_plot_CFLAGS = $(TEST_CFLAGS)
+tests_test_plot_LDADD = $(TEST_LIBS)
+tests_test_slic_SOURCES = tests/test_slic.c
+tests_test_slic_CFLAGS = $(TEST_CFLAGS)
+tests_test_slic_LDADD = $(TEST_LIBS)
+endif

@@ -1,1 +1,20 @@
-# explain: sources of libversus (or the program) and their headers.
+# explain: attribution methods, metrics, the papers' explainers.
+versusinclude_HEADERS += include/versus/explain.h include/versus/metrics.h
+noinst_HEADERS += explain/internal.h
+libversus_la_SOURCES += explain/attribute.c explain/quadrature.c explain/gradients.c explain/deeplift.c \
+	explain/occlusion.c explain/gradcam.c explain/shapley.c explain/metrics.c
+if HAVE_CHECK
+check_PROGRAMS += tests/test_attribute
+TESTS += tests/test_attribute
+tests_test_attribute_SOURCES = tests/test_attribute.c
+tests_test_attribute_CFLAGS = $(TEST_CFLAGS)
+tests_test_attribute_LDADD = $(TEST_LIBS)
+endif
+if HAVE_CHECK
+check_PROGRAMS += tests/test_metrics
+TESTS += tests/test_metrics
+tests_test_metrics_SOURCES = tests/test_metrics.c
+tests_test_metrics_CFLAGS = $(TEST_CFLAGS)
+tests_test_metrics_LDADD = $(TEST_LIBS)
+endif
+include $(top_srcdir)/explain/snx.mk

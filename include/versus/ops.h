@@ -88,20 +88,26 @@ vs_tensor *vs_scatter_add(vs_tensor *x, int axis, const int64_t *idx, int64_t di
 /* ---- convolution and pooling (NCHW) ------------------------------------------------------------- */
 typedef struct vs_conv_opts {
     int stride[2], padding[2], dilation[2], output_padding[2]; /* [h, w]; 0 stride/dilation mean 1 */
-    int groups;                                                 /* 0 means 1 */
+    int groups;                                                 /* 0 means 1; NULL opts: all defaults */
 } vs_conv_opts;
 
-/* y = conv2d(x, w) + b; x [n,c,h,w], w [o, c/groups, kh, kw], b [o] or NULL. */
+/* y[n,o,i,j] = b[o] + sum_{c',ki,kj} w[o,c',ki,kj] x[n, c, i*sh-ph+ki*dh, j*sw-pw+kj*dw] (0 outside),
+ * c the c'-th channel of o's group; x [n,c,h,w], w [o, c/groups, kh, kw], b [o] or NULL;
+ * oh = (h + 2ph - dh(kh-1) - 1)/sh + 1.  output_padding is ignored. */
 vs_tensor *vs_conv2d(vs_tensor *x, vs_tensor *w, vs_tensor *b, const vs_conv_opts *o);
-/* y = conv_transpose2d(x, w) + b (the adjoint of conv2d in x); w [c, o/groups, kh, kw]. */
+/* y = conv_transpose2d(x, w) + b, the adjoint of conv2d in its input: <conv2d(z, w), x> = <z, y - b>.
+ * x [n,c,h,w], w [c, o/groups, kh, kw] (PyTorch ConvTranspose2d layout), b [o] or NULL;
+ * oh = (h-1) sh - 2ph + dh(kh-1) + output_padding_h + 1, output_padding < stride. */
 vs_tensor *vs_conv_transpose2d(vs_tensor *x, vs_tensor *w, vs_tensor *b, const vs_conv_opts *o);
-/* dw = d<conv2d(x, w), g>/dw for given x and g: the weight gradient as an op of its own. */
+/* dw = d<conv2d(x, w), g>/dw, i.e. <dw, v> = <conv2d(x, v), g>: the weight gradient as an op of its
+ * own.  x [n,c,h,w], g [n,o,oh,ow] (conv2d's output shape) -> [o, c/groups, kh, kw]. */
 vs_tensor *vs_conv2d_weight_grad(vs_tensor *x, vs_tensor *g, int kh, int kw, const vs_conv_opts *o);
-/* max over each kernel window; padding counts as -inf. */
+/* max over each kernel window; padding counts as -inf; gradient to the first maximum of a window.
+ * stride 0 means kernel; padding <= kernel/2; oh = (h + 2 padding - kernel)/stride + 1. */
 vs_tensor *vs_max_pool2d(vs_tensor *x, int kernel, int stride, int padding);
-/* mean over each kernel window, padding included in the count (PyTorch default). */
+/* sum over each kernel window / kernel^2 (padding counts, PyTorch default); stride/padding as max_pool2d. */
 vs_tensor *vs_avg_pool2d(vs_tensor *x, int kernel, int stride, int padding);
-/* y[n,c,i,j] = x[n,c,i/s,j/s] */
+/* y[n,c,i,j] = x[n,c,i/s,j/s]; scale >= 1 */
 vs_tensor *vs_upsample_nearest2d(vs_tensor *x, int scale);
 
 /* ---- normalisation ---------------------------------------------------------------------------- */
@@ -139,7 +145,8 @@ typedef enum vs_backward_rule {
     /* DeepLIFT rescale: the batch holds inputs then references ([x; x_ref], 2N rows).  A
      * nonlinearity recorded under this rule backpropagates the multiplier
      * (f(x) - f(x_ref)) / (x - x_ref) (the derivative where |x - x_ref| < 1e-6) to both halves;
-     * max_pool2d distributes (y - y_ref) back to the window's maxima the same way. */
+     * max_pool2d sends g (y - y_ref) / (x - x_ref) to the input's first maximum of each window (the
+     * gradient where that delta is < 1e-6), which gives exact summation-to-delta for the layer. */
     VS_RULE_RESCALE = 1
 } vs_backward_rule;
 

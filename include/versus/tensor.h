@@ -77,6 +77,9 @@ void vs_tensor_free(vs_tensor *t);               /* release the owner's referenc
 void vs_scope_begin(void);                       /* open a scope on this thread */
 void vs_scope_end(void);                         /* release every tensor the scope owns */
 vs_tensor *vs_keep(vs_tensor *t);                /* move t to the enclosing owner; returns t */
+/* vs_keep(t) then vs_scope_end(): how a function that builds its result from intermediates returns
+ * it without leaving the intermediates to its caller.  NULL passes through. */
+vs_tensor *vs_scope_return(vs_tensor *t);
 int vs_scope_depth(void);                        /* number of open scopes on this thread */
 int64_t vs_live_tensors(void);                   /* tensors alive process-wide (leak checks) */
 

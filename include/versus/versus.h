@@ -7,6 +7,14 @@
 #include "versus/tensor.h"
 #include "versus/ops.h"
 #include "versus/dataset.h"
+#include "versus/data_io.h"
+#include "versus/picture.h"
+#include "versus/plot.h"
+#include "versus/superpixel.h"
+#include "versus/explain.h"
+#include "versus/metrics.h"
+#include "versus/pairs.h"
+#include "versus/synth.h"
 
 #ifdef __cplusplus
 extern "C" {

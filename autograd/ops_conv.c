@@ -1,0 +1,477 @@
+/* ops_conv.c - conv2d, conv_transpose2d and conv2d_weight_grad (NCHW, PyTorch semantics).
+ *
+ * The three ops are one bilinear map seen from its three sides.  With B(x, w) = conv2d(x, w):
+ *   conv_transpose2d(g, w) = B(., w)^T g   (the adjoint in x)
+ *   conv2d_weight_grad(x, g) = B(x, .)^T g (the adjoint in w), i.e. <weight_grad(x, g), v> = <B(x, v), g>
+ * so each op's gradients are the other two ops (see the *_backward functions), and gradients of
+ * gradients stay inside the family: double backward through conv nets costs no extra rules.
+ *
+ * Kernels: im2col + vs_sgemm per group; col2im for the transposed direction.  All three are written
+ * in terms of one geometry seen from the conv2d direction: the "image" side (conv2d input,
+ * conv_transpose2d output) and the "patch" side (conv2d output, conv_transpose2d input).  The work
+ * for one image is a function of the image index with its own scratch buffer, so a thread pool can
+ * split the batch.  Pooling and upsampling live in ops_pool.c. */
+#include "autograd/internal.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- parameters and geometry ------------------------------------------------------------------- */
+
+/* Options with defaults applied (0 stride/dilation/groups mean 1). */
+typedef struct conv_params {
+    int64_t sh, sw, ph, pw, dh, dw, oph, opw, groups;
+} conv_params;
+
+typedef struct conv_geom {
+    int64_t n;              /* batch */
+    int64_t c, h, w;        /* image side: conv2d input, conv_transpose2d output */
+    int64_t o, oh, ow;      /* patch side: conv2d output, conv_transpose2d input */
+    int64_t kh, kw;
+    conv_params p;
+    int64_t cg, og, rows, cols; /* channels per group; im2col matrix is [rows = cg*kh*kw, cols = oh*ow] */
+} conv_geom;
+
+static bool conv_params_from(const char *op, const vs_conv_opts *o, conv_params *p)
+{
+    static const vs_conv_opts none = {{0, 0}, {0, 0}, {0, 0}, {0, 0}, 0};
+    if (!o) o = &none;
+    for (int i = 0; i < 2; i++) {
+        if (o->stride[i] < 0 || o->dilation[i] < 0 || o->padding[i] < 0 || o->output_padding[i] < 0) {
+            vs_op_error(op, "negative stride, padding, dilation or output_padding (%d,%d,%d,%d in dim %d)", o->stride[i],
+                        o->padding[i], o->dilation[i], o->output_padding[i], i);
+            return false;
+        }
+    }
+    if (o->groups < 0) {
+        vs_op_error(op, "negative groups %d", o->groups);
+        return false;
+    }
+    p->sh = o->stride[0] ? o->stride[0] : 1;
+    p->sw = o->stride[1] ? o->stride[1] : 1;
+    p->dh = o->dilation[0] ? o->dilation[0] : 1;
+    p->dw = o->dilation[1] ? o->dilation[1] : 1;
+    p->ph = o->padding[0];
+    p->pw = o->padding[1];
+    p->oph = o->output_padding[0];
+    p->opw = o->output_padding[1];
+    p->groups = o->groups ? o->groups : 1;
+    return true;
+}
+
+static vs_conv_opts conv_opts_of(const conv_params *p)
+{
+    vs_conv_opts o = {{(int)p->sh, (int)p->sw}, {(int)p->ph, (int)p->pw}, {(int)p->dh, (int)p->dw},
+                      {(int)p->oph, (int)p->opw}, (int)p->groups};
+    return o;
+}
+
+static void params_save(vs_node *n, const conv_params *p, int64_t kh, int64_t kw)
+{
+    if (!n) return;
+    const int64_t v[11] = {p->sh, p->sw, p->ph, p->pw, p->dh, p->dw, p->oph, p->opw, p->groups, kh, kw};
+    memcpy(n->i, v, sizeof v);
+}
+
+static conv_params params_load(const vs_node *n)
+{
+    conv_params p = {n->i[0], n->i[1], n->i[2], n->i[3], n->i[4], n->i[5], n->i[6], n->i[7], n->i[8]};
+    return p;
+}
+
+/* conv2d output length along one dim: (in + 2 pad - dil (k - 1) - 1) / stride + 1, or -1 when the
+ * kernel does not fit (or the arithmetic would overflow). */
+static int64_t conv_out_len(int64_t in, int64_t k, int64_t stride, int64_t pad, int64_t dil)
+{
+    size_t span;
+    if (k < 1 || !vs_size_mul((size_t)dil, (size_t)(k - 1), &span) || span > (size_t)INT64_MAX / 4) return -1;
+    int64_t num = in + 2 * pad - (int64_t)span - 1;
+    return num < 0 ? -1 : num / stride + 1;
+}
+
+/* conv_transpose2d output length: (in - 1) stride - 2 pad + dil (k - 1) + output_padding + 1. */
+static int64_t transpose_out_len(int64_t in, int64_t k, int64_t stride, int64_t pad, int64_t dil, int64_t opad)
+{
+    size_t a, b;
+    if (in < 1 || k < 1 || !vs_size_mul((size_t)(in - 1), (size_t)stride, &a) || !vs_size_mul((size_t)dil, (size_t)(k - 1), &b) ||
+        a > (size_t)INT64_MAX / 4 || b > (size_t)INT64_MAX / 4)
+        return -1;
+    return (int64_t)a - 2 * pad + (int64_t)b + opad + 1;
+}
+
+/* The output_padding that makes conv_transpose2d map a conv2d output back to an image of length in. */
+static int64_t opad_for(int64_t in, int64_t k, int64_t stride, int64_t pad, int64_t dil)
+{
+    return (in + 2 * pad - dil * (k - 1) - 1) % stride;
+}
+
+static void geom_finish(conv_geom *g)
+{
+    g->cg = g->c / g->p.groups;
+    g->og = g->o / g->p.groups;
+    g->rows = g->cg * g->kh * g->kw;
+    g->cols = g->oh * g->ow;
+}
+
+/* Both channel counts must split into the groups. */
+static bool check_groups(const char *op, int64_t c, int64_t o, int64_t groups)
+{
+    if (c % groups != 0 || o % groups != 0) {
+        vs_op_error(op, "%lld input and %lld output channels do not both split into %lld groups", (long long)c, (long long)o,
+                    (long long)groups);
+        return false;
+    }
+    return true;
+}
+
+static bool check_4d(const char *op, const vs_tensor *t, const char *what, const char *layout)
+{
+    if (t->ndim != 4) {
+        vs_op_error(op, "%s must be %s, got %d dims", what, layout, t->ndim);
+        return false;
+    }
+    return true;
+}
+
+static bool check_bias(const char *op, const vs_tensor *b, int64_t o)
+{
+    if (b && (b->ndim != 1 || b->shape[0] != o)) {
+        char s[96];
+        vs_shape_str(b, s, sizeof s);
+        vs_op_error(op, "bias must be [%lld], got %s", (long long)o, s);
+        return false;
+    }
+    return true;
+}
+
+static bool check_out(const char *op, int64_t oh, int64_t ow, const conv_geom *g)
+{
+    if (oh < 1 || ow < 1) {
+        vs_op_error(op, "output would be empty (%lld x %lld): input %lld x %lld, kernel %lld x %lld, stride %lld,%lld, padding "
+                        "%lld,%lld, dilation %lld,%lld",
+                    (long long)oh, (long long)ow, (long long)g->h, (long long)g->w, (long long)g->kh, (long long)g->kw,
+                    (long long)g->p.sh, (long long)g->p.sw, (long long)g->p.ph, (long long)g->p.pw, (long long)g->p.dh,
+                    (long long)g->p.dw);
+        return false;
+    }
+    return true;
+}
+
+/* One scratch buffer for the im2col matrix of a group (NULL and an error when too large). */
+static float *scratch_new(const char *op, const conv_geom *g)
+{
+    size_t n;
+    if (!vs_size_mul((size_t)g->rows, (size_t)g->cols, &n) || !vs_size_mul(n ? n : 1, sizeof(float), &n)) {
+        vs_set_last_error(VS_ERR_NOMEM, "%s: im2col buffer too large", op);
+        return NULL;
+    }
+    float *s = malloc(n);
+    if (!s) vs_set_last_error(VS_ERR_NOMEM, "%s: out of memory for the im2col buffer", op);
+    return s;
+}
+
+/* A 1x1 kernel with stride 1 and no padding: the image already is its im2col matrix. */
+static bool cols_are_image(const conv_geom *g)
+{
+    return g->kh == 1 && g->kw == 1 && g->p.sh == 1 && g->p.sw == 1 && g->p.ph == 0 && g->p.pw == 0;
+}
+
+/* ---- im2col / col2im ----------------------------------------------------------------------------- */
+
+/* col[(c*kh + ki)*kw + kj, i*ow + j] = img[c, i*sh - ph + ki*dh, j*sw - pw + kj*dw] (0 outside);
+ * img is one group's [cg, h, w]. */
+static void im2col(const conv_geom *g, const float *img, float *col)
+{
+    const conv_params *p = &g->p;
+    for (int64_t c = 0; c < g->cg; c++)
+        for (int64_t ki = 0; ki < g->kh; ki++)
+            for (int64_t kj = 0; kj < g->kw; kj++) {
+                float *row = col + ((c * g->kh + ki) * g->kw + kj) * g->cols;
+                const float *plane = img + c * g->h * g->w;
+                for (int64_t i = 0; i < g->oh; i++) {
+                    float *r = row + i * g->ow;
+                    int64_t y = i * p->sh - p->ph + ki * p->dh;
+                    if (y < 0 || y >= g->h) {
+                        memset(r, 0, (size_t)g->ow * sizeof(float));
+                        continue;
+                    }
+                    const float *src = plane + y * g->w;
+                    int64_t x0 = kj * p->dw - p->pw;
+                    for (int64_t j = 0; j < g->ow; j++) {
+                        int64_t x = x0 + j * p->sw;
+                        r[j] = x >= 0 && x < g->w ? src[x] : 0.0f;
+                    }
+                }
+            }
+}
+
+/* The adjoint of im2col: img[c, y, x] += every col entry im2col would have read from it. */
+static void col2im(const conv_geom *g, const float *col, float *img)
+{
+    const conv_params *p = &g->p;
+    for (int64_t c = 0; c < g->cg; c++)
+        for (int64_t ki = 0; ki < g->kh; ki++)
+            for (int64_t kj = 0; kj < g->kw; kj++) {
+                const float *row = col + ((c * g->kh + ki) * g->kw + kj) * g->cols;
+                float *plane = img + c * g->h * g->w;
+                for (int64_t i = 0; i < g->oh; i++) {
+                    int64_t y = i * p->sh - p->ph + ki * p->dh;
+                    if (y < 0 || y >= g->h) continue;
+                    const float *r = row + i * g->ow;
+                    float *dst = plane + y * g->w;
+                    int64_t x0 = kj * p->dw - p->pw;
+                    for (int64_t j = 0; j < g->ow; j++) {
+                        int64_t x = x0 + j * p->sw;
+                        if (x >= 0 && x < g->w) dst[x] += r[j];
+                    }
+                }
+            }
+}
+
+/* ---- per-image kernels (a thread pool can split the batch by calling these per index) ---------- */
+
+/* patch[n] = W im2col(img[n]) per group, patch: [n, o, oh, ow], w: [o, cg, kh, kw]; beta 1 adds to
+ * what patch holds (the bias), 0 overwrites. */
+static void conv2d_image(const conv_geom *g, const float *img, const float *w, float *patch, float beta, int64_t n, float *scratch)
+{
+    for (int64_t gi = 0; gi < g->p.groups; gi++) {
+        const float *src = img + (n * g->c + gi * g->cg) * g->h * g->w;
+        const float *col = src;
+        if (!cols_are_image(g)) {
+            im2col(g, src, scratch);
+            col = scratch;
+        }
+        vs_sgemm(false, false, g->og, g->cols, g->rows, 1.0f, w + gi * g->og * g->rows, g->rows, col, g->cols, beta,
+                 patch + (n * g->o + gi * g->og) * g->cols, g->cols);
+    }
+}
+
+/* img[n] += col2im(W^T patch[n]) per group: the adjoint of conv2d_image in its image argument. */
+static void transpose_image(const conv_geom *g, const float *patch, const float *w, float *img, int64_t n, float *scratch)
+{
+    for (int64_t gi = 0; gi < g->p.groups; gi++) {
+        float *dst = img + (n * g->c + gi * g->cg) * g->h * g->w;
+        const float *src = patch + (n * g->o + gi * g->og) * g->cols;
+        const float *wg = w + gi * g->og * g->rows;
+        if (cols_are_image(g)) {
+            vs_sgemm(true, false, g->rows, g->cols, g->og, 1.0f, wg, g->rows, src, g->cols, 1.0f, dst, g->cols);
+        } else {
+            vs_sgemm(true, false, g->rows, g->cols, g->og, 1.0f, wg, g->rows, src, g->cols, 0.0f, scratch, g->cols);
+            col2im(g, scratch, dst);
+        }
+    }
+}
+
+/* dw += patch[n] im2col(img[n])^T per group: image n's share of the weight gradient.  dw is summed
+ * over images, so a pool splitting the batch gives each worker its own dw and adds them in order. */
+static void weight_grad_image(const conv_geom *g, const float *img, const float *patch, float *dw, int64_t n, float *scratch)
+{
+    for (int64_t gi = 0; gi < g->p.groups; gi++) {
+        const float *src = img + (n * g->c + gi * g->cg) * g->h * g->w;
+        const float *col = src;
+        if (!cols_are_image(g)) {
+            im2col(g, src, scratch);
+            col = scratch;
+        }
+        vs_sgemm(false, true, g->og, g->rows, g->cols, 1.0f, patch + (n * g->o + gi * g->og) * g->cols, g->cols, col, g->cols,
+                 1.0f, dw + gi * g->og * g->rows, g->rows);
+    }
+}
+
+/* Fill each channel plane of t [n, ch, plane] with b[ch] (or zeros without a bias). */
+static void fill_bias(vs_tensor *t, const vs_tensor *b)
+{
+    int64_t n = t->shape[0], ch = t->shape[1], plane = t->shape[2] * t->shape[3];
+    if (!b) {
+        memset(t->data, 0, (size_t)t->size * sizeof(float));
+        return;
+    }
+    for (int64_t i = 0; i < n; i++)
+        for (int64_t c = 0; c < ch; c++) {
+            float *q = t->data + (i * ch + c) * plane, v = b->data[c];
+            for (int64_t k = 0; k < plane; k++) q[k] = v;
+        }
+}
+
+/* ---- backward rules ------------------------------------------------------------------------------ */
+
+static const uint32_t NHW = VS_AXIS(0) | VS_AXIS(2) | VS_AXIS(3);
+
+/* opts with the output_padding that maps conv2d's output back onto an image of x's size. */
+static vs_conv_opts opts_back_to(const conv_params *p, const vs_tensor *img, int64_t kh, int64_t kw)
+{
+    conv_params q = *p;
+    q.oph = opad_for(img->shape[2], kh, p->sh, p->ph, p->dh);
+    q.opw = opad_for(img->shape[3], kw, p->sw, p->pw, p->dw);
+    return conv_opts_of(&q);
+}
+
+static void conv2d_backward(vs_node *n, vs_tensor *out, vs_tensor *g, vs_tensor **gin)
+{
+    vs_tensor *x = n->in[0], *w = n->in[1];
+    conv_params p = params_load(n);
+    vs_conv_opts o = conv_opts_of(&p);
+    /* y = B(x, w) + b:  dx = B(., w)^T g,  dw = B(x, .)^T g,  db = sum over n, h, w of g */
+    if (vs_node_needs(n, 0)) {
+        vs_conv_opts back = opts_back_to(&p, x, w->shape[2], w->shape[3]);
+        gin[0] = vs_conv_transpose2d(g, w, NULL, &back);
+    }
+    if (vs_node_needs(n, 1)) gin[1] = vs_conv2d_weight_grad(x, g, w->shape[2], w->shape[3], &o);
+    if (n->n_in > 2 && vs_node_needs(n, 2)) gin[2] = vs_sum(g, NHW, false);
+}
+
+static void conv_transpose2d_backward(vs_node *n, vs_tensor *out, vs_tensor *g, vs_tensor **gin)
+{
+    vs_tensor *x = n->in[0], *w = n->in[1];
+    conv_params p = params_load(n);
+    p.oph = p.opw = 0;
+    vs_conv_opts o = conv_opts_of(&p);
+    /* y = B(., w)^T x + b, so <y, g> = <x, B(g, w)>:  dx = B(g, w),  dw = B(g, .)^T x  (g is the
+     * image side, x the patch side),  db = sum of g.  output_padding < stride makes B(g, w) x-sized. */
+    if (vs_node_needs(n, 0)) gin[0] = vs_conv2d(g, w, NULL, &o);
+    if (vs_node_needs(n, 1)) gin[1] = vs_conv2d_weight_grad(g, x, w->shape[2], w->shape[3], &o);
+    if (n->n_in > 2 && vs_node_needs(n, 2)) gin[2] = vs_sum(g, NHW, false);
+}
+
+static void weight_grad_backward(vs_node *n, vs_tensor *out, vs_tensor *v, vs_tensor **gin)
+{
+    vs_tensor *x = n->in[0], *g = n->in[1];
+    conv_params p = params_load(n);
+    int64_t kh = n->i[9], kw = n->i[10];
+    /* <weight_grad(x, g), v> = <B(x, v), g>:  d/dx = B(., v)^T g,  d/dg = B(x, v) */
+    if (vs_node_needs(n, 0)) {
+        vs_conv_opts back = opts_back_to(&p, x, kh, kw);
+        gin[0] = vs_conv_transpose2d(g, v, NULL, &back);
+    }
+    if (vs_node_needs(n, 1)) {
+        vs_conv_opts o = conv_opts_of(&p);
+        gin[1] = vs_conv2d(x, v, NULL, &o);
+    }
+}
+
+/* ---- the ops ------------------------------------------------------------------------------------- */
+
+vs_tensor *vs_conv2d(vs_tensor *x, vs_tensor *w, vs_tensor *b, const vs_conv_opts *opts)
+{
+    static const char *op = "conv2d";
+    if (!x || !w) return NULL;
+    conv_geom g = {0};
+    if (!conv_params_from(op, opts, &g.p) || !check_4d(op, x, "input", "[n,c,h,w]") ||
+        !check_4d(op, w, "weight", "[o,c/groups,kh,kw]"))
+        return NULL;
+    g.n = x->shape[0];
+    g.c = x->shape[1];
+    g.h = x->shape[2];
+    g.w = x->shape[3];
+    g.o = w->shape[0];
+    g.kh = w->shape[2];
+    g.kw = w->shape[3];
+    if (!check_groups(op, g.c, g.o, g.p.groups)) return NULL;
+    if (w->shape[1] * g.p.groups != g.c)
+        return vs_op_error(op, "input has %lld channels, weight expects %lld", (long long)g.c, (long long)(w->shape[1] * g.p.groups));
+    if (g.kh < 1 || g.kw < 1) return vs_op_error(op, "empty kernel %lld x %lld", (long long)g.kh, (long long)g.kw);
+    if (!check_bias(op, b, g.o)) return NULL;
+    g.oh = conv_out_len(g.h, g.kh, g.p.sh, g.p.ph, g.p.dh);
+    g.ow = conv_out_len(g.w, g.kw, g.p.sw, g.p.pw, g.p.dw);
+    if (!check_out(op, g.oh, g.ow, &g)) return NULL;
+    geom_finish(&g);
+
+    vs_tensor *y = vs_alloc(op, 4, (int64_t[]){g.n, g.o, g.oh, g.ow});
+    float *scratch = y ? scratch_new(op, &g) : NULL;
+    if (!scratch) {
+        vs_tensor_free(y);
+        return NULL;
+    }
+    if (b) fill_bias(y, b);
+    for (int64_t i = 0; i < g.n; i++) conv2d_image(&g, x->data, w->data, y->data, b ? 1.0f : 0.0f, i, scratch);
+    free(scratch);
+    vs_tensor *in[3] = {x, w, b};
+    params_save(vs_record(y, op, conv2d_backward, b ? 3 : 2, in), &g.p, g.kh, g.kw);
+    return y;
+}
+
+vs_tensor *vs_conv_transpose2d(vs_tensor *x, vs_tensor *w, vs_tensor *b, const vs_conv_opts *opts)
+{
+    static const char *op = "conv_transpose2d";
+    if (!x || !w) return NULL;
+    conv_geom g = {0};
+    if (!conv_params_from(op, opts, &g.p) || !check_4d(op, x, "input", "[n,c,h,w]") ||
+        !check_4d(op, w, "weight", "[c,o/groups,kh,kw]"))
+        return NULL;
+    /* x is the patch side, the output the image side. */
+    g.n = x->shape[0];
+    g.o = x->shape[1];
+    g.oh = x->shape[2];
+    g.ow = x->shape[3];
+    g.c = w->shape[1] * g.p.groups;
+    g.kh = w->shape[2];
+    g.kw = w->shape[3];
+    if (w->shape[0] != g.o)
+        return vs_op_error(op, "input has %lld channels, weight expects %lld", (long long)g.o, (long long)w->shape[0]);
+    if (!check_groups(op, g.o, g.c, g.p.groups)) return NULL;
+    if (g.kh < 1 || g.kw < 1) return vs_op_error(op, "empty kernel %lld x %lld", (long long)g.kh, (long long)g.kw);
+    if (g.p.oph >= g.p.sh || g.p.opw >= g.p.sw)
+        return vs_op_error(op, "output_padding %lld,%lld must be smaller than the stride %lld,%lld", (long long)g.p.oph,
+                           (long long)g.p.opw, (long long)g.p.sh, (long long)g.p.sw);
+    if (!check_bias(op, b, g.c)) return NULL;
+    g.h = transpose_out_len(g.oh, g.kh, g.p.sh, g.p.ph, g.p.dh, g.p.oph);
+    g.w = transpose_out_len(g.ow, g.kw, g.p.sw, g.p.pw, g.p.dw, g.p.opw);
+    if (g.h < 1 || g.w < 1)
+        return vs_op_error(op, "output would be empty (%lld x %lld): input %lld x %lld, kernel %lld x %lld", (long long)g.h,
+                           (long long)g.w, (long long)g.oh, (long long)g.ow, (long long)g.kh, (long long)g.kw);
+    geom_finish(&g);
+
+    vs_tensor *y = vs_alloc(op, 4, (int64_t[]){g.n, g.c, g.h, g.w});
+    float *scratch = y ? scratch_new(op, &g) : NULL;
+    if (!scratch) {
+        vs_tensor_free(y);
+        return NULL;
+    }
+    fill_bias(y, b);
+    for (int64_t i = 0; i < g.n; i++) transpose_image(&g, x->data, w->data, y->data, i, scratch);
+    free(scratch);
+    vs_tensor *in[3] = {x, w, b};
+    params_save(vs_record(y, op, conv_transpose2d_backward, b ? 3 : 2, in), &g.p, g.kh, g.kw);
+    return y;
+}
+
+vs_tensor *vs_conv2d_weight_grad(vs_tensor *x, vs_tensor *gy, int kh, int kw, const vs_conv_opts *opts)
+{
+    static const char *op = "conv2d_weight_grad";
+    if (!x || !gy) return NULL;
+    conv_geom g = {0};
+    if (!conv_params_from(op, opts, &g.p) || !check_4d(op, x, "input", "[n,c,h,w]") ||
+        !check_4d(op, gy, "output gradient", "[n,o,oh,ow]"))
+        return NULL;
+    g.n = x->shape[0];
+    g.c = x->shape[1];
+    g.h = x->shape[2];
+    g.w = x->shape[3];
+    g.o = gy->shape[1];
+    g.kh = kh;
+    g.kw = kw;
+    if (kh < 1 || kw < 1) return vs_op_error(op, "kernel %d x %d must be at least 1 x 1", kh, kw);
+    if (gy->shape[0] != g.n)
+        return vs_op_error(op, "input has batch %lld, output gradient %lld", (long long)g.n, (long long)gy->shape[0]);
+    if (!check_groups(op, g.c, g.o, g.p.groups)) return NULL;
+    g.oh = conv_out_len(g.h, g.kh, g.p.sh, g.p.ph, g.p.dh);
+    g.ow = conv_out_len(g.w, g.kw, g.p.sw, g.p.pw, g.p.dw);
+    if (!check_out(op, g.oh, g.ow, &g)) return NULL;
+    if (gy->shape[2] != g.oh || gy->shape[3] != g.ow)
+        return vs_op_error(op, "output gradient is %lld x %lld, the convolution gives %lld x %lld", (long long)gy->shape[2],
+                           (long long)gy->shape[3], (long long)g.oh, (long long)g.ow);
+    geom_finish(&g);
+
+    vs_tensor *dw = vs_alloc(op, 4, (int64_t[]){g.o, g.cg, g.kh, g.kw});
+    float *scratch = dw ? scratch_new(op, &g) : NULL;
+    if (!scratch) {
+        vs_tensor_free(dw);
+        return NULL;
+    }
+    memset(dw->data, 0, (size_t)dw->size * sizeof(float));
+    for (int64_t i = 0; i < g.n; i++) weight_grad_image(&g, x->data, gy->data, dw->data, i, scratch);
+    free(scratch);
+    vs_tensor *in[2] = {x, gy};
+    params_save(vs_record(dw, op, weight_grad_backward, 2, in), &g.p, g.kh, g.kw);
+    return dw;
+}

@@ -1,0 +1,268 @@
+/* ops_pool.c - max_pool2d, avg_pool2d and upsample_nearest2d (NCHW), with backward rules in ops.
+ *
+ * max_pool2d's gradient is a scatter of g into the argmax positions (vs_scatter_add, whose own
+ * backward is the gather vs_index_select at the same positions), avg_pool2d's is avg_unpool (spread
+ * g / k^2 over each window) whose backward is avg_pool2d again, and upsampling's is a block sum.
+ * So every rule here is differentiable again.  The DeepLIFT rescale rule for max_pool2d is below. */
+#include "autograd/internal.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Pooling geometry: planes = n*c images of h x w, windows k x k every s, padding p. */
+typedef struct pool_geom {
+    int64_t planes, h, w, oh, ow, k, s, p;
+} pool_geom;
+
+/* Validate x and the window; stride 0 means the kernel size (PyTorch's default). */
+static bool pool_geom_of(const char *op, const vs_tensor *x, int kernel, int stride, int padding, pool_geom *g)
+{
+    if (x->ndim != 4) {
+        vs_op_error(op, "input must be [n,c,h,w], got %d dims", x->ndim);
+        return false;
+    }
+    if (kernel < 1 || stride < 0 || padding < 0) {
+        vs_op_error(op, "kernel %d, stride %d, padding %d: need kernel >= 1, stride >= 0, padding >= 0", kernel, stride, padding);
+        return false;
+    }
+    if (padding > kernel / 2) {
+        vs_op_error(op, "padding %d exceeds half the kernel size %d", padding, kernel);
+        return false;
+    }
+    g->planes = x->shape[0] * x->shape[1];
+    g->h = x->shape[2];
+    g->w = x->shape[3];
+    g->k = kernel;
+    g->s = stride ? stride : kernel;
+    g->p = padding;
+    int64_t nh = g->h + 2 * g->p - g->k, nw = g->w + 2 * g->p - g->k;
+    g->oh = nh < 0 ? 0 : nh / g->s + 1;
+    g->ow = nw < 0 ? 0 : nw / g->s + 1;
+    if (g->oh < 1 || g->ow < 1) {
+        vs_op_error(op, "output would be empty: input %lld x %lld, kernel %d, stride %lld, padding %d", (long long)g->h,
+                    (long long)g->w, kernel, (long long)g->s, padding);
+        return false;
+    }
+    return true;
+}
+
+/* Window of output (i, j) clipped to the image: rows [r0, r1), columns [c0, c1). */
+static inline void window(const pool_geom *g, int64_t i, int64_t j, int64_t *r0, int64_t *r1, int64_t *c0, int64_t *c1)
+{
+    *r0 = i * g->s - g->p;
+    *c0 = j * g->s - g->p;
+    *r1 = *r0 + g->k < g->h ? *r0 + g->k : g->h;
+    *c1 = *c0 + g->k < g->w ? *c0 + g->k : g->w;
+    if (*r0 < 0) *r0 = 0;
+    if (*c0 < 0) *c0 = 0;
+}
+
+static void save_pool(vs_node *n, const pool_geom *g)
+{
+    if (!n) return;
+    n->i[0] = g->k;
+    n->i[1] = g->s;
+    n->i[2] = g->p;
+}
+
+/* ---- max_pool2d ------------------------------------------------------------------------------------ */
+
+/* g [shape of y] scattered into a tensor shaped like `like`: out.flat[idx[j]] += g.flat[j]. */
+static vs_tensor *scatter_flat(vs_tensor *g, const int64_t *idx, const vs_tensor *like)
+{
+    vs_tensor *flat = vs_reshape(g, 1, (int64_t[]){g->size});
+    return vs_reshape(vs_scatter_add(flat, 0, idx, like->size), like->ndim, like->shape);
+}
+
+/* DeepLIFT rescale for max pooling.  Rows [0, N) of the batch are inputs, [N, 2N) references;
+ * d = x - x_ref, dy = y - y_ref.  Each window w sends g[w] * dy[w] / d[p] to one position p: the
+ * input's first maximum a(w) when |d[a]| > 1e-6, else the reference's first maximum b(w) when
+ * |d[b]| > 1e-6, else (then dy[w] = 0 necessarily: y = x[a] = x_ref[a] <= x_ref[b] = x[b] <= x[a])
+ * g[w] to a(w), the gradient rule.  Guarantee: with g = 1 on the input half,
+ * sum_i gin[i] d[i] = sum_w dy[w] exactly, for every input and reference - also after a ReLU, where
+ * whole windows of zeros are common and the input's own argmax often has no delta.  The reference
+ * half gets the same multipliers at the same positions (as the elementwise rescale rule does).  The
+ * multiplier is a constant, so the rule is linear, and differentiable, in g. */
+static vs_tensor *max_pool_rescale(const vs_tensor *x, const vs_tensor *y, vs_tensor *g, const int64_t *arg)
+{
+    int64_t hy = y->size / 2, hx = x->size / 2;
+    int64_t *idx = malloc((size_t)(y->size ? y->size : 1) * sizeof *idx);
+    vs_tensor *coef = vs_alloc("max_pool2d rescale", y->ndim, y->shape);
+    if (!idx || !coef) {
+        free(idx);
+        vs_tensor_free(coef);
+        return vs_op_error("max_pool2d", "out of memory in the rescale rule");
+    }
+    for (int64_t j = 0; j < hy; j++) {
+        int64_t a = arg[j], b = arg[j + hy] - hx;
+        float da = x->data[a] - x->data[a + hx], db = x->data[b] - x->data[b + hx];
+        int64_t p = fabsf(da) > 1e-6f || !(fabsf(db) > 1e-6f) ? a : b;
+        float d = p == a ? da : db;
+        coef->data[j] = coef->data[j + hy] = fabsf(d) > 1e-6f ? (y->data[j] - y->data[j + hy]) / d : 1.0f;
+        idx[j] = p;
+        idx[j + hy] = p + hx;
+    }
+    vs_tensor *r = scatter_flat(vs_mul(g, coef), idx, x);
+    free(idx);
+    return r;
+}
+
+static void max_pool_backward(vs_node *n, vs_tensor *out, vs_tensor *g, vs_tensor **gin)
+{
+    vs_tensor *x = n->in[0];
+    const int64_t *arg = n->extra;
+    if (n->rule == VS_RULE_RESCALE && x->shape[0] % 2 == 0 && x->shape[0] > 0)
+        gin[0] = max_pool_rescale(x, out, g, arg);
+    else
+        gin[0] = scatter_flat(g, arg, x);
+}
+
+vs_tensor *vs_max_pool2d(vs_tensor *x, int kernel, int stride, int padding)
+{
+    static const char *op = "max_pool2d";
+    if (!x) return NULL;
+    pool_geom g;
+    if (!pool_geom_of(op, x, kernel, stride, padding, &g)) return NULL;
+    vs_tensor *y = vs_alloc(op, 4, (int64_t[]){x->shape[0], x->shape[1], g.oh, g.ow});
+    if (!y) return NULL;
+    int64_t *arg = malloc((size_t)(y->size ? y->size : 1) * sizeof *arg);
+    if (!arg) {
+        vs_tensor_free(y);
+        return vs_op_error(op, "out of memory for the argmax indices");
+    }
+    for (int64_t pl = 0; pl < g.planes; pl++) {
+        const float *src = x->data + pl * g.h * g.w;
+        for (int64_t i = 0; i < g.oh; i++)
+            for (int64_t j = 0; j < g.ow; j++) {
+                int64_t r0, r1, c0, c1, best = -1;
+                window(&g, i, j, &r0, &r1, &c0, &c1);
+                float m = -INFINITY;
+                /* Padding is -inf, so it never wins; the first maximum does; NaN propagates. */
+                for (int64_t r = r0; r < r1; r++)
+                    for (int64_t c = c0; c < c1; c++) {
+                        float v = src[r * g.w + c];
+                        if (best < 0 || v > m || (isnan(v) && !isnan(m))) {
+                            m = v;
+                            best = r * g.w + c;
+                        }
+                    }
+                /* padding <= kernel/2 puts at least one real element in every window */
+                int64_t o = (pl * g.oh + i) * g.ow + j;
+                y->data[o] = m;
+                arg[o] = pl * g.h * g.w + best;
+            }
+    }
+    vs_node *n = vs_record(y, op, max_pool_backward, 1, &x);
+    if (n) {
+        save_pool(n, &g);
+        n->extra = arg;
+    } else {
+        free(arg);
+    }
+    return y;
+}
+
+/* ---- avg_pool2d and its adjoint ------------------------------------------------------------------- */
+
+static vs_tensor *avg_unpool(vs_tensor *g, const vs_tensor *like, int64_t k, int64_t s, int64_t p);
+
+static void avg_pool_backward(vs_node *n, vs_tensor *out, vs_tensor *g, vs_tensor **gin)
+{
+    gin[0] = avg_unpool(g, n->in[0], n->i[0], n->i[1], n->i[2]);
+}
+
+static void avg_unpool_backward(vs_node *n, vs_tensor *out, vs_tensor *g, vs_tensor **gin)
+{
+    gin[0] = vs_avg_pool2d(g, (int)n->i[0], (int)n->i[1], (int)n->i[2]);
+}
+
+vs_tensor *vs_avg_pool2d(vs_tensor *x, int kernel, int stride, int padding)
+{
+    static const char *op = "avg_pool2d";
+    if (!x) return NULL;
+    pool_geom g;
+    if (!pool_geom_of(op, x, kernel, stride, padding, &g)) return NULL;
+    vs_tensor *y = vs_alloc(op, 4, (int64_t[]){x->shape[0], x->shape[1], g.oh, g.ow});
+    if (!y) return NULL;
+    double inv = 1.0 / (double)(g.k * g.k); /* padding counts in the divisor */
+    for (int64_t pl = 0; pl < g.planes; pl++) {
+        const float *src = x->data + pl * g.h * g.w;
+        for (int64_t i = 0; i < g.oh; i++)
+            for (int64_t j = 0; j < g.ow; j++) {
+                int64_t r0, r1, c0, c1;
+                window(&g, i, j, &r0, &r1, &c0, &c1);
+                double sum = 0;
+                for (int64_t r = r0; r < r1; r++)
+                    for (int64_t c = c0; c < c1; c++) sum += src[r * g.w + c];
+                y->data[(pl * g.oh + i) * g.ow + j] = (float)(sum * inv);
+            }
+    }
+    save_pool(vs_record(y, op, avg_pool_backward, 1, &x), &g);
+    return y;
+}
+
+/* out [shape of like] with out[window(w)] += g[w] / k^2: the adjoint of avg_pool2d. */
+static vs_tensor *avg_unpool(vs_tensor *gy, const vs_tensor *like, int64_t k, int64_t s, int64_t p)
+{
+    static const char *op = "avg_unpool";
+    if (!gy) return NULL;
+    pool_geom g;
+    if (!pool_geom_of(op, like, (int)k, (int)s, (int)p, &g)) return NULL;
+    if (gy->ndim != 4 || gy->shape[0] * gy->shape[1] != g.planes || gy->shape[2] != g.oh || gy->shape[3] != g.ow)
+        return vs_op_error(op, "gradient does not match the pooled shape");
+    vs_tensor *x = vs_alloc(op, like->ndim, like->shape);
+    if (!x) return NULL;
+    memset(x->data, 0, (size_t)x->size * sizeof(float));
+    float inv = 1.0f / (float)(g.k * g.k);
+    for (int64_t pl = 0; pl < g.planes; pl++) {
+        float *dst = x->data + pl * g.h * g.w;
+        for (int64_t i = 0; i < g.oh; i++)
+            for (int64_t j = 0; j < g.ow; j++) {
+                int64_t r0, r1, c0, c1;
+                window(&g, i, j, &r0, &r1, &c0, &c1);
+                float v = gy->data[(pl * g.oh + i) * g.ow + j] * inv;
+                for (int64_t r = r0; r < r1; r++)
+                    for (int64_t c = c0; c < c1; c++) dst[r * g.w + c] += v;
+            }
+    }
+    save_pool(vs_record(x, op, avg_unpool_backward, 1, &gy), &g);
+    return x;
+}
+
+/* ---- upsample_nearest2d ----------------------------------------------------------------------------- */
+
+static void upsample_backward(vs_node *n, vs_tensor *out, vs_tensor *g, vs_tensor **gin)
+{
+    /* sum over each scale x scale block = mean * scale^2 */
+    int s = (int)n->i[0];
+    gin[0] = vs_mul_scalar(vs_avg_pool2d(g, s, s, 0), (float)s * (float)s);
+}
+
+vs_tensor *vs_upsample_nearest2d(vs_tensor *x, int scale)
+{
+    static const char *op = "upsample_nearest2d";
+    if (!x) return NULL;
+    if (x->ndim != 4) return vs_op_error(op, "input must be [n,c,h,w], got %d dims", x->ndim);
+    if (scale < 1) return vs_op_error(op, "scale %d must be at least 1", scale);
+    int64_t h = x->shape[2], w = x->shape[3];
+    size_t oh, ow;
+    if (!vs_size_mul((size_t)h, (size_t)scale, &oh) || !vs_size_mul((size_t)w, (size_t)scale, &ow) || oh > (size_t)INT64_MAX / 4 ||
+        ow > (size_t)INT64_MAX / 4)
+        return vs_op_error(op, "output size overflows");
+    vs_tensor *y = vs_alloc(op, 4, (int64_t[]){x->shape[0], x->shape[1], (int64_t)oh, (int64_t)ow});
+    if (!y) return NULL;
+    int64_t planes = x->shape[0] * x->shape[1], OW = (int64_t)ow;
+    for (int64_t pl = 0; pl < planes; pl++) {
+        const float *src = x->data + pl * h * w;
+        float *dst = y->data + pl * (int64_t)oh * OW;
+        for (int64_t i = 0; i < (int64_t)oh; i++) {
+            const float *s = src + (i / scale) * w;
+            float *d = dst + i * OW;
+            for (int64_t j = 0; j < OW; j++) d[j] = s[j / scale];
+        }
+    }
+    vs_node *n = vs_record(y, op, upsample_backward, 1, &x);
+    if (n) n->i[0] = scale;
+    return y;
+}

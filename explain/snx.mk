@@ -1,0 +1,1 @@
+# explain/snx.mk: SNX and its baselines (Siamese network explanations).

@@ -1,0 +1,97 @@
+/* versus/explain.h - attribution methods behind one interface.
+ *
+ * A method takes a model (any differentiable function of a batch), inputs, the explained score and
+ * options, and returns attributions of the inputs' shape plus a report of how well its own axioms
+ * hold.  The explained score of a row x is
+ *     S(x) = f(x)[target] - f(x)[contrast]      (classifier logits; one-vs-one with a contrast)
+ *     S(x) = f(x)[target]                      (one-vs-all)
+ *     S(x) = f(x)                              (a model that already returns one score per row,
+ *                                               e.g. a Siamese similarity to a fixed reference)
+ * Ownership: attributions are new tensors owned like any op result (current scope or caller);
+ * the model and inputs stay the caller's. */
+#ifndef VERSUS_EXPLAIN_H
+#define VERSUS_EXPLAIN_H
+
+#include "versus/ops.h"
+#include "versus/tensor.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* The model seen by explainers. */
+typedef struct vs_model_fn {
+    /* Outputs for a batch x [N, ...]: logits [N, C], or scores [N] / [N, 1].  Must be built from
+     * differentiable ops (the explainers differentiate through it) and must not mix rows (eval mode). */
+    vs_tensor *(*forward)(void *ctx, vs_tensor *x);
+    /* Optional (Grad-CAM): outputs as above, and *act = the activation after layer `layer`. */
+    vs_tensor *(*forward_layer)(void *ctx, vs_tensor *x, int layer, vs_tensor **act);
+    void *ctx;
+} vs_model_fn;
+
+typedef enum vs_attr_method {
+    VS_ATTR_SALIENCY, VS_ATTR_INPUT_X_GRADIENT, VS_ATTR_INTEGRATED_GRADIENTS, VS_ATTR_SMOOTHGRAD,
+    VS_ATTR_EXPECTED_GRADIENTS, VS_ATTR_DEEPLIFT, VS_ATTR_DEEPSHAP, VS_ATTR_OCCLUSION, VS_ATTR_GRADCAM,
+    VS_ATTR_LIME, VS_ATTR_KERNEL_SHAP, VS_ATTR_SHAPLEY_EXACT, VS_ATTR_COUNT
+} vs_attr_method;
+
+typedef enum vs_ig_rule {
+    VS_IG_GAUSS_LEGENDRE, VS_IG_LEFT, VS_IG_RIGHT, VS_IG_MIDDLE, VS_IG_TRAPEZOID
+} vs_ig_rule;
+
+typedef struct vs_attr_opts {
+    vs_attr_method method;
+    int64_t target;            /* class of the explained score; -1: the predicted class (per row) */
+    int64_t contrast;          /* -1: none (one-vs-all) */
+    const vs_tensor *baseline; /* one example [1, ...] (or [...]); NULL = zeros */
+    const vs_tensor *baselines;/* a set [B, ...] for deepshap / expected_gradients */
+    int steps;                 /* IG: gradient evaluations (default 50) */
+    vs_ig_rule ig_rule;
+    int samples;               /* smoothgrad / expected gradients / lime / kernel shap budget */
+    float noise;               /* smoothgrad: sigma as a fraction of the input range (default 0.15) */
+    bool abs;                  /* saliency: magnitude */
+    int window[3], stride[3];  /* occlusion, over [C,H,W] (or the trailing dims); 0 = 1 */
+    int layer;                 /* gradcam: layer index (-1: the caller's default) */
+    const int32_t *segments;   /* lime / kernel shap / exact shapley: feature id of every element of one
+                                  example (e.g. superpixels; NULL = every element its own feature) */
+    int64_t n_segments;
+    float kernel_width;        /* lime: width of the exponential kernel on cosine distance (default 0.25) */
+    float ridge;               /* lime: L2 penalty (default 1.0) */
+    int batch;                 /* rows per model call for batched evaluations (default 64) */
+    uint64_t seed;
+} vs_attr_opts;
+
+/* Defaults for every field (target -1, contrast -1, steps 50, Gauss-Legendre, ...). */
+void vs_attr_opts_init(vs_attr_opts *o, vs_attr_method method);
+
+typedef struct vs_attr_report {
+    double score;              /* S(x) of the (last) explained row */
+    double baseline_score;     /* S(x') where a single baseline is used, else NAN */
+    double delta;              /* completeness / efficiency gap: sum(attr) - (S(x) - S(x')), NAN if n/a */
+    int64_t target;            /* the class explained (after resolving -1) */
+    int64_t evaluations;       /* rows passed through the model */
+    double seconds;            /* wall time */
+} vs_attr_report;
+
+/* Attributions for every row of x [N, ...] (each row explained on its own).  report may be NULL;
+ * with N > 1 it describes the last row (delta: the largest |delta| over rows). */
+vs_status vs_attribute(const vs_model_fn *m, vs_tensor *x, const vs_attr_opts *o, vs_tensor **attr, vs_attr_report *report,
+                       vs_error *err);
+
+/* Method name <-> enum ("integrated_gradients", ...); -1 / NULL when unknown. */
+int vs_attr_method_from_name(const char *name);
+const char *vs_attr_method_name(vs_attr_method m);
+
+/* S(x) for every row: [N] (no gradient recorded unless grad mode is on). */
+vs_tensor *vs_explained_score(const vs_model_fn *m, vs_tensor *x, int64_t target, int64_t contrast);
+
+/* Nodes and weights of an n-point rule on [0, 1] (Gauss-Legendre: exact for polynomials of degree 2n-1). */
+vs_status vs_quadrature(vs_ig_rule rule, int n, double *nodes, double *weights);
+
+/* Exact Shapley values of a game with n <= 24 players given all 2^n coalition values v[mask]. */
+vs_status vs_shapley_from_values(int n, const double *v, double *phi);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

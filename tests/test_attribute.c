@@ -1,0 +1,506 @@
+/* test_attribute.c - attribution methods against their axioms and known answers. */
+#include "vs_check.h"
+#include "versus/explain.h"
+#include "versus/versus.h"
+
+#include <math.h>
+
+enum { D = 6, C = 3 };
+
+/* ---- models ---------------------------------------------------------------------------------- */
+
+typedef struct mlp {
+    vs_tensor *w1, *b1, *w2, *b2; /* w2 NULL: a linear model x -> w1 x + b1 */
+    int act;                      /* 0 relu, 1 softplus, 2 tanh */
+} mlp;
+
+static vs_tensor *mlp_forward(void *ctx, vs_tensor *x)
+{
+    mlp *m = ctx;
+    vs_tensor *h = vs_linear(vs_flatten(x), m->w1, m->b1);
+    if (!m->w2) return h;
+    h = m->act == 0 ? vs_relu(h) : m->act == 1 ? vs_softplus(h) : vs_tanh(h);
+    return vs_linear(h, m->w2, m->b2);
+}
+
+static mlp make_mlp(uint64_t seed, int64_t in, int64_t hid, int64_t out, int act)
+{
+    vs_rng r;
+    vs_rng_seed(&r, seed);
+    mlp m = {0};
+    m.act = act;
+    if (hid == 0) {
+        m.w1 = vs_tensor_randn(VS_SHAPE(out, in), &r, 0, 1);
+        m.b1 = vs_tensor_randn(VS_SHAPE(out), &r, 0, 1);
+    } else {
+        m.w1 = vs_tensor_randn(VS_SHAPE(hid, in), &r, 0, 1);
+        m.b1 = vs_tensor_randn(VS_SHAPE(hid), &r, 0, 0.5f);
+        m.w2 = vs_tensor_randn(VS_SHAPE(out, hid), &r, 0, 1);
+        m.b2 = vs_tensor_randn(VS_SHAPE(out), &r, 0, 0.5f);
+    }
+    return m;
+}
+
+static void free_mlp(mlp *m)
+{
+    vs_tensor_free(m->w1);
+    vs_tensor_free(m->b1);
+    vs_tensor_free(m->w2);
+    vs_tensor_free(m->b2);
+}
+
+static double rel_delta(const vs_attr_report *r)
+{
+    return fabs(r->delta) / fmax(1e-12, fabs(r->score - r->baseline_score));
+}
+
+/* ---- linear model: every additive method gives w (x - x') --------------------------------------- */
+
+static void check_linear(vs_attr_method method, int64_t contrast, double tol)
+{
+    mlp lin = make_mlp(1, D, 0, C, 0);
+    vs_model_fn m = {mlp_forward, NULL, &lin};
+    vs_rng r;
+    vs_rng_seed(&r, 7);
+    vs_tensor *x = vs_tensor_randn(VS_SHAPE(2, D), &r, 0, 1);
+    vs_tensor *b = method == VS_ATTR_INPUT_X_GRADIENT ? vs_tensor_zeros(VS_SHAPE(1, D)) : vs_tensor_randn(VS_SHAPE(1, D), &r, 0, 1);
+    vs_attr_opts o;
+    vs_attr_opts_init(&o, method);
+    o.target = 1;
+    o.contrast = contrast;
+    o.baseline = b;
+    o.steps = 7;
+    o.samples = 100; /* kernel shap: >= 2^6 - 2, exact enumeration */
+    vs_tensor *a;
+    vs_error err;
+    vs_attr_report rep;
+    ck_assert_msg(vs_attribute(&m, x, &o, &a, &rep, &err) == VS_OK, "%s: %s", vs_attr_method_name(method), err.msg);
+    for (int64_t n = 0; n < 2; n++)
+        for (int64_t i = 0; i < D; i++) {
+            double w = lin.w1->data[1 * D + i] - (contrast >= 0 ? lin.w1->data[contrast * D + i] : 0);
+            double want = w * (x->data[n * D + i] - b->data[i]);
+            ck_assert_msg(fabs(a->data[n * D + i] - want) <= tol * (1 + fabs(want)), "%s row %lld feature %lld: %g, expected %g",
+                          vs_attr_method_name(method), (long long)n, (long long)i, (double)a->data[n * D + i], want);
+        }
+    ck_assert_int_eq(rep.target, 1);
+    vs_tensor_free(a);
+    vs_tensor_free(x);
+    vs_tensor_free(b);
+    free_mlp(&lin);
+}
+
+START_TEST(test_linear_ig) { check_linear(VS_ATTR_INTEGRATED_GRADIENTS, -1, 1e-5); }
+END_TEST
+START_TEST(test_linear_deeplift) { check_linear(VS_ATTR_DEEPLIFT, -1, 1e-5); }
+END_TEST
+START_TEST(test_linear_ixg) { check_linear(VS_ATTR_INPUT_X_GRADIENT, -1, 1e-5); }
+END_TEST
+START_TEST(test_linear_shapley) { check_linear(VS_ATTR_SHAPLEY_EXACT, -1, 1e-4); }
+END_TEST
+START_TEST(test_linear_kernel_shap) { check_linear(VS_ATTR_KERNEL_SHAP, -1, 1e-4); }
+END_TEST
+START_TEST(test_linear_occlusion) { check_linear(VS_ATTR_OCCLUSION, -1, 1e-4); }
+END_TEST
+START_TEST(test_linear_one_vs_one) { check_linear(VS_ATTR_INTEGRATED_GRADIENTS, 2, 1e-5); check_linear(VS_ATTR_DEEPLIFT, 0, 1e-5); }
+END_TEST
+
+START_TEST(test_linear_lime)
+{
+    mlp lin = make_mlp(1, D, 0, C, 0);
+    vs_model_fn m = {mlp_forward, NULL, &lin};
+    vs_tensor *x = vs_tensor_full(VS_SHAPE(1, D), 1.0f);
+    vs_attr_opts o;
+    vs_attr_opts_init(&o, VS_ATTR_LIME);
+    o.target = 0;
+    o.ridge = 1e-6f;
+    o.samples = 400;
+    vs_tensor *a;
+    vs_error err;
+    ck_assert_int_eq(vs_attribute(&m, x, &o, &a, NULL, &err), VS_OK);
+    /* the surrogate of a linear score over kept features is exact: coefficients w */
+    for (int i = 0; i < D; i++) ck_assert_float_near(a->data[i], lin.w1->data[i], 1e-3);
+    vs_tensor_free(a);
+    vs_tensor_free(x);
+    free_mlp(&lin);
+}
+END_TEST
+
+/* ---- nonlinear models ------------------------------------------------------------------------------ */
+
+static vs_attr_report run(mlp *net, vs_attr_method method, int steps, vs_ig_rule rule, const vs_tensor *x, const vs_tensor *b, vs_tensor **out)
+{
+    vs_model_fn m = {mlp_forward, NULL, net};
+    vs_attr_opts o;
+    vs_attr_opts_init(&o, method);
+    o.steps = steps;
+    o.ig_rule = rule;
+    o.baseline = b;
+    o.target = 2;
+    vs_tensor *a;
+    vs_error err;
+    vs_attr_report rep;
+    ck_assert_msg(vs_attribute(&m, (vs_tensor *)x, &o, &a, &rep, &err) == VS_OK, "%s", err.msg);
+    if (out)
+        *out = a;
+    else
+        vs_tensor_free(a);
+    return rep;
+}
+
+START_TEST(test_ig_completeness_smooth)
+{
+    mlp net = make_mlp(3, 20, 16, C, 1);
+    vs_rng r;
+    vs_rng_seed(&r, 11);
+    vs_tensor *x = vs_tensor_randn(VS_SHAPE(1, 20), &r, 0, 1);
+    vs_attr_report r10 = run(&net, VS_ATTR_INTEGRATED_GRADIENTS, 4, VS_IG_GAUSS_LEGENDRE, x, NULL, NULL);
+    vs_attr_report r200 = run(&net, VS_ATTR_INTEGRATED_GRADIENTS, 200, VS_IG_GAUSS_LEGENDRE, x, NULL, NULL);
+    ck_assert_msg(rel_delta(&r200) < 1e-4, "relative completeness delta %g", rel_delta(&r200));
+    ck_assert_msg(fabs(r200.delta) < fabs(r10.delta), "delta must fall with steps: %g vs %g", r200.delta, r10.delta);
+    ck_assert_int_eq(r200.evaluations, 200);
+    /* Riemann rules converge more slowly but converge */
+    vs_attr_report left = run(&net, VS_ATTR_INTEGRATED_GRADIENTS, 50, VS_IG_LEFT, x, NULL, NULL);
+    vs_attr_report mid = run(&net, VS_ATTR_INTEGRATED_GRADIENTS, 50, VS_IG_MIDDLE, x, NULL, NULL);
+    vs_attr_report trap = run(&net, VS_ATTR_INTEGRATED_GRADIENTS, 50, VS_IG_TRAPEZOID, x, NULL, NULL);
+    vs_attr_report right = run(&net, VS_ATTR_INTEGRATED_GRADIENTS, 50, VS_IG_RIGHT, x, NULL, NULL);
+    ck_assert(rel_delta(&mid) < rel_delta(&left) && rel_delta(&trap) < rel_delta(&right));
+    vs_tensor_free(x);
+    free_mlp(&net);
+}
+END_TEST
+
+START_TEST(test_deeplift_summation_relu)
+{
+    mlp net = make_mlp(5, 12, 10, C, 0);
+    vs_rng r;
+    vs_rng_seed(&r, 13);
+    vs_tensor *x = vs_tensor_randn(VS_SHAPE(3, 12), &r, 0, 1);
+    vs_tensor *b = vs_tensor_randn(VS_SHAPE(1, 12), &r, 0, 0.3f);
+    vs_attr_report rep = run(&net, VS_ATTR_DEEPLIFT, 0, VS_IG_LEFT, x, b, NULL);
+    ck_assert_msg(rel_delta(&rep) < 1e-5, "summation to delta off by %g", rel_delta(&rep));
+    ck_assert_int_eq(rep.evaluations, 3 * 2);
+    /* DeepSHAP over a set: efficiency against the mean baseline score holds on average */
+    vs_model_fn m = {mlp_forward, NULL, &net};
+    vs_tensor *set = vs_tensor_randn(VS_SHAPE(5, 12), &r, 0, 0.3f);
+    vs_attr_opts o;
+    vs_attr_opts_init(&o, VS_ATTR_DEEPSHAP);
+    o.baselines = set;
+    o.target = 2;
+    vs_tensor *a;
+    vs_error err;
+    ck_assert_int_eq(vs_attribute(&m, x, &o, &a, NULL, &err), VS_OK);
+    vs_tensor *sx = vs_explained_score(&m, x, 2, -1), *sb = vs_explained_score(&m, set, 2, -1);
+    double mb = 0;
+    for (int k = 0; k < 5; k++) mb += sb->data[k] / 5;
+    for (int n = 0; n < 3; n++) {
+        double s = 0;
+        for (int i = 0; i < 12; i++) s += a->data[n * 12 + i];
+        ck_assert_float_near(s, sx->data[n] - mb, 1e-4 * (1 + fabs(s)));
+    }
+    vs_tensor_free(sx);
+    vs_tensor_free(sb);
+    vs_tensor_free(a);
+    vs_tensor_free(set);
+    vs_tensor_free(x);
+    vs_tensor_free(b);
+    free_mlp(&net);
+}
+END_TEST
+
+START_TEST(test_one_vs_one_is_difference)
+{
+    mlp net = make_mlp(8, 10, 8, C, 2);
+    vs_model_fn m = {mlp_forward, NULL, &net};
+    vs_rng r;
+    vs_rng_seed(&r, 17);
+    vs_tensor *x = vs_tensor_randn(VS_SHAPE(1, 10), &r, 0, 1);
+    vs_attr_method methods[] = {VS_ATTR_INTEGRATED_GRADIENTS, VS_ATTR_SALIENCY, VS_ATTR_INPUT_X_GRADIENT, VS_ATTR_OCCLUSION};
+    for (int k = 0; k < 4; k++) {
+        vs_tensor *a[3];
+        int64_t targets[3][2] = {{0, 1}, {0, -1}, {1, -1}};
+        for (int t = 0; t < 3; t++) {
+            vs_attr_opts o;
+            vs_attr_opts_init(&o, methods[k]);
+            o.target = targets[t][0];
+            o.contrast = targets[t][1];
+            vs_error err;
+            ck_assert_int_eq(vs_attribute(&m, x, &o, &a[t], NULL, &err), VS_OK);
+        }
+        for (int i = 0; i < 10; i++) ck_assert_float_near(a[0]->data[i], a[1]->data[i] - a[2]->data[i], 1e-5);
+        for (int t = 0; t < 3; t++) vs_tensor_free(a[t]);
+    }
+    vs_tensor_free(x);
+    free_mlp(&net);
+}
+END_TEST
+
+
+/* ---- CNNs ------------------------------------------------------------------------------------------ */
+
+typedef struct cnn {
+    vs_tensor *c1, *c1b, *c2, *c2b, *fc, *fcb, *bn_mean, *bn_var, *bn_w, *bn_b;
+    bool smooth; /* softplus/tanh + avg pool; else ReLU + batch norm + max pool (ReLU then max-pool adjacent) */
+} cnn;
+
+static vs_tensor *cnn_forward(void *ctx, vs_tensor *x)
+{
+    cnn *m = ctx;
+    vs_conv_opts s1 = {.padding = {1, 1}}, s2 = {.stride = {2, 2}, .padding = {1, 1}};
+    if (m->smooth) {
+        vs_tensor *h = vs_softplus(vs_conv2d(x, m->c1, m->c1b, &s1));
+        h = vs_tanh(vs_conv2d(h, m->c2, m->c2b, &s2));
+        h = vs_avg_pool2d(h, 2, 2, 0);
+        return vs_linear(vs_flatten(h), m->fc, m->fcb);
+    }
+    vs_tensor *h = vs_conv2d(x, m->c1, m->c1b, &s2); /* strided */
+    h = vs_relu(vs_batch_norm(h, m->bn_w, m->bn_b, m->bn_mean, m->bn_var, false, 0.1f, 1e-5f));
+    h = vs_max_pool2d(h, 2, 2, 0);
+    h = vs_relu(vs_conv2d(h, m->c2, m->c2b, &s1));
+    return vs_linear(vs_flatten(h), m->fc, m->fcb);
+}
+
+static cnn make_cnn(uint64_t seed, bool smooth)
+{
+    vs_rng r;
+    vs_rng_seed(&r, seed);
+    cnn m = {0};
+    m.smooth = smooth;
+    m.c1 = vs_tensor_randn(VS_SHAPE(4, 1, 3, 3), &r, 0, 0.6f);
+    m.c1b = vs_tensor_randn(VS_SHAPE(4), &r, 0, 0.1f);
+    m.c2 = vs_tensor_randn(VS_SHAPE(4, 4, 3, 3), &r, 0, 0.3f);
+    m.c2b = vs_tensor_randn(VS_SHAPE(4), &r, 0, 0.1f);
+    /* smooth: 8x8 -> conv s1 8x8 -> conv s2 4x4 -> avg 2x2; relu: 8x8 -> s2 4x4 -> pool 2x2 -> conv 2x2 */
+    m.fc = vs_tensor_randn(VS_SHAPE(C, 16), &r, 0, 0.5f);
+    m.fcb = vs_tensor_randn(VS_SHAPE(C), &r, 0, 0.1f);
+    m.bn_mean = vs_tensor_randn(VS_SHAPE(4), &r, 0, 0.1f);
+    m.bn_var = vs_tensor_rand(VS_SHAPE(4), &r, 0.5f, 1.5f);
+    m.bn_w = vs_tensor_rand(VS_SHAPE(4), &r, 0.5f, 1.5f);
+    m.bn_b = vs_tensor_randn(VS_SHAPE(4), &r, 0, 0.1f);
+    return m;
+}
+
+static void free_cnn(cnn *m)
+{
+    vs_tensor *t[] = {m->c1, m->c1b, m->c2, m->c2b, m->fc, m->fcb, m->bn_mean, m->bn_var, m->bn_w, m->bn_b};
+    for (size_t i = 0; i < sizeof t / sizeof *t; i++) vs_tensor_free(t[i]);
+}
+
+static vs_attr_report run_cnn(cnn *net, vs_attr_method method, int steps, const vs_tensor *x, const vs_tensor *b)
+{
+    vs_model_fn m = {cnn_forward, NULL, net};
+    vs_attr_opts o;
+    vs_attr_opts_init(&o, method);
+    o.steps = steps;
+    o.baseline = b;
+    o.target = 1;
+    vs_tensor *a;
+    vs_error err;
+    vs_attr_report rep;
+    ck_assert_msg(vs_attribute(&m, (vs_tensor *)x, &o, &a, &rep, &err) == VS_OK, "%s", err.msg);
+    vs_tensor_free(a);
+    return rep;
+}
+
+START_TEST(test_ig_completeness_cnn)
+{
+    cnn net = make_cnn(41, true);
+    vs_rng r;
+    vs_rng_seed(&r, 43);
+    vs_tensor *x = vs_tensor_rand(VS_SHAPE(1, 1, 8, 8), &r, 0, 1);
+    vs_attr_report few = run_cnn(&net, VS_ATTR_INTEGRATED_GRADIENTS, 3, x, NULL);
+    vs_attr_report many = run_cnn(&net, VS_ATTR_INTEGRATED_GRADIENTS, 200, x, NULL);
+    ck_assert_msg(rel_delta(&many) < 1e-4, "relative completeness delta %g with 200 Gauss-Legendre steps", rel_delta(&many));
+    ck_assert_msg(fabs(many.delta) < fabs(few.delta), "delta must fall with the step count (%g vs %g)", many.delta, few.delta);
+    vs_tensor_free(x);
+    free_cnn(&net);
+}
+END_TEST
+
+START_TEST(test_deeplift_summation_cnn)
+{
+    /* strided conv, batch norm, ReLU then max pooling, conv, ReLU, linear */
+    cnn net = make_cnn(47, false);
+    vs_rng r;
+    vs_rng_seed(&r, 53);
+    for (int trial = 0; trial < 5; trial++) {
+        vs_tensor *x = vs_tensor_rand(VS_SHAPE(2, 1, 8, 8), &r, 0, 1);
+        vs_tensor *b = trial == 0 ? NULL : vs_tensor_rand(VS_SHAPE(1, 1, 8, 8), &r, 0, 0.5f);
+        vs_attr_report rep = run_cnn(&net, VS_ATTR_DEEPLIFT, 0, x, b);
+        ck_assert_msg(rel_delta(&rep) < 1e-5, "trial %d: summation to delta off by %g (relative)", trial, rel_delta(&rep));
+        vs_tensor_free(x);
+        vs_tensor_free(b);
+    }
+    free_cnn(&net);
+}
+END_TEST
+
+/* ---- Shapley values ------------------------------------------------------------------------------- */
+
+START_TEST(test_shapley_axioms)
+{
+    vs_rng r;
+    vs_rng_seed(&r, 23);
+    int n = 6;
+    double v[64], phi[6];
+    for (int S = 0; S < 64; S++) v[S] = vs_rng_normal(&r);
+    /* player 5 is a dummy: v(S u 5) = v(S); players 0 and 1 are symmetric */
+    for (int S = 0; S < 64; S++)
+        if ((S & 1) && !(S & 2)) v[S] = v[(S & ~1) | 2];
+    for (int S = 0; S < 64; S++)
+        if (S & 32) v[S] = v[S & ~32];
+    ck_assert_int_eq(vs_shapley_from_values(n, v, phi), VS_OK);
+    double sum = 0;
+    for (int i = 0; i < n; i++) sum += phi[i];
+    ck_assert_float_near(sum, v[63] - v[0], 1e-12);
+    ck_assert_float_near(phi[5], 0, 1e-12);
+    ck_assert_float_near(phi[0], phi[1], 1e-12);
+    /* a unanimity game on {2,3}: each gets half */
+    for (int S = 0; S < 64; S++) v[S] = (S & 12) == 12;
+    vs_shapley_from_values(n, v, phi);
+    ck_assert_float_near(phi[2], 0.5, 1e-12);
+    ck_assert_float_near(phi[0], 0, 1e-12);
+    ck_assert_int_eq(vs_shapley_from_values(30, v, phi), VS_ERR_ARG);
+}
+END_TEST
+
+START_TEST(test_kernel_shap_converges)
+{
+    mlp net = make_mlp(29, 8, 12, C, 2);
+    vs_model_fn m = {mlp_forward, NULL, &net};
+    vs_rng r;
+    vs_rng_seed(&r, 31);
+    vs_tensor *x = vs_tensor_randn(VS_SHAPE(1, 8), &r, 0, 1.5f);
+    vs_attr_opts o;
+    vs_attr_opts_init(&o, VS_ATTR_SHAPLEY_EXACT);
+    o.target = 1;
+    vs_tensor *exact;
+    vs_error err;
+    ck_assert_int_eq(vs_attribute(&m, x, &o, &exact, NULL, &err), VS_OK);
+    double errs[3];
+    int budgets[3] = {40, 160, 254};
+    for (int k = 0; k < 3; k++) {
+        vs_attr_opts_init(&o, VS_ATTR_KERNEL_SHAP);
+        o.target = 1;
+        o.samples = budgets[k];
+        o.seed = 3;
+        vs_tensor *a;
+        vs_attr_report rep;
+        ck_assert_int_eq(vs_attribute(&m, x, &o, &a, &rep, &err), VS_OK);
+        ck_assert_msg(fabs(rep.delta) < 1e-4, "efficiency is a constraint: delta %g", rep.delta);
+        double e = 0;
+        for (int i = 0; i < 8; i++) e += pow(a->data[i] - exact->data[i], 2);
+        errs[k] = sqrt(e);
+        vs_tensor_free(a);
+    }
+    ck_assert_msg(errs[2] < 1e-4, "full enumeration must be exact (error %g)", errs[2]);
+    ck_assert_msg(errs[1] < errs[0], "error must fall with the budget: %g, %g", errs[0], errs[1]);
+    vs_tensor_free(exact);
+    vs_tensor_free(x);
+    free_mlp(&net);
+}
+END_TEST
+
+START_TEST(test_segments_and_smoothgrad)
+{
+    mlp lin = make_mlp(1, D, 0, C, 0);
+    vs_model_fn m = {mlp_forward, NULL, &lin};
+    vs_tensor *x = vs_tensor_full(VS_SHAPE(1, D), 2.0f);
+    int32_t seg[D] = {0, 0, 1, 1, 2, 2};
+    vs_attr_opts o;
+    vs_attr_opts_init(&o, VS_ATTR_SHAPLEY_EXACT);
+    o.segments = seg;
+    o.n_segments = 3;
+    o.target = 0;
+    vs_tensor *a;
+    vs_error err;
+    ck_assert_int_eq(vs_attribute(&m, x, &o, &a, NULL, &err), VS_OK);
+    /* a segment's Shapley value is shared by its elements */
+    double want = (lin.w1->data[0] + lin.w1->data[1]) * 2.0 / 2;
+    ck_assert_float_near(a->data[0], want, 1e-4);
+    ck_assert_float_near(a->data[1], want, 1e-4);
+    vs_tensor_free(a);
+    vs_attr_opts_init(&o, VS_ATTR_SMOOTHGRAD);
+    o.target = 0;
+    o.samples = 5;
+    ck_assert_int_eq(vs_attribute(&m, x, &o, &a, NULL, &err), VS_OK);
+    for (int i = 0; i < D; i++) ck_assert_float_near(a->data[i], lin.w1->data[i], 1e-5);
+    vs_tensor_free(a);
+    vs_tensor_free(x);
+    free_mlp(&lin);
+}
+END_TEST
+
+START_TEST(test_bad_input)
+{
+    mlp lin = make_mlp(1, D, 0, C, 0);
+    vs_model_fn m = {mlp_forward, NULL, &lin};
+    vs_tensor *x = vs_tensor_full(VS_SHAPE(1, D), 2.0f);
+    vs_tensor *bad = vs_tensor_zeros(VS_SHAPE(1, D + 1));
+    vs_attr_opts o;
+    vs_attr_opts_init(&o, VS_ATTR_INTEGRATED_GRADIENTS);
+    vs_tensor *a;
+    vs_error err;
+    o.target = 7;
+    ck_assert_int_eq(vs_attribute(&m, x, &o, &a, NULL, &err), VS_ERR_ARG);
+    ck_assert(strstr(err.msg, "target class 7") != NULL);
+    o.target = 0;
+    o.baseline = bad;
+    ck_assert_int_eq(vs_attribute(&m, x, &o, &a, NULL, &err), VS_ERR_SHAPE);
+    o.baseline = NULL;
+    o.steps = 0;
+    ck_assert_int_eq(vs_attribute(&m, x, &o, &a, NULL, &err), VS_ERR_ARG);
+    vs_attr_opts_init(&o, VS_ATTR_GRADCAM);
+    ck_assert_int_eq(vs_attribute(&m, x, &o, &a, NULL, &err), VS_ERR_ARG);
+    vs_attr_opts_init(&o, VS_ATTR_DEEPSHAP);
+    ck_assert_int_eq(vs_attribute(&m, x, &o, &a, NULL, &err), VS_ERR_ARG);
+    ck_assert_int_eq(vs_attr_method_from_name("integrated_gradients"), VS_ATTR_INTEGRATED_GRADIENTS);
+    ck_assert_int_eq(vs_attr_method_from_name("nope"), -1);
+    vs_tensor_free(bad);
+    vs_tensor_free(x);
+    free_mlp(&lin);
+}
+END_TEST
+
+START_TEST(test_quadrature)
+{
+    double a[10], w[10];
+    ck_assert_int_eq(vs_quadrature(VS_IG_GAUSS_LEGENDRE, 5, a, w), VS_OK);
+    /* exact for degree <= 9: int_0^1 t^9 = 0.1 */
+    double s = 0, s0 = 0;
+    for (int i = 0; i < 5; i++) {
+        s += w[i] * pow(a[i], 9);
+        s0 += w[i];
+    }
+    ck_assert_float_near(s, 0.1, 1e-14);
+    ck_assert_float_near(s0, 1, 1e-14);
+    ck_assert_int_eq(vs_quadrature(VS_IG_TRAPEZOID, 1, a, w), VS_ERR_ARG);
+}
+END_TEST
+
+static Suite *attribute_suite(void)
+{
+    Suite *s = suite_create("attribute");
+    TCase *tc = vs_tcase(s, "linear", 60);
+    tcase_add_test(tc, test_linear_ig);
+    tcase_add_test(tc, test_linear_deeplift);
+    tcase_add_test(tc, test_linear_ixg);
+    tcase_add_test(tc, test_linear_shapley);
+    tcase_add_test(tc, test_linear_kernel_shap);
+    tcase_add_test(tc, test_linear_occlusion);
+    tcase_add_test(tc, test_linear_one_vs_one);
+    tcase_add_test(tc, test_linear_lime);
+    tc = vs_tcase(s, "axioms", 120);
+    tcase_add_test(tc, test_ig_completeness_smooth);
+    tcase_add_test(tc, test_deeplift_summation_relu);
+    tcase_add_test(tc, test_ig_completeness_cnn);
+    tcase_add_test(tc, test_deeplift_summation_cnn);
+    tcase_add_test(tc, test_one_vs_one_is_difference);
+    tcase_add_test(tc, test_shapley_axioms);
+    tcase_add_test(tc, test_kernel_shap_converges);
+    tcase_add_test(tc, test_segments_and_smoothgrad);
+    tcase_add_test(tc, test_bad_input);
+    tcase_add_test(tc, test_quadrature);
+    return s;
+}
+
+VS_TEST_MAIN(attribute_suite)

@@ -1,0 +1,660 @@
+/* test_conv.c - convolution, pooling and upsampling: forward values against naive double-precision
+ * references over many geometries, the adjoint identities tying conv2d / conv_transpose2d /
+ * conv2d_weight_grad together, first- and second-order gradient checks, a WGAN-GP gradient penalty
+ * (double backward through a conv net), the DeepLIFT rescale rule of max_pool2d, shape errors. */
+#include "gradcheck.h"
+
+#include <math.h>
+#include <string.h>
+
+static vs_rng R;
+
+static vs_tensor *rnd(int ndim, const int64_t *shape, float lo, float hi) { return vs_tensor_rand(ndim, shape, &R, lo, hi); }
+
+/* Values spaced 0.1 apart in a scrambled order (no near ties for max pooling). */
+static vs_tensor *spaced(int ndim, const int64_t *shape)
+{
+    vs_tensor *t = vs_tensor_new(ndim, shape);
+    int64_t n = t->size;
+    for (int64_t i = 0; i < n; i++) t->data[i] = (float)((i * 7919) % n) * 0.1f - 0.05f * (float)n;
+    return t;
+}
+
+static void free_all(int n, vs_tensor **x)
+{
+    for (int i = 0; i < n; i++) vs_tensor_free(x[i]);
+}
+
+static double dot(const vs_tensor *a, const vs_tensor *b)
+{
+    ck_assert_int_eq(a->size, b->size);
+    double s = 0;
+    for (int64_t i = 0; i < a->size; i++) s += (double)a->data[i] * b->data[i];
+    return s;
+}
+
+static double abs_dot(const vs_tensor *a, const vs_tensor *b)
+{
+    double s = 0;
+    for (int64_t i = 0; i < a->size; i++) s += fabs((double)a->data[i] * b->data[i]);
+    return s;
+}
+
+/* ---- naive references (double) --------------------------------------------------------------- */
+
+typedef struct geom {
+    int n, c, h, w, o, kh, kw, sh, sw, ph, pw, dh, dw, groups;
+} geom;
+
+static int out_len(int in, int k, int s, int p, int d) { return (in + 2 * p - d * (k - 1) - 1) / s + 1; }
+
+static vs_conv_opts opts_of(const geom *g, int oph, int opw)
+{
+    vs_conv_opts o = {{g->sh, g->sw}, {g->ph, g->pw}, {g->dh, g->dw}, {oph, opw}, g->groups};
+    return o;
+}
+
+/* y[n,o,i,j] = b[o] + sum w[o,c',ki,kj] x[n, grp*cg + c', i*sh - ph + ki*dh, j*sw - pw + kj*dw] */
+static double ref_conv_at(const geom *g, const float *x, const float *w, const float *b, int n, int o, int i, int j)
+{
+    int cg = g->c / g->groups, og = g->o / g->groups, grp = o / og;
+    double s = b ? b[o] : 0;
+    for (int c = 0; c < cg; c++)
+        for (int ki = 0; ki < g->kh; ki++)
+            for (int kj = 0; kj < g->kw; kj++) {
+                int y = i * g->sh - g->ph + ki * g->dh, xx = j * g->sw - g->pw + kj * g->dw;
+                if (y < 0 || y >= g->h || xx < 0 || xx >= g->w) continue;
+                s += (double)w[((o * cg + c) * g->kh + ki) * g->kw + kj] * x[((n * g->c + grp * cg + c) * g->h + y) * g->w + xx];
+            }
+    return s;
+}
+
+/* conv_transpose2d straight from its definition: every x[n,ci,i,j] w[ci,co',ki,kj] lands on output
+ * position (i*sh - ph + ki*dh, j*sw - pw + kj*dw) of channel grp*cog + co'.  Output [n, co, H, W]. */
+static double *ref_conv_transpose(const float *x, const float *w, const float *b, int n, int ci, int h, int wd, int cog,
+                                  int kh, int kw, int sh, int sw, int ph, int pw, int dh, int dw, int groups, int H, int W)
+{
+    int co = cog * groups, cig = ci / groups;
+    double *y = calloc((size_t)n * co * H * W, sizeof *y);
+    for (int a = 0; a < n; a++)
+        for (int c = 0; c < co; c++)
+            for (int k = 0; k < H * W; k++) y[(a * co + c) * H * W + k] = b ? b[c] : 0;
+    for (int a = 0; a < n; a++)
+        for (int c = 0; c < ci; c++)
+            for (int i = 0; i < h; i++)
+                for (int j = 0; j < wd; j++)
+                    for (int oc = 0; oc < cog; oc++)
+                        for (int ki = 0; ki < kh; ki++)
+                            for (int kj = 0; kj < kw; kj++) {
+                                int oy = i * sh - ph + ki * dh, ox = j * sw - pw + kj * dw;
+                                if (oy < 0 || oy >= H || ox < 0 || ox >= W) continue;
+                                int och = (c / cig) * cog + oc;
+                                y[((a * co + och) * H + oy) * W + ox] +=
+                                    (double)x[((a * ci + c) * h + i) * wd + j] * w[((c * cog + oc) * kh + ki) * kw + kj];
+                            }
+    return y;
+}
+
+static void expect_close(const char *what, const vs_tensor *t, const double *ref, double tol)
+{
+    for (int64_t i = 0; i < t->size; i++)
+        ck_assert_msg(fabs(t->data[i] - ref[i]) <= tol * (1 + fabs(ref[i])), "%s[%lld]: got %.7g, expected %.7g", what, (long long)i,
+                      (double)t->data[i], ref[i]);
+}
+
+/* Geometries: stride 1/2, padding 0/1/2, dilation 1/2, groups 1/2/4, odd sizes, kernels 1/3/5/6, batch 1/3. */
+static const geom GEOMS[] = {
+    /* n  c   h   w  o kh kw sh sw ph pw dh dw g */
+    {1, 1, 5, 5, 1, 3, 3, 1, 1, 0, 0, 1, 1, 1},
+    {3, 2, 7, 6, 3, 3, 3, 2, 2, 1, 1, 1, 1, 1},
+    {2, 4, 9, 8, 4, 3, 3, 1, 1, 2, 2, 2, 2, 2},
+    {1, 4, 8, 9, 8, 5, 5, 2, 1, 2, 1, 1, 2, 4},
+    {3, 3, 11, 7, 2, 1, 1, 1, 1, 0, 0, 1, 1, 1},
+    {2, 2, 10, 10, 4, 6, 6, 2, 2, 2, 2, 1, 1, 2},
+    {1, 4, 6, 5, 4, 1, 3, 2, 2, 1, 0, 1, 2, 4},
+    {3, 1, 13, 13, 2, 6, 6, 2, 2, 2, 2, 1, 1, 1},
+    {2, 2, 5, 7, 2, 1, 1, 2, 2, 1, 1, 1, 1, 2},
+    {1, 2, 4, 4, 3, 5, 5, 1, 1, 2, 2, 1, 1, 1},
+    {2, 6, 7, 7, 6, 3, 3, 2, 2, 0, 0, 2, 2, 2},
+    {3, 4, 9, 6, 8, 5, 3, 2, 1, 2, 0, 1, 2, 4},
+};
+#define N_GEOMS (int)(sizeof GEOMS / sizeof GEOMS[0])
+
+START_TEST(test_conv2d_forward)
+{
+    for (int t = 0; t < N_GEOMS; t++) {
+        const geom *g = &GEOMS[t];
+        vs_scope_begin();
+        int oh = out_len(g->h, g->kh, g->sh, g->ph, g->dh), ow = out_len(g->w, g->kw, g->sw, g->pw, g->dw);
+        vs_tensor *x = rnd(VS_SHAPE(g->n, g->c, g->h, g->w), -1, 1);
+        vs_tensor *w = rnd(VS_SHAPE(g->o, g->c / g->groups, g->kh, g->kw), -1, 1);
+        vs_tensor *b = rnd(VS_SHAPE(g->o), -1, 1);
+        vs_conv_opts o = opts_of(g, 0, 0);
+        for (int with_bias = 0; with_bias < 2; with_bias++) {
+            vs_tensor *y = vs_conv2d(x, w, with_bias ? b : NULL, &o);
+            ck_assert_msg(y != NULL, "geometry %d: %s", t, vs_last_error()->msg);
+            ck_assert_int_eq(y->shape[0], g->n);
+            ck_assert_int_eq(y->shape[1], g->o);
+            ck_assert_int_eq(y->shape[2], oh);
+            ck_assert_int_eq(y->shape[3], ow);
+            for (int n = 0; n < g->n; n++)
+                for (int oc = 0; oc < g->o; oc++)
+                    for (int i = 0; i < oh; i++)
+                        for (int j = 0; j < ow; j++) {
+                            double r = ref_conv_at(g, x->data, w->data, with_bias ? b->data : NULL, n, oc, i, j);
+                            float v = y->data[((n * g->o + oc) * oh + i) * ow + j];
+                            ck_assert_msg(fabs(v - r) <= 1e-5 * (1 + fabs(r)) * (1 + g->kh * g->kw / 8.0),
+                                          "geometry %d at (%d,%d,%d,%d): %.7g vs %.7g", t, n, oc, i, j, (double)v, r);
+                        }
+        }
+        vs_scope_end();
+    }
+}
+END_TEST
+
+/* conv_transpose2d against its definition, and as the exact adjoint of conv2d:
+ * <conv2d(x, w), y> = <x, conv_transpose2d(y, w)>. */
+START_TEST(test_conv_transpose2d_forward_and_adjoint)
+{
+    for (int t = 0; t < N_GEOMS; t++) {
+        const geom *g = &GEOMS[t];
+        vs_scope_begin();
+        int oh = out_len(g->h, g->kh, g->sh, g->ph, g->dh), ow = out_len(g->w, g->kw, g->sw, g->pw, g->dw);
+        /* output_padding bringing the transposed output back to h x w */
+        int oph = (g->h + 2 * g->ph - g->dh * (g->kh - 1) - 1) % g->sh, opw = (g->w + 2 * g->pw - g->dw * (g->kw - 1) - 1) % g->sw;
+        vs_tensor *x = rnd(VS_SHAPE(g->n, g->c, g->h, g->w), -1, 1);
+        vs_tensor *w = rnd(VS_SHAPE(g->o, g->c / g->groups, g->kh, g->kw), -1, 1);
+        vs_tensor *y = rnd(VS_SHAPE(g->n, g->o, oh, ow), -1, 1);
+        vs_tensor *bc = rnd(VS_SHAPE(g->c), -1, 1);
+        vs_conv_opts o = opts_of(g, oph, opw);
+        vs_tensor *cx = vs_conv2d(x, w, NULL, &o);
+        vs_tensor *ty = vs_conv_transpose2d(y, w, NULL, &o);
+        ck_assert_msg(ty != NULL, "geometry %d: %s", t, vs_last_error()->msg);
+        ck_assert_int_eq(ty->shape[1], g->c);
+        ck_assert_int_eq(ty->shape[2], g->h);
+        ck_assert_int_eq(ty->shape[3], g->w);
+        double lhs = dot(cx, y), rhs = dot(x, ty);
+        ck_assert_msg(fabs(lhs - rhs) <= 1e-5 * (1 + abs_dot(cx, y)), "geometry %d: <conv x, y> %.9g, <x, convT y> %.9g", t, lhs, rhs);
+
+        /* Every output_padding allowed (0 .. stride-1), with a bias, against the definition. */
+        for (int eh = 0; eh < g->sh; eh++)
+            for (int ew = 0; ew < g->sw; ew++) {
+                vs_conv_opts oe = opts_of(g, eh, ew);
+                vs_tensor *te = vs_conv_transpose2d(y, w, bc, &oe);
+                ck_assert_msg(te != NULL, "geometry %d: %s", t, vs_last_error()->msg);
+                int H = (oh - 1) * g->sh - 2 * g->ph + g->dh * (g->kh - 1) + eh + 1;
+                int W = (ow - 1) * g->sw - 2 * g->pw + g->dw * (g->kw - 1) + ew + 1;
+                ck_assert_int_eq(te->shape[2], H);
+                ck_assert_int_eq(te->shape[3], W);
+                double *ref = ref_conv_transpose(y->data, w->data, bc->data, g->n, g->o, oh, ow, g->c / g->groups, g->kh, g->kw,
+                                                 g->sh, g->sw, g->ph, g->pw, g->dh, g->dw, g->groups, H, W);
+                expect_close("conv_transpose2d", te, ref, 2e-5);
+                free(ref);
+            }
+        vs_scope_end();
+    }
+}
+END_TEST
+
+/* conv2d_weight_grad against the definition dw[o,c',ki,kj] = sum_{n,i,j} g[n,o,i,j] x[n,..] and the
+ * identity <weight_grad(x, g), v> = <conv2d(x, v), g>. */
+START_TEST(test_weight_grad_forward)
+{
+    for (int t = 0; t < N_GEOMS; t++) {
+        const geom *g = &GEOMS[t];
+        vs_scope_begin();
+        int oh = out_len(g->h, g->kh, g->sh, g->ph, g->dh), ow = out_len(g->w, g->kw, g->sw, g->pw, g->dw);
+        int cg = g->c / g->groups, og = g->o / g->groups;
+        vs_tensor *x = rnd(VS_SHAPE(g->n, g->c, g->h, g->w), -1, 1);
+        vs_tensor *gy = rnd(VS_SHAPE(g->n, g->o, oh, ow), -1, 1);
+        vs_tensor *v = rnd(VS_SHAPE(g->o, cg, g->kh, g->kw), -1, 1);
+        vs_conv_opts o = opts_of(g, 0, 0);
+        vs_tensor *dw = vs_conv2d_weight_grad(x, gy, g->kh, g->kw, &o);
+        ck_assert_msg(dw != NULL, "geometry %d: %s", t, vs_last_error()->msg);
+        ck_assert_int_eq(dw->shape[0], g->o);
+        ck_assert_int_eq(dw->shape[1], cg);
+        double *ref = calloc((size_t)dw->size, sizeof *ref);
+        for (int oc = 0; oc < g->o; oc++)
+            for (int c = 0; c < cg; c++)
+                for (int ki = 0; ki < g->kh; ki++)
+                    for (int kj = 0; kj < g->kw; kj++) {
+                        double s = 0;
+                        for (int n = 0; n < g->n; n++)
+                            for (int i = 0; i < oh; i++)
+                                for (int j = 0; j < ow; j++) {
+                                    int yy = i * g->sh - g->ph + ki * g->dh, xx = j * g->sw - g->pw + kj * g->dw;
+                                    if (yy < 0 || yy >= g->h || xx < 0 || xx >= g->w) continue;
+                                    s += (double)gy->data[((n * g->o + oc) * oh + i) * ow + j] *
+                                         x->data[((n * g->c + (oc / og) * cg + c) * g->h + yy) * g->w + xx];
+                                }
+                        ref[((oc * cg + c) * g->kh + ki) * g->kw + kj] = s;
+                    }
+        expect_close("conv2d_weight_grad", dw, ref, 5e-5);
+        free(ref);
+        vs_tensor *cv = vs_conv2d(x, v, NULL, &o);
+        double lhs = dot(dw, v), rhs = dot(cv, gy);
+        ck_assert_msg(fabs(lhs - rhs) <= 1e-5 * (1 + abs_dot(cv, gy)), "geometry %d: %.9g vs %.9g", t, lhs, rhs);
+        vs_scope_end();
+    }
+}
+END_TEST
+
+/* ---- pooling forward values ------------------------------------------------------------------ */
+
+START_TEST(test_pool_forward)
+{
+    static const int cfg[][5] = {/* h w k s p */ {5, 5, 3, 2, 1}, {6, 7, 2, 2, 0}, {7, 5, 3, 1, 1}, {8, 8, 4, 3, 2},
+                                 {5, 6, 3, 0, 0}, {9, 4, 5, 2, 2}};
+    for (int t = 0; t < (int)(sizeof cfg / sizeof cfg[0]); t++) {
+        int h = cfg[t][0], w = cfg[t][1], k = cfg[t][2], s = cfg[t][3] ? cfg[t][3] : k, p = cfg[t][4];
+        int oh = (h + 2 * p - k) / s + 1, ow = (w + 2 * p - k) / s + 1;
+        vs_scope_begin();
+        vs_tensor *x = rnd(VS_SHAPE(3, 2, h, w), -2, 1);
+        vs_tensor *mx = vs_max_pool2d(x, k, cfg[t][3], p), *av = vs_avg_pool2d(x, k, cfg[t][3], p);
+        ck_assert_msg(mx && av, "config %d: %s", t, vs_last_error()->msg);
+        ck_assert_int_eq(mx->shape[2], oh);
+        ck_assert_int_eq(mx->shape[3], ow);
+        ck_assert_int_eq(av->shape[2], oh);
+        for (int pl = 0; pl < 6; pl++)
+            for (int i = 0; i < oh; i++)
+                for (int j = 0; j < ow; j++) {
+                    double m = -INFINITY, sum = 0;
+                    for (int a = 0; a < k; a++)
+                        for (int b = 0; b < k; b++) {
+                            int yy = i * s - p + a, xx = j * s - p + b;
+                            /* padding: -inf for max, 0 (but counted) for the average */
+                            double v = yy < 0 || yy >= h || xx < 0 || xx >= w ? -INFINITY : x->data[(pl * h + yy) * w + xx];
+                            m = fmax(m, v);
+                            sum += isinf(v) ? 0 : v;
+                        }
+                    int o = (pl * oh + i) * ow + j;
+                    ck_assert_float_eq(mx->data[o], (float)m);
+                    ck_assert_float_near(av->data[o], sum / (k * k), 1e-6);
+                }
+        vs_scope_end();
+    }
+    /* upsampling copies each pixel into a scale x scale block */
+    vs_scope_begin();
+    vs_tensor *x = vs_tensor_from(VS_SHAPE(1, 2, 2, 3), (float[]){1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12});
+    vs_tensor *u = vs_upsample_nearest2d(x, 3);
+    ck_assert_int_eq(u->shape[2], 6);
+    ck_assert_int_eq(u->shape[3], 9);
+    for (int c = 0; c < 2; c++)
+        for (int i = 0; i < 6; i++)
+            for (int j = 0; j < 9; j++) ck_assert_float_eq(u->data[(c * 6 + i) * 9 + j], x->data[(c * 2 + i / 3) * 3 + j / 3]);
+    vs_scope_end();
+}
+END_TEST
+
+/* Ties: the gradient goes to the first maximum of each window (row-major order). */
+START_TEST(test_max_pool_ties)
+{
+    vs_scope_begin();
+    vs_tensor *x = vs_tensor_from(VS_SHAPE(1, 1, 2, 4), (float[]){3, 1, 2, 2, 3, 3, 2, 2});
+    vs_set_requires_grad(x, true);
+    vs_tensor *y = vs_max_pool2d(x, 2, 2, 0), *gx;
+    ck_assert_float_eq(y->data[0], 3);
+    ck_assert_float_eq(y->data[1], 2);
+    ck_assert_int_eq(vs_grad(1, &y, (vs_tensor *[]){vs_tensor_from(VS_SHAPE(1, 1, 1, 2), (float[]){5, 7})}, 1, &x, &gx, false), VS_OK);
+    static const float want[] = {5, 0, 7, 0, 0, 0, 0, 0};
+    for (int i = 0; i < 8; i++) ck_assert_float_eq(gx->data[i], want[i]);
+    vs_scope_end();
+}
+END_TEST
+
+/* ---- gradient checks (first and second order) --------------------------------------------------- */
+
+/* Squaring the output makes the second-order check exercise each backward rule's own backward. */
+static vs_tensor *sq(vs_tensor *y) { return vs_mul(y, y); }
+
+static vs_tensor *fn_conv2d_gd(vs_tensor **x, void *c)
+{
+    (void)c;
+    vs_conv_opts o = {{2, 1}, {1, 2}, {2, 1}, {0, 0}, 2};
+    return sq(vs_conv2d(x[0], x[1], x[2], &o));
+}
+START_TEST(test_grad_conv2d_groups_dilation)
+{
+    vs_tensor *x[3] = {rnd(VS_SHAPE(2, 4, 6, 5), -1, 1), rnd(VS_SHAPE(4, 2, 3, 3), -1, 1), rnd(VS_SHAPE(4), -1, 1)};
+    gradcheck("conv2d groups+dilation", fn_conv2d_gd, NULL, 3, x);
+    free_all(3, x);
+}
+END_TEST
+
+static vs_tensor *fn_conv2d_plain(vs_tensor **x, void *c)
+{
+    (void)c;
+    vs_conv_opts o = {{1, 1}, {0, 0}, {1, 1}, {0, 0}, 1};
+    return sq(vs_conv2d(x[0], x[1], NULL, &o));
+}
+START_TEST(test_grad_conv2d_1x1)
+{
+    vs_tensor *x[2] = {rnd(VS_SHAPE(2, 3, 3, 4), -1, 1), rnd(VS_SHAPE(2, 3, 1, 1), -1, 1)};
+    gradcheck("conv2d 1x1", fn_conv2d_plain, NULL, 2, x);
+    free_all(2, x);
+}
+END_TEST
+
+static vs_tensor *fn_conv_transpose(vs_tensor **x, void *c)
+{
+    (void)c;
+    vs_conv_opts o = {{2, 2}, {1, 0}, {1, 2}, {1, 1}, 2};
+    return sq(vs_conv_transpose2d(x[0], x[1], x[2], &o));
+}
+START_TEST(test_grad_conv_transpose2d)
+{
+    vs_tensor *x[3] = {rnd(VS_SHAPE(2, 4, 3, 3), -1, 1), rnd(VS_SHAPE(4, 1, 3, 3), -1, 1), rnd(VS_SHAPE(2), -1, 1)};
+    gradcheck("conv_transpose2d output_padding", fn_conv_transpose, NULL, 3, x);
+    free_all(3, x);
+}
+END_TEST
+
+static vs_tensor *fn_weight_grad(vs_tensor **x, void *c)
+{
+    (void)c;
+    vs_conv_opts o = {{2, 1}, {1, 1}, {1, 1}, {0, 0}, 2};
+    return sq(vs_conv2d_weight_grad(x[0], x[1], 3, 3, &o));
+}
+START_TEST(test_grad_weight_grad)
+{
+    /* x [2,2,5,5] -> g [2,4,3,5] with stride (2,1), padding 1, kernel 3 */
+    vs_tensor *x[2] = {rnd(VS_SHAPE(2, 2, 5, 5), -1, 1), rnd(VS_SHAPE(2, 4, 3, 5), -1, 1)};
+    gradcheck("conv2d_weight_grad", fn_weight_grad, NULL, 2, x);
+    free_all(2, x);
+}
+END_TEST
+
+static vs_tensor *fn_max_pool_overlap(vs_tensor **x, void *c)
+{
+    (void)c;
+    return sq(vs_max_pool2d(x[0], 3, 2, 1));
+}
+static vs_tensor *fn_max_pool_odd(vs_tensor **x, void *c)
+{
+    (void)c;
+    return sq(vs_max_pool2d(x[0], 2, 0, 0));
+}
+START_TEST(test_grad_max_pool)
+{
+    vs_tensor *x[1] = {spaced(VS_SHAPE(2, 2, 5, 5))};
+    gradcheck("max_pool2d k3 s2 p1", fn_max_pool_overlap, NULL, 1, x);
+    free_all(1, x);
+    x[0] = spaced(VS_SHAPE(1, 3, 5, 7));
+    gradcheck("max_pool2d k2 odd sizes", fn_max_pool_odd, NULL, 1, x);
+    free_all(1, x);
+}
+END_TEST
+
+static vs_tensor *fn_avg_pool(vs_tensor **x, void *c)
+{
+    (void)c;
+    return sq(vs_avg_pool2d(x[0], 3, 2, 1));
+}
+START_TEST(test_grad_avg_pool)
+{
+    vs_tensor *x[1] = {rnd(VS_SHAPE(2, 2, 5, 6), -1, 1)};
+    gradcheck("avg_pool2d padding", fn_avg_pool, NULL, 1, x);
+    free_all(1, x);
+}
+END_TEST
+
+static vs_tensor *fn_upsample(vs_tensor **x, void *c)
+{
+    int s = *(int *)c;
+    return sq(vs_upsample_nearest2d(x[0], s));
+}
+START_TEST(test_grad_upsample)
+{
+    for (int s = 2; s <= 3; s++) {
+        vs_tensor *x[1] = {rnd(VS_SHAPE(2, 2, 3, 2), -1, 1)};
+        gradcheck("upsample_nearest2d", fn_upsample, &s, 1, x);
+        free_all(1, x);
+    }
+}
+END_TEST
+
+/* A small net mixing every op: conv -> tanh -> max_pool -> upsample -> conv_transpose -> avg_pool. */
+static vs_tensor *fn_chain(vs_tensor **x, void *c)
+{
+    (void)c;
+    vs_conv_opts o1 = {{1, 1}, {1, 1}, {1, 1}, {0, 0}, 1}, o2 = {{2, 2}, {1, 1}, {1, 1}, {1, 1}, 1};
+    vs_tensor *h = vs_tanh(vs_conv2d(x[0], x[1], NULL, &o1));
+    h = vs_upsample_nearest2d(vs_max_pool2d(h, 2, 2, 0), 2);
+    return vs_avg_pool2d(vs_tanh(vs_conv_transpose2d(h, x[2], NULL, &o2)), 2, 2, 1);
+}
+START_TEST(test_grad_chain)
+{
+    vs_tensor *x[3] = {rnd(VS_SHAPE(1, 2, 4, 4), -1, 1), rnd(VS_SHAPE(3, 2, 3, 3), -0.5f, 0.5f), rnd(VS_SHAPE(3, 2, 3, 3), -0.5f, 0.5f)};
+    gradcheck_full("conv chain", fn_chain, NULL, 3, x, 1e-3, 3e-2, true);
+    free_all(3, x);
+}
+END_TEST
+
+/* ---- WGAN-GP: penalty = mean_i (||dD(x_i)/dx_i|| - 1)^2, D = conv -> leaky_relu -> conv -> mean ---- */
+
+typedef struct wgan_ctx {
+    vs_tensor *x;
+} wgan_ctx;
+
+static const vs_conv_opts WG1 = {{2, 2}, {1, 1}, {1, 1}, {0, 0}, 1}, WG2 = {{1, 1}, {1, 1}, {1, 1}, {0, 0}, 1};
+
+static vs_tensor *fn_wgan_gp(vs_tensor **p, void *c)
+{
+    wgan_ctx *ctx = c;
+    bool prev = vs_set_grad_enabled(true); /* the penalty needs the graph even when the caller does not */
+    vs_tensor *x = ctx->x;
+    vs_tensor *h = vs_leaky_relu(vs_conv2d(x, p[0], p[1], &WG1), 0.2f);
+    vs_tensor *d = vs_mean(vs_conv2d(h, p[2], p[3], &WG2), VS_AXIS(1) | VS_AXIS(2) | VS_AXIS(3), false); /* [n] */
+    vs_tensor *total = vs_sum(d, VS_ALL_AXES, false), *gx = NULL;
+    ck_assert_int_eq(vs_grad(1, &total, NULL, 1, &x, &gx, true), VS_OK);
+    vs_tensor *norm = vs_sqrt(vs_sum(vs_mul(gx, gx), VS_AXIS(1) | VS_AXIS(2) | VS_AXIS(3), false));
+    vs_tensor *pen = vs_mean(vs_pow_scalar(vs_add_scalar(norm, -1.0f), 2.0f), VS_ALL_AXES, false);
+    vs_set_grad_enabled(prev);
+    return pen;
+}
+
+START_TEST(test_wgan_gp_double_backward)
+{
+    int64_t live0 = vs_live_tensors();
+    wgan_ctx ctx = {rnd(VS_SHAPE(2, 2, 6, 6), -1, 1)};
+    vs_set_requires_grad(ctx.x, true);
+    /* Keep the first layer's pre-activations away from leaky_relu's kink, where the penalty jumps:
+     * draw weights until every |pre-activation| exceeds the finite-difference reach. */
+    vs_tensor *p[4] = {NULL, NULL, NULL, NULL};
+    float margin = 0;
+    for (int tries = 0; tries < 200 && margin < 0.02f; tries++) {
+        free_all(2, p);
+        p[0] = rnd(VS_SHAPE(3, 2, 3, 3), -0.6f, 0.6f);
+        p[1] = rnd(VS_SHAPE(3), -0.3f, 0.3f);
+        bool prev = vs_set_grad_enabled(false);
+        vs_tensor *pre = vs_conv2d(ctx.x, p[0], p[1], &WG1);
+        vs_set_grad_enabled(prev);
+        margin = INFINITY;
+        for (int64_t i = 0; i < pre->size; i++) margin = fminf(margin, fabsf(pre->data[i]));
+        vs_tensor_free(pre);
+    }
+    ck_assert_float_ge(margin, 0.02f);
+    p[2] = rnd(VS_SHAPE(1, 3, 3, 3), -0.6f, 0.6f);
+    p[3] = rnd(VS_SHAPE(1), -0.3f, 0.3f);
+    /* The penalty is visibly away from its minimum, so its weight gradient is not trivially 0. */
+    vs_scope_begin();
+    float pen = vs_item(fn_wgan_gp(p, &ctx));
+    ck_assert_float_gt(pen, 1e-3);
+    vs_scope_end();
+    gradcheck_full("wgan-gp penalty", fn_wgan_gp, &ctx, 4, p, 1e-3, 2e-2, false);
+    free_all(4, p);
+    vs_tensor_free(ctx.x);
+    ck_assert_int_eq(vs_live_tensors(), live0);
+}
+END_TEST
+
+/* ---- DeepLIFT rescale rule of max_pool2d ---------------------------------------------------------- */
+
+START_TEST(test_max_pool_rescale)
+{
+    vs_scope_begin();
+    /* batch [x0, x1, ref0, ref1], overlapping windows so one input can win several */
+    vs_tensor *x = rnd(VS_SHAPE(4, 2, 5, 5), -1, 1);
+    vs_set_requires_grad(x, true);
+    vs_backward_rule prev = vs_set_backward_rule(VS_RULE_RESCALE);
+    vs_tensor *y = vs_max_pool2d(x, 3, 2, 1);
+    vs_set_backward_rule(prev);
+    int64_t hx = x->size / 2, hy = y->size / 2, px = hx / 2, py = hy / 2;
+    vs_tensor *w = vs_zeros_like(y), *gx;
+    for (int64_t j = 0; j < hy; j++) w->data[j] = 1;
+    ck_assert_int_eq(vs_grad(1, &y, &w, 1, &x, &gx, false), VS_OK);
+    /* summation-to-delta per sample: sum_i m_i (x_i - ref_i) = sum_w (y_w - y_ref_w) */
+    for (int n = 0; n < 2; n++) {
+        double lhs = 0, rhs = 0;
+        for (int64_t i = n * px; i < (n + 1) * px; i++) lhs += (double)gx->data[i] * (x->data[i] - x->data[i + hx]);
+        for (int64_t j = n * py; j < (n + 1) * py; j++) rhs += (double)y->data[j] - y->data[j + hy];
+        ck_assert_msg(fabs(lhs - rhs) < 1e-5, "sample %d: sum m dx = %.8g, sum dy = %.8g", n, lhs, rhs);
+        ck_assert(fabs(rhs) > 0.1); /* a real delta, not 0 = 0 */
+    }
+    /* the rule differs from the gradient (which sends 1 per window to the argmax) */
+    vs_tensor *yg = vs_max_pool2d(x, 3, 2, 1), *gg;
+    ck_assert_int_eq(vs_grad(1, &yg, &w, 1, &x, &gg, false), VS_OK);
+    double diff = 0;
+    for (int64_t i = 0; i < hx; i++) diff += fabs(gg->data[i] - gx->data[i]);
+    ck_assert(diff > 0.1);
+    /* the reference half gets the same multiplier at the same positions */
+    vs_tensor *ones = vs_ones_like(y), *g2;
+    ck_assert_int_eq(vs_grad(1, &y, &ones, 1, &x, &g2, false), VS_OK);
+    for (int64_t i = 0; i < hx; i++) {
+        ck_assert_float_eq(g2->data[i + hx], g2->data[i]);
+        ck_assert_float_eq(g2->data[i], gx->data[i]);
+    }
+    vs_scope_end();
+
+    /* Zero delta at the argmax: those windows fall back to the gradient rule (g to the argmax).
+     * Reference = input except at the top-left window's maximum, lowered by 0.5. */
+    vs_scope_begin();
+    vs_tensor *z = rnd(VS_SHAPE(2, 1, 4, 4), -1, 1);
+    memcpy(z->data + 16, z->data, 16 * sizeof(float));
+    static const int win[4][4] = {{0, 1, 4, 5}, {2, 3, 6, 7}, {8, 9, 12, 13}, {10, 11, 14, 15}};
+    int arg[4];
+    for (int k = 0; k < 4; k++) {
+        arg[k] = win[k][0];
+        for (int e = 1; e < 4; e++)
+            if (z->data[win[k][e]] > z->data[arg[k]]) arg[k] = win[k][e];
+    }
+    z->data[16 + arg[0]] -= 0.5f;
+    vs_set_requires_grad(z, true);
+    prev = vs_set_backward_rule(VS_RULE_RESCALE);
+    vs_tensor *yz = vs_max_pool2d(z, 2, 2, 0);
+    vs_set_backward_rule(prev);
+    const float gw[4] = {2, 3, 5, 7};
+    vs_tensor *wz = vs_tensor_from(VS_SHAPE(2, 1, 2, 2), (float[]){2, 3, 5, 7, 0, 0, 0, 0}), *gz;
+    ck_assert_int_eq(vs_grad(1, &yz, &wz, 1, &z, &gz, false), VS_OK);
+    float want[16] = {0};
+    for (int k = 0; k < 4; k++) want[arg[k]] = gw[k];
+    float ref_max = -INFINITY;
+    for (int e = 0; e < 4; e++) ref_max = fmaxf(ref_max, z->data[16 + win[0][e]]);
+    want[arg[0]] = 2 * (z->data[arg[0]] - ref_max) / 0.5f;
+    ck_assert_float_near(yz->data[0] - yz->data[4], z->data[arg[0]] - ref_max, 1e-7);
+    for (int i = 0; i < 16; i++) ck_assert_float_near(gz->data[i], want[i], 1e-5);
+    ck_assert(want[arg[0]] != 2.0f); /* the rescaled window really differs from the gradient rule */
+    vs_scope_end();
+}
+END_TEST
+
+/* ---- shape and argument errors -------------------------------------------------------------------- */
+
+static void expect_error(vs_tensor *t, const char *needle)
+{
+    ck_assert_ptr_null(t);
+    ck_assert_msg(strstr(vs_last_error()->msg, needle) != NULL, "message '%s' lacks '%s'", vs_last_error()->msg, needle);
+}
+
+START_TEST(test_errors)
+{
+    vs_scope_begin();
+    vs_tensor *x = vs_tensor_zeros(VS_SHAPE(1, 3, 5, 5));
+    vs_conv_opts o = {{1, 1}, {0, 0}, {1, 1}, {0, 0}, 1};
+    expect_error(vs_conv2d(x, vs_tensor_zeros(VS_SHAPE(2, 1, 3, 3)), NULL, &o), "conv2d: input has 3 channels, weight expects 1");
+    expect_error(vs_conv2d(x, vs_tensor_zeros(VS_SHAPE(2, 3, 7, 7)), NULL, &o), "output would be empty");
+    expect_error(vs_conv2d(x, vs_tensor_zeros(VS_SHAPE(2, 3, 3, 3)), vs_tensor_zeros(VS_SHAPE(3)), &o), "bias must be [2]");
+    expect_error(vs_conv2d(vs_tensor_zeros(VS_SHAPE(3, 5, 5)), vs_tensor_zeros(VS_SHAPE(2, 3, 3, 3)), NULL, &o),
+                 "input must be [n,c,h,w]");
+    vs_conv_opts og = o;
+    og.groups = 2;
+    expect_error(vs_conv2d(x, vs_tensor_zeros(VS_SHAPE(2, 1, 3, 3)), NULL, &og), "do not both split into 2 groups");
+    vs_conv_opts on = o;
+    on.stride[0] = -1;
+    expect_error(vs_conv2d(x, vs_tensor_zeros(VS_SHAPE(2, 3, 3, 3)), NULL, &on), "negative");
+    vs_conv_opts ot = {{2, 2}, {0, 0}, {1, 1}, {2, 0}, 1};
+    expect_error(vs_conv_transpose2d(x, vs_tensor_zeros(VS_SHAPE(3, 2, 3, 3)), NULL, &ot), "must be smaller than the stride");
+    expect_error(vs_conv_transpose2d(x, vs_tensor_zeros(VS_SHAPE(2, 2, 3, 3)), NULL, &o), "input has 3 channels, weight expects 2");
+    expect_error(vs_conv2d_weight_grad(x, vs_tensor_zeros(VS_SHAPE(1, 2, 4, 3)), 3, 3, &o), "output gradient is 4 x 3");
+    expect_error(vs_conv2d_weight_grad(x, vs_tensor_zeros(VS_SHAPE(1, 2, 3, 3)), 0, 3, &o), "kernel 0 x 3");
+    expect_error(vs_max_pool2d(x, 2, 2, 2), "padding 2 exceeds half the kernel size 2");
+    expect_error(vs_avg_pool2d(x, 7, 1, 0), "output would be empty");
+    expect_error(vs_max_pool2d(x, 0, 1, 0), "kernel >= 1");
+    expect_error(vs_upsample_nearest2d(x, 0), "scale 0 must be at least 1");
+    /* NULL in, NULL out */
+    ck_assert_ptr_null(vs_conv2d(NULL, x, NULL, &o));
+    ck_assert_ptr_null(vs_max_pool2d(NULL, 2, 2, 0));
+    /* NULL opts mean defaults */
+    vs_tensor *y = vs_conv2d(x, vs_tensor_full(VS_SHAPE(1, 3, 1, 1), 1.0f), NULL, NULL);
+    ck_assert_ptr_nonnull(y);
+    ck_assert_int_eq(y->shape[2], 5);
+    vs_scope_end();
+}
+END_TEST
+
+/* Empty batches and zero input channels give empty (or bias-only) results, forward and backward. */
+START_TEST(test_empty_shapes)
+{
+    vs_scope_begin();
+    vs_conv_opts o = {{2, 2}, {1, 1}, {1, 1}, {0, 0}, 1};
+    vs_tensor *x = vs_tensor_zeros(VS_SHAPE(0, 2, 5, 5)), *w = rnd(VS_SHAPE(3, 2, 3, 3), -1, 1), *gx, *gw;
+    vs_set_requires_grad(x, true);
+    vs_set_requires_grad(w, true);
+    vs_tensor *y = vs_conv2d(x, w, NULL, &o);
+    ck_assert_ptr_nonnull(y);
+    ck_assert_int_eq(y->size, 0);
+    ck_assert_int_eq(y->shape[2], 3);
+    vs_tensor *loss = vs_sum(vs_max_pool2d(y, 2, 1, 0), VS_ALL_AXES, false);
+    ck_assert_int_eq(vs_grad(1, &loss, NULL, 1, &w, &gw, false), VS_OK);
+    for (int64_t i = 0; i < gw->size; i++) ck_assert_float_eq(gw->data[i], 0);
+    /* no input channels: the output is the bias */
+    vs_tensor *x0 = vs_tensor_zeros(VS_SHAPE(2, 0, 4, 4)), *b = vs_tensor_from(VS_SHAPE(3), (float[]){1, 2, 3});
+    vs_set_requires_grad(x0, true);
+    vs_tensor *y0 = vs_conv2d(x0, vs_tensor_zeros(VS_SHAPE(3, 0, 3, 3)), b, &o);
+    ck_assert_ptr_nonnull(y0);
+    for (int64_t i = 0; i < y0->size; i++) ck_assert_float_eq(y0->data[i], (float)(1 + (i / 4) % 3));
+    vs_tensor *l0 = vs_sum(y0, VS_ALL_AXES, false);
+    ck_assert_int_eq(vs_grad(1, &l0, NULL, 1, &x0, &gx, false), VS_OK);
+    ck_assert_int_eq(gx->size, 0);
+    vs_scope_end();
+}
+END_TEST
+
+static Suite *conv_suite(void)
+{
+    vs_rng_seed(&R, 2024);
+    Suite *s = suite_create("conv");
+    TCase *tc = vs_tcase(s, "forward", 60);
+    tcase_add_test(tc, test_conv2d_forward);
+    tcase_add_test(tc, test_conv_transpose2d_forward_and_adjoint);
+    tcase_add_test(tc, test_weight_grad_forward);
+    tcase_add_test(tc, test_pool_forward);
+    tcase_add_test(tc, test_max_pool_ties);
+    tcase_add_test(tc, test_errors);
+    tcase_add_test(tc, test_empty_shapes);
+    tc = vs_tcase(s, "gradients", 120);
+    tcase_add_test(tc, test_grad_conv2d_groups_dilation);
+    tcase_add_test(tc, test_grad_conv2d_1x1);
+    tcase_add_test(tc, test_grad_conv_transpose2d);
+    tcase_add_test(tc, test_grad_weight_grad);
+    tcase_add_test(tc, test_grad_max_pool);
+    tcase_add_test(tc, test_grad_avg_pool);
+    tcase_add_test(tc, test_grad_upsample);
+    tcase_add_test(tc, test_grad_chain);
+    tc = vs_tcase(s, "double_backward_and_rules", 120);
+    tcase_add_test(tc, test_wgan_gp_double_backward);
+    tcase_add_test(tc, test_max_pool_rescale);
+    return s;
+}
+
+VS_TEST_MAIN(conv_suite)
