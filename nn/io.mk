@@ -1,1 +1,35 @@
-# nn/io.mk: JSON, .npy and safetensors files.
+# nn/io.mk: JSON, .npy and safetensors files (and their tests and fuzz target).
+versusinclude_HEADERS += include/versus/json.h include/versus/npy.h include/versus/safetensors.h
+noinst_HEADERS += nn/io_util.h tests/io_check.h
+libversus_la_SOURCES += nn/io_util.c nn/json.c nn/json_parse.c nn/json_write.c nn/npy.c nn/safetensors.c
+
+if HAVE_CHECK
+check_PROGRAMS += tests/test_json tests/test_npy tests/test_safetensors
+TESTS += tests/test_json tests/test_npy tests/test_safetensors
+tests_test_json_SOURCES = tests/test_json.c
+tests_test_json_CFLAGS = $(TEST_CFLAGS)
+tests_test_json_LDADD = $(TEST_LIBS)
+tests_test_npy_SOURCES = tests/test_npy.c
+tests_test_npy_CFLAGS = $(TEST_CFLAGS)
+tests_test_npy_LDADD = $(TEST_LIBS)
+tests_test_safetensors_SOURCES = tests/test_safetensors.c
+tests_test_safetensors_CFLAGS = $(TEST_CFLAGS)
+tests_test_safetensors_LDADD = $(TEST_LIBS)
+endif
+
+# libFuzzer target for the JSON, .npy and safetensors memory parsers, built with the shared fuzz
+# rules of datasets/io.mk (FUZZ_BUILD, FUZZ_TIME): `make fuzz-modelio [FUZZ_TIME=120]` runs it on a
+# scratch copy of the committed seeds in fuzz/work/modelio (crash files land there too).
+MODELIO_FUZZ_SRCS = fuzz/fuzz_modelio.c nn/io_util.c nn/json.c nn/json_parse.c nn/json_write.c nn/npy.c \
+	nn/safetensors.c autograd/tensor.c autograd/error.c autograd/rng.c
+fuzz/modelio_fuzz: $(MODELIO_FUZZ_SRCS)
+	$(FUZZ_BUILD)
+
+fuzz-modelio: fuzz/modelio_fuzz
+	@mkdir -p fuzz/work/modelio
+	./fuzz/modelio_fuzz -max_total_time=$(FUZZ_TIME) -max_len=4096 -timeout=10 \
+	  -artifact_prefix=fuzz/work/modelio- fuzz/work/modelio $(srcdir)/fuzz/corpus/modelio
+
+CLEANFILES += fuzz/modelio_fuzz
+EXTRA_DIST += fuzz/fuzz_modelio.c fuzz/corpus/modelio
+.PHONY: fuzz-modelio
