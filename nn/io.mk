@@ -17,19 +17,11 @@ tests_test_safetensors_CFLAGS = $(TEST_CFLAGS)
 tests_test_safetensors_LDADD = $(TEST_LIBS)
 endif
 
-# libFuzzer target for the JSON, .npy and safetensors memory parsers, built with the shared fuzz
-# rules of datasets/io.mk (FUZZ_BUILD, FUZZ_TIME): `make fuzz-modelio [FUZZ_TIME=120]` runs it on a
-# scratch copy of the committed seeds in fuzz/work/modelio (crash files land there too).
+# libFuzzer target for the JSON, .npy and safetensors memory parsers (see FUZZERS in Makefile.am).
+FUZZERS += modelio
 MODELIO_FUZZ_SRCS = fuzz/fuzz_modelio.c nn/io_util.c nn/json.c nn/json_parse.c nn/json_write.c nn/npy.c \
 	nn/safetensors.c autograd/tensor.c autograd/error.c autograd/rng.c
 fuzz/modelio_fuzz: $(MODELIO_FUZZ_SRCS)
 	$(FUZZ_BUILD)
-
-fuzz-modelio: fuzz/modelio_fuzz
-	@mkdir -p fuzz/work/modelio
-	./fuzz/modelio_fuzz -max_total_time=$(FUZZ_TIME) -max_len=4096 -timeout=10 \
-	  -artifact_prefix=fuzz/work/modelio- fuzz/work/modelio $(srcdir)/fuzz/corpus/modelio
-
 CLEANFILES += fuzz/modelio_fuzz
 EXTRA_DIST += fuzz/fuzz_modelio.c fuzz/corpus/modelio
-.PHONY: fuzz-modelio
