@@ -173,6 +173,7 @@ const vs_verb vs_verb_data = {
     "and with --pairs the SNX pairs: pairs.npy [m,2], pair_labels.npy [m], pair_portion.npy [m].\n\n"
     "SPEC is one of:\n"
     "  adult | adult-all | bank | compas | credit   shared tabular sets (--path FOLDER or $VERSUS_DATA)\n"
+    "  iris | wine | breast-cancer | digits        scikit-learn's small sets ($VERSUS_DATA/sklearn_small)\n"
     "  mutag                                       TU graphs (--path FOLDER or $VERSUS_DATA/mutag)\n"
     "  mnist | mnist-train                         MNIST test / first 10k train (--path FOLDER or $VERSUS_DATA/mnist)\n"
     "  fashion-mnist | fashion-mnist-train         Fashion-MNIST (--path or /usr/share/datasets/fashion-mnist)\n"

@@ -1,5 +1,6 @@
 /* csv.c - RFC 4180 CSV text to a vs_csv_table of strings: quoting, line endings, delimiter
  * sniffing, missing tokens, unique column names.  Turning strings into features is tabular.c. */
+#include "versus/data_io.h"
 #include "versus/tabular.h"
 
 #include <errno.h>
@@ -494,46 +495,15 @@ vs_status vs_csv_parse_mem(const char *data, size_t len, const char *source, con
 }
 
 /* Read a whole file into memory (any size, pipes too). */
-static vs_status read_all(const char *path, char **buf, size_t *len, vs_error *err)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f) return vs_error_set(err, VS_ERR_IO, "%s: cannot open: %s", path, strerror(errno));
-    size_t n = 0, cap = 0;
-    char *b = NULL;
-    vs_status st = VS_OK;
-    for (;;) {
-        char *nb = n + 65536 > n ? grow(b, &cap, n + 65536, 1) : NULL;
-        if (!nb) {
-            st = vs_error_set(err, VS_ERR_NOMEM, "%s: out of memory reading the file", path);
-            break;
-        }
-        b = nb;
-        size_t got = fread(b + n, 1, cap - n, f);
-        n += got;
-        if (got == 0) {
-            if (ferror(f)) st = vs_error_set(err, VS_ERR_IO, "%s: read error: %s", path, strerror(errno));
-            break;
-        }
-    }
-    fclose(f);
-    if (st != VS_OK) {
-        free(b);
-        return st;
-    }
-    *buf = b;
-    *len = n;
-    return VS_OK;
-}
-
 vs_status vs_csv_parse_file(const char *path, const vs_csv_opts *o, vs_csv_table **out, vs_error *err)
 {
     if (!path || !out) return vs_error_set(err, VS_ERR_ARG, "vs_csv_parse_file: NULL argument");
     *out = NULL;
-    char *buf = NULL;
+    uint8_t *buf = NULL;
     size_t len = 0;
-    vs_status st = read_all(path, &buf, &len, err);
+    vs_status st = vs_read_file_maybe_gz(path, &buf, &len, err); /* .csv.gz read as it is */
     if (st != VS_OK) return st;
-    st = vs_csv_parse_mem(buf, len, path, o, out, err);
+    st = vs_csv_parse_mem((const char *)buf, len, path, o, out, err);
     free(buf);
     return st;
 }

@@ -11,6 +11,7 @@
 const char *vs_data_spec_help(void)
 {
     return "  adult | adult-all | bank | compas | credit   shared tabular sets (--path FOLDER or $VERSUS_DATA)\n"
+           "  iris | wine | breast-cancer | digits        scikit-learn's small sets ($VERSUS_DATA/sklearn_small)\n"
            "  mutag                                       TU graphs (--path FOLDER or $VERSUS_DATA/mutag)\n"
            "  mnist | mnist-train                         MNIST test / first 10k train (--path FOLDER or $VERSUS_DATA/mnist)\n"
            "  fashion-mnist | fashion-mnist-train         Fashion-MNIST (--path or /usr/share/datasets/fashion-mnist)\n"

@@ -4,6 +4,7 @@
  * and agree with the folders' SOURCE.md. */
 #include "versus/tabular.h"
 
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -32,7 +33,7 @@ static const char *const credit_drop[] = {"ID", NULL};
 static const char *const credit_categorical[] = {"SEX",   "EDUCATION", "MARRIAGE", "PAY_0", "PAY_2",
                                                  "PAY_3", "PAY_4",     "PAY_5",    "PAY_6", NULL};
 
-typedef enum preset_id { P_ADULT, P_ADULT_ALL, P_BANK, P_COMPAS, P_CREDIT } preset_id;
+typedef enum preset_id { P_ADULT, P_ADULT_ALL, P_BANK, P_COMPAS, P_CREDIT, P_IRIS, P_WINE, P_BREAST_CANCER, P_DIGITS } preset_id;
 
 typedef struct preset {
     const char *name, *folder, *file, *description;
@@ -71,10 +72,26 @@ static const preset presets[] = {
                   "header says X1..X23): SEX, EDUCATION, MARRIAGE and the repayment statuses PAY_0, PAY_2..PAY_6 "
                   "are categorical; LIMIT_BAL, AGE, BILL_AMT1..6 and PAY_AMT1..6 are cut into 5 quantile bins. "
                   "ID is dropped."},
+    /* scikit-learn's bundled CSVs: the first line is "n_samples,n_features,class names...", then
+     * unnamed feature columns and the class index last; digits has no such line. */
+    [P_IRIS] = {"iris", "sklearn_small", "iris.csv",
+                "Fisher's Iris (scikit-learn's copy): 150 rows, 50 per class (setosa, versicolor, virginica); 4 "
+                "numeric features cut into 5 quantile bins."},
+    [P_WINE] = {"wine", "sklearn_small", "wine_data.csv",
+                "UCI Wine (scikit-learn's copy): 178 rows, classes 0: 59, 1: 71, 2: 48; 13 numeric features cut into "
+                "5 quantile bins."},
+    [P_BREAST_CANCER] = {"breast-cancer", "sklearn_small", "breast_cancer.csv",
+                         "Breast Cancer Wisconsin (Diagnostic), scikit-learn's copy: 569 rows, 0 malignant 212, 1 benign "
+                         "357; 30 numeric features cut into 5 quantile bins."},
+    [P_DIGITS] = {"digits", "sklearn_small", "digits.csv.gz",
+                  "UCI Optical Recognition of Handwritten Digits (test set, scikit-learn's copy, gzipped): 1,797 rows "
+                  "of 64 pixel counts 0..16 (8x8 images) and the digit 0..9; pixels with more than 10 distinct "
+                  "values are cut into 5 quantile bins, the others are categorical."},
 };
 #define N_PRESETS (sizeof presets / sizeof presets[0])
 
-static const char *const preset_names[] = {"adult", "adult-all", "bank", "compas", "credit", NULL};
+static const char *const preset_names[] = {"adult", "adult-all", "bank",          "compas", "credit",
+                                           "iris",  "wine",      "breast-cancer", "digits", NULL};
 
 const char *const *vs_tabular_preset_names(void) { return preset_names; }
 
@@ -151,6 +168,19 @@ static void preset_opts(preset_id id, vs_csv_opts *o)
         o->drop = credit_drop;
         o->categorical = credit_categorical;
         break;
+    case P_IRIS:
+    case P_WINE:
+    case P_BREAST_CANCER:
+        o->delimiter = ',';
+        o->no_header = 1;
+        o->skip_lines = 1; /* scikit-learn's "n_samples,n_features,..." line */
+        o->label_index = -1;
+        break;
+    case P_DIGITS:
+        o->delimiter = ',';
+        o->no_header = 1;
+        o->label_index = -1;
+        break;
     }
 }
 
@@ -210,6 +240,38 @@ static vs_status parse_adult(const char *path, vs_csv_opts *o, vs_csv_table **t,
     return VS_OK;
 }
 
+/* scikit-learn's first line "n_samples,n_features,name_0,name_1,..." names the classes 0, 1, ...
+ * (classes are sorted numerically, so class k is index k).  Names stay "0", "1", ... when it does not fit. */
+static void name_sklearn_classes(const char *path, vs_dataset *d)
+{
+    FILE *f = fopen(path, "rb");
+    char line[1024];
+    if (!f) return;
+    bool ok = fgets(line, sizeof line, f) != NULL;
+    fclose(f);
+    if (!ok) return;
+    line[strcspn(line, "\r\n")] = '\0';
+    char *tok[64];
+    int n = 0;
+    for (char *p = line, *end; p && n < 64; p = end) {
+        end = strchr(p, ',');
+        if (end) *end++ = '\0';
+        tok[n++] = p;
+    }
+    if (n - 2 != d->n_classes) return;
+    for (int64_t k = 0; k < d->n_classes; k++) {
+        char buf[32];
+        snprintf(buf, sizeof buf, "%lld", (long long)k);
+        if (strcmp(d->class_names[k], buf) != 0) return; /* not the 0..k-1 indices we expect */
+    }
+    for (int64_t k = 0; k < d->n_classes; k++) {
+        char *name = strdup(tok[k + 2]);
+        if (!name) return;
+        free(d->class_names[k]);
+        d->class_names[k] = name;
+    }
+}
+
 vs_status vs_load_preset_tabular(const char *name, const char *path_or_dir, vs_dataset **out, vs_error *err)
 {
     if (!out) return vs_error_set(err, VS_ERR_ARG, "vs_load_preset_tabular: NULL argument");
@@ -217,7 +279,8 @@ vs_status vs_load_preset_tabular(const char *name, const char *path_or_dir, vs_d
     const preset *p = find_preset(name);
     if (!p)
         return vs_error_set(err, VS_ERR_ARG,
-                            "unknown tabular data set '%s' (expected adult, adult-all, bank, compas or credit)",
+                            "unknown tabular data set '%s' (expected adult, adult-all, bank, compas, credit, iris, wine, "
+                            "breast-cancer or digits)",
                             name ? name : "(null)");
     preset_id id = (preset_id)(p - presets);
     vs_csv_opts o;
@@ -243,6 +306,7 @@ vs_status vs_load_preset_tabular(const char *name, const char *path_or_dir, vs_d
         o.row_filter_ctx = &cols;
     }
     if (st == VS_OK) st = vs_tabular_encode(t, &o, p->name, out, err);
+    if (st == VS_OK && (id == P_IRIS || id == P_WINE || id == P_BREAST_CANCER)) name_sklearn_classes(path, *out);
 done:
     vs_csv_table_free(t);
     vs_csv_table_free(t2);

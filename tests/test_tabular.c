@@ -515,6 +515,35 @@ START_TEST(test_preset)
 }
 END_TEST
 
+/* scikit-learn's CSVs: a metadata first line naming the classes; digits is gzipped without one. */
+START_TEST(test_preset_sklearn)
+{
+    static const struct {
+        const char *name, *probe, *class0;
+        int64_t rows, classes, count0, groups;
+    } cases[] = {{"iris", "sklearn_small/iris.csv", "setosa", 150, 3, 50, 4},
+                 {"wine", "sklearn_small/wine_data.csv", "class_0", 178, 3, 59, 13},
+                 {"breast-cancer", "sklearn_small/breast_cancer.csv", "malignant", 569, 2, 212, 30},
+                 {"digits", "sklearn_small/digits.csv.gz", "0", 1797, 10, 178, 64}};
+    for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+        char buf[1024];
+        if (!vs_test_data_path(buf, sizeof buf, cases[k].probe)) continue;
+        vs_dataset *d = NULL;
+        vs_error err;
+        ck_assert_msg(vs_load_preset_tabular(cases[k].name, NULL, &d, &err) == VS_OK, "%s: %s", cases[k].name, err.msg);
+        ck_assert_int_eq(d->n, cases[k].rows);
+        ck_assert_int_eq(d->n_classes, cases[k].classes);
+        ck_assert_int_eq(d->n_groups, cases[k].groups);
+        ck_assert_str_eq(d->class_names[0], cases[k].class0);
+        int64_t c0 = 0;
+        for (int64_t i = 0; i < d->n; i++) c0 += d->y[i] == 0;
+        ck_assert_int_eq(c0, cases[k].count0);
+        check_groups(d);
+        vs_dataset_free(d);
+    }
+}
+END_TEST
+
 START_TEST(test_preset_details)
 {
     char buf[1024];
@@ -564,13 +593,14 @@ START_TEST(test_preset_errors)
 {
     vs_dataset *d = NULL;
     vs_error err;
-    ck_assert_int_eq(vs_load_preset_tabular("iris", NULL, &d, &err), VS_ERR_ARG);
-    ck_assert_str_eq(err.msg, "unknown tabular data set 'iris' (expected adult, adult-all, bank, compas or credit)");
-    ck_assert_ptr_null(vs_tabular_preset_description("iris"));
+    ck_assert_int_eq(vs_load_preset_tabular("iris2", NULL, &d, &err), VS_ERR_ARG);
+    ck_assert_str_eq(err.msg, "unknown tabular data set 'iris2' (expected adult, adult-all, bank, compas, credit, iris, wine, "
+                              "breast-cancer or digits)");
+    ck_assert_ptr_null(vs_tabular_preset_description("iris2"));
     const char *const *names = vs_tabular_preset_names();
     int n = 0;
     for (; names[n]; n++) ck_assert_ptr_nonnull(vs_tabular_preset_description(names[n]));
-    ck_assert_int_eq(n, 5);
+    ck_assert_int_eq(n, 9);
     unsetenv("VERSUS_DATA");
     ck_assert_int_eq(vs_load_preset_tabular("bank", NULL, &d, &err), VS_ERR_ARG);
     ck_assert_str_eq(err.msg, "data set 'bank': no path given and VERSUS_DATA is not set");
@@ -596,6 +626,7 @@ static Suite *tabular_suite(void)
     tc = vs_tcase(s, "presets", 30);
     tcase_add_loop_test(tc, test_preset, 0, (int)(sizeof preset_cases / sizeof preset_cases[0]));
     tcase_add_test(tc, test_preset_details);
+    tcase_add_test(tc, test_preset_sklearn);
     tcase_add_test(tc, test_preset_paths);
     tcase_add_test(tc, test_preset_errors);
     return s;
