@@ -170,16 +170,7 @@ const vs_verb vs_verb_data = {
     "describe prints what SPEC loads as JSON: rows, classes and their counts, major and minor features\n"
     "with their descriptions (tabular), image shape, graph node/edge counts.  export writes X.npy and\n"
     "y.npy (graphs: node_features.npy, node_graph.npy, edges.npy, y.npy), features.txt for tabular data,\n"
-    "and with --pairs the SNX pairs: pairs.npy [m,2], pair_labels.npy [m], pair_portion.npy [m].\n\n"
-    "SPEC is one of:\n"
-    "  adult | adult-all | bank | compas | credit   shared tabular sets (--path FOLDER or $VERSUS_DATA)\n"
-    "  iris | wine | breast-cancer | digits        scikit-learn's small sets ($VERSUS_DATA/sklearn_small)\n"
-    "  mutag                                       TU graphs (--path FOLDER or $VERSUS_DATA/mutag)\n"
-    "  mnist | mnist-train                         MNIST test / first 10k train (--path FOLDER or $VERSUS_DATA/mnist)\n"
-    "  fashion-mnist | fashion-mnist-train         Fashion-MNIST (--path or /usr/share/datasets/fashion-mnist)\n"
-    "  synthetic-tabular | synthetic-graph | synthetic-shapes   planted ground truth (--seed, --n)\n"
-    "  colored-mnist                               MNIST test, each image one of three colours (--seed)\n"
-    "  csv:FILE | tu:DIR/PREFIX | idx:IMAGES,LABELS any file in those formats",
+    "and with --pairs the SNX pairs: pairs.npy [m,2], pair_labels.npy [m], pair_portion.npy [m].",
     data_opts,
     run_data,
 };
