@@ -5,6 +5,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "versus/data_spec.h"
+
 /* A flag a verb accepts.  has_arg: 0 = switch, 1 = takes a value. */
 typedef struct vs_cli_opt {
     const char *name;   /* without the leading "--" */
@@ -46,6 +48,22 @@ int vs_fail(const char *fmt, ...)
 #endif
     ;
 
+/* The flags of a data SPEC, for a verb's option table: VS_DATA_CLI_OPTS, then its own entries. */
+#define VS_DATA_CLI_OPTS                                                                    \
+    {"path", 1, "folder or file of a preset data set"},                                   \
+    {"delimiter", 1, "CSV delimiter: , ; | or tab (default: sniffed)"},                    \
+    {"no-header", 0, "CSV: the first line is data"},                                       \
+    {"label", 1, "CSV: label column, name or 0-based index (default: last)"},              \
+    {"drop", 1, "CSV: columns to leave out, COL,..."},                                     \
+    {"categorical", 1, "CSV: columns to treat as categorical, COL,..."},                   \
+    {"bins", 1, "CSV: quantile bins per numeric column (default 5)"},                      \
+    {"missing", 1, "CSV: token read as a missing value (default ?)"},                      \
+    {"n", 1, "synthetic data: number of examples"},                                        \
+    {"seed", 1, "random seed (default 1)"}
+
+/* Fill f from the parsed flags; 0, or 2 after a usage message. */
+int vs_cli_data_flags(const vs_args *a, vs_data_flags *f);
+
 /* A verb of the program. */
 typedef struct vs_verb {
     const char *name;
@@ -61,5 +79,6 @@ const vs_verb *vs_find_verb(const char *name);
 /* Verbs. */
 extern const vs_verb vs_verb_help;
 extern const vs_verb vs_verb_demo;
+extern const vs_verb vs_verb_data;
 
 #endif

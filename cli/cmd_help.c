@@ -2,12 +2,21 @@
 #include "cli/cli.h"
 #include "versus/versus.h"
 
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
+
+static bool takes_data(const vs_verb *v)
+{
+    for (const vs_cli_opt *o = v->opts; o && o->name; o++)
+        if (strcmp(o->name, "path") == 0) return true;
+    return false;
+}
 
 static void print_verb_help(const vs_verb *v)
 {
     printf("%s\n", v->usage);
+    if (takes_data(v)) printf("\nSPEC (a data set) is one of:\n%s", vs_data_spec_help());
     if (v->opts && v->opts[0].name) {
         printf("\nOptions:\n");
         for (const vs_cli_opt *o = v->opts; o->name; o++) {

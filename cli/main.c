@@ -8,6 +8,7 @@
 /* Help order.  A verb lives in its own cli/cmd_*.c file and is listed here once. */
 const vs_verb *const vs_verbs[] = {
     &vs_verb_demo,
+    &vs_verb_data,
     &vs_verb_help,
     NULL,
 };

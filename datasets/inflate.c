@@ -1,7 +1,9 @@
 /* inflate.c - our own DEFLATE decoder (RFC 1951: stored, fixed and dynamic Huffman blocks), the
  * zlib (RFC 1950) and gzip (RFC 1952) wrappers around it, CRC-32 and Adler-32, and whole-file
- * reading that gunzips transparently.  Compression lives elsewhere (the PNG writer stores). */
+ * reading that gunzips transparently.  Compression lives elsewhere (the PNG writer's deflate in png.c). */
 #include "versus/data_io.h"
+
+#include "datasets/deflate_tables.h"
 
 #include <errno.h>
 #include <stdarg.h>
@@ -243,15 +245,7 @@ static const char *huff_problem(huff_result r)
 
 /* ---- blocks ---- */
 
-static const uint16_t len_base[29] = {3,  4,  5,  6,  7,  8,  9,  10, 11,  13,  15,  17,  19,  23, 27,
-                                      31, 35, 43, 51, 59, 67, 83, 99, 115, 131, 163, 195, 227, 258};
-static const uint8_t len_extra[29] = {0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 2, 2, 2,
-                                      2, 3, 3, 3, 3, 4, 4, 4, 4, 5, 5, 5, 5, 0};
-static const uint16_t dist_base[30] = {1,    2,    3,    4,    5,    7,     9,     13,    17,  25,
-                                       33,   49,   65,   97,   129,  193,   257,   385,   513, 769,
-                                       1025, 1537, 2049, 3073, 4097, 6145, 8193, 12289, 16385, 24577};
-static const uint8_t dist_extra[30] = {0, 0, 0, 0, 1, 1, 2, 2, 3, 3, 4, 4, 5, 5, 6,
-                                       6, 7, 7, 8, 8, 9, 9, 10, 10, 11, 11, 12, 12, 13, 13};
+/* len_base, len_extra, dist_base, dist_extra: datasets/deflate_tables.h */
 
 static vs_status stored_block(inflater *s)
 {

@@ -16,18 +16,8 @@ tests_test_tu_CFLAGS = $(TEST_CFLAGS)
 tests_test_tu_LDADD = $(TEST_LIBS)
 endif
 
-# ---- fuzzing (libFuzzer; clang only, never part of `make all` or `make check`) ----
-# `make fuzz` builds fuzz/<name>_fuzz for every name in FUZZERS straight from the sources (no
-# libtool); `make fuzz-run FUZZ_TIME=120` runs each on a scratch copy of fuzz/corpus/<name>/.
-# To add a fuzzer: FUZZERS += name, then a rule `fuzz/name_fuzz: fuzz/fuzz_name.c $(FUZZ_LIB_SRCS) ...`
-# whose recipe is $(FUZZ_BUILD), and list fuzz/fuzz_name.c and fuzz/corpus/name in EXTRA_DIST.
-FUZZ_CC = clang
-FUZZ_CFLAGS = -std=c11 -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
-	-I$(top_srcdir)/include -I$(top_srcdir) -D_POSIX_C_SOURCE=200809L
-FUZZ_BUILD = @mkdir -p fuzz && echo "  FUZZ     $@" && $(FUZZ_CC) $(FUZZ_CFLAGS) -o $@ $^ -lm
-FUZZ_TIME = 120
-FUZZ_LIB_SRCS = autograd/error.c datasets/dataset.c datasets/inflate.c
-FUZZERS = inflate idx tu
+# ---- fuzzing (variables and the fuzz / fuzz-run rules are in Makefile.am) ----
+FUZZERS += inflate idx tu
 
 fuzz/inflate_fuzz: fuzz/fuzz_inflate.c $(FUZZ_LIB_SRCS)
 	$(FUZZ_BUILD)

@@ -6,3 +6,5 @@ include $(top_srcdir)/datasets/io.mk
 include $(top_srcdir)/datasets/picture.mk
 include $(top_srcdir)/datasets/synth.mk
 include $(top_srcdir)/datasets/tabular.mk
+versusinclude_HEADERS += include/versus/data_spec.h
+libversus_la_SOURCES += datasets/spec.c

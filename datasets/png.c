@@ -3,52 +3,20 @@
  * Writer: per-row filter chosen by the minimum-sum-of-absolute-differences heuristic, a zlib stream
  * made by our own deflate (greedy LZ77 over hash chains, coded with the fixed Huffman tables; a block
  * falls back to stored when that is smaller), IDAT split into 64 KiB chunks, every chunk with its
- * CRC-32.  Reader: the subset the writer produces (stored and fixed-Huffman blocks, no interlace);
- * it verifies every chunk CRC and the Adler-32 and never trusts a length it has not checked.
- * CRC-32 and Adler-32 are private here (datasets/inflate.c has the public ones; to be merged). */
+ * CRC-32.  Reader: any non-interlaced 8-bit PNG of those colour types, whatever deflate blocks made
+ * it (stored, fixed or dynamic Huffman); it verifies every chunk CRC and never trusts a length it has
+ * not checked.  Checksums, inflate (output capped at the size IHDR announces) and file reading are
+ * the public ones of versus/data_io.h (datasets/inflate.c); compression is the only codec code here. */
 #include "versus/picture.h"
 
+#include "versus/data_io.h"
+
+#include "datasets/deflate_tables.h"
 #include "datasets/write_atomic.h"
 
-#include <errno.h>
 #include <limits.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-/* ---------------------------------------------------------------- checksums */
-
-/* CRC-32 (ISO 3309, reflected polynomial 0xEDB88320), four bits at a time. */
-static uint32_t png_crc32(uint32_t crc, const uint8_t *p, size_t n)
-{
-    static const uint32_t nib[16] = {
-        0x00000000, 0x1db71064, 0x3b6e20c8, 0x26d930ac, 0x76dc4190, 0x6b6b51f4, 0x4db26158, 0x5005713c,
-        0xedb88320, 0xf00f9344, 0xd6d6a3e8, 0xcb61b38c, 0x9b64c2b0, 0x86d3d2d4, 0xa00ae278, 0xbdbdf21c};
-    crc = ~crc;
-    for (size_t i = 0; i < n; i++) {
-        crc ^= p[i];
-        crc = (crc >> 4) ^ nib[crc & 15];
-        crc = (crc >> 4) ^ nib[crc & 15];
-    }
-    return ~crc;
-}
-
-/* Adler-32 of p [n] (RFC 1950): a = 1 + sum bytes, b = sum of the running a, both mod 65521. */
-static uint32_t png_adler32(const uint8_t *p, size_t n)
-{
-    uint32_t a = 1, b = 0;
-    while (n > 0) {
-        size_t k = n < 5552 ? n : 5552; /* largest run whose sums cannot overflow 32 bits */
-        n -= k;
-        while (k--) {
-            a += *p++;
-            b += a;
-        }
-        a %= 65521;
-        b %= 65521;
-    }
-    return (b << 16) | a;
-}
 
 static void put_be32(uint8_t *p, uint32_t v)
 {
@@ -63,16 +31,7 @@ static uint32_t get_be32(const uint8_t *p)
     return ((uint32_t)p[0] << 24) | ((uint32_t)p[1] << 16) | ((uint32_t)p[2] << 8) | p[3];
 }
 
-/* ---------------------------------------------------------------- deflate tables (RFC 1951 3.2.5) */
-
-static const uint16_t len_base[29] = {3,  4,  5,  6,  7,  8,  9,  10, 11,  13,  15,  17,  19,  23, 27,
-                                      31, 35, 43, 51, 59, 67, 83, 99, 115, 131, 163, 195, 227, 258};
-static const uint8_t len_extra[29] = {0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 2, 2, 2,
-                                      2, 3, 3, 3, 3, 4, 4, 4, 4, 5, 5, 5, 5, 0};
-static const uint16_t dist_base[30] = {1,   2,   3,   4,   5,   7,    9,    13,   17,   25,   33,   49,   65,    97,    129,
-                                       193, 257, 385, 513, 769, 1025, 1537, 2049, 3073, 4097, 6145, 8193, 12289, 16385, 24577};
-static const uint8_t dist_extra[30] = {0, 0, 0, 0, 1, 1, 2, 2, 3, 3, 4, 4, 5, 5, 6,
-                                       6, 7, 7, 8, 8, 9, 9, 10, 10, 11, 11, 12, 12, 13, 13};
+/* ---------------------------------------------------------------- deflate codes (RFC 1951 3.2.5, 3.2.6) */
 
 /* Index i with base[i] <= v < base[i+1] (the last index for v >= base[n-1]). */
 static int code_index(const uint16_t *base, int n, unsigned v)
@@ -292,16 +251,21 @@ static int paeth(int a, int b, int c)
     return pb <= pc ? b : c;
 }
 
+/* Prediction of byte i of a row by filter type f (PNG specification, section 9): a, b, c are the
+ * original bytes left, above and above-left (0 outside the image); row and prev (the row above, NULL
+ * for the first) hold original bytes, not filtered ones, at least up to i. */
+static int predict(int f, const uint8_t *row, const uint8_t *prev, size_t i, int bpp)
+{
+    int a = i >= (size_t)bpp ? row[i - bpp] : 0;
+    int b = prev ? prev[i] : 0;
+    int c = prev && i >= (size_t)bpp ? prev[i - bpp] : 0;
+    return f == 1 ? a : f == 2 ? b : f == 3 ? (a + b) / 2 : f == 4 ? paeth(a, b, c) : 0;
+}
+
 /* Filter row cur (prev = row above or NULL) with type f into out [stride bytes]. */
 static void filter_row(int f, const uint8_t *cur, const uint8_t *prev, size_t stride, int bpp, uint8_t *out)
 {
-    for (size_t i = 0; i < stride; i++) {
-        int a = i >= (size_t)bpp ? cur[i - bpp] : 0;
-        int b = prev ? prev[i] : 0;
-        int c = prev && i >= (size_t)bpp ? prev[i - bpp] : 0;
-        int pred = f == 1 ? a : f == 2 ? b : f == 3 ? (a + b) / 2 : f == 4 ? paeth(a, b, c) : 0;
-        out[i] = (uint8_t)(cur[i] - pred);
-    }
+    for (size_t i = 0; i < stride; i++) out[i] = (uint8_t)(cur[i] - predict(f, cur, prev, i, bpp));
 }
 
 /* Append one chunk (length, type, data, CRC over type and data) to w. */
@@ -312,7 +276,7 @@ static void put_chunk(bitwriter *w, const char type[4], const uint8_t *data, siz
     memcpy(hdr + 4, type, 4);
     for (int i = 0; i < 8; i++) bw_byte(w, hdr[i]);
     for (size_t i = 0; i < n; i++) bw_byte(w, data[i]);
-    uint32_t crc = png_crc32(png_crc32(0, hdr + 4, 4), data, n);
+    uint32_t crc = vs_crc32(vs_crc32(0, hdr + 4, 4), data, n);
     uint8_t c[4];
     put_be32(c, crc);
     for (int i = 0; i < 4; i++) bw_byte(w, c[i]);
@@ -360,7 +324,7 @@ vs_status vs_png_encode(const vs_image *im, uint8_t **out, size_t *len, vs_error
     bw_byte(&z, 0x9C); /* FLEVEL = 2, FCHECK makes 0x789C a multiple of 31 */
     int ok = deflate_raw(&z, raw, raw_len);
     uint8_t ad[4];
-    put_be32(ad, png_adler32(raw, raw_len));
+    put_be32(ad, vs_adler32(1, raw, raw_len));
     free(raw);
     for (int i = 0; i < 4; i++) bw_byte(&z, ad[i]);
     if (!ok || z.oom) {
@@ -404,131 +368,6 @@ vs_status vs_png_write(const vs_image *im, const char *path, vs_error *err)
     return s;
 }
 
-/* ---------------------------------------------------------------- inflate (stored + fixed blocks) */
-
-typedef struct bitreader {
-    const uint8_t *p;
-    size_t n, pos;
-    uint32_t buf;
-    int cnt;
-} bitreader;
-
-/* Next n (<= 16) bits, least significant first; -1 when the input ends. */
-static int br_bits(bitreader *r, int n)
-{
-    while (r->cnt < n) {
-        if (r->pos >= r->n) return -1;
-        r->buf |= (uint32_t)r->p[r->pos++] << r->cnt;
-        r->cnt += 8;
-    }
-    int v = (int)(r->buf & ((1u << n) - 1));
-    r->buf >>= n;
-    r->cnt -= n;
-    return v;
-}
-
-/* Canonical Huffman code as counts per length and symbols in code order (as in zlib's puff.c). */
-typedef struct huffman {
-    short count[16];
-    short symbol[288];
-} huffman;
-
-static void huffman_build(huffman *h, const uint8_t *lengths, int n)
-{
-    short offs[16];
-    memset(h->count, 0, sizeof h->count);
-    for (int s = 0; s < n; s++) h->count[lengths[s]]++;
-    h->count[0] = 0;
-    offs[1] = 0;
-    for (int l = 1; l < 15; l++) offs[l + 1] = (short)(offs[l] + h->count[l]);
-    for (int s = 0; s < n; s++)
-        if (lengths[s]) h->symbol[offs[lengths[s]]++] = (short)s;
-}
-
-/* Decode one symbol reading the code bit by bit; -1 at end of input, -2 for an unused code. */
-static int huffman_decode(bitreader *r, const huffman *h)
-{
-    int code = 0, first = 0, index = 0;
-    for (int l = 1; l < 16; l++) {
-        int b = br_bits(r, 1);
-        if (b < 0) return -1;
-        code |= b;
-        int count = h->count[l];
-        if (code - count < first) return h->symbol[index + (code - first)];
-        index += count;
-        first += count;
-        first <<= 1;
-        code <<= 1;
-    }
-    return -2;
-}
-
-/* Inflate the raw deflate stream at r into out [cap]; exactly cap bytes must come out.  On return
- * r->pos is the first byte after the stream.  Returns NULL on success, else what went wrong. */
-static const char *inflate_exact(bitreader *r, uint8_t *out, size_t cap)
-{
-    uint8_t lengths[288];
-    huffman lit, dist;
-    memset(lengths, 8, 144);
-    memset(lengths + 144, 9, 112);
-    memset(lengths + 256, 7, 24);
-    memset(lengths + 280, 8, 8);
-    huffman_build(&lit, lengths, 288);
-    memset(lengths, 5, 30);
-    huffman_build(&dist, lengths, 30);
-
-    size_t o = 0;
-    int final;
-    do {
-        final = br_bits(r, 1);
-        int type = br_bits(r, 2);
-        if (final < 0 || type < 0) return "deflate stream truncated";
-        if (type == 0) {
-            r->buf = 0; /* stored: skip to the byte boundary (fewer than 8 bits are pending) */
-            r->cnt = 0;
-            if (r->n - r->pos < 4) return "deflate stream truncated in a stored block header";
-            unsigned len = r->p[r->pos] | (unsigned)r->p[r->pos + 1] << 8;
-            unsigned nlen = r->p[r->pos + 2] | (unsigned)r->p[r->pos + 3] << 8;
-            r->pos += 4;
-            if ((len ^ 0xFFFFu) != nlen) return "stored block length does not match its complement";
-            if (r->n - r->pos < len) return "deflate stream truncated in a stored block";
-            if (cap - o < len) return "more image data than the header announces";
-            memcpy(out + o, r->p + r->pos, len);
-            o += len;
-            r->pos += len;
-        } else if (type == 1) {
-            for (;;) {
-                int sym = huffman_decode(r, &lit);
-                if (sym < 0) return sym == -1 ? "deflate stream truncated" : "invalid Huffman code";
-                if (sym < 256) {
-                    if (o == cap) return "more image data than the header announces";
-                    out[o++] = (uint8_t)sym;
-                    continue;
-                }
-                if (sym == 256) break;
-                sym -= 257;
-                if (sym >= 29) return "invalid length code";
-                int e = br_bits(r, len_extra[sym]);
-                int ds = huffman_decode(r, &dist);
-                if (e < 0 || ds == -1) return "deflate stream truncated";
-                if (ds < 0 || ds >= 30) return "invalid distance code";
-                int de = br_bits(r, dist_extra[ds]);
-                if (de < 0) return "deflate stream truncated";
-                size_t len = (size_t)len_base[sym] + (size_t)e, d = (size_t)dist_base[ds] + (size_t)de;
-                if (d > o) return "distance points before the start of the data";
-                if (cap - o < len) return "more image data than the header announces";
-                for (size_t k = 0; k < len; k++, o++) out[o] = out[o - d]; /* may overlap: byte by byte */
-            }
-        } else if (type == 2) {
-            return "dynamic Huffman blocks are not supported by this reader (it reads PNGs written by versus)";
-        } else {
-            return "invalid deflate block type 3";
-        }
-    } while (!final);
-    if (o != cap) return "less image data than the header announces";
-    return NULL;
-}
-
 /* ---------------------------------------------------------------- PNG reader */
 
 static int chunk_is(const uint8_t *type, const char *name)
@@ -560,7 +399,7 @@ vs_status vs_png_decode(const uint8_t *buf, size_t len, const char *name, vs_ima
         if (n > 0x7FFFFFFFu || len - pos - 12 < n)
             return vs_error_set(err, VS_ERR_FORMAT, "%s: chunk %.4s at byte %zu: length %u runs past the end of the file",
                                 name, (const char *)type, pos, (unsigned)n);
-        uint32_t stored = get_be32(data + n), crc = png_crc32(0, type, (size_t)n + 4);
+        uint32_t stored = get_be32(data + n), crc = vs_crc32(0, type, (size_t)n + 4);
         if (stored != crc)
             return vs_error_set(err, VS_ERR_FORMAT, "%s: chunk %.4s at byte %zu: CRC mismatch (stored %08x, computed %08x)",
                                 name, (const char *)type, pos, (unsigned)stored, (unsigned)crc);
@@ -600,14 +439,9 @@ vs_status vs_png_decode(const uint8_t *buf, size_t len, const char *name, vs_ima
         return vs_error_set(err, VS_ERR_FORMAT, "%s: %zu bytes of IDAT cannot hold a %u x %u image", name, idat_total,
                             (unsigned)w, (unsigned)h);
 
-    /* Pass 2: gather the zlib stream. */
-    uint8_t *z = malloc(idat_total), *raw = malloc(raw_len);
-    vs_image *im = vs_image_new((int)w, (int)h, channels);
-    vs_status st = VS_OK;
-    if (!z || !raw || !im) {
-        st = vs_error_set(err, VS_ERR_NOMEM, "%s: out of memory for a %u x %u image", name, (unsigned)w, (unsigned)h);
-        goto done;
-    }
+    /* Pass 2: gather the zlib stream and inflate it, capped at the size IHDR announces. */
+    uint8_t *z = malloc(idat_total), *raw = NULL;
+    if (!z) return vs_error_set(err, VS_ERR_NOMEM, "%s: out of memory for %zu bytes of IDAT", name, idat_total);
     size_t zn = 0;
     for (pos = 8;;) {
         uint32_t n = get_be32(buf + pos);
@@ -618,30 +452,20 @@ vs_status vs_png_decode(const uint8_t *buf, size_t len, const char *name, vs_ima
         if (chunk_is(buf + pos + 4, "IEND")) break;
         pos += (size_t)n + 12;
     }
-
-    unsigned cmf = z[0], flg = z[1];
-    if ((cmf & 15) != 8 || (cmf >> 4) > 7 || (cmf * 256 + flg) % 31 != 0) {
-        st = vs_error_set(err, VS_ERR_FORMAT, "%s: invalid zlib header %02x %02x", name, cmf, flg);
+    size_t raw_n;
+    vs_error e;
+    vs_status st = vs_decompress(VS_ZFORMAT_ZLIB, z, zn, raw_len, &raw, &raw_n, &e);
+    free(z);
+    if (st != VS_OK) return vs_error_set(err, st, "%s: IDAT: %s", name, e.msg);
+    vs_image *im = NULL;
+    if (raw_n != raw_len) {
+        st = vs_error_set(err, VS_ERR_FORMAT, "%s: IDAT holds %zu bytes, a %u x %u image needs %zu", name, raw_n,
+                          (unsigned)w, (unsigned)h, raw_len);
         goto done;
     }
-    if (flg & 0x20) {
-        st = vs_error_set(err, VS_ERR_FORMAT, "%s: zlib preset dictionary not allowed in PNG", name);
-        goto done;
-    }
-    bitreader r = {z, zn, 2, 0, 0};
-    const char *why = inflate_exact(&r, raw, raw_len);
-    if (why) {
-        st = vs_error_set(err, VS_ERR_FORMAT, "%s: %s", name, why);
-        goto done;
-    }
-    if (zn - r.pos < 4) {
-        st = vs_error_set(err, VS_ERR_FORMAT, "%s: zlib stream ends before its Adler-32", name);
-        goto done;
-    }
-    uint32_t want = get_be32(z + r.pos), got = png_adler32(raw, raw_len);
-    if (want != got) {
-        st = vs_error_set(err, VS_ERR_FORMAT, "%s: Adler-32 mismatch (stored %08x, computed %08x)", name,
-                          (unsigned)want, (unsigned)got);
+    im = vs_image_new((int)w, (int)h, channels);
+    if (!im) {
+        st = vs_error_set(err, VS_ERR_NOMEM, "%s: out of memory for a %u x %u image", name, (unsigned)w, (unsigned)h);
         goto done;
     }
 
@@ -653,16 +477,9 @@ vs_status vs_png_decode(const uint8_t *buf, size_t len, const char *name, vs_ima
             st = vs_error_set(err, VS_ERR_FORMAT, "%s: row %u: invalid filter type %d", name, (unsigned)y, f);
             goto done;
         }
-        for (size_t i = 0; i < stride; i++) {
-            int a = i >= (size_t)channels ? cur[i - channels] : 0;
-            int b = prev ? prev[i] : 0;
-            int c = prev && i >= (size_t)channels ? prev[i - channels] : 0;
-            int pred = f == 1 ? a : f == 2 ? b : f == 3 ? (a + b) / 2 : f == 4 ? paeth(a, b, c) : 0;
-            cur[i] = (uint8_t)(src[1 + i] + pred);
-        }
+        for (size_t i = 0; i < stride; i++) cur[i] = (uint8_t)(src[1 + i] + predict(f, cur, prev, i, channels));
     }
 done:
-    free(z);
     free(raw);
     if (st != VS_OK) {
         vs_image_free(im);
@@ -676,33 +493,11 @@ vs_status vs_png_read(const char *path, vs_image **out, vs_error *err)
 {
     if (out) *out = NULL;
     if (!path || !out) return vs_error_set(err, VS_ERR_ARG, "png: no path or output");
-    FILE *f = fopen(path, "rb");
-    if (!f) return vs_error_set(err, VS_ERR_IO, "%s: cannot open: %s", path, strerror(errno));
-    uint8_t *buf = NULL;
-    size_t len = 0, cap = 0;
-    for (;;) {
-        if (len == cap) {
-            size_t nc = cap ? cap * 2 : 65536;
-            uint8_t *nb = nc > cap ? realloc(buf, nc) : NULL;
-            if (!nb) {
-                free(buf);
-                fclose(f);
-                return vs_error_set(err, VS_ERR_NOMEM, "%s: out of memory reading the file", path);
-            }
-            buf = nb;
-            cap = nc;
-        }
-        size_t k = fread(buf + len, 1, cap - len, f);
-        len += k;
-        if (k == 0) break;
-    }
-    int bad = ferror(f);
-    fclose(f);
-    if (bad) {
-        free(buf);
-        return vs_error_set(err, VS_ERR_IO, "%s: read error", path);
-    }
-    vs_status s = vs_png_decode(buf, len, path, out, err);
+    uint8_t *buf;
+    size_t len;
+    vs_status s = vs_read_file(path, &buf, &len, err);
+    if (s != VS_OK) return s;
+    s = vs_png_decode(buf, len, path, out, err);
     free(buf);
     return s;
 }

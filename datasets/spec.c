@@ -11,6 +11,7 @@
 const char *vs_data_spec_help(void)
 {
     return "  adult | adult-all | bank | compas | credit   shared tabular sets (--path FOLDER or $VERSUS_DATA)\n"
+           "  iris | wine | breast-cancer | digits        scikit-learn's small sets ($VERSUS_DATA/sklearn_small)\n"
            "  mutag                                       TU graphs (--path FOLDER or $VERSUS_DATA/mutag)\n"
            "  mnist | mnist-train                         MNIST test / first 10k train (--path FOLDER or $VERSUS_DATA/mnist)\n"
            "  fashion-mnist | fashion-mnist-train         Fashion-MNIST (--path or /usr/share/datasets/fashion-mnist)\n"
@@ -144,7 +145,8 @@ vs_status vs_load_spec(const char *spec, const vs_data_flags *f, vs_dataset **ou
     if (strcmp(spec, "fashion-mnist") == 0 || strcmp(spec, "fashion-mnist-train") == 0)
         return vs_load_fashion_mnist(f ? f->path : NULL, strcmp(spec, "fashion-mnist-train") == 0, out, err);
     if (strcmp(spec, "synthetic-tabular") == 0) {
-        vs_synth_tabular_opts o = vs_synth_tabular_defaults();
+        vs_synth_tabular_opts o;
+        vs_synth_tabular_defaults(&o);
         if (f) {
             o.seed = f->seed;
             if (f->n) o.n = f->n;
@@ -152,7 +154,8 @@ vs_status vs_load_spec(const char *spec, const vs_data_flags *f, vs_dataset **ou
         return vs_synth_tabular(&o, out, err);
     }
     if (strcmp(spec, "synthetic-graph") == 0) {
-        vs_synth_graph_opts o = vs_synth_graph_defaults();
+        vs_synth_graph_opts o;
+        vs_synth_graph_defaults(&o);
         if (f) {
             o.seed = f->seed;
             if (f->n) o.n = f->n;
@@ -160,7 +163,8 @@ vs_status vs_load_spec(const char *spec, const vs_data_flags *f, vs_dataset **ou
         return vs_synth_graphs(&o, out, err);
     }
     if (strcmp(spec, "synthetic-shapes") == 0) {
-        vs_synth_shapes_opts o = vs_synth_shapes_defaults();
+        vs_synth_shapes_opts o;
+        vs_synth_shapes_defaults(&o);
         if (f) {
             o.seed = f->seed;
             if (f->n) o.n = f->n;

@@ -17,27 +17,11 @@ tests_test_safetensors_CFLAGS = $(TEST_CFLAGS)
 tests_test_safetensors_LDADD = $(TEST_LIBS)
 endif
 
-# libFuzzer target for the JSON, .npy and safetensors memory parsers: `make fuzz-modelio`
-# (FUZZ_SECONDS=120 by default).  Needs clang with compiler-rt (Debian: libclang-rt-14-dev).
-# New inputs and crash files go to FUZZ_WORK (outside the tree); the committed seeds are read only.
-EXTRA_DIST += fuzz/fuzz_modelio.c fuzz/corpus/modelio
-FUZZ_SECONDS = 120
-FUZZ_WORK = $${TMPDIR:-/tmp}/versus-fuzz-modelio
-FUZZ_MODELIO_SRC = $(top_srcdir)/fuzz/fuzz_modelio.c $(top_srcdir)/nn/io_util.c $(top_srcdir)/nn/json.c \
-	$(top_srcdir)/nn/json_parse.c $(top_srcdir)/nn/json_write.c $(top_srcdir)/nn/npy.c \
-	$(top_srcdir)/nn/safetensors.c $(top_srcdir)/autograd/tensor.c $(top_srcdir)/autograd/error.c \
-	$(top_srcdir)/autograd/rng.c
+# libFuzzer target for the JSON, .npy and safetensors memory parsers (see FUZZERS in Makefile.am).
+FUZZERS += modelio
+MODELIO_FUZZ_SRCS = fuzz/fuzz_modelio.c nn/io_util.c nn/json.c nn/json_parse.c nn/json_write.c nn/npy.c \
+	nn/safetensors.c autograd/tensor.c autograd/error.c autograd/rng.c
+fuzz/modelio_fuzz: $(MODELIO_FUZZ_SRCS)
+	$(FUZZ_BUILD)
 CLEANFILES += fuzz/modelio_fuzz
-
-fuzz/modelio_fuzz: $(FUZZ_MODELIO_SRC)
-	@mkdir -p fuzz
-	$(FUZZ_CC) -std=c11 -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
-	  -I$(top_srcdir)/include -I$(top_srcdir) -D_POSIX_C_SOURCE=200809L -pthread \
-	  -o $@ $(FUZZ_MODELIO_SRC) -lm
-
-fuzz-modelio: fuzz/modelio_fuzz
-	@mkdir -p $(FUZZ_WORK)/corpus
-	./fuzz/modelio_fuzz -max_total_time=$(FUZZ_SECONDS) -max_len=4096 -timeout=10 \
-	  -artifact_prefix=$(FUZZ_WORK)/ $(FUZZ_WORK)/corpus $(top_srcdir)/fuzz/corpus/modelio
-
-.PHONY: fuzz-modelio
+EXTRA_DIST += fuzz/fuzz_modelio.c fuzz/corpus/modelio

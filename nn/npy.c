@@ -525,7 +525,7 @@ static vs_status check_shape(const char *what, int ndim, const int64_t *shape, s
 static vs_status write_file(const char *path, int ndim, const int64_t *shape, const float *f32, const int64_t *i64,
                             vs_error *err)
 {
-    size_t count;
+    size_t count = 0;
     vs_status s = check_shape(path, ndim, shape, &count, err);
     if (s) return s;
     if (count && !f32 && !i64) return vs_error_set(err, VS_ERR_ARG, "%s: no data to write", path);

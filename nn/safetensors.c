@@ -508,7 +508,7 @@ vs_status vs_safetensors_encode(const vs_safetensors_item *items, int64_t n, con
     *len = 0;
     vs_error_clear(err);
     char *text;
-    size_t text_len, total;
+    size_t text_len = 0, total = 0;
     named *order;
     uint64_t data_len;
     vs_status s = build_header(items, n, meta, n_meta, &text, &text_len, &order, &data_len, err);
@@ -536,7 +536,7 @@ vs_status vs_safetensors_write(const char *path, const vs_safetensors_item *item
 {
     vs_error_clear(err);
     char *text;
-    size_t text_len;
+    size_t text_len = 0;
     named *order;
     uint64_t data_len;
     vs_status s = build_header(items, n, meta, n_meta, &text, &text_len, &order, &data_len, err);

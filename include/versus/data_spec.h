@@ -2,6 +2,7 @@
  *
  * SPEC is a preset or a typed path:
  *   adult | adult-all | bank | compas | credit     shared tabular sets (folder: --path or $VERSUS_DATA/<folder>)
+ *   iris | wine | breast-cancer | digits           scikit-learn's small CSVs ($VERSUS_DATA/sklearn_small)
  *   mutag                                          TU graphs ($VERSUS_DATA/mutag/MUTAG_*.txt or --path DIR)
  *   mnist | mnist-train                            MNIST test / first 10k train images (--path DIR or $VERSUS_DATA/mnist)
  *   fashion-mnist | fashion-mnist-train            Fashion-MNIST (--path DIR or /usr/share/datasets/fashion-mnist)

@@ -5,8 +5,10 @@
  * [0,1]; an attribution map is [H,W] (sum a [C,H,W] map over channels with vs_attr_channel_sum).
  * Functions that return a new object return NULL on failure and record why with vs_set_last_error().
  * PNG files are written atomically (temporary file in the same directory, fsync, rename).
- * The PNG reader reads what vs_png_write writes (8-bit gray, gray+alpha, RGB, RGBA, non-interlaced,
- * stored and fixed-Huffman deflate blocks); other files get a VS_ERR_FORMAT message naming them. */
+ * The PNG reader reads non-interlaced 8-bit gray, gray+alpha, RGB and RGBA PNGs from any encoder
+ * (every deflate block type, via vs_decompress of versus/data_io.h); other or malformed files get a
+ * VS_ERR_FORMAT message naming them, except image data longer than IHDR announces, which meets the
+ * decompression cap (VS_ERR_NOMEM, as in data_io.h). */
 #ifndef VERSUS_PICTURE_H
 #define VERSUS_PICTURE_H
 
