@@ -214,15 +214,17 @@ vs_module *vs_siamese_new(vs_module *encoder, vs_similarity sim); /* takes owner
 
 /* ---- forward ------------------------------------------------------------------------------------- */
 
-/* What a forward pass needs besides the input.  A NULL context means all fields NULL. */
+/* What a forward pass needs besides the input.  A NULL context means all fields NULL.  Training or
+ * evaluation behaviour comes from each module's mode (vs_module_train), as in PyTorch. */
 typedef struct vs_forward_ctx {
     vs_rng *rng;                 /* dropout masks in training mode */
     const vs_graph_batch *graph; /* graph layers: structure of the node rows of x */
     vs_tensor *edge_weight;      /* graph layers: [graph->n_edges] weights (differentiable), NULL = all 1 */
 } vs_forward_ctx;
 
-/* y = m(x).  Result owned by the current scope; NULL with vs_last_error() naming the failing layer
- * ("layer 3 (linear): ...").  A Siamese module returns the encoder's embedding. */
+/* y = m(x).  Result owned by the current scope (intermediates are released inside); NULL with
+ * vs_last_error() naming the failing layer ("layer 3 (linear): ...").  A Siamese module returns the
+ * encoder's embedding. */
 vs_tensor *vs_module_forward(vs_module *m, vs_tensor *x, const vs_forward_ctx *ctx);
 /* Layers [begin, end) of a sequential applied to x; when outs is not NULL, outs[i - begin] receives
  * the output of layer i (Grad-CAM takes the activation of one layer and differentiates the rest). */
