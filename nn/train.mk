@@ -1,0 +1,1 @@
+# nn/train.mk: the training loop, checkpoints, and the train / predict verbs.
