@@ -80,5 +80,6 @@ const vs_verb *vs_find_verb(const char *name);
 extern const vs_verb vs_verb_help;
 extern const vs_verb vs_verb_demo;
 extern const vs_verb vs_verb_data;
+extern const vs_verb vs_verb_attribute;
 
 #endif

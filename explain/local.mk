@@ -2,7 +2,8 @@
 versusinclude_HEADERS += include/versus/explain.h include/versus/metrics.h
 noinst_HEADERS += explain/internal.h
 libversus_la_SOURCES += explain/attribute.c explain/quadrature.c explain/gradients.c explain/deeplift.c \
-	explain/occlusion.c explain/gradcam.c explain/shapley.c explain/metrics.c
+	explain/occlusion.c explain/gradcam.c explain/shapley.c explain/metrics.c \
+	explain/module_fn.c explain/baselines.c
 if HAVE_CHECK
 check_PROGRAMS += tests/test_attribute
 TESTS += tests/test_attribute
@@ -18,3 +19,10 @@ tests_test_metrics_CFLAGS = $(TEST_CFLAGS)
 tests_test_metrics_LDADD = $(TEST_LIBS)
 endif
 include $(top_srcdir)/explain/snx.mk
+if HAVE_CHECK
+check_PROGRAMS += tests/test_explain_module
+TESTS += tests/test_explain_module
+tests_test_explain_module_SOURCES = tests/test_explain_module.c
+tests_test_explain_module_CFLAGS = $(TEST_CFLAGS)
+tests_test_explain_module_LDADD = $(TEST_LIBS)
+endif

@@ -12,6 +12,8 @@
 #ifndef VERSUS_EXPLAIN_H
 #define VERSUS_EXPLAIN_H
 
+#include "versus/dataset.h"
+#include "versus/nn.h"
 #include "versus/ops.h"
 #include "versus/tensor.h"
 
@@ -77,6 +79,44 @@ typedef struct vs_attr_report {
  * with N > 1 it describes the last row (delta: the largest |delta| over rows). */
 vs_status vs_attribute(const vs_model_fn *m, vs_tensor *x, const vs_attr_opts *o, vs_tensor **attr, vs_attr_report *report,
                        vs_error *err);
+
+/* ---- models of the nn module tree --------------------------------------------------------------- */
+
+/* A module seen by the explainers: a classifier (a sequential; outputs are logits) or a Siamese model
+ * compared with a fixed reference row (outputs are similarities).  Both stay the caller's. */
+typedef struct vs_module_explainee {
+    vs_module *module;
+    vs_tensor *reference;  /* Siamese: [1, ...] the reference; NULL for classifiers */
+} vs_module_explainee;
+
+/* The vs_model_fn of e (forward in evaluation mode; forward_layer for sequential classifiers, where
+ * layer -1 means the last conv2d). */
+vs_model_fn vs_model_fn_from_module(vs_module_explainee *e);
+
+/* ---- baselines (GANMEX section 2) ------------------------------------------------------------------ */
+
+typedef enum vs_baseline_kind {
+    VS_BASELINE_ZERO,    /* x' = 0 */
+    VS_BASELINE_MAX,     /* x' = max(x) everywhere */
+    VS_BASELINE_MIN,     /* x' = min(x) everywhere */
+    VS_BASELINE_MEAN,    /* x' = mean(x) everywhere */
+    VS_BASELINE_BLUR,    /* x' = x blurred by a Gaussian of sigma pixels (per channel, images) */
+    VS_BASELINE_UNIFORM, /* x' ~ U[min(x), max(x)] per element (seeded) */
+    VS_BASELINE_MDTS     /* x' = the training example of the target class nearest to x in L2 */
+} vs_baseline_kind;
+
+/* Name <-> kind ("zero", "max", "min", "mean", "blur", "uniform", "mdts"); -1 / NULL when unknown. */
+int vs_baseline_from_name(const char *name);
+const char *vs_baseline_name(vs_baseline_kind k);
+
+/* The baseline of one example x (dim = prod(shape) elements; shape [C,H,W] for images, [p] else)
+ * into out[dim].  blur uses sigma; uniform draws from r; mdts needs train and target. */
+vs_status vs_make_baseline(vs_baseline_kind kind, const float *x, int ndim, const int64_t *shape, float sigma, vs_rng *r,
+                           const vs_dataset *train, int64_t target, float *out, vs_error *err);
+
+/* Class-targeted baseline set (GANMEX; the targeted variant of expected gradients): up to k training
+ * examples of class target, drawn without replacement from r.  A new tensor [m, ...]. */
+vs_status vs_class_baselines(const vs_dataset *train, int64_t target, int64_t k, vs_rng *r, vs_tensor **out, vs_error *err);
 
 /* Method name <-> enum ("integrated_gradients", ...); -1 / NULL when unknown. */
 int vs_attr_method_from_name(const char *name);

@@ -1,0 +1,56 @@
+/* module_fn.c - an nn module (classifier or Siamese model with a fixed reference) as the model the
+ * explainers differentiate through. */
+#include "versus/explain.h"
+
+static vs_tensor *module_forward(void *ctx, vs_tensor *x)
+{
+    vs_module_explainee *e = ctx;
+    vs_forward_ctx fc = {0};
+    if (e->module->kind != VS_MODULE_SIAMESE) return vs_module_forward(e->module, x, &fc);
+    if (!e->reference) {
+        vs_set_last_error(VS_ERR_ARG, "a Siamese model is explained against a reference");
+        return NULL;
+    }
+    vs_scope_begin();
+    vs_tensor *ref = vs_expand(e->reference, x->ndim, x->shape); /* one reference row per query row */
+    return vs_scope_return(vs_siamese_forward(e->module, x, &fc, ref, &fc));
+}
+
+/* The last conv2d of a sequential, or -1. */
+static int64_t last_conv(const vs_module *m)
+{
+    for (int64_t i = m->n_children - 1; i >= 0; i--)
+        if (m->children[i]->kind == VS_MODULE_CONV2D) return i;
+    return -1;
+}
+
+static vs_tensor *module_forward_layer(void *ctx, vs_tensor *x, int layer, vs_tensor **act)
+{
+    vs_module_explainee *e = ctx;
+    vs_module *m = e->module;
+    *act = NULL;
+    if (m->kind != VS_MODULE_SEQUENTIAL) {
+        vs_set_last_error(VS_ERR_ARG, "layer activations are available for sequential classifiers only");
+        return NULL;
+    }
+    int64_t l = layer >= 0 ? layer : last_conv(m);
+    if (layer < 0 && l < 0) {
+        vs_set_last_error(VS_ERR_ARG, "the model has no conv2d layer");
+        return NULL;
+    }
+    if (l >= m->n_children) {
+        vs_set_last_error(VS_ERR_ARG, "layer %d outside the model's %lld layers", layer, (long long)m->n_children);
+        return NULL;
+    }
+    vs_forward_ctx fc = {0};
+    vs_tensor *a = vs_sequential_forward_range(m, x, &fc, 0, l + 1, NULL);
+    vs_tensor *y = vs_sequential_forward_range(m, a, &fc, l + 1, m->n_children, NULL);
+    *act = a;
+    return y;
+}
+
+vs_model_fn vs_model_fn_from_module(vs_module_explainee *e)
+{
+    vs_model_fn f = {module_forward, e->module->kind == VS_MODULE_SEQUENTIAL ? module_forward_layer : NULL, e};
+    return f;
+}
