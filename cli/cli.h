@@ -81,5 +81,6 @@ extern const vs_verb vs_verb_help;
 extern const vs_verb vs_verb_demo;
 extern const vs_verb vs_verb_data;
 extern const vs_verb vs_verb_attribute;
+extern const vs_verb vs_verb_evaluate;
 
 #endif

@@ -1,5 +1,5 @@
 # cli: sources of libversus (or the program) and their headers.
 noinst_HEADERS += cli/cli.h
-versus_SOURCES += cli/main.c cli/args.c cli/data_flags.c cli/cmd_help.c cli/cmd_demo.c cli/cmd_data.c cli/cmd_attribute.c
+versus_SOURCES += cli/main.c cli/args.c cli/data_flags.c cli/cmd_help.c cli/cmd_demo.c cli/cmd_data.c cli/cmd_attribute.c cli/cmd_evaluate.c
 TESTS += tests/cli.sh
 EXTRA_DIST += tests/cli.sh

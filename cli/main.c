@@ -10,6 +10,7 @@ const vs_verb *const vs_verbs[] = {
     &vs_verb_demo,
     &vs_verb_data,
     &vs_verb_attribute,
+    &vs_verb_evaluate,
     &vs_verb_help,
     NULL,
 };
