@@ -1,1 +1,16 @@
 # autograd/kernels.mk: GEMM, thread pool and other optimised kernels.
+versusinclude_HEADERS += include/versus/threads.h
+noinst_HEADERS += autograd/kernels.h autograd/gemm_kernel.h autograd/gemm_ukernel.h
+libversus_la_SOURCES += autograd/threadpool.c autograd/isa.c autograd/gemm.c autograd/gemm_ref.c \
+	autograd/gemm_avx2.c autograd/gemm_avx512.c
+
+if HAVE_CHECK
+check_PROGRAMS += tests/test_gemm tests/test_threads
+TESTS += tests/test_gemm tests/test_threads
+tests_test_gemm_SOURCES = tests/test_gemm.c
+tests_test_gemm_CFLAGS = $(TEST_CFLAGS)
+tests_test_gemm_LDADD = $(TEST_LIBS)
+tests_test_threads_SOURCES = tests/test_threads.c
+tests_test_threads_CFLAGS = $(TEST_CFLAGS)
+tests_test_threads_LDADD = $(TEST_LIBS)
+endif

@@ -1,0 +1,247 @@
+/* gemm.c - vs_sgemm: the loops around the micro-kernels (BLIS-style blocking), operand packing,
+ * the split over threads and the choice of instruction set.
+ *
+ * Loop nest of one product, outermost first:
+ *   jc: columns of C in panels of nc          (B panel kc x nc stays in L3 / L2)
+ *   pc: the depth K in passes of kc            (each pass adds alpha A_p B_p into C)
+ *       pack B panel (in parallel), then in parallel over tasks = row blocks x column ranges:
+ *         pack A block (mc x kc, per thread)
+ *         jr / ir over NR-column slivers and MR-row slivers -> micro-kernel
+ * Small products skip packing: A and B are read in place (ir outer, jr inner), which saves the
+ * copy that dominates when op(A) has few rows.
+ *
+ * Determinism: an element of C receives, per pass, one micro-kernel sum over k in order, then
+ * C = alpha sum + beta' C.  The passes depend only on K and the ISA's kc, never on the thread
+ * count, the row blocking or whether operands were packed; so results are bit-identical for any
+ * number of threads. */
+#include "autograd/gemm_kernel.h"
+#include "autograd/kernels.h"
+#include "versus/threads.h"
+
+#include <assert.h>
+#include <string.h>
+
+/* Below this many flops one thread does the whole product: waking others costs more. */
+#define GEMM_PAR_FLOPS (1 << 21)
+/* In-place (unpacked) products keep a kc x nc block of B in L2: nc = this many bytes / (4 kc). */
+#define GEMM_INPLACE_L2_BYTES (256 * 1024)
+
+typedef struct gemm_plan {
+    const vs_gemm_arch *arch;
+    int64_t M, N, K;
+    float alpha;
+    const float *A; /* op(A)(i,k) = A[i*rsa + k*csa] */
+    int64_t rsa, csa;
+    const float *B; /* op(B)(k,j) = B[k*rsb + j*csb] */
+    int64_t rsb, csb;
+    float *C;
+    int64_t ldc;
+    bool pack_a, pack_b; /* pack_b false: B read in place (csb == 1), loops ir outer */
+    int threads;
+    int64_t ncb, kcb; /* column panel width, pass depth (the last of each may be shorter) */
+    int64_t mcb, n_ib, n_js; /* rows per task block, row blocks, column ranges per row block */
+    /* the current pass */
+    int64_t jc, nc, pc, kc;
+    float beta;
+    float *bpack;      /* op(B)[pc:pc+kc, jc:jc+nc] in NR-column slivers, each kc x NR */
+    float *edge;       /* in-place B: the last, partial sliver zero-padded to NR columns */
+} gemm_plan;
+
+static int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
+static int64_t round_up(int64_t a, int64_t b) { return ceil_div(a, b) * b; }
+static int64_t min64(int64_t a, int64_t b) { return a < b ? a : b; }
+
+/* dst[k*w + r] = src[r*rs + k*cs] for r < rows, zero for rows <= r < w; k < kc. */
+static void pack_sliver(float *dst, const float *src, int64_t rs, int64_t cs, int64_t rows, int64_t w, int64_t kc)
+{
+    if (rs == 1) {
+        for (int64_t k = 0; k < kc; k++) {
+            memcpy(dst + k * w, src + k * cs, (size_t)rows * sizeof *dst);
+            for (int64_t r = rows; r < w; r++) dst[k * w + r] = 0;
+        }
+        return;
+    }
+    for (int64_t k = 0; k < kc; k++) {
+        float *d = dst + k * w;
+        const float *s = src + k * cs;
+        for (int64_t r = 0; r < rows; r++) d[r] = s[r * rs];
+        for (int64_t r = rows; r < w; r++) d[r] = 0;
+    }
+}
+
+/* Pack B slivers [p0, p1) of the current pass. */
+static void pack_b_range(void *ctx, int64_t p0, int64_t p1)
+{
+    const gemm_plan *p = ctx;
+    const int64_t nr = p->arch->nr;
+    for (int64_t s = p0; s < p1; s++) {
+        const int64_t j = s * nr;
+        pack_sliver(p->bpack + s * nr * p->kc, p->B + p->pc * p->rsb + (p->jc + j) * p->csb, p->csb, p->rsb,
+                    min64(nr, p->nc - j), nr, p->kc);
+    }
+}
+
+/* One tile: rows [i, i+mr) of C (a: its A sliver), sliver s of the current column panel. */
+static void tile(const gemm_plan *p, const float *a, int64_t rsa, int64_t csa, int64_t i, int64_t mr, int64_t s)
+{
+    const int64_t nr_full = p->arch->nr, j = s * nr_full, nr = min64(nr_full, p->nc - j);
+    const float *b;
+    int64_t rsb;
+    if (p->pack_b) {
+        b = p->bpack + s * nr_full * p->kc;
+        rsb = nr_full;
+    } else if (nr < nr_full) {
+        b = p->edge;
+        rsb = nr_full;
+    } else {
+        b = p->B + p->pc * p->rsb + p->jc + j;
+        rsb = p->rsb;
+    }
+    p->arch->kernel(p->kc, a, rsa, csa, b, rsb, p->C + i * p->ldc + p->jc + j, p->ldc, 1, mr, nr, p->alpha, p->beta);
+}
+
+/* Tasks [t0, t1) of the current pass: task t = row block t / n_js, column range t % n_js. */
+static void gemm_tasks(void *ctx, int64_t t0, int64_t t1)
+{
+    const gemm_plan *p = ctx;
+    const int64_t MR = p->arch->mr, NR = p->arch->nr, nsl = ceil_div(p->nc, NR);
+    for (int64_t t = t0; t < t1; t++) {
+        const int64_t i0 = (t / p->n_js) * p->mcb, js = t % p->n_js;
+        const int64_t mc = min64(p->mcb, p->M - i0);
+        const int64_t s0 = js * nsl / p->n_js, s1 = (js + 1) * nsl / p->n_js;
+        if (mc <= 0 || s0 >= s1) continue;
+
+        /* A block: packed in MR-row slivers (kc x MR each) when asked and memory allows; the
+         * kernel reads either layout, with identical arithmetic. */
+        const float *a = p->A + i0 * p->rsa + p->pc * p->csa;
+        int64_t rsa = p->rsa, csa = p->csa, sliver = MR * p->rsa;
+        float *apack = p->pack_a ? vs_scratch(VS_SCRATCH_GEMM_A, (size_t)(round_up(mc, MR) * p->kc) * sizeof(float)) : NULL;
+        if (apack) {
+            for (int64_t ir = 0; ir < mc; ir += MR)
+                pack_sliver(apack + ir * p->kc, a + ir * p->rsa, p->rsa, p->csa, min64(MR, mc - ir), MR, p->kc);
+            a = apack;
+            rsa = 1;
+            csa = MR;
+            sliver = MR * p->kc;
+        }
+
+        if (p->pack_b) {
+            /* B sliver (kc x NR) stays in L1 while the A slivers stream from L2. */
+            for (int64_t s = s0; s < s1; s++)
+                for (int64_t ir = 0; ir < mc; ir += MR) tile(p, a + ir / MR * sliver, rsa, csa, i0 + ir, min64(MR, mc - ir), s);
+        } else {
+            /* A sliver (MR x kc) stays in L1 while B streams from L2. */
+            for (int64_t ir = 0; ir < mc; ir += MR)
+                for (int64_t s = s0; s < s1; s++) tile(p, a + ir / MR * sliver, rsa, csa, i0 + ir, min64(MR, mc - ir), s);
+        }
+    }
+}
+
+static void run_range(const gemm_plan *p, int64_t n, int64_t grain, vs_range_fn fn)
+{
+    if (p->threads > 1)
+        vs_parallel_for(n, grain, fn, (void *)p);
+    else
+        fn((void *)p, 0, n);
+}
+
+/* Row blocks and column ranges: about arch->mc rows per packed block, blocks a multiple of the
+ * thread count so threads finish together, and column ranges when rows alone are too few. */
+static void plan_tasks(gemm_plan *p)
+{
+    const int64_t MR = p->arch->mr, nt = p->threads;
+    const int64_t row_slivers = ceil_div(p->M, MR);
+    int64_t n_ib = p->pack_a ? ceil_div(p->M, p->arch->mc) : 1;
+    if (nt > 1) n_ib = round_up(n_ib, nt);
+    if (n_ib > row_slivers) n_ib = row_slivers;
+    p->mcb = round_up(ceil_div(p->M, n_ib), MR);
+    p->n_ib = ceil_div(p->M, p->mcb);
+    p->n_js = 1;
+    if (p->n_ib < nt) {
+        const int64_t col_slivers = ceil_div(min64(p->N, p->ncb), p->arch->nr);
+        p->n_js = min64(ceil_div(nt, p->n_ib), col_slivers);
+    }
+}
+
+static const vs_gemm_arch *current_arch(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+    switch (vs_kernel_isa()) {
+    case VS_ISA_AVX512: return &vs_gemm_arch_avx512;
+    case VS_ISA_AVX2: return &vs_gemm_arch_avx2;
+    default: break;
+    }
+#endif
+    return &vs_gemm_arch_scalar;
+}
+
+/* C = beta C (alpha == 0 or K == 0); beta == 0 writes zeros without reading C. */
+static void scale_c(int64_t M, int64_t N, float beta, float *C, int64_t ldc)
+{
+    if (beta == 1) return;
+    for (int64_t i = 0; i < M; i++)
+        for (int64_t j = 0; j < N; j++) C[i * ldc + j] = beta == 0 ? 0.0f : beta * C[i * ldc + j];
+}
+
+/* Whether to read A and B in place: B must have unit column stride, and op(A) few enough rows
+ * that packing B would cost more than the cache misses it saves. */
+static bool use_in_place(const gemm_plan *p) { return p->csb == 1 && p->M <= 4 * p->arch->mr * 4; }
+
+void vs_sgemm(bool trans_a, bool trans_b, int64_t M, int64_t N, int64_t K, float alpha, const float *A,
+              int64_t lda, const float *B, int64_t ldb, float beta, float *C, int64_t ldc)
+{
+    assert(M >= 0 && N >= 0 && K >= 0);
+    assert(ldc >= N && lda >= (trans_a ? M : K) && ldb >= (trans_b ? K : N));
+    if (M == 0 || N == 0) return;
+    if (K == 0 || alpha == 0) {
+        scale_c(M, N, beta, C, ldc);
+        return;
+    }
+    gemm_plan p = {
+        .arch = current_arch(), .M = M, .N = N, .K = K, .alpha = alpha, .A = A,
+        .rsa = trans_a ? 1 : lda, .csa = trans_a ? lda : 1,
+        .B = B, .rsb = trans_b ? 1 : ldb, .csb = trans_b ? ldb : 1, .C = C, .ldc = ldc,
+    };
+    const vs_gemm_arch *arch = p.arch;
+    p.threads = 2.0 * (double)M * (double)N * (double)K < GEMM_PAR_FLOPS ? 1 : vs_get_threads();
+    p.kcb = ceil_div(K, ceil_div(K, arch->kc)); /* equal passes: K = 300 is 150 + 150, not 256 + 44 */
+    p.pack_b = !use_in_place(&p);
+    p.pack_a = p.pack_b || p.csa != 1;
+    if (p.pack_b) {
+        p.ncb = min64(N, arch->nc);
+    } else {
+        const int64_t cols = round_up(GEMM_INPLACE_L2_BYTES / ((int64_t)sizeof(float) * p.kcb), arch->nr);
+        p.ncb = min64(N, cols > arch->nr ? cols : arch->nr);
+    }
+    plan_tasks(&p);
+
+    /* Shared buffers come from this thread's scratch; per-thread A blocks from each thread's. */
+    const int64_t nr = arch->nr;
+    if (p.pack_b) {
+        p.bpack = vs_scratch(VS_SCRATCH_GEMM_B, (size_t)(p.kcb * round_up(p.ncb, nr)) * sizeof(float));
+        if (!p.bpack) goto fallback;
+    } else if (N % nr != 0) {
+        p.edge = vs_scratch(VS_SCRATCH_GEMM_EDGE, (size_t)(p.kcb * nr) * sizeof(float));
+        if (!p.edge) goto fallback;
+    }
+
+    for (p.jc = 0; p.jc < N; p.jc += p.ncb) {
+        p.nc = min64(p.ncb, N - p.jc);
+        const int64_t slivers = ceil_div(p.nc, nr);
+        for (p.pc = 0; p.pc < K; p.pc += p.kcb) {
+            p.kc = min64(p.kcb, K - p.pc);
+            p.beta = p.pc == 0 ? beta : 1.0f;
+            if (p.pack_b) {
+                run_range(&p, slivers, ceil_div(slivers, 4 * (int64_t)p.threads), pack_b_range);
+            } else if (p.nc % nr != 0) {
+                const int64_t j = (slivers - 1) * nr;
+                pack_sliver(p.edge, B + p.pc * p.rsb + p.jc + j, 1, p.rsb, p.nc - j, nr, p.kc);
+            }
+            run_range(&p, p.n_ib * p.n_js, 1, gemm_tasks);
+        }
+    }
+    return;
+
+fallback:
+    vs_sgemm_ref(trans_a, trans_b, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc);
+}

@@ -1,0 +1,28 @@
+/* gemm_avx512.c - the AVX-512F SGEMM micro-kernel (6 x 32) and its cache blocking.
+ * The same source as the AVX2 kernel (gemm_ukernel.h) at twice the width; gemm.c calls it only
+ * when cpuid reports AVX-512F and xgetbv shows the OS saves the ZMM state. */
+#include "autograd/gemm_kernel.h"
+
+#if defined(__x86_64__) || defined(__i386__)
+#include <immintrin.h>
+#include <string.h>
+
+#define UK_NAME gemm_ukernel_avx512
+#define UK_TARGET __attribute__((target("avx512f")))
+#define UK_V __m512
+#define UK_VL 16
+#define UK_LOAD(p) _mm512_loadu_ps(p)
+#define UK_STORE(p, v) _mm512_storeu_ps((p), (v))
+#define UK_BCAST(p) _mm512_set1_ps(*(p))
+#define UK_SET1(x) _mm512_set1_ps(x)
+#define UK_ZERO() _mm512_setzero_ps()
+#define UK_FMA(a, b, c) _mm512_fmadd_ps((a), (b), (c))
+#define UK_MUL(a, b) _mm512_mul_ps((a), (b))
+#include "autograd/gemm_ukernel.h"
+
+/* Skylake-X-class caches: a 128 x 32 sliver of B is 16 KiB of L1; a 240 x 128 block of A is
+ * 120 KiB of a 1 MiB L2; a 128 x 3072 panel of B is 1.5 MiB of L3. */
+const vs_gemm_arch vs_gemm_arch_avx512 = {
+    .name = "avx512", .mr = UK_MR, .nr = UK_NR, .mc = 240, .kc = 128, .nc = 3072, .kernel = UK_NAME,
+};
+#endif

@@ -1,0 +1,33 @@
+/* autograd/gemm_kernel.h - what gemm.c needs to know about each instruction set's micro-kernel:
+ * its tile, its cache blocks and the function.  One descriptor per ISA, defined beside its kernel
+ * (gemm_ref.c, gemm_avx2.c, gemm_avx512.c). */
+#ifndef VERSUS_AUTOGRAD_GEMM_KERNEL_H
+#define VERSUS_AUTOGRAD_GEMM_KERNEL_H
+
+#include <stdint.h>
+
+/* Micro-kernel: one mr x nr tile of C (mr <= MR, nr <= NR of its descriptor).
+ *   acc[i][j] = sum_{k < kc} a[i*rsa + k*csa] * b[k*rsb + j]     summed in k order from 0
+ *   c[i*rsc + j*csc] = beta == 0 ? alpha acc : alpha acc + beta c
+ * b must hold NR readable columns per row (zero padding past nr); rows of a past mr are not read.
+ * Full tiles and partial ones round identically, so a tile's position never changes its bits. */
+typedef void (*vs_gemm_ukernel)(int64_t kc, const float *a, int64_t rsa, int64_t csa, const float *b,
+                                int64_t rsb, float *c, int64_t rsc, int64_t csc, int64_t mr, int64_t nr,
+                                float alpha, float beta);
+
+typedef struct vs_gemm_arch {
+    const char *name;
+    int64_t mr, nr; /* micro-tile of C */
+    int64_t mc;     /* rows of the packed A block (kept in L2) */
+    int64_t kc;     /* depth of one pass: a kc x nr sliver of B sits in L1 */
+    int64_t nc;     /* columns of the packed B panel (kept in L3) */
+    vs_gemm_ukernel kernel;
+} vs_gemm_arch;
+
+extern const vs_gemm_arch vs_gemm_arch_scalar;
+#if defined(__x86_64__) || defined(__i386__)
+extern const vs_gemm_arch vs_gemm_arch_avx2;
+extern const vs_gemm_arch vs_gemm_arch_avx512;
+#endif
+
+#endif

@@ -1,0 +1,104 @@
+/* autograd/gemm_ukernel.h - the SIMD SGEMM micro-kernel, written once and instantiated per
+ * instruction set (no include guard: gemm_avx2.c and gemm_avx512.c each include it once).
+ *
+ * The includer defines:
+ *   UK_NAME     function name             UK_TARGET  function attribute enabling the ISA
+ *   UK_V        vector type               UK_VL      floats per vector
+ *   UK_LOAD(p)  unaligned load            UK_STORE(p, v)  unaligned store
+ *   UK_BCAST(p) all lanes = *p            UK_SET1(x) all lanes = x
+ *   UK_ZERO()   zero vector               UK_FMA(a, b, c) a*b + c rounded once
+ *   UK_MUL(a, b)
+ *
+ * Tile: 6 rows x 2 vectors of C held in 12 accumulators.  Per k: two vector loads of B, six
+ * broadcasts of A, twelve FMAs - enough independent chains to cover FMA latency on two pipes.
+ * With AVX2 (16 registers) that is 12 + 2 + 1 registers; the AVX-512 instance is the same shape
+ * twice as wide (6 x 32). */
+
+#define UK_MR 6
+#define UK_NR (2 * UK_VL)
+
+/* One k step: broadcast A(i,k) for the six rows, multiply-add into both vectors of each row. */
+#define UK_STEP(ka, kb)                                                                          \
+    do {                                                                                         \
+        const UK_V b0 = UK_LOAD(b + (kb)), b1 = UK_LOAD(b + (kb) + UK_VL);                       \
+        UK_V x;                                                                                  \
+        x = UK_BCAST(a0 + (ka)); c00 = UK_FMA(x, b0, c00); c01 = UK_FMA(x, b1, c01);             \
+        x = UK_BCAST(a1 + (ka)); c10 = UK_FMA(x, b0, c10); c11 = UK_FMA(x, b1, c11);             \
+        x = UK_BCAST(a2 + (ka)); c20 = UK_FMA(x, b0, c20); c21 = UK_FMA(x, b1, c21);             \
+        x = UK_BCAST(a3 + (ka)); c30 = UK_FMA(x, b0, c30); c31 = UK_FMA(x, b1, c31);             \
+        x = UK_BCAST(a4 + (ka)); c40 = UK_FMA(x, b0, c40); c41 = UK_FMA(x, b1, c41);             \
+        x = UK_BCAST(a5 + (ka)); c50 = UK_FMA(x, b0, c50); c51 = UK_FMA(x, b1, c51);             \
+    } while (0)
+
+/* Row i of the tile at p: p = alpha acc (beta == 0) or alpha acc + beta p.  The same expression
+ * serves C itself and the staging tile of partial tiles, so both round alike. */
+#define UK_ROW(p, acc0, acc1)                                                                    \
+    do {                                                                                         \
+        UK_V r0 = UK_MUL(va, acc0), r1 = UK_MUL(va, acc1);                                       \
+        if (beta != 0) {                                                                         \
+            r0 = UK_FMA(vb, UK_LOAD(p), r0);                                                     \
+            r1 = UK_FMA(vb, UK_LOAD((p) + UK_VL), r1);                                           \
+        }                                                                                        \
+        UK_STORE(p, r0);                                                                         \
+        UK_STORE((p) + UK_VL, r1);                                                               \
+    } while (0)
+
+#define UK_TILE(p, ld)                                                                           \
+    do {                                                                                         \
+        UK_ROW((p), c00, c01);                                                                   \
+        UK_ROW((p) + (ld), c10, c11);                                                            \
+        UK_ROW((p) + 2 * (ld), c20, c21);                                                        \
+        UK_ROW((p) + 3 * (ld), c30, c31);                                                        \
+        UK_ROW((p) + 4 * (ld), c40, c41);                                                        \
+        UK_ROW((p) + 5 * (ld), c50, c51);                                                        \
+    } while (0)
+
+UK_TARGET static void UK_NAME(int64_t kc, const float *a, int64_t rsa, int64_t csa, const float *b,
+                              int64_t rsb, float *c, int64_t rsc, int64_t csc, int64_t mr, int64_t nr,
+                              float alpha, float beta)
+{
+    /* Rows past mr re-read row 0 (always valid memory); their sums are thrown away. */
+    const float *a0 = a;
+    const float *a1 = a + (mr > 1 ? 1 : 0) * rsa;
+    const float *a2 = a + (mr > 2 ? 2 : 0) * rsa;
+    const float *a3 = a + (mr > 3 ? 3 : 0) * rsa;
+    const float *a4 = a + (mr > 4 ? 4 : 0) * rsa;
+    const float *a5 = a + (mr > 5 ? 5 : 0) * rsa;
+    UK_V c00 = UK_ZERO(), c01 = UK_ZERO(), c10 = UK_ZERO(), c11 = UK_ZERO();
+    UK_V c20 = UK_ZERO(), c21 = UK_ZERO(), c30 = UK_ZERO(), c31 = UK_ZERO();
+    UK_V c40 = UK_ZERO(), c41 = UK_ZERO(), c50 = UK_ZERO(), c51 = UK_ZERO();
+
+    int64_t k = 0, ka = 0;
+    for (; k + 4 <= kc; k += 4) {
+        UK_STEP(ka, 0);
+        UK_STEP(ka + csa, rsb);
+        UK_STEP(ka + 2 * csa, 2 * rsb);
+        UK_STEP(ka + 3 * csa, 3 * rsb);
+        ka += 4 * csa;
+        b += 4 * rsb;
+    }
+    for (; k < kc; k++) {
+        UK_STEP(ka, 0);
+        ka += csa;
+        b += rsb;
+    }
+
+    const UK_V va = UK_SET1(alpha), vb = UK_SET1(beta);
+    if (mr == UK_MR && nr == UK_NR && csc == 1) {
+        UK_TILE(c, rsc);
+        return;
+    }
+    /* Partial or strided tile: stage it through a full one, then copy the valid part. */
+    float t[UK_MR * UK_NR];
+    memset(t, 0, sizeof t);
+    if (beta != 0)
+        for (int64_t i = 0; i < mr; i++)
+            for (int64_t j = 0; j < nr; j++) t[i * UK_NR + j] = c[i * rsc + j * csc];
+    UK_TILE(t, UK_NR);
+    for (int64_t i = 0; i < mr; i++)
+        for (int64_t j = 0; j < nr; j++) c[i * rsc + j * csc] = t[i * UK_NR + j];
+}
+
+#undef UK_STEP
+#undef UK_ROW
+#undef UK_TILE

@@ -1,0 +1,75 @@
+/* autograd/kernels.h - private interface of the optimised kernels: the parallel loop, per-thread
+ * scratch buffers, run-time instruction-set choice and single-precision matrix products.
+ *
+ * Not installed: library code (ops, layers, the benchmarks and the tests) includes it as
+ * "autograd/kernels.h".  Thread count itself is public, in versus/threads.h. */
+#ifndef VERSUS_AUTOGRAD_KERNELS_H
+#define VERSUS_AUTOGRAD_KERNELS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* ---- parallel loop (threadpool.c) ---- */
+
+/* Body of a parallel loop: handle indices [begin, end) of the range, using ctx. */
+typedef void (*vs_range_fn)(void *ctx, int64_t begin, int64_t end);
+
+/* Call fn on the chunks [0,g), [g,2g), ... [c*g, n) of [0, n), g = max(grain, 1), spread over up to
+ * vs_get_threads() threads (the caller is one of them); returns when every chunk is done.
+ * The chunk boundaries depend only on n and grain, never on the thread count, so a reduction that
+ * keeps one partial result per chunk and combines them in chunk order is bit-identical for any
+ * number of threads.  Chunks may run in any order and concurrently.  A call made from inside a
+ * chunk (nested), or while another thread owns the pool, runs its chunks serially in order on the
+ * calling thread.  fn must not call exit() or longjmp out. */
+void vs_parallel_for(int64_t n, int64_t grain, vs_range_fn fn, void *ctx);
+
+/* Scratch buffers, one set per thread, reused between calls: a kernel asks for its slot and gets
+ * at least `bytes` bytes, 64-byte aligned.  The contents are NOT kept when the buffer grows.
+ * Valid until this thread asks for the same slot again; freed when the thread exits (or at
+ * program exit for the main thread).  NULL when memory runs out. */
+typedef enum vs_scratch_slot {
+    VS_SCRATCH_GEMM_A = 0, /* packed block of op(A) */
+    VS_SCRATCH_GEMM_B,     /* packed panel of op(B), shared by the threads of one product */
+    VS_SCRATCH_GEMM_EDGE,  /* zero-padded last column strip of op(B) */
+    VS_SCRATCH_SLOTS
+} vs_scratch_slot;
+void *vs_scratch(vs_scratch_slot slot, size_t bytes);
+
+/* ---- instruction sets (isa.c) ---- */
+
+typedef enum vs_isa {
+    VS_ISA_AUTO = 0, /* the best the processor and operating system support */
+    VS_ISA_SCALAR,   /* portable C, no SIMD intrinsics */
+    VS_ISA_AVX2,     /* x86-64 AVX2 + FMA */
+    VS_ISA_AVX512    /* x86-64 AVX-512F */
+} vs_isa;
+
+/* Best instruction set this machine runs (cpuid, and xgetbv for the OS-saved register state). */
+vs_isa vs_cpu_isa(void);
+/* Instruction set the kernels use now: set by vs_set_kernel_isa(), else the environment variable
+ * VERSUS_ISA (scalar, avx2, avx512, auto), else vs_cpu_isa(). */
+vs_isa vs_kernel_isa(void);
+/* Force the kernels onto isa (AUTO = back to the default); an isa the machine lacks is lowered to
+ * the best one it has.  Returns the instruction set now in use.  Call it between kernels. */
+vs_isa vs_set_kernel_isa(vs_isa isa);
+/* "scalar", "avx2", "avx512" or "auto". */
+const char *vs_isa_name(vs_isa isa);
+
+/* ---- matrix products (gemm.c, gemm_ref.c) ---- */
+
+/* C = alpha op(A) op(B) + beta C, all row-major; op(X) = X^T when trans_x.  op(A) is [M,K],
+ * op(B) is [K,N], C is [M,N]; lda, ldb, ldc are row strides in elements (lda >= K columns of A
+ * as stored, i.e. lda >= (trans_a ? M : K), likewise ldb, and ldc >= N).  beta == 0 overwrites C
+ * without reading it (NaN in C does not propagate); alpha == 0 or K == 0 gives C = beta C
+ * without reading A or B.  C must not overlap A or B.  Each element of C is computed by the same
+ * operations for any thread count (bit-identical results); the instruction set may change the
+ * rounding (see vs_set_kernel_isa). */
+void vs_sgemm(bool trans_a, bool trans_b, int64_t M, int64_t N, int64_t K, float alpha, const float *A,
+              int64_t lda, const float *B, int64_t ldb, float beta, float *C, int64_t ldc);
+
+/* Reference for the tests: the same product by a plain triple loop accumulating in double. */
+void vs_sgemm_ref(bool trans_a, bool trans_b, int64_t M, int64_t N, int64_t K, float alpha, const float *A,
+                  int64_t lda, const float *B, int64_t ldb, float beta, float *C, int64_t ldc);
+
+#endif

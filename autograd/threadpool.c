@@ -1,0 +1,277 @@
+/* threadpool.c - the thread count, the persistent worker pool behind vs_parallel_for, and the
+ * per-thread scratch buffers kernels pack their operands into.
+ *
+ * One job runs at a time.  The caller publishes it (function, range, chunk size), bumps a
+ * generation counter and claims chunks itself; every worker notices the new generation (spinning
+ * briefly, then sleeping on a condition variable), claims chunks through one atomic counter and
+ * reports back by decrementing `active`.  Chunk boundaries come from n and grain alone, so which
+ * thread ran a chunk never shows in the results. */
+#include "autograd/kernels.h"
+#include "versus/threads.h"
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define VS_MAX_THREADS 256
+/* Polls of the generation counter before a worker (or waiting caller) goes to sleep: long enough
+ * to bridge the gap between the back-to-back loops of one matrix product, short enough not to
+ * steal a shared core for long. */
+#define VS_SPIN_POLLS 20000
+
+static inline void cpu_relax(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+    __builtin_ia32_pause();
+#endif
+}
+
+/* ---- thread count ---- */
+
+static atomic_int requested_threads; /* 0: default */
+static atomic_int default_threads;   /* 0: not computed yet */
+
+static int compute_default_threads(void)
+{
+    const char *env = getenv("VERSUS_THREADS");
+    if (env && *env) {
+        char *end;
+        long v = strtol(env, &end, 10);
+        if (*end == '\0' && v > 0) return v > VS_MAX_THREADS ? VS_MAX_THREADS : (int)v;
+    }
+    long cores = sysconf(_SC_NPROCESSORS_ONLN);
+    if (cores < 1) return 1;
+    return cores > VS_MAX_THREADS ? VS_MAX_THREADS : (int)cores;
+}
+
+int vs_get_threads(void)
+{
+    int n = atomic_load(&requested_threads);
+    if (n > 0) return n;
+    n = atomic_load(&default_threads);
+    if (n == 0) {
+        n = compute_default_threads();
+        atomic_store(&default_threads, n);
+    }
+    return n;
+}
+
+void vs_set_threads(int n)
+{
+    if (n < 0) n = 0;
+    atomic_store(&requested_threads, n > VS_MAX_THREADS ? VS_MAX_THREADS : n);
+}
+
+/* ---- the pool ---- */
+
+static struct {
+    pthread_mutex_t mu;
+    pthread_cond_t wake; /* workers sleep here between jobs */
+    pthread_cond_t done; /* the caller sleeps here until the workers have left the job */
+    pthread_t tid[VS_MAX_THREADS];
+    int nworkers;        /* created and not yet joined; changed only by the pool owner */
+    bool stop;           /* under mu: workers exit */
+    atomic_flag busy;    /* held by the thread running a job (or resizing the pool) */
+    atomic_uint_fast64_t gen;
+    uint_fast64_t start_gen; /* gen when the workers were created: a new worker's last job seen */
+    atomic_int sleepers; /* workers waiting on `wake` */
+    atomic_int active;   /* workers not yet done with the current job */
+    /* the current job, written before gen is bumped */
+    vs_range_fn fn;
+    void *ctx;
+    int64_t n, grain, nchunks;
+    atomic_int_fast64_t next; /* next chunk to claim */
+} pool = {
+    .mu = PTHREAD_MUTEX_INITIALIZER,
+    .wake = PTHREAD_COND_INITIALIZER,
+    .done = PTHREAD_COND_INITIALIZER,
+    .busy = ATOMIC_FLAG_INIT,
+};
+
+/* Set in every worker for good and in the caller while its job runs: nested loops go serial. */
+static _Thread_local bool in_parallel;
+
+static void run_chunks(void)
+{
+    const int64_t nchunks = pool.nchunks, grain = pool.grain, n = pool.n;
+    for (;;) {
+        int64_t c = atomic_fetch_add(&pool.next, 1);
+        if (c >= nchunks) break;
+        int64_t begin = c * grain;
+        int64_t end = n - begin > grain ? begin + grain : n;
+        pool.fn(pool.ctx, begin, end);
+    }
+}
+
+static void *worker_main(void *arg)
+{
+    (void)arg;
+    in_parallel = true;
+    /* Not the current gen: the first job may be posted before this thread gets to run. */
+    uint_fast64_t seen = pool.start_gen;
+    for (;;) {
+        int polls = 0;
+        while (atomic_load(&pool.gen) == seen && polls < VS_SPIN_POLLS) {
+            cpu_relax();
+            polls++;
+        }
+        if (atomic_load(&pool.gen) == seen) {
+            pthread_mutex_lock(&pool.mu);
+            atomic_fetch_add(&pool.sleepers, 1);
+            while (atomic_load(&pool.gen) == seen && !pool.stop) pthread_cond_wait(&pool.wake, &pool.mu);
+            atomic_fetch_sub(&pool.sleepers, 1);
+            bool stop = pool.stop && atomic_load(&pool.gen) == seen;
+            pthread_mutex_unlock(&pool.mu);
+            if (stop) break;
+        }
+        seen = atomic_load(&pool.gen);
+        run_chunks();
+        if (atomic_fetch_sub(&pool.active, 1) == 1) {
+            /* Last one out wakes the caller if it went to sleep (it rechecks under mu). */
+            pthread_mutex_lock(&pool.mu);
+            pthread_cond_broadcast(&pool.done);
+            pthread_mutex_unlock(&pool.mu);
+        }
+    }
+    return NULL;
+}
+
+/* Join every worker.  Caller holds pool.busy. */
+static void join_workers(void)
+{
+    if (pool.nworkers == 0) return;
+    pthread_mutex_lock(&pool.mu);
+    pool.stop = true;
+    pthread_cond_broadcast(&pool.wake);
+    pthread_mutex_unlock(&pool.mu);
+    for (int i = 0; i < pool.nworkers; i++) pthread_join(pool.tid[i], NULL);
+    pool.nworkers = 0;
+    pool.stop = false;
+}
+
+/* Make exactly `want` workers exist (fewer if thread creation fails).  Caller holds pool.busy. */
+static void resize_pool(int want)
+{
+    if (pool.nworkers == want) return;
+    if (pool.nworkers > want) join_workers();
+    pool.start_gen = atomic_load(&pool.gen);
+    while (pool.nworkers < want) {
+        if (pthread_create(&pool.tid[pool.nworkers], NULL, worker_main, NULL) != 0) break;
+        pool.nworkers++;
+    }
+}
+
+static void run_serial(int64_t n, int64_t grain, vs_range_fn fn, void *ctx)
+{
+    for (int64_t begin = 0; begin < n; begin += grain) fn(ctx, begin, n - begin > grain ? begin + grain : n);
+}
+
+void vs_parallel_for(int64_t n, int64_t grain, vs_range_fn fn, void *ctx)
+{
+    if (n <= 0) return;
+    if (grain < 1) grain = 1;
+    const int64_t nchunks = (n - 1) / grain + 1;
+    const int threads = vs_get_threads();
+    if (nchunks == 1 || threads == 1 || in_parallel || atomic_flag_test_and_set(&pool.busy)) {
+        run_serial(n, grain, fn, ctx);
+        return;
+    }
+    resize_pool(threads - 1);
+    if (pool.nworkers == 0) {
+        atomic_flag_clear(&pool.busy);
+        run_serial(n, grain, fn, ctx);
+        return;
+    }
+    in_parallel = true;
+    pool.fn = fn;
+    pool.ctx = ctx;
+    pool.n = n;
+    pool.grain = grain;
+    pool.nchunks = nchunks;
+    atomic_store(&pool.next, 0);
+    atomic_store(&pool.active, pool.nworkers);
+    atomic_fetch_add(&pool.gen, 1);
+    if (atomic_load(&pool.sleepers) > 0) {
+        pthread_mutex_lock(&pool.mu);
+        pthread_cond_broadcast(&pool.wake);
+        pthread_mutex_unlock(&pool.mu);
+    }
+    run_chunks();
+    for (int polls = 0; atomic_load(&pool.active) != 0 && polls < VS_SPIN_POLLS; polls++) cpu_relax();
+    if (atomic_load(&pool.active) != 0) {
+        pthread_mutex_lock(&pool.mu);
+        while (atomic_load(&pool.active) != 0) pthread_cond_wait(&pool.done, &pool.mu);
+        pthread_mutex_unlock(&pool.mu);
+    }
+    in_parallel = false;
+    atomic_flag_clear(&pool.busy);
+}
+
+void vs_threads_shutdown(void)
+{
+    while (atomic_flag_test_and_set(&pool.busy)) cpu_relax();
+    join_workers();
+    atomic_flag_clear(&pool.busy);
+}
+
+/* ---- per-thread scratch ---- */
+
+typedef struct scratch {
+    void *buf[VS_SCRATCH_SLOTS];
+    size_t size[VS_SCRATCH_SLOTS];
+} scratch;
+
+static pthread_key_t scratch_key;
+static pthread_once_t scratch_once = PTHREAD_ONCE_INIT;
+static bool scratch_key_ok;
+
+static void scratch_free(void *p)
+{
+    scratch *s = p;
+    if (!s) return;
+    for (int i = 0; i < VS_SCRATCH_SLOTS; i++) free(s->buf[i]);
+    free(s);
+}
+
+static void scratch_init(void) { scratch_key_ok = pthread_key_create(&scratch_key, scratch_free) == 0; }
+
+void *vs_scratch(vs_scratch_slot slot, size_t bytes)
+{
+    pthread_once(&scratch_once, scratch_init);
+    if (!scratch_key_ok || (int)slot < 0 || slot >= VS_SCRATCH_SLOTS) return NULL;
+    scratch *s = pthread_getspecific(scratch_key);
+    if (!s) {
+        s = calloc(1, sizeof *s);
+        if (!s) return NULL;
+        if (pthread_setspecific(scratch_key, s) != 0) {
+            free(s);
+            return NULL;
+        }
+    }
+    if (bytes == 0) bytes = 1;
+    if (s->size[slot] >= bytes) return s->buf[slot];
+    /* Grow by half again so a slowly rising size does not reallocate every call. */
+    size_t want = bytes + bytes / 2;
+    if (want < bytes) want = bytes;
+    want = (want + 63) & ~(size_t)63;
+    if (want < bytes) return NULL;
+    free(s->buf[slot]);
+    s->buf[slot] = aligned_alloc(64, want);
+    s->size[slot] = s->buf[slot] ? want : 0;
+    return s->buf[slot];
+}
+
+#if defined(__GNUC__)
+/* At exit: join the workers and free the exiting (main) thread's scratch, whose key destructor
+ * would not run. */
+__attribute__((destructor)) static void threadpool_fini(void)
+{
+    vs_threads_shutdown();
+    if (scratch_key_ok) {
+        scratch_free(pthread_getspecific(scratch_key));
+        pthread_setspecific(scratch_key, NULL);
+    }
+}
+#endif

@@ -1,0 +1,312 @@
+/* test_gemm.c - vs_sgemm against the reference triple loop: every transpose combination, odd
+ * shapes, padded strides, alpha/beta cases, NaN handling, bit-identical results for 1, 2 and 3
+ * threads, and the scalar and SIMD kernels against each other. */
+#include "vs_check.h"
+#include "autograd/kernels.h"
+#include "versus/rng.h"
+#include "versus/threads.h"
+
+#include <float.h>
+#include <math.h>
+#include <stdint.h>
+
+typedef struct mats {
+    bool ta, tb;
+    int64_t M, N, K, lda, ldb, ldc;
+    float *A, *B, *C0; /* C0: C before the product (padding included) */
+} mats;
+
+/* Random operands for C = op(A) op(B): A, B, C filled with uniform [-1, 1), every leading
+ * dimension padded by `pad` so kernels that ignore lda/ldb/ldc fail. */
+static mats make_mats(vs_rng *r, bool ta, bool tb, int64_t M, int64_t N, int64_t K, int64_t pad)
+{
+    mats m = {.ta = ta, .tb = tb, .M = M, .N = N, .K = K};
+    const int64_t arows = ta ? K : M, acols = ta ? M : K, brows = tb ? N : K, bcols = tb ? K : N;
+    m.lda = acols + pad;
+    m.ldb = bcols + pad;
+    m.ldc = N + pad;
+    m.A = malloc(sizeof(float) * (size_t)(arows * m.lda + 1));
+    m.B = malloc(sizeof(float) * (size_t)(brows * m.ldb + 1));
+    m.C0 = malloc(sizeof(float) * (size_t)(M * m.ldc + 1));
+    ck_assert(m.A && m.B && m.C0);
+    for (int64_t i = 0; i < arows * m.lda; i++) m.A[i] = 2 * vs_rng_uniformf(r) - 1;
+    for (int64_t i = 0; i < brows * m.ldb; i++) m.B[i] = 2 * vs_rng_uniformf(r) - 1;
+    for (int64_t i = 0; i < M * m.ldc; i++) m.C0[i] = 2 * vs_rng_uniformf(r) - 1;
+    return m;
+}
+
+static void free_mats(mats *m)
+{
+    free(m->A);
+    free(m->B);
+    free(m->C0);
+}
+
+/* vs_sgemm on a copy of C0. */
+static float *run_gemm(const mats *m, float alpha, float beta)
+{
+    float *C = malloc(sizeof(float) * (size_t)(m->M * m->ldc + 1));
+    ck_assert(C != NULL);
+    memcpy(C, m->C0, sizeof(float) * (size_t)(m->M * m->ldc));
+    vs_sgemm(m->ta, m->tb, m->M, m->N, m->K, alpha, m->A, m->lda, m->B, m->ldb, beta, C, m->ldc);
+    return C;
+}
+
+/* C against vs_sgemm_ref within the rounding-error bound of a length-K sum:
+ * |c - ref| <= (K + 16) eps (|alpha| sum_k |a_ik b_kj| + |beta c0|); padding columns untouched. */
+static void check_against_ref(const mats *m, const float *C, float alpha, float beta)
+{
+    float *R = malloc(sizeof(float) * (size_t)(m->M * m->ldc + 1));
+    ck_assert(R != NULL);
+    memcpy(R, m->C0, sizeof(float) * (size_t)(m->M * m->ldc));
+    vs_sgemm_ref(m->ta, m->tb, m->M, m->N, m->K, alpha, m->A, m->lda, m->B, m->ldb, beta, R, m->ldc);
+    for (int64_t i = 0; i < m->M; i++) {
+        for (int64_t j = 0; j < m->N; j++) {
+            double mag = 0;
+            for (int64_t k = 0; k < m->K; k++) {
+                const float a = m->ta ? m->A[k * m->lda + i] : m->A[i * m->lda + k];
+                const float b = m->tb ? m->B[j * m->ldb + k] : m->B[k * m->ldb + j];
+                mag += fabs((double)a * b);
+            }
+            mag = fabs(alpha) * mag + (beta == 0 ? 0 : fabs((double)beta * m->C0[i * m->ldc + j]));
+            const double tol = (double)(m->K + 16) * FLT_EPSILON * mag + 1e-30;
+            const double got = C[i * m->ldc + j], want = R[i * m->ldc + j];
+            if (!(fabs(got - want) <= tol))
+                ck_abort_msg("%s ta=%d tb=%d %ldx%ldx%ld alpha=%g beta=%g: C[%ld,%ld] = %.9g, reference %.9g (tol %.3g)",
+                             vs_isa_name(vs_kernel_isa()), m->ta, m->tb, (long)m->M, (long)m->N, (long)m->K, alpha,
+                             beta, (long)i, (long)j, got, want, tol);
+        }
+        for (int64_t j = m->N; j < m->ldc; j++) ck_assert(C[i * m->ldc + j] == m->C0[i * m->ldc + j]);
+    }
+    free(R);
+}
+
+/* Instruction sets to test on this machine: scalar always, plus the best SIMD one. */
+static int test_isas(vs_isa out[2])
+{
+    int n = 0;
+    out[n++] = VS_ISA_SCALAR;
+    if (vs_cpu_isa() != VS_ISA_SCALAR) out[n++] = vs_cpu_isa();
+    return n;
+}
+
+/* Shapes as M, N, K: the odd ones, remainders of the 6 x 16 / 4 x 8 tiles, several K passes,
+ * and the common layer sizes (batch x out x in). */
+static const int64_t shapes[][3] = {
+    {1, 1, 1},     {7, 13, 5},     {1023, 1, 17},  {1, 1023, 17},  {33, 65, 129}, {64, 256, 784},
+    {64, 784, 256}, {64, 10, 256}, {128, 64, 100}, {6, 16, 300},   {5, 17, 513},   {97, 33, 1},
+    {150, 40, 260}, {13, 200, 31}, {200, 130, 70}, {2, 3, 1000},
+};
+
+START_TEST(test_shapes_all_transposes)
+{
+    vs_isa isas[2];
+    const int nisa = test_isas(isas);
+    vs_rng r;
+    vs_rng_seed(&r, 1000 + (uint64_t)_i);
+    const int64_t *s = shapes[_i];
+    for (int combo = 0; combo < 4; combo++) {
+        mats m = make_mats(&r, combo & 1, combo & 2, s[0], s[1], s[2], 3);
+        for (int t = 0; t < nisa; t++) {
+            vs_set_kernel_isa(isas[t]);
+            float *C = run_gemm(&m, 1.0f, 0.0f);
+            check_against_ref(&m, C, 1.0f, 0.0f);
+            free(C);
+            C = run_gemm(&m, -0.75f, 1.5f);
+            check_against_ref(&m, C, -0.75f, 1.5f);
+            free(C);
+        }
+        free_mats(&m);
+    }
+    vs_set_kernel_isa(VS_ISA_AUTO);
+}
+END_TEST
+
+START_TEST(test_random_shapes)
+{
+    vs_isa isas[2];
+    const int nisa = test_isas(isas);
+    vs_rng r;
+    vs_rng_seed(&r, 77);
+    const float alphas[] = {1.0f, 2.0f, -0.5f}, betas[] = {0.0f, 1.0f, -3.0f};
+    for (int rep = 0; rep < 24; rep++) {
+        const int64_t M = 1 + (int64_t)vs_rng_below(&r, 90), N = 1 + (int64_t)vs_rng_below(&r, 90);
+        const int64_t K = 1 + (int64_t)vs_rng_below(&r, 600), pad = (int64_t)vs_rng_below(&r, 5);
+        mats m = make_mats(&r, vs_rng_below(&r, 2), vs_rng_below(&r, 2), M, N, K, pad);
+        const float alpha = alphas[rep % 3], beta = betas[(rep / 3) % 3];
+        for (int t = 0; t < nisa; t++) {
+            vs_set_kernel_isa(isas[t]);
+            float *C = run_gemm(&m, alpha, beta);
+            check_against_ref(&m, C, alpha, beta);
+            free(C);
+        }
+        free_mats(&m);
+    }
+    vs_set_kernel_isa(VS_ISA_AUTO);
+}
+END_TEST
+
+START_TEST(test_beta_zero_ignores_nan)
+{
+    vs_rng r;
+    vs_rng_seed(&r, 5);
+    vs_isa isas[2];
+    const int nisa = test_isas(isas);
+    for (int t = 0; t < nisa; t++) {
+        vs_set_kernel_isa(isas[t]);
+        mats m = make_mats(&r, false, true, 20, 37, 50, 2);
+        for (int64_t i = 0; i < m.M; i++)
+            for (int64_t j = 0; j < m.N; j++) m.C0[i * m.ldc + j] = NAN;
+        float *C = run_gemm(&m, 1.0f, 0.0f);
+        for (int64_t i = 0; i < m.M; i++)
+            for (int64_t j = 0; j < m.N; j++) ck_assert(isfinite(C[i * m.ldc + j]));
+        check_against_ref(&m, C, 1.0f, 0.0f);
+        free(C);
+        free_mats(&m);
+    }
+    vs_set_kernel_isa(VS_ISA_AUTO);
+}
+END_TEST
+
+START_TEST(test_alpha_zero_and_empty_k)
+{
+    vs_rng r;
+    vs_rng_seed(&r, 6);
+    mats m = make_mats(&r, false, false, 9, 11, 7, 1);
+    m.A[0] = NAN; /* alpha == 0: A and B are not read, so NaN does not reach C */
+    float *C = run_gemm(&m, 0.0f, 2.0f);
+    for (int64_t i = 0; i < m.M; i++)
+        for (int64_t j = 0; j < m.N; j++) ck_assert(C[i * m.ldc + j] == 2.0f * m.C0[i * m.ldc + j]);
+    free(C);
+    C = run_gemm(&m, 0.0f, 0.0f);
+    for (int64_t i = 0; i < m.M; i++)
+        for (int64_t j = 0; j < m.N; j++) ck_assert(C[i * m.ldc + j] == 0.0f);
+    free(C);
+    /* K == 0: C = beta C. */
+    float c[6] = {1, 2, 3, 4, 5, 6};
+    vs_sgemm(false, false, 2, 3, 0, 1.0f, m.A, 1, m.B, 3, -1.0f, c, 3);
+    for (int i = 0; i < 6; i++) ck_assert(c[i] == -(float)(i + 1));
+    /* M == 0 and N == 0 touch nothing. */
+    vs_sgemm(false, false, 0, 3, 2, 1.0f, m.A, 2, m.B, 3, 0.0f, c, 3);
+    vs_sgemm(false, false, 2, 0, 2, 1.0f, m.A, 2, m.B, 1, 0.0f, c, 1);
+    ck_assert(c[0] == -1.0f && c[5] == -6.0f);
+    free_mats(&m);
+}
+END_TEST
+
+/* Exact small case: [1 2; 3 4] [5 6; 7 8] = [19 22; 43 50], in every transpose layout. */
+START_TEST(test_known_values)
+{
+    const float a[4] = {1, 2, 3, 4}, at[4] = {1, 3, 2, 4}, b[4] = {5, 6, 7, 8}, bt[4] = {5, 7, 6, 8};
+    const float want[4] = {19, 22, 43, 50};
+    vs_isa isas[2];
+    const int nisa = test_isas(isas);
+    for (int t = 0; t < nisa; t++) {
+        vs_set_kernel_isa(isas[t]);
+        for (int combo = 0; combo < 4; combo++) {
+            const bool ta = combo & 1, tb = combo & 2;
+            float c[4] = {NAN, NAN, NAN, NAN};
+            vs_sgemm(ta, tb, 2, 2, 2, 1.0f, ta ? at : a, 2, tb ? bt : b, 2, 0.0f, c, 2);
+            for (int i = 0; i < 4; i++) ck_assert_float_eq(c[i], want[i]);
+            vs_sgemm(ta, tb, 2, 2, 2, 0.5f, ta ? at : a, 2, tb ? bt : b, 2, 1.0f, c, 2);
+            for (int i = 0; i < 4; i++) ck_assert_float_eq(c[i], 1.5f * want[i]);
+        }
+    }
+    vs_set_kernel_isa(VS_ISA_AUTO);
+}
+END_TEST
+
+/* Large enough to be split over threads, in both the packed and the in-place paths. */
+static const int64_t thread_shapes[][3] = {
+    {64, 256, 784}, {64, 784, 256}, {300, 520, 257}, {131, 77, 600}, {512, 64, 128}, {1023, 33, 64},
+};
+
+START_TEST(test_bit_identical_across_threads)
+{
+    vs_isa isas[2];
+    const int nisa = test_isas(isas);
+    vs_rng r;
+    vs_rng_seed(&r, 4242 + (uint64_t)_i);
+    const int64_t *s = thread_shapes[_i];
+    for (int combo = 0; combo < 4; combo++) {
+        mats m = make_mats(&r, combo & 1, combo & 2, s[0], s[1], s[2], 1);
+        for (int t = 0; t < nisa; t++) {
+            vs_set_kernel_isa(isas[t]);
+            vs_set_threads(1);
+            float *C1 = run_gemm(&m, 1.25f, 0.5f);
+            for (int threads = 2; threads <= 3; threads++) {
+                vs_set_threads(threads);
+                float *Cn = run_gemm(&m, 1.25f, 0.5f);
+                if (memcmp(C1, Cn, sizeof(float) * (size_t)(m.M * m.ldc)) != 0)
+                    ck_abort_msg("%s ta=%d tb=%d %ldx%ldx%ld: %d threads differ from 1", vs_isa_name(isas[t]),
+                                 m.ta, m.tb, (long)m.M, (long)m.N, (long)m.K, threads);
+                free(Cn);
+            }
+            if (combo == 0) check_against_ref(&m, C1, 1.25f, 0.5f);
+            free(C1);
+        }
+        free_mats(&m);
+    }
+    vs_set_threads(0);
+    vs_set_kernel_isa(VS_ISA_AUTO);
+}
+END_TEST
+
+/* Scalar and SIMD kernels both match the reference; here also each other, elementwise. */
+START_TEST(test_scalar_and_simd_agree)
+{
+    if (vs_cpu_isa() == VS_ISA_SCALAR) {
+        printf("SKIP: no SIMD instruction set on this machine\n");
+        return;
+    }
+    vs_rng r;
+    vs_rng_seed(&r, 99);
+    mats m = make_mats(&r, false, true, 70, 90, 333, 0);
+    vs_set_kernel_isa(VS_ISA_SCALAR);
+    ck_assert_int_eq(vs_kernel_isa(), VS_ISA_SCALAR);
+    float *Cs = run_gemm(&m, 1.0f, 0.0f);
+    vs_set_kernel_isa(VS_ISA_AUTO);
+    ck_assert_int_eq(vs_kernel_isa(), vs_cpu_isa());
+    float *Cv = run_gemm(&m, 1.0f, 0.0f);
+    double maxdiff = 0;
+    for (int64_t i = 0; i < m.M * m.ldc; i++) maxdiff = fmax(maxdiff, fabs((double)Cs[i] - Cv[i]));
+    /* |c| is about sqrt(333)/3 here; sums of 333 products agree to a few ulps of that. */
+    ck_assert_double_le(maxdiff, 1e-4);
+    ck_assert_double_gt(fabs(Cv[0]), 0.0);
+    free(Cs);
+    free(Cv);
+    free_mats(&m);
+    if (vs_cpu_isa() < VS_ISA_AVX512) printf("NOTE: AVX-512 kernel compiled but not run (CPU lacks avx512f)\n");
+}
+END_TEST
+
+START_TEST(test_isa_selection)
+{
+    ck_assert_int_eq(vs_set_kernel_isa(VS_ISA_SCALAR), VS_ISA_SCALAR);
+    ck_assert_str_eq(vs_isa_name(vs_kernel_isa()), "scalar");
+    /* Asking for more than the CPU has lowers to what it has. */
+    ck_assert_int_eq(vs_set_kernel_isa(VS_ISA_AVX512), vs_cpu_isa());
+    ck_assert_int_eq(vs_set_kernel_isa(VS_ISA_AUTO), vs_cpu_isa());
+    ck_assert_str_eq(vs_isa_name(VS_ISA_AVX2), "avx2");
+    ck_assert_str_eq(vs_isa_name(VS_ISA_AUTO), "auto");
+}
+END_TEST
+
+static Suite *gemm_suite(void)
+{
+    Suite *s = suite_create("gemm");
+    TCase *tc = vs_tcase(s, "reference", 120);
+    tcase_add_loop_test(tc, test_shapes_all_transposes, 0, (int)(sizeof shapes / sizeof shapes[0]));
+    tcase_add_test(tc, test_random_shapes);
+    tcase_add_test(tc, test_beta_zero_ignores_nan);
+    tcase_add_test(tc, test_alpha_zero_and_empty_k);
+    tcase_add_test(tc, test_known_values);
+    tc = vs_tcase(s, "threads", 120);
+    tcase_add_loop_test(tc, test_bit_identical_across_threads, 0, (int)(sizeof thread_shapes / sizeof thread_shapes[0]));
+    tc = vs_tcase(s, "isa", 60);
+    tcase_add_test(tc, test_scalar_and_simd_agree);
+    tcase_add_test(tc, test_isa_selection);
+    return s;
+}
+
+VS_TEST_MAIN(gemm_suite)
