@@ -70,9 +70,7 @@ bool vs_broadcast_shape(const char *op, const vs_tensor *a, const vs_tensor *b, 
 /* Normalise a possibly negative axis for a tensor of ndim dims; -1 and an error when out of range. */
 int vs_norm_axis(const char *op, int axis, int ndim);
 
-/* C = alpha op(A) op(B) + beta C, row-major (beta 0 overwrites C). */
-void vs_sgemm(bool trans_a, bool trans_b, int64_t M, int64_t N, int64_t K, float alpha, const float *A,
-              int64_t lda, const float *B, int64_t ldb, float beta, float *C, int64_t ldc);
+#include "autograd/kernels.h" /* vs_sgemm, vs_parallel_for */
 
 /* Current thread's rule for newly recorded nodes. */
 vs_backward_rule vs_current_rule(void);
