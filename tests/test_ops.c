@@ -200,6 +200,38 @@ END_TEST
 CHECK2(cosine, vs_cosine_similarity(x[0], x[1], 1, 1e-8f), rnd(VS_SHAPE(3, 5), -1, 1), rnd(VS_SHAPE(3, 5), -1, 1))
 CHECK2(cosine_bcast, vs_cosine_similarity(x[0], x[1], -1, 1e-8f), rnd(VS_SHAPE(3, 5), -1, 1), rnd(VS_SHAPE(1, 5), -1, 1))
 
+/* dropout: the same seed inside f gives the same mask on every call, so f is a fixed function */
+static vs_tensor *fn_dropout_impl(vs_tensor **x, void *c)
+{
+    (void)c;
+    vs_rng r;
+    vs_rng_seed(&r, 77);
+    return vs_mul(vs_dropout(x[0], 0.3f, true, &r), x[0]);
+}
+START_TEST(test_dropout)
+{
+    vs_tensor *x[1] = {rnd(VS_SHAPE(4, 5), -1, 1)};
+    gradcheck("dropout", fn_dropout_impl, NULL, 1, x);
+    vs_scope_begin();
+    vs_rng r;
+    vs_rng_seed(&r, 5);
+    vs_tensor *ones = vs_tensor_full(VS_SHAPE(10000), 1.0f);
+    vs_tensor *d = vs_dropout(ones, 0.25f, true, &r);
+    double kept = 0, sum = 0;
+    for (int i = 0; i < 10000; i++) {
+        kept += d->data[i] != 0;
+        sum += d->data[i];
+    }
+    ck_assert_float_near(kept / 10000, 0.75, 0.02);
+    ck_assert_float_near(sum / 10000, 1.0, 0.03); /* scaled by 1 / (1 - p) */
+    vs_tensor *e = vs_dropout(ones, 0.25f, false, &r);
+    ck_assert_float_eq(e->data[17], 1.0f);
+    ck_assert_ptr_null(vs_dropout(ones, 1.0f, true, &r));
+    vs_scope_end();
+    free_all(1, x);
+}
+END_TEST
+
 /* ---- forward values ---------------------------------------------------------------------------- */
 
 START_TEST(test_forward_values)
@@ -506,6 +538,7 @@ static Suite *ops_suite(void)
     tcase_add_test(tc, test_kl);
     tcase_add_test(tc, test_cosine);
     tcase_add_test(tc, test_cosine_bcast);
+    tcase_add_test(tc, test_dropout);
     tc = vs_tcase(s, "engine", 120);
     tcase_add_test(tc, test_forward_values);
     tcase_add_test(tc, test_known_derivatives);
