@@ -238,7 +238,8 @@ static vs_status merge_trace(vs_snx_trace *all, int64_t n, int64_t c0, const vs_
     if (!part->n_iters) return VS_OK;
     int64_t T = part->n_iters;
     if (!all->objective) {
-        size_t sz = (size_t)(n * T);
+        size_t sz;
+        if (!vs_size_mul((size_t)n, (size_t)T, &sz)) return vs_error_set(err, VS_ERR_NOMEM, "snx: traces overflow");
         all->n_blocks = n;
         all->n_iters = T;
         all->objective = calloc(sz, sizeof(float));

@@ -93,7 +93,11 @@ vs_status vs_gda_minimize(const vs_gda_problem *pb, const vs_gda_opts *o, float 
         goto out;
     }
     if (trace && total > 0) {
-        size_t n = (size_t)(B * total);
+        size_t n;
+        if (!vs_size_mul((size_t)B, (size_t)total, &n) || !vs_size_mul(n, sizeof(float), &(size_t){0})) {
+            st = vs_error_set(err, VS_ERR_NOMEM, "gda: traces of %lld blocks x %lld iterations overflow", (long long)B, (long long)total);
+            goto out;
+        }
         trace->n_blocks = B;
         trace->n_iters = total;
         trace->objective = calloc(n, sizeof(float));

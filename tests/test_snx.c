@@ -323,6 +323,7 @@ static vs_siamese tab_f;
 static int64_t *tab_train, n_tab_train, *tab_test, n_tab_test;
 static vs_pairs *tab_pairs;         /* explained test pairs */
 static vs_snx_expl *tab_global;     /* SNX-global masks of the test rows */
+static vs_snx_expl *tab_snx;        /* SNX (GDA) local masks of tab_pairs, with traces */
 static double tab_acc;
 
 /* Section IV-H settings with gamma chosen for this data set (the paper sets gamma per data set). */
@@ -364,10 +365,13 @@ static void tab_setup(void)
     vs_snx_opts o;
     tab_opts(&o);
     ck_assert_int_eq(vs_snx_global(&tab_f, tab, tab_test, n_tab_test, VS_SNX_GLOBAL, NULL, &o, &tab_global, NULL), VS_OK);
+    o.trace = true;
+    ck_assert_int_eq(vs_snx_local(&tab_f, tab, tab_pairs, VS_SNX_GDA, tab_global, NULL, &o, &tab_snx, NULL), VS_OK);
 }
 
 static void tab_teardown(void)
 {
+    vs_snx_expl_free(tab_snx);
     vs_snx_expl_free(tab_global);
     vs_pairs_free(tab_pairs);
     test_mlp_free(&tab_model);
@@ -385,30 +389,26 @@ static vs_snx_expl *tab_local(vs_snx_method m, const vs_snx_opts *o)
     return e;
 }
 
-static summary tab_summary(vs_snx_method m, vs_snx_expl **keep)
+static summary tab_summary(vs_snx_method m)
 {
     vs_snx_opts o;
     tab_opts(&o);
-    o.trace = true;
-    vs_snx_expl *e = tab_local(m, &o);
+    vs_snx_expl *e = m == VS_SNX_GDA ? tab_snx : tab_local(m, &o);
     vs_snx_eval_opts eo;
     tab_eval_opts(&eo);
     vs_snx_eval *ev = evaluate(&tab_f, tab, e, tab_global, &eo);
     summary s = summarise(ev, e->n);
     print_summary(vs_snx_method_name(m), s);
     free(ev);
-    if (keep)
-        *keep = e;
-    else
-        vs_snx_expl_free(e);
+    if (e != tab_snx) vs_snx_expl_free(e);
     return s;
 }
 
 START_TEST(test_tab_constraints)
 {
     ck_assert(tab_acc > 0.8);
-    vs_snx_expl *e = NULL;
-    summary snx = tab_summary(VS_SNX_GDA, &e), uc = tab_summary(VS_SNX_UC, NULL), kl = tab_summary(VS_SNX_KL, NULL);
+    const vs_snx_expl *e = tab_snx;
+    summary snx = tab_summary(VS_SNX_GDA), uc = tab_summary(VS_SNX_UC), kl = tab_summary(VS_SNX_KL);
     /* Eq. 7 after GDA: few violations, far fewer than without constraints or with the KL penalty (Fig. 6) */
     ck_assert(snx.viol < 0.05);
     ck_assert(uc.viol > 2 * snx.viol);
@@ -430,23 +430,17 @@ START_TEST(test_tab_constraints)
            g0 / e->trace.n_blocks, g1 / e->trace.n_blocks);
     ck_assert(v1 < v0);
     ck_assert(g1 < g0);
-    vs_snx_expl_free(e);
 }
 END_TEST
 
 START_TEST(test_tab_truth)
 {
     /* planted salient majors: 3 of 8 (random precision 3/8) */
-    vs_snx_expl *g = NULL;
-    vs_snx_opts o;
-    tab_opts(&o);
-    summary snx = tab_summary(VS_SNX_GDA, NULL), sm = tab_summary(VS_SNX_SM, NULL), glob = tab_summary(VS_SNX_GLOBAL, &g);
-    (void)g;
+    summary snx = tab_summary(VS_SNX_GDA), sm = tab_summary(VS_SNX_SM), glob = tab_summary(VS_SNX_GLOBAL);
     ck_assert(snx.prec > sm.prec + 0.05);
     ck_assert(snx.prec > glob.prec + 0.1);
     ck_assert(glob.prec > 0.375 + 0.05);
     ck_assert_float_near(snx.prec, snx.rec, 1e-12); /* k = number of salient majors */
-    vs_snx_expl_free(g);
 }
 END_TEST
 
@@ -454,7 +448,8 @@ START_TEST(test_tab_faithfulness)
 {
     vs_snx_opts o;
     tab_opts(&o);
-    vs_snx_expl *snx = tab_local(VS_SNX_GDA, &o), *all = tab_local(VS_SNX_PICK_ALL, &o);
+    const vs_snx_expl *snx = tab_snx;
+    vs_snx_expl *all = tab_local(VS_SNX_PICK_ALL, &o);
     vs_snx_eval_opts eo, soft;
     tab_eval_opts(&eo);
     soft = eo;
@@ -488,16 +483,13 @@ START_TEST(test_tab_faithfulness)
     free(none);
     free(es);
     free(ea);
-    vs_snx_expl_free(snx);
     vs_snx_expl_free(all);
 }
 END_TEST
 
 START_TEST(test_tab_sensitivity)
 {
-    vs_snx_opts o;
-    tab_opts(&o);
-    vs_snx_expl *e = tab_local(VS_SNX_GDA, &o);
+    const vs_snx_expl *e = tab_snx;
     double levels[4] = {0, 3, 8, (double)tab->dim}, fa[4], cf[4];
     ck_assert_int_eq(vs_snx_sensitivity(&tab_f, tab, e, levels, 4, fa, cf, NULL), VS_OK);
     printf("  sensitivity k = 0, 3, 8, p: FA %.3f %.3f %.3f %.3f CF %.3f %.3f %.3f %.3f\n", fa[0], fa[1], fa[2], fa[3], cf[0], cf[1],
@@ -507,7 +499,6 @@ START_TEST(test_tab_sensitivity)
     ck_assert_float_near(fa[0], cf[3], 1e-6);
     ck_assert(fa[1] < fa[0] && fa[2] < fa[1]);
     ck_assert(cf[1] > cf[0]);
-    vs_snx_expl_free(e);
 }
 END_TEST
 
@@ -528,27 +519,50 @@ START_TEST(test_tab_variants)
             EXPECT(dg->ms[dg->s_off[k] + j] == des->gate[j] * tab->X[dg->s[k] * tab->dim + j]);
     EXPECT_ALL();
     /* every tabular method runs and gives masks in [0, 1]; DES-based ones take the DES masks */
+    vs_pairs sub = *tab_pairs;
+    sub.n = 16;
     for (int m = 0; m < VS_SNX_METHOD_COUNT; m++) {
         if (m == VS_SNX_GNNEXPLAINER || m == VS_SNX_PGEXPLAINER) continue;
         const vs_snx_expl *g = vs_snx_method_global(m) == VS_SNX_DES ? dg : tab_global;
         vs_snx_expl *e = NULL;
         vs_error err;
-        ck_assert_msg(vs_snx_local(&tab_f, tab, tab_pairs, m, g, NULL, &o, &e, &err) == VS_OK, "%s", err.msg);
+        ck_assert_msg(vs_snx_local(&tab_f, tab, &sub, m, g, NULL, &o, &e, &err) == VS_OK, "%s", err.msg);
         ck_assert_msg(masks_in_unit(e), "%s", vs_snx_method_name(m));
         ck_assert_int_eq(e->method, m);
         vs_snx_expl_free(e);
     }
-    /* SNX-inter is the most rigid: its bound min(Ms, Mt) is below Ms, so a(m) stays below a(Ms) too */
-    vs_snx_expl *inter = tab_local(VS_SNX_INTER, &o);
-    vs_snx_eval_opts eo;
-    tab_eval_opts(&eo);
-    vs_snx_eval *ev = evaluate(&tab_f, tab, inter, tab_global, &eo);
-    ck_assert(summarise(ev, inter->n).viol < 0.05);
-    free(ev);
-    vs_snx_expl_free(inter);
+    /* SNX-inter vs SNX-union.  With the paper's eta2 = 1e-3 and unit-length lambda the dual hardly
+     * moves in 150 steps, so dL/dm = dg0/dm + lambda . da/dm does not depend on the bounds: inter,
+     * union and SNX coincide (as their identical columns in Table II).  With a fast dual the bounds
+     * act: inter (min(Ms, Mt)) is the more rigid - fewer violations of a(m) <= a(Ms), higher FA. */
+    double viol[2], fa[2];
+    vs_snx_method iu[2] = {VS_SNX_INTER, VS_SNX_UNION};
+    vs_snx_expl *paper[2];
+    for (int i = 0; i < 2; i++) ck_assert_int_eq(vs_snx_local(&tab_f, tab, &sub, iu[i], tab_global, NULL, &o, &paper[i], NULL), VS_OK);
+    for (int64_t i = 0; i < paper[0]->s_off[sub.n]; i++) EXPECT(fabsf(paper[0]->ms[i] - paper[1]->ms[i]) < 1e-2f);
+    EXPECT_ALL();
+    vs_snx_expl_free(paper[0]);
+    vs_snx_expl_free(paper[1]);
+    vs_snx_opts fast = o;
+    fast.dual = VS_GDA_DUAL_BALL;
+    fast.eta2 = 0.5f;
+    for (int i = 0; i < 2; i++) {
+        vs_snx_expl *e = NULL;
+        ck_assert_int_eq(vs_snx_local(&tab_f, tab, &sub, iu[i], tab_global, NULL, &fast, &e, NULL), VS_OK);
+        vs_snx_eval_opts eo;
+        tab_eval_opts(&eo);
+        vs_snx_eval *ev = evaluate(&tab_f, tab, e, tab_global, &eo);
+        summary su = summarise(ev, e->n);
+        viol[i] = su.viol;
+        fa[i] = su.fa;
+        free(ev);
+        vs_snx_expl_free(e);
+    }
+    printf("  fast dual: violations of a(m) <= a(Ms) inter %.3f union %.3f; FA inter %.3f union %.3f\n", viol[0], viol[1], fa[0], fa[1]);
+    ck_assert(viol[0] < viol[1]);
+    ck_assert(fa[0] > fa[1]);
     /* all in one call */
     vs_snx_expl *e = NULL;
-    vs_pairs sub = *tab_pairs;
     sub.n = 8;
     ck_assert_int_eq(vs_snx_explain(&tab_f, tab, tab_train, n_tab_train, NULL, &sub, VS_SNX_DES_GDA, &o, &e, NULL), VS_OK);
     ck_assert_int_eq(e->n, 8);
@@ -793,6 +807,51 @@ START_TEST(test_graph_baselines)
 }
 END_TEST
 
+/* A graph without edges (an isolated atom) in global masks, local masks and the evaluation. */
+START_TEST(test_graph_edgeless)
+{
+    int64_t rows[3] = {g_test[0], g_test[1], g_test[2]};
+    vs_dataset *d = NULL;
+    ck_assert_int_eq(vs_dataset_subset(gd, rows, 3, &d, NULL), VS_OK);
+    vs_graph *g = &d->graphs[1];
+    free(g->src);
+    free(g->dst);
+    free(g->rev);
+    free(g->edge_truth);
+    g->src = g->dst = g->rev = NULL;
+    g->edge_truth = NULL;
+    g->n_edges = 0;
+    int64_t idx[6] = {0, 1, 1, 2, 2, 0}, label[3] = {0, 0, 1};
+    vs_pairs pairs = {3, idx, label};
+    vs_snx_opts o;
+    vs_snx_opts_init(&o, VS_DATA_GRAPHS);
+    o.global_iters = 20;
+    o.max_iters = 20;
+    o.gnn_iters = 20;
+    vs_snx_expl *glob = NULL;
+    vs_error err;
+    ck_assert_msg(vs_snx_global(&g_f, d, NULL, 0, VS_SNX_GLOBAL, NULL, &o, &glob, &err) == VS_OK, "%s", err.msg);
+    ck_assert_int_eq(glob->s_off[2] - glob->s_off[1], 0);
+    vs_snx_method ms[4] = {VS_SNX_GDA, VS_SNX_KL, VS_SNX_SM, VS_SNX_GNNEXPLAINER};
+    for (int i = 0; i < 4; i++) {
+        vs_snx_expl *e = NULL;
+        ck_assert_msg(vs_snx_local(&g_f, d, &pairs, ms[i], glob, NULL, &o, &e, &err) == VS_OK, "%s: %s", vs_snx_method_name(ms[i]), err.msg);
+        ck_assert_int_eq(e->t_off[1] - e->t_off[0], 0);
+        ck_assert(masks_in_unit(e));
+        vs_snx_eval_opts eo;
+        vs_snx_eval_opts_init(&eo, VS_DATA_GRAPHS);
+        vs_snx_eval *ev = evaluate(&g_f, d, e, glob, &eo);
+        for (int k = 0; k < 3; k++) EXPECT(isfinite(ev[k].fa) && isfinite(ev[k].cf) && ev[k].violated >= 0);
+        EXPECT(isnan(ev[0].precision)); /* the edgeless graph carries no truth */
+        EXPECT_ALL();
+        free(ev);
+        vs_snx_expl_free(e);
+    }
+    vs_snx_expl_free(glob);
+    vs_dataset_free(d);
+}
+END_TEST
+
 /* ---- suite ----------------------------------------------------------------------------------------------- */
 
 static Suite *snx_suite(void)
@@ -818,6 +877,7 @@ static Suite *snx_suite(void)
     tcase_add_test(tg, test_graph_global);
     tcase_add_test(tg, test_graph_local);
     tcase_add_test(tg, test_graph_baselines);
+    tcase_add_test(tg, test_graph_edgeless);
     return s;
 }
 
