@@ -84,11 +84,11 @@ vs_status vs_gda_minimize(const vs_gda_problem *pb, const vs_gda_opts *o, float 
     bool constrained = nc > 0 && o->dual != VS_GDA_DUAL_NONE;
     if (trace) memset(trace, 0, sizeof *trace);
 
-    float *g = malloc((size_t)(nv ? nv : 1) * sizeof *g), *gm = malloc((size_t)(nv ? nv : 1) * sizeof *gm);
+    float *g = malloc((size_t)(nv ? nv : 1) * sizeof *g);
     float *lambda = calloc((size_t)(nc ? nc : 1), sizeof *lambda), *cv = malloc((size_t)(nc ? nc : 1) * sizeof *cv);
     snx_adam adam = {0};
     vs_status st = VS_OK;
-    if (!g || !gm || !lambda || !cv || snx_adam_init(&adam, nv, err) != VS_OK) {
+    if (!g || !lambda || !cv || snx_adam_init(&adam, nv, err) != VS_OK) {
         st = vs_error_set(err, VS_ERR_NOMEM, "gda: out of memory for %lld variables", (long long)nv);
         goto out;
     }
@@ -118,27 +118,23 @@ vs_status vs_gda_minimize(const vs_gda_problem *pb, const vs_gda_opts *o, float 
         vs_scope_begin();
         vs_tensor *th = vs_tensor_from(VS_SHAPE(nv), theta);
         vs_set_requires_grad(th, true);
-        vs_tensor *primal = NULL;
-        vs_tensor *obj = pb->objective(pb->ctx, th, &primal);
-        if (!primal) primal = th;
+        vs_tensor *obj = pb->objective(pb->ctx, th);
         vs_tensor *L = vs_sum(obj, VS_ALL_AXES, false);
         if (dual_on) L = vs_add(L, vs_sum(vs_mul(pb->constraints(pb->ctx, th), vs_tensor_from(VS_SHAPE(nc), lambda)), VS_ALL_AXES, false));
-        vs_tensor *grads[2] = {NULL, NULL};
-        if (!obj || !L || obj->size != B || primal->size != nv ||
-            vs_grad(1, &L, NULL, primal == th ? 1 : 2, (vs_tensor *[]){th, primal}, grads, false) != VS_OK) {
+        vs_tensor *grad = NULL;
+        if (!obj || !L || obj->size != B || vs_grad(1, &L, NULL, 1, &th, &grad, false) != VS_OK) {
             st = vs_error_set(err, VS_ERR_SHAPE, "gda: objective failed at iteration %lld: %s", (long long)it,
                               obj && obj->size != B ? "wrong number of block values" : vs_last_error()->msg);
             vs_scope_end();
             break;
         }
-        memcpy(g, grads[0]->data, (size_t)nv * sizeof *g);
-        memcpy(gm, (grads[1] ? grads[1] : grads[0])->data, (size_t)nv * sizeof *gm);
+        memcpy(g, grad->data, (size_t)nv * sizeof *g);
         int bad = 0;
         for (int64_t i = 0; i < nv; i++) bad |= !isfinite(g[i]);
         if (trace)
             for (int64_t b = 0; b < B; b++) {
                 trace->objective[b * total + it] = obj->data[b];
-                trace->grad_primal[b * total + it] = (float)block_norm(gm, pb->var_off[b], pb->var_off[b + 1]);
+                trace->grad_primal[b * total + it] = (float)block_norm(g, pb->var_off[b], pb->var_off[b + 1]);
             }
         vs_scope_end();
         if (bad) {
@@ -165,7 +161,6 @@ vs_status vs_gda_minimize(const vs_gda_problem *pb, const vs_gda_opts *o, float 
     }
 out:
     free(g);
-    free(gm);
     free(lambda);
     free(cv);
     snx_adam_free(&adam);

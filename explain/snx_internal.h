@@ -96,7 +96,7 @@ typedef struct snx_obj {
 vs_status snx_obj_init(snx_obj *o, const snx_task *t, vs_error *err);
 vs_status snx_obj_adjacent(snx_obj *o, float eps, vs_error *err);
 void snx_obj_free(snx_obj *o);
-vs_tensor *snx_obj_value(void *ctx, vs_tensor *theta, vs_tensor **primal);   /* vs_gda_problem.objective */
+vs_tensor *snx_obj_value(void *ctx, vs_tensor *theta);   /* vs_gda_problem.objective */
 vs_tensor *snx_obj_constraints(void *ctx, vs_tensor *theta);                  /* vs_gda_problem.constraints */
 /* a(M) of constant masks M [n, p] -> out [n, q]. */
 vs_status snx_group_values(const float *M, int64_t n, int64_t p, const vs_feature_group *groups, int64_t q, float *out);

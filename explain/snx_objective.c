@@ -205,13 +205,12 @@ static vs_tensor *aux_of(const snx_obj *o, vs_tensor *theta, vs_tensor *m)
     return snx_group_from_log(vs_log_sigmoid(vs_neg(theta)), 0, o->aux_of_var, o->n_aux);
 }
 
-vs_tensor *snx_obj_value(void *ctx, vs_tensor *theta, vs_tensor **primal)
+vs_tensor *snx_obj_value(void *ctx, vs_tensor *theta)
 {
     const snx_obj *o = ctx;
     const snx_task *t = o->task;
     int64_t B = t->B;
     vs_tensor *m = vs_sigmoid(theta);
-    if (primal) *primal = m;
     vs_tensor *p0 = vs_tensor_from(VS_SHAPE(B), t->p0);
     vs_tensor *obj = vs_snx_faithfulness_loss(p0, snx_task_predict(t, m));
     if (o->gamma != 0 || o->beta != 0) {

@@ -3,7 +3,7 @@
  * edge-weighted message passing and mean readout for graphs, plus their training loops.
  *
  * Training objective: pairs (s, t, y) from vs_pairs_random; loss = BCE(sigmoid(scale * cos(emb s,
- * emb t)), y) with scale = 5 (cosine in [-1, 1] is too flat for a sigmoid otherwise); Adam. */
+ * emb t)), y) with scale = 5 (cosine in [-1, 1] is too flat for a sigmoid otherwise); Adam, lr 0.01. */
 #ifndef VERSUS_TESTS_SNX_MODELS_H
 #define VERSUS_TESTS_SNX_MODELS_H
 
@@ -96,41 +96,12 @@ static void test_mlp_free(test_mlp *m)
     vs_tensor_free(m->b2);
 }
 
-/* Train on random balanced pairs of the given rows; returns the final mean loss. */
-static double test_mlp_train(test_mlp *m, const vs_dataset *d, const int64_t *rows, int64_t n_rows, int steps, int64_t B,
-                             float wd, vs_rng *r)
+/* Embeddings [n, d] of data set rows rows[0..n). */
+static vs_tensor *test_mlp_rows(void *model, const vs_dataset *d, const int64_t *rows, int64_t n)
 {
-    vs_tensor *params[4] = {m->w1, m->b1, m->w2, m->b2};
-    for (int i = 0; i < 4; i++) vs_set_requires_grad(params[i], true);
-    test_adam a;
-    test_adam_init(&a, params, 4);
-    vs_pairs *pairs = NULL;
-    vs_pairs_random(d->y, d->n, d->n_classes, rows, n_rows, steps * B, r, &pairs, NULL);
-    double last = 0;
-    int64_t p = d->dim;
-    float *y = malloc((size_t)B * sizeof *y);
-    for (int it = 0; it < steps && pairs; it++) {
-        vs_scope_begin();
-        vs_tensor *X = vs_tensor_new(VS_SHAPE(2 * B, p));
-        for (int64_t b = 0; b < B; b++) {
-            int64_t k = it * B + b;
-            memcpy(X->data + b * p, d->X + pairs->idx[2 * k] * p, (size_t)p * sizeof(float));
-            memcpy(X->data + (B + b) * p, d->X + pairs->idx[2 * k + 1] * p, (size_t)p * sizeof(float));
-            y[b] = (float)pairs->label[k];
-        }
-        vs_tensor *loss = test_pair_loss(test_mlp_embed(m, X), B, y), *g[4];
-        vs_tensor *l2 = vs_add(vs_sum(vs_mul(m->w1, m->w1), VS_ALL_AXES, false), vs_sum(vs_mul(m->w2, m->w2), VS_ALL_AXES, false));
-        loss = vs_add(loss, vs_mul_scalar(l2, wd));
-        vs_grad(1, &loss, NULL, 4, params, g, false);
-        test_adam_step(&a, g, 0.01f);
-        last = 0.9 * last + 0.1 * vs_item(loss);
-        vs_scope_end();
-    }
-    free(y);
-    vs_pairs_free(pairs);
-    test_adam_free(&a);
-    for (int i = 0; i < 4; i++) vs_set_requires_grad(params[i], false);
-    return last;
+    vs_tensor *X = vs_tensor_new(VS_SHAPE(n, d->dim));
+    for (int64_t k = 0; k < n; k++) memcpy(X->data + k * d->dim, d->X + rows[k] * d->dim, (size_t)d->dim * sizeof(float));
+    return test_mlp_embed(model, X);
 }
 
 /* ---- GCN encoder ------------------------------------------------------------------------------------ */
@@ -191,8 +162,9 @@ static void test_gcn_free(test_gcn *m)
 }
 
 /* Embeddings [G, d] of graphs rows[0..G) as one disjoint union (training batches). */
-static vs_tensor *gcn_embed_batch(test_gcn *m, const vs_dataset *d, const int64_t *rows, int64_t G)
+static vs_tensor *gcn_embed_batch(void *model, const vs_dataset *d, const int64_t *rows, int64_t G)
 {
+    test_gcn *m = model;
     int64_t n = 0, ne = 0;
     for (int64_t k = 0; k < G; k++) {
         n += d->graphs[rows[k]].n_nodes;
@@ -225,18 +197,24 @@ static vs_tensor *gcn_embed_batch(test_gcn *m, const vs_dataset *d, const int64_
     return E;
 }
 
-static double test_gcn_train(test_gcn *m, const vs_dataset *d, const int64_t *rows, int64_t n_rows, int steps, int64_t B,
-                             vs_rng *r)
+/* ---- training ------------------------------------------------------------------------------------ */
+
+typedef vs_tensor *(*test_embed_rows)(void *model, const vs_dataset *d, const int64_t *rows, int64_t n);
+
+/* Adam (lr 0.01) on `steps` batches of B random balanced pairs of the given rows; returns the
+ * running mean of the loss. */
+static double test_train(void *model, test_embed_rows embed, vs_tensor **params, int n_params, const vs_dataset *d,
+                         const int64_t *rows, int64_t n_rows, int steps, int64_t B, vs_rng *r)
 {
-    vs_tensor *params[8] = {m->ws1, m->wn1, m->b1, m->ws2, m->wn2, m->b2, m->wo, m->bo};
-    for (int i = 0; i < 8; i++) vs_set_requires_grad(params[i], true);
+    for (int i = 0; i < n_params; i++) vs_set_requires_grad(params[i], true);
     test_adam a;
-    test_adam_init(&a, params, 8);
+    test_adam_init(&a, params, n_params);
     vs_pairs *pairs = NULL;
     vs_pairs_random(d->y, d->n, d->n_classes, rows, n_rows, steps * B, r, &pairs, NULL);
     double last = 0;
     float *y = malloc((size_t)B * sizeof *y);
     int64_t *batch = malloc((size_t)(2 * B) * sizeof *batch);
+    vs_tensor **g = malloc((size_t)n_params * sizeof *g);
     for (int it = 0; it < steps && pairs; it++) {
         vs_scope_begin();
         for (int64_t b = 0; b < B; b++) {
@@ -245,18 +223,31 @@ static double test_gcn_train(test_gcn *m, const vs_dataset *d, const int64_t *ro
             batch[B + b] = pairs->idx[2 * k + 1];
             y[b] = (float)pairs->label[k];
         }
-        vs_tensor *loss = test_pair_loss(gcn_embed_batch(m, d, batch, 2 * B), B, y), *g[8];
-        vs_grad(1, &loss, NULL, 8, params, g, false);
+        vs_tensor *loss = test_pair_loss(embed(model, d, batch, 2 * B), B, y);
+        vs_grad(1, &loss, NULL, n_params, params, g, false);
         test_adam_step(&a, g, 0.01f);
-        last = 0.9 * last + 0.1 * vs_item(loss);
+        last = it ? 0.9 * last + 0.1 * vs_item(loss) : vs_item(loss);
         vs_scope_end();
     }
+    free(g);
     free(y);
     free(batch);
     vs_pairs_free(pairs);
     test_adam_free(&a);
-    for (int i = 0; i < 8; i++) vs_set_requires_grad(params[i], false);
+    for (int i = 0; i < n_params; i++) vs_set_requires_grad(params[i], false);
     return last;
+}
+
+static double test_mlp_train(test_mlp *m, const vs_dataset *d, const int64_t *rows, int64_t n_rows, int steps, int64_t B, vs_rng *r)
+{
+    vs_tensor *params[4] = {m->w1, m->b1, m->w2, m->b2};
+    return test_train(m, test_mlp_rows, params, 4, d, rows, n_rows, steps, B, r);
+}
+
+static double test_gcn_train(test_gcn *m, const vs_dataset *d, const int64_t *rows, int64_t n_rows, int steps, int64_t B, vs_rng *r)
+{
+    vs_tensor *params[8] = {m->ws1, m->wn1, m->b1, m->ws2, m->wn2, m->b2, m->wo, m->bo};
+    return test_train(m, gcn_embed_batch, params, 8, d, rows, n_rows, steps, B, r);
 }
 
 #endif

@@ -72,10 +72,9 @@ typedef struct toy {
     float c;
 } toy;
 
-static vs_tensor *toy_objective(void *ctx, vs_tensor *th, vs_tensor **primal)
+static vs_tensor *toy_objective(void *ctx, vs_tensor *th)
 {
     toy *t = ctx;
-    (void)primal;
     vs_tensor *d = vs_pow_scalar(vs_add_scalar(th, -2.0f), 2.0f);
     return vs_mul_scalar(vs_sum(vs_reshape(d, VS_SHAPE(2, 2)), VS_AXIS(1), false), t->c);
 }
@@ -354,7 +353,7 @@ static void tab_setup(void)
     vs_rng_seed(&r, 5);
     vs_split_stratified(tab->y, tab->n, tab->n_classes, 0.7, &r, &tab_train, &n_tab_train, &tab_test, &n_tab_test, NULL);
     test_mlp_init(&tab_model, tab->dim, 16, 8, &r);
-    double loss = test_mlp_train(&tab_model, tab, tab_train, n_tab_train, 800, 64, 0.0f, &r);
+    double loss = test_mlp_train(&tab_model, tab, tab_train, n_tab_train, 800, 64, &r);
     tab_f = (vs_siamese){.embed = test_mlp_embed, .ctx = &tab_model};
     tab_pairs = explained_pairs(tab, tab_test, n_tab_test, 30, 21);
     vs_pairs *acc_pairs = explained_pairs(tab, tab_test, n_tab_test, n_tab_test, 22);
@@ -416,7 +415,7 @@ START_TEST(test_tab_constraints)
     /* the shared tabular mask: ms = mt, values in [0, 1] */
     ck_assert(masks_in_unit(e));
     ck_assert_int_eq(memcmp(e->ms, e->mt, (size_t)e->s_off[e->n] * sizeof(float)), 0);
-    /* traces (Figs. 5-6): pre_iters + max_iters per pair; violations and |dL/dm| fall during GDA */
+    /* traces (Figs. 5-6): pre_iters + max_iters per pair; violations and |dL/dtheta| fall during GDA */
     ck_assert_int_eq(e->trace.n_blocks, tab_pairs->n);
     ck_assert_int_eq(e->trace.n_iters, 150);
     double v0 = 0, v1 = 0, g0 = 0, g1 = 0;
@@ -426,7 +425,7 @@ START_TEST(test_tab_constraints)
         g0 += e->trace.grad_primal[b * 150];
         g1 += e->trace.grad_primal[b * 150 + 149];
     }
-    printf("  trace: violated %.3f -> %.3f, |dL/dm| %.4f -> %.4f\n", v0 / e->trace.n_blocks, v1 / e->trace.n_blocks,
+    printf("  trace: violated %.3f -> %.3f, |dL/dtheta| %.4f -> %.4f\n", v0 / e->trace.n_blocks, v1 / e->trace.n_blocks,
            g0 / e->trace.n_blocks, g1 / e->trace.n_blocks);
     ck_assert(v1 < v0);
     ck_assert(g1 < g0);
@@ -760,7 +759,7 @@ START_TEST(test_graph_local)
     ck_assert(s[0].viol < s[1].viol);
     ck_assert(s[0].fa < s[1].fa);
     ck_assert(s[0].rec > s[2].rec + 0.2);
-    /* Fig. 5: |dL/dm| falls over the 400 GDA iterations */
+    /* Fig. 5: |dL/dtheta| falls over the 400 GDA iterations */
     double g0 = 0, g1 = 0;
     int64_t T = snx->trace.n_iters;
     ck_assert_int_eq(T, 400);
@@ -798,6 +797,18 @@ START_TEST(test_graph_baselines)
         free(ev);
         vs_snx_expl_free(e);
     }
+    /* GNNExplainer draws its initial logits from opts.seed: same seed, same masks; another seed, others */
+    vs_pairs two = *g_pairs;
+    two.n = 2;
+    vs_snx_expl *run[3];
+    for (int i = 0; i < 3; i++) {
+        o.seed = i < 2 ? 1 : 2;
+        ck_assert_int_eq(vs_snx_local(&g_f, gd, &two, VS_SNX_GNNEXPLAINER, NULL, NULL, &o, &run[i], NULL), VS_OK);
+    }
+    size_t bytes = (size_t)run[0]->s_off[2] * sizeof(float);
+    ck_assert_int_eq(memcmp(run[0]->ms, run[1]->ms, bytes), 0);
+    ck_assert_int_ne(memcmp(run[0]->ms, run[2]->ms, bytes), 0);
+    for (int i = 0; i < 3; i++) vs_snx_expl_free(run[i]);
     /* graph-only and tabular-only methods are refused on the wrong data */
     vs_snx_expl *e = NULL;
     vs_error err;

@@ -76,14 +76,14 @@ vs_tensor *vs_snx_faithfulness_loss(vs_tensor *p, vs_tensor *p_masked);
 
 /* n_blocks independent problems over one flat variable vector theta; block b owns variables
  * [var_off[b], var_off[b+1]) and constraints [con_off[b], con_off[b+1]).  The objective returns the
- * per-block values g0_b [n_blocks] (they are summed for the step, so blocks must not interact) and
- * may set *primal to the tensor (laid out like theta, e.g. sigmoid(theta)) whose gradient norm the
- * trace reports (NULL: theta).  constraints returns g(theta) [n_constraints], g <= 0 wanted. */
+ * per-block values g0_b [n_blocks] (they are summed for the step, so blocks must not interact);
+ * constraints returns g(theta) [n_constraints], g <= 0 wanted.  For SNX theta holds mask logits
+ * (m = sigmoid(theta)), so theta is the primal variable the descent and the traces refer to. */
 typedef struct vs_gda_problem {
     int64_t n_vars, n_blocks;
     const int64_t *var_off;   /* [n_blocks + 1] */
     const int64_t *con_off;   /* [n_blocks + 1], or NULL when there are no constraints */
-    vs_tensor *(*objective)(void *ctx, vs_tensor *theta, vs_tensor **primal);
+    vs_tensor *(*objective)(void *ctx, vs_tensor *theta);
     vs_tensor *(*constraints)(void *ctx, vs_tensor *theta); /* may be NULL */
     void *ctx;
 } vs_gda_problem;
@@ -107,8 +107,8 @@ typedef struct vs_gda_opts {
 } vs_gda_opts;
 
 /* Per-iteration records, [n_blocks * n_iters] each, block-major (record of block b at iteration i is
- * [b * n_iters + i]): objective g0_b, |dL/d primal_b|, |dL/d lambda_b| = |g_b(theta)| at the latest
- * theta (Fig. 5), and the fraction of block b's constraints violated (Fig. 6). */
+ * [b * n_iters + i]): objective g0_b, |dL/d theta_b| (before the step), |dL/d lambda_b| = |g_b(theta)|
+ * at the latest theta (Fig. 5), and the fraction of block b's constraints violated (Fig. 6). */
 typedef struct vs_snx_trace {
     int64_t n_blocks, n_iters;
     float *objective, *grad_primal, *grad_dual, *violated;
