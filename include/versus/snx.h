@@ -10,7 +10,7 @@
  *     l(f, f') = BCE(p, p') = -(p log p' + (1 - p) log(1 - p')),   p' clamped to [1e-6, 1 - 1e-6]
  * (the soft target p is the unmasked prediction; so l >= H(p), the bound Pick-all reaches).
  *
- * Methods (vs_snx_method; all stage-2 optimisers are one optimiser, vs_gda_minimize, with options):
+ * Methods (vs_snx_method; stage 1 and every optimised stage-2 mask run one optimiser, vs_gda_minimize):
  *   stage 1 (global mask M of one instance x, Eq. 4):  min_M l(f(x,x), f(x, M x)) + gamma |a(M)|_1
  *     tabular: a(M)_i = 1 - prod_j (1 - M_ij) over major feature i's one-hot group, no constraints;
  *     graphs:  a(M) = M, one mask value per undirected edge (both directions share it), and the
@@ -19,14 +19,20 @@
  *     tabular: one shared mask m = ms = mt, constraints a(m)_i - a(Ms)_i <= 0 (Eq. 7, i over majors);
  *     graphs:  m = [ms; mt], constraints ms - Ms <= 0 and mt - Mt <= 0 per edge (Eqs. 7-8).
  *     SNX (GDA, Algorithm 1): pre_iters unconstrained steps, then GDA on the Lagrangian (Eq. 11-12).
- *     SNX-KL (Eq. 9): the constraints become beta KL(a(m) || a(M)) (Bernoulli means), plain descent.
+ *     SNX-KL (Eq. 9): the constraints become beta KL(a(m) || a(M)) (Bernoulli means), plain descent
+ *       over the same pre_iters + max_iters steps.
  *     SNX-UC: no constraints.  SNX-inter / SNX-union (tabular): GDA with min(Ms,Mt) / max(Ms,Mt).
  *     SNX-DES: GDA with the DES mask as Ms.  SNX-global / DES / Pick-all: a global mask used as is.
- *   baselines: SM (|d l_SN / d xs|), GNNExplainer (per pair), PGExplainer (shared edge-mask MLP).
+ *   baselines: SM (|d l_SN / d xs|, l_SN = BCE(y_st, (1 + cos) / 2), scaled to max 1 per pair),
+ *     GNNExplainer (per pair), PGExplainer (shared edge-mask MLP).
  *
  * Step rule.  Eq. 12 writes plain gradient steps; with gamma = 1e-3 and 50-100 steps of 0.1 a plain
  * step barely moves sigmoid logits (gradients ~1e-3), so the default primal step is Adam with the
  * same step size (as PyTorch mask explainers do); VS_GDA_SGD gives the literal Eq. 12.
+ * Dual.  With eta2 = 1e-3 and lambda rescaled to unit length the multipliers hardly move in 100-400
+ * steps, so the primal step lambda . da/dm hardly depends on the bounds a(M): SNX, SNX-inter,
+ * SNX-union and SNX-DES then nearly coincide (as their columns in Table II do).  VS_GDA_DUAL_BALL
+ * with a larger eta2 makes the bounds bite.
  *
  * Ownership: result objects (vs_snx_expl, vs_snx_des, vs_snx_pg) are allocated by the library and
  * freed with their _free function; every input (model, data set, pairs, masks) stays the caller's.
