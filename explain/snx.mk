@@ -1,1 +1,12 @@
 # explain/snx.mk: SNX and its baselines (Siamese network explanations).
+versusinclude_HEADERS += include/versus/snx.h
+noinst_HEADERS += explain/snx_internal.h
+libversus_la_SOURCES += explain/snx_task.c explain/snx_objective.c explain/snx_gda.c explain/snx_explain.c \
+	explain/snx_des.c explain/snx_pg.c explain/snx_eval.c explain/snx_stats.c
+if HAVE_CHECK
+check_PROGRAMS += tests/test_snx
+TESTS += tests/test_snx
+tests_test_snx_SOURCES = tests/test_snx.c tests/snx_models.h
+tests_test_snx_CFLAGS = $(TEST_CFLAGS)
+tests_test_snx_LDADD = $(TEST_LIBS)
+endif

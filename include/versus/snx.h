@@ -1,0 +1,308 @@
+/* versus/snx.h - SNX: explaining Siamese networks with self-learned global invariants
+ * (Siamese Network eXplainer; two-stage masks, gradient descent-ascent), and its baselines.
+ *
+ * The explained model is a Siamese network f(xs, xt) = cos(emb(xs), emb(xt)) on tabular rows
+ * (one-hot minor features grouped into major features) or graphs (edges masked by weights).
+ * A mask m in [0,1] multiplies the input: tabular m (x) x, graphs edge weights.  Masks are always
+ * sigmoid outputs of free logits (the paper's footnote 3).
+ *
+ * Faithfulness loss (Eq. 1): a similarity is mapped to a probability p = (1 + cos) / 2 and
+ *     l(f, f') = BCE(p, p') = -(p log p' + (1 - p) log(1 - p')),   p' clamped to [1e-6, 1 - 1e-6]
+ * (the soft target p is the unmasked prediction; so l >= H(p), the bound Pick-all reaches).
+ *
+ * Methods (vs_snx_method; stage 1 and every optimised stage-2 mask run one optimiser, vs_gda_minimize):
+ *   stage 1 (global mask M of one instance x, Eq. 4):  min_M l(f(x,x), f(x, M x)) + gamma |a(M)|_1
+ *     tabular: a(M)_i = 1 - prod_j (1 - M_ij) over major feature i's one-hot group, no constraints;
+ *     graphs:  a(M) = M, one mask value per undirected edge (both directions share it), and the
+ *              adjacency constraints of Eq. 10, |M_j - M_k| - eps <= 0 for edges sharing a node, by GDA.
+ *   stage 2 (local masks of a pair, Eq. 6):  min l(f(xs,xt), f(ms xs, mt xt)) + gamma (|a(ms)| + |a(mt)|)
+ *     tabular: one shared mask m = ms = mt, constraints a(m)_i - a(Ms)_i <= 0 (Eq. 7, i over majors);
+ *     graphs:  m = [ms; mt], constraints ms - Ms <= 0 and mt - Mt <= 0 per edge (Eqs. 7-8).
+ *     SNX (GDA, Algorithm 1): pre_iters unconstrained steps, then GDA on the Lagrangian (Eq. 11-12).
+ *     SNX-KL (Eq. 9): the constraints become beta KL(a(m) || a(M)) (Bernoulli means), plain descent
+ *       over the same pre_iters + max_iters steps.
+ *     SNX-UC: no constraints.  SNX-inter / SNX-union (tabular): GDA with min(Ms,Mt) / max(Ms,Mt).
+ *     SNX-DES: GDA with the DES mask as Ms.  SNX-global / DES / Pick-all: a global mask used as is.
+ *   baselines: SM (|d l_SN / d xs|, l_SN = BCE(y_st, (1 + cos) / 2), scaled to max 1 per pair),
+ *     GNNExplainer (per pair), PGExplainer (shared edge-mask MLP).
+ *
+ * Step rule.  Eq. 12 writes plain gradient steps; with gamma = 1e-3 and 50-100 steps of 0.1 a plain
+ * step barely moves sigmoid logits (gradients ~1e-3), so the default primal step is Adam with the
+ * same step size (as PyTorch mask explainers do); VS_GDA_SGD gives the literal Eq. 12.
+ * Dual.  With eta2 = 1e-3 and lambda rescaled to unit length the multipliers hardly move in 100-400
+ * steps, so the primal step lambda . da/dm hardly depends on the bounds a(M): SNX, SNX-inter,
+ * SNX-union and SNX-DES then nearly coincide (as their columns in Table II do).  VS_GDA_DUAL_BALL
+ * with a larger eta2 makes the bounds bite.
+ *
+ * Ownership: result objects (vs_snx_expl, vs_snx_des, vs_snx_pg) are allocated by the library and
+ * freed with their _free function; every input (model, data set, pairs, masks) stays the caller's.
+ * Functions open their own tensor scope and leave no tensors behind.  Determinism: all randomness
+ * comes from opts.seed. */
+#ifndef VERSUS_SNX_H
+#define VERSUS_SNX_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "versus/dataset.h"
+#include "versus/error.h"
+#include "versus/pairs.h"
+#include "versus/tensor.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ---- the explained model ---------------------------------------------------------------------- */
+
+/* f(xs, xt) = cos(emb(xs), emb(xt)).  Embeddings must be differentiable ops of their inputs (eval
+ * mode, rows not mixed).  Tabular methods need embed; graph methods embed_graph; PGExplainer also
+ * uses embed_nodes when given (else the node features x are the node embeddings). */
+typedef struct vs_siamese {
+    /* embeddings [N, d] of rows x [N, p] (tabular) */
+    vs_tensor *(*embed)(void *ctx, vs_tensor *x);
+    /* embedding [1, d] of one graph with node features g->x and per-edge weights w [n_edges] that
+     * gradients flow into (NULL = all ones) */
+    vs_tensor *(*embed_graph)(void *ctx, const vs_graph *g, vs_tensor *edge_weight);
+    /* optional: node embeddings [n_nodes, d'] of one graph with edge weights as above */
+    vs_tensor *(*embed_nodes)(void *ctx, const vs_graph *g, vs_tensor *edge_weight);
+    void *ctx;
+} vs_siamese;
+
+/* ---- building blocks (differentiable) --------------------------------------------------------- */
+
+/* a(M)_i = 1 - prod_{j in group i} (1 - M_j); m [..., p] -> [..., q] for the q groups over p columns. */
+vs_tensor *vs_snx_group_importance(vs_tensor *m, const vs_feature_group *groups, int64_t q);
+/* KL(n || N) = n ln(n/N) + (1-n) ln((1-n)/(1-N)) elementwise, Bernoulli means (both clamped to [1e-6, 1-1e-6]). */
+vs_tensor *vs_snx_bernoulli_kl(vs_tensor *n, vs_tensor *N);
+/* l = -(p ln p' + (1-p) ln(1-p')) elementwise, p' clamped to [1e-6, 1-1e-6]; p constant. */
+vs_tensor *vs_snx_faithfulness_loss(vs_tensor *p, vs_tensor *p_masked);
+
+/* ---- gradient descent-ascent (Eqs. 11-12), the one mask optimiser ---------------------------- */
+
+/* n_blocks independent problems over one flat variable vector theta; block b owns variables
+ * [var_off[b], var_off[b+1]) and constraints [con_off[b], con_off[b+1]).  The objective returns the
+ * per-block values g0_b [n_blocks] (they are summed for the step, so blocks must not interact);
+ * constraints returns g(theta) [n_constraints], g <= 0 wanted.  For SNX theta holds mask logits
+ * (m = sigmoid(theta)), so theta is the primal variable the descent and the traces refer to. */
+typedef struct vs_gda_problem {
+    int64_t n_vars, n_blocks;
+    const int64_t *var_off;   /* [n_blocks + 1] */
+    const int64_t *con_off;   /* [n_blocks + 1], or NULL when there are no constraints */
+    vs_tensor *(*objective)(void *ctx, vs_tensor *theta);
+    vs_tensor *(*constraints)(void *ctx, vs_tensor *theta); /* may be NULL */
+    void *ctx;
+} vs_gda_problem;
+
+typedef enum vs_gda_step { VS_GDA_ADAM = 0, VS_GDA_SGD = 1 } vs_gda_step;
+
+typedef enum vs_gda_dual {
+    VS_GDA_DUAL_NONE = 0,  /* constraints ignored (evaluated for the trace only) */
+    VS_GDA_DUAL_UNIT = 1,  /* paper: lambda >= 0 rescaled to unit length per block after each ascent */
+    VS_GDA_DUAL_BALL = 2   /* lambda >= 0 projected onto the ball |lambda| <= radius (Lin et al. 2020) */
+} vs_gda_dual;
+
+typedef struct vs_gda_opts {
+    int pre_iters;          /* unconstrained steps first (Algorithm 1, line 7) */
+    int iters;              /* GDA steps after that */
+    float eta1, eta2;       /* primal / dual step sizes (Eq. 12) */
+    vs_gda_step step;
+    vs_gda_dual dual;
+    float radius;           /* VS_GDA_DUAL_BALL */
+    float violation_tol;    /* g_i > tol counts as violated in the trace */
+} vs_gda_opts;
+
+/* Per-iteration records, [n_blocks * n_iters] each, block-major (record of block b at iteration i is
+ * [b * n_iters + i]): objective g0_b, |dL/d theta_b| (before the step), |dL/d lambda_b| = |g_b(theta)|
+ * at the latest theta (Fig. 5), and the fraction of block b's constraints violated (Fig. 6). */
+typedef struct vs_snx_trace {
+    int64_t n_blocks, n_iters;
+    float *objective, *grad_primal, *grad_dual, *violated;
+} vs_snx_trace;
+
+void vs_gda_opts_init(vs_gda_opts *o);  /* paper: eta1 0.1, eta2 1e-3, Adam, unit lambda, 100 iters */
+/* Minimise sum_b g0_b(theta) s.t. g(theta) <= 0: lambda_b = 1/c_b, then per iteration
+ *   theta <- step(theta, dL/dtheta),  L = g0 + lambda . g   (lambda = 0 during pre_iters)
+ *   lambda <- proj(lambda + eta2 g(theta_new)).
+ * theta [n_vars] holds the start and receives the result.  trace may be NULL; else it is filled
+ * with new arrays (free with vs_snx_trace_clear). */
+vs_status vs_gda_minimize(const vs_gda_problem *pb, const vs_gda_opts *o, float *theta, vs_snx_trace *trace, vs_error *err);
+void vs_snx_trace_clear(vs_snx_trace *t);  /* free the arrays, zero the struct */
+
+/* ---- methods and options ---------------------------------------------------------------------- */
+
+typedef enum vs_snx_method {
+    VS_SNX_PICK_ALL = 0,     /* all-ones mask */
+    VS_SNX_DES,              /* DES unsupervised feature selection, the query's mask (tabular) */
+    VS_SNX_GLOBAL,           /* SNX-global: the stage-1 mask used as the local mask */
+    VS_SNX_SM,               /* saliency map |d l_SN / d xs| (graphs: d / d edge weights of both) */
+    VS_SNX_UC,               /* SNX-UC: Eq. 6 without constraints */
+    VS_SNX_KL,               /* SNX-KL: Eq. 9 */
+    VS_SNX_DES_GDA,          /* SNX-DES: GDA with DES global masks (tabular) */
+    VS_SNX_INTER,            /* SNX-inter: GDA with min(Ms, Mt) (tabular) */
+    VS_SNX_UNION,            /* SNX-union: GDA with max(Ms, Mt) (tabular) */
+    VS_SNX_GDA,              /* SNX: Algorithm 1 */
+    VS_SNX_GNNEXPLAINER,     /* GNNExplainer per pair (graphs) */
+    VS_SNX_PGEXPLAINER,      /* PGExplainer, generator trained on training pairs (graphs) */
+    VS_SNX_METHOD_COUNT
+} vs_snx_method;
+
+const char *vs_snx_method_name(vs_snx_method m);    /* "snx", "snx-kl", "gnnexplainer", ... */
+int vs_snx_method_from_name(const char *name);      /* -1 when unknown */
+/* The global masks a local method reads: VS_SNX_GLOBAL, VS_SNX_DES, or -1 (none). */
+int vs_snx_method_global(vs_snx_method m);
+
+typedef struct vs_snx_opts {
+    /* stage 1, Eq. 4 */
+    float gamma_global;     /* tabular 1e-3; graphs 0.1 (Molecule; BP 1e-4) */
+    float lr_global;        /* 0.1 */
+    int global_iters;       /* tabular 50, graphs 200 */
+    float eps_adjacent;     /* Eq. 10 epsilon; not given in the paper: 0.1 */
+    /* stage 2, Eqs. 6-9 */
+    float gamma_local;      /* as gamma_global */
+    float eta1, eta2;       /* 0.1, 1e-3 (Eq. 12) */
+    float beta;             /* SNX-KL: 1 */
+    int pre_iters;          /* tabular 50, graphs 0 */
+    int max_iters;          /* tabular 100, graphs 400 */
+    vs_gda_step step;       /* VS_GDA_ADAM */
+    vs_gda_dual dual;       /* VS_GDA_DUAL_UNIT */
+    float dual_radius;      /* for VS_GDA_DUAL_BALL: 10 */
+    float init_logit;       /* starting logit of every SNX mask entry: 0 (m = 0.5) */
+    float violation_tol;    /* 1e-3 */
+    int batch;              /* problems optimised together (tabular rows per forward): 64 */
+    bool trace;             /* keep GDA traces in the result */
+    /* GNNExplainer (Ying et al. 2019, PyG defaults) */
+    int gnn_iters;          /* 100 */
+    float gnn_lr;           /* 0.01 */
+    float gnn_size;         /* edge size coefficient 0.005 (sum of the mask) */
+    float gnn_ent;          /* edge entropy coefficient 1.0 (mean entropy) */
+    /* PGExplainer (Luo et al. 2020, PyG defaults) */
+    int pg_epochs;          /* 30 */
+    float pg_lr;            /* 0.003 */
+    float pg_size, pg_ent;  /* 0.05, 1.0 */
+    float pg_t0, pg_t1;     /* concrete temperature annealed from 5 to 2 */
+    int pg_hidden;          /* 64 */
+    int pg_batch;           /* pairs per step: 16 */
+    /* DES */
+    int des_knn;            /* neighbours for pseudo-labels: 5 */
+    int des_pool;           /* at most this many training rows take part: 2000 */
+    int des_iters;          /* 300 */
+    float des_lr;           /* 0.05 */
+    float des_l1;           /* sparsity weight on the mean gate: 0.05 */
+    uint64_t seed;          /* 1 */
+} vs_snx_opts;
+
+/* Section IV-H defaults for tabular data (VS_DATA_TABULAR) or graphs (VS_DATA_GRAPHS). */
+void vs_snx_opts_init(vs_snx_opts *o, vs_data_kind kind);
+
+/* ---- explanations ------------------------------------------------------------------------------ */
+
+/* Masks from one method.  Global: n rows, item k explains row s[k] (t[k] = s[k]) with mask ms.
+ * Local: n pairs (s[k], t[k]) with masks ms over x_s and mt over x_t (tabular: the same values).
+ * Mask k over x_s is ms[s_off[k] .. s_off[k+1]): tabular p values (minor features); graphs one
+ * value per directed edge (equal on an edge and its reverse).  mt/t_off are NULL for global masks. */
+typedef struct vs_snx_expl {
+    vs_snx_method method;
+    bool global;
+    int64_t n;
+    int64_t *s, *t;
+    int64_t *s_off, *t_off;
+    float *ms, *mt;
+    vs_snx_trace trace;     /* filled by GDA-based methods when opts.trace, else zeros */
+} vs_snx_expl;
+
+void vs_snx_expl_free(vs_snx_expl *e);   /* NULL is fine */
+/* Index k of the item explaining data set row `row` in a global explanation, or -1. */
+int64_t vs_snx_expl_find(const vs_snx_expl *e, int64_t row);
+
+/* DES-style unsupervised feature selection (the paper's baseline [47], simplified): pseudo-labels
+ * from kNN over training rows (j among i's des_knn nearest: 1, des_knn random others: 0), a gate
+ * g = sigmoid(u) in [0,1]^p learned so that sigmoid(b - softplus(a) sum_f g_f (x_if - x_jf)^2)
+ * predicts them, with des_l1 * mean(g) for sparsity.  The mask of row r is g (x) x_r. */
+typedef struct vs_snx_des {
+    int64_t p;
+    float *gate;            /* [p] */
+} vs_snx_des;
+vs_status vs_snx_des_fit(const vs_dataset *d, const int64_t *rows, int64_t n_rows, const vs_snx_opts *o, vs_snx_des **out,
+                         vs_error *err);
+void vs_snx_des_free(vs_snx_des *des);
+
+/* PGExplainer: an MLP [h_u; h_v] -> hidden (ReLU) -> logit, shared by all graphs, symmetrised over
+ * an edge and its reverse; trained on training pairs with concrete (Gumbel-sigmoid) samples,
+ * loss = faithfulness + pg_size sum(m) + pg_ent mean H(m), Adam. */
+typedef struct vs_snx_pg vs_snx_pg;
+vs_status vs_snx_pg_train(const vs_siamese *f, const vs_dataset *d, const vs_pairs *train, const vs_snx_opts *o, vs_snx_pg **out,
+                          vs_error *err);
+void vs_snx_pg_free(vs_snx_pg *pg);
+
+/* Stage 1: global masks of rows[0..n_rows) (NULL: every row) by VS_SNX_GLOBAL (Eq. 4),
+ * VS_SNX_DES (des required) or VS_SNX_PICK_ALL. */
+vs_status vs_snx_global(const vs_siamese *f, const vs_dataset *d, const int64_t *rows, int64_t n_rows, vs_snx_method method,
+                        const vs_snx_des *des, const vs_snx_opts *o, vs_snx_expl **out, vs_error *err);
+
+/* Stage 2: local masks of every pair by any method.  global: masks of every row the pairs use, as
+ * vs_snx_method_global(method) says (SNX-global masks, or DES masks for VS_SNX_DES and
+ * VS_SNX_DES_GDA; or any masks given as domain knowledge); NULL when the method needs none.  pg: a
+ * trained generator for VS_SNX_PGEXPLAINER.  SM needs pair labels (pairs->label). */
+vs_status vs_snx_local(const vs_siamese *f, const vs_dataset *d, const vs_pairs *pairs, vs_snx_method method,
+                       const vs_snx_expl *global, const vs_snx_pg *pg, const vs_snx_opts *o, vs_snx_expl **out,
+                       vs_error *err);
+
+/* Everything a method needs, in one call: DES fitted on train_rows, PGExplainer trained on
+ * train_pairs, SNX-global masks of the rows of test_pairs; then the local masks of test_pairs. */
+vs_status vs_snx_explain(const vs_siamese *f, const vs_dataset *d, const int64_t *train_rows, int64_t n_train,
+                         const vs_pairs *train_pairs, const vs_pairs *test_pairs, vs_snx_method method, const vs_snx_opts *o,
+                         vs_snx_expl **out, vs_error *err);
+
+/* ---- evaluation (Section IV-A) ----------------------------------------------------------------- */
+
+typedef struct vs_snx_eval_opts {
+    bool select;            /* true: evaluate binary top selections; false: the soft masks as they are */
+    int64_t top_k;          /* tabular: minor features selected (10) */
+    double top_frac;        /* graphs: fraction of (undirected) edges selected (0.75) */
+    int64_t truth_k;        /* precision/recall@k against planted truth; 0: k = number of true items */
+    float violation_tol;    /* a(m)_i - a(M)_i > tol counts as violated (1e-3) */
+} vs_snx_eval_opts;
+void vs_snx_eval_opts_init(vs_snx_eval_opts *o, vs_data_kind kind);
+
+/* Scores of one explained item (NAN where not applicable). */
+typedef struct vs_snx_eval {
+    double fa;              /* Eq. 1: l(f(xs,xt), f(S(ms) xs, S(mt) xt)); global: l(f(x,x), f(x, S(M) x)) */
+    double cf;              /* Eq. 2: the same with 1 - S(m) */
+    double conformity;      /* Jaccard(a(S(M)), a(S(m))): majors (tabular) / edges, mean of s and t (graphs) */
+    int64_t violated;       /* constraints a(m)_i - a(M)_i > tol on the raw masks (Eqs. 7-8); -1 without M */
+    int64_t n_constraints;
+    double precision, recall; /* @k against group_truth (majors ranked by a(m (x) x_s)) or edge_truth
+                                 (undirected edges of both graphs ranked by mask); NAN without truth */
+} vs_snx_eval;
+
+/* Evaluate every item of e; global (may be NULL) gives the global masks for conformity and
+ * violations of local masks.  out[e->n]. */
+vs_status vs_snx_evaluate(const vs_siamese *f, const vs_dataset *d, const vs_snx_expl *e, const vs_snx_expl *global,
+                          const vs_snx_eval_opts *o, vs_snx_eval *out, vs_error *err);
+/* Fig. 7: mean FA and CF over the items for each selection level (tabular: k = levels[i] minor
+ * features; graphs: fraction levels[i] of edges).  fa[n_levels], cf[n_levels]. */
+vs_status vs_snx_sensitivity(const vs_siamese *f, const vs_dataset *d, const vs_snx_expl *e, const double *levels, int n_levels,
+                             double *fa, double *cf, vs_error *err);
+
+/* sel[i] = 1 for the k largest v (ties: lower index first), else 0; k clamped to [0, n]. */
+void vs_snx_topk(const float *v, int64_t n, int64_t k, uint8_t *sel);
+/* Precision and recall of the k highest scores against truth[n] (k <= 0: k = number of true items);
+ * NAN when there is no true item. */
+void vs_snx_precision_recall(const float *score, const uint8_t *truth, int64_t n, int64_t k, double *precision, double *recall);
+
+/* ---- statistics --------------------------------------------------------------------------------- */
+
+/* Mean and sample standard deviation (n - 1) of the finite values of x; count returned (NAN if none). */
+int64_t vs_mean_std(const double *x, int64_t n, double *mean, double *std);
+/* Regularised incomplete beta I_x(a, b), a, b > 0, x in [0, 1] (continued fraction, Lentz). */
+double vs_incomplete_beta(double a, double b, double x);
+/* Welch's unequal-variance t-test of the finite values of a and b: t, Welch-Satterthwaite df and the
+ * two-sided p = I_{df/(df+t^2)}(df/2, 1/2).  VS_ERR_ARG with fewer than 2 values per side. */
+vs_status vs_welch_t_test(const double *a, int64_t na, const double *b, int64_t nb, double *t, double *df, double *p,
+                          vs_error *err);
+
+#ifdef __cplusplus
+}
+#endif
+#endif
