@@ -2,7 +2,7 @@
 versusinclude_HEADERS += include/versus/snx.h
 noinst_HEADERS += explain/snx_internal.h
 libversus_la_SOURCES += explain/snx_task.c explain/snx_objective.c explain/snx_gda.c explain/snx_explain.c \
-	explain/snx_des.c explain/snx_pg.c explain/snx_eval.c explain/snx_stats.c
+	explain/snx_des.c explain/snx_pg.c explain/snx_eval.c explain/snx_stats.c explain/snx_module.c
 if HAVE_CHECK
 check_PROGRAMS += tests/test_snx
 TESTS += tests/test_snx

@@ -159,6 +159,55 @@ START_TEST(test_baselines)
 }
 END_TEST
 
+/* The SNX adapter of nn Siamese modules: rows, one graph with edge weights, node embeddings. */
+START_TEST(test_snx_adapter)
+{
+    vs_rng r;
+    vs_rng_seed(&r, 9);
+    vs_error err;
+    vs_synth_graph_opts go;
+    vs_synth_graph_defaults(&go);
+    go.n = 4;
+    vs_dataset *d = NULL;
+    ck_assert_int_eq(vs_synth_graphs(&go, &d, &err), VS_OK);
+    vs_module *m = vs_arch_siamese_gnn(VS_MODULE_GCN_CONV, d->n_node_features, 8, 2, 4, &r, &err);
+    ck_assert_msg(m != NULL, "%s", err.msg);
+    vs_siamese_module sm = {m, d->n_node_features};
+    vs_siamese f = vs_siamese_from_module(&sm);
+    vs_scope_begin();
+    const vs_graph *g = &d->graphs[0];
+    vs_tensor *e1 = f.embed_graph(f.ctx, g, NULL);
+    ck_assert_msg(e1 != NULL, "%s", vs_last_error()->msg);
+    ck_assert_int_eq(e1->shape[0], 1);
+    vs_tensor *w = vs_tensor_full(VS_SHAPE(g->n_edges), 1.0f);
+    vs_set_requires_grad(w, true);
+    vs_tensor *e2 = f.embed_graph(f.ctx, g, w);
+    for (int64_t i = 0; i < e1->size; i++) ck_assert_float_near(e1->data[i], e2->data[i], 1e-6); /* weight 1 = no weights */
+    vs_tensor *gw;
+    ck_assert_int_eq(vs_grad(1, &e2, (vs_tensor *const[]){vs_ones_like(e2)}, 1, &w, &gw, false), VS_OK);
+    double gn = 0;
+    for (int64_t i = 0; i < gw->size; i++) gn += fabs(gw->data[i]);
+    ck_assert(gn > 0); /* gradients reach the edge weights */
+    vs_tensor *nodes = f.embed_nodes(f.ctx, g, NULL);
+    ck_assert_msg(nodes != NULL, "%s", vs_last_error()->msg);
+    ck_assert_int_eq(nodes->shape[0], g->n_nodes);
+    vs_scope_end();
+    vs_module_free(m);
+    vs_dataset_free(d);
+    /* tabular rows */
+    vs_module *mlp = vs_arch_siamese_mlp(6, 8, 4, &r, &err);
+    vs_siamese_module sm2 = {mlp, 0};
+    vs_siamese f2 = vs_siamese_from_module(&sm2);
+    vs_scope_begin();
+    vs_tensor *x = vs_tensor_rand(VS_SHAPE(3, 6), &r, 0, 1);
+    vs_tensor *e = f2.embed(f2.ctx, x);
+    ck_assert_int_eq(e->shape[0], 3);
+    ck_assert_int_eq(e->shape[1], 4);
+    vs_scope_end();
+    vs_module_free(mlp);
+}
+END_TEST
+
 static Suite *explain_module_suite(void)
 {
     Suite *s = suite_create("explain_module");
@@ -166,6 +215,7 @@ static Suite *explain_module_suite(void)
     tcase_add_test(tc, test_ganmex_classifier_axioms);
     tcase_add_test(tc, test_siamese_reference);
     tcase_add_test(tc, test_baselines);
+    tcase_add_test(tc, test_snx_adapter);
     return s;
 }
 

@@ -69,6 +69,16 @@ typedef struct vs_siamese {
     void *ctx;
 } vs_siamese;
 
+/* The vs_siamese of a Siamese nn module (vs_siamese_new / model.json "siamese"): embed runs the
+ * encoder on rows, embed_graph on one graph with its edge weights, embed_nodes the encoder up to
+ * its readout.  Graphs need the data set's n_node_features.  The struct and the module stay the
+ * caller's (they must outlive the vs_siamese); the module is put in evaluation mode. */
+typedef struct vs_siamese_module {
+    struct vs_module *module;
+    int64_t n_node_features;
+} vs_siamese_module;
+vs_siamese vs_siamese_from_module(vs_siamese_module *sm);
+
 /* ---- building blocks (differentiable) --------------------------------------------------------- */
 
 /* a(M)_i = 1 - prod_{j in group i} (1 - M_j); m [..., p] -> [..., q] for the q groups over p columns. */
