@@ -3,7 +3,4 @@ libversus_la_SOURCES += autograd/ops_conv.c autograd/ops_pool.c
 if HAVE_CHECK
 check_PROGRAMS += tests/test_conv
 TESTS += tests/test_conv
-tests_test_conv_SOURCES = tests/test_conv.c tests/gradcheck.h
-tests_test_conv_CFLAGS = $(TEST_CFLAGS)
-tests_test_conv_LDADD = $(TEST_LIBS)
 endif

@@ -7,10 +7,4 @@ libversus_la_SOURCES += autograd/threadpool.c autograd/isa.c autograd/gemm.c aut
 if HAVE_CHECK
 check_PROGRAMS += tests/test_gemm tests/test_threads
 TESTS += tests/test_gemm tests/test_threads
-tests_test_gemm_SOURCES = tests/test_gemm.c
-tests_test_gemm_CFLAGS = $(TEST_CFLAGS)
-tests_test_gemm_LDADD = $(TEST_LIBS)
-tests_test_threads_SOURCES = tests/test_threads.c
-tests_test_threads_CFLAGS = $(TEST_CFLAGS)
-tests_test_threads_LDADD = $(TEST_LIBS)
 endif

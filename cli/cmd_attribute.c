@@ -72,22 +72,6 @@ typedef struct attr_cli {
     int baseline_kind; /* -1: a file */
 } attr_cli;
 
-/* The predicted class of row r (argmax of the logits), or -1 for single-score models. */
-static int64_t predicted(attr_cli *c, vs_tensor *row)
-{
-    bool prev = vs_set_grad_enabled(false);
-    vs_scope_begin();
-    vs_tensor *out = c->fn.forward(c->fn.ctx, row);
-    int64_t best = -1;
-    if (out && out->ndim == 2 && out->shape[1] > 1) {
-        best = 0;
-        for (int64_t k = 1; k < out->shape[1]; k++)
-            if (out->data[k] > out->data[best]) best = k;
-    }
-    vs_scope_end();
-    vs_set_grad_enabled(prev);
-    return best;
-}
 
 static int run_attribute(int argc, char **argv)
 {
@@ -197,7 +181,7 @@ static int run_attribute(int argc, char **argv)
         vs_scope_begin();
         vs_tensor *row = vs_tensor_from(nd, row_shape, c.x->data + i * dim);
         vs_attr_opts ro = o;
-        ro.target = target >= 0 ? target : predicted(&c, row);
+        ro.target = target >= 0 ? target : vs_predicted_class(&c.fn, row);
         /* the baseline of this row */
         vs_tensor *b = vs_tensor_new(nd, row_shape);
         if (c.baseline_file)

@@ -35,19 +35,6 @@ typedef struct eval_ctx {
     vs_tensor *x, *attr, *reference, *replace;
 } eval_ctx;
 
-static int64_t predicted(eval_ctx *c, vs_tensor *row)
-{
-    bool prev = vs_set_grad_enabled(false);
-    vs_scope_begin();
-    vs_tensor *out = c->fn.forward(c->fn.ctx, row);
-    int64_t best = 0;
-    if (out && out->ndim == 2)
-        for (int64_t k = 1; k < out->shape[1]; k++)
-            if (out->data[k] > out->data[best]) best = k;
-    vs_scope_end();
-    vs_set_grad_enabled(prev);
-    return best;
-}
 
 static void stats(const double *v, int64_t n, double *mean, double *sd)
 {
@@ -178,7 +165,7 @@ static int run_evaluate(int argc, char **argv)
         vs_tensor *zeros = zero_replace ? vs_tensor_zeros(nd, row_shape) : NULL;
         vs_perturb_opts po;
         vs_perturb_opts_init(&po);
-        po.target = c.model->kind == VS_MODULE_SIAMESE ? 0 : target >= 0 ? target : predicted(&c, row);
+        po.target = c.model->kind == VS_MODULE_SIAMESE ? 0 : target >= 0 ? target : vs_predicted_class(&c.fn, row);
         po.contrast = contrast;
         po.per_step = per_step;
         po.replace = zero_replace ? zeros : c.replace;

@@ -5,15 +5,6 @@ libversus_la_SOURCES += datasets/inflate.c datasets/idx.c datasets/tu.c
 if HAVE_CHECK
 check_PROGRAMS += tests/test_inflate tests/test_idx tests/test_tu
 TESTS += tests/test_inflate tests/test_idx tests/test_tu
-tests_test_inflate_SOURCES = tests/test_inflate.c
-tests_test_inflate_CFLAGS = $(TEST_CFLAGS)
-tests_test_inflate_LDADD = $(TEST_LIBS)
-tests_test_idx_SOURCES = tests/test_idx.c
-tests_test_idx_CFLAGS = $(TEST_CFLAGS)
-tests_test_idx_LDADD = $(TEST_LIBS)
-tests_test_tu_SOURCES = tests/test_tu.c
-tests_test_tu_CFLAGS = $(TEST_CFLAGS)
-tests_test_tu_LDADD = $(TEST_LIBS)
 endif
 
 # ---- fuzzing (variables and the fuzz / fuzz-run rules are in Makefile.am) ----

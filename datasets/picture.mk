@@ -8,13 +8,4 @@ libversus_la_SOURCES += datasets/write_atomic.c datasets/image.c datasets/font.c
 if HAVE_CHECK
 check_PROGRAMS += tests/test_png tests/test_plot tests/test_slic
 TESTS += tests/test_png tests/test_plot tests/test_slic
-tests_test_png_SOURCES = tests/test_png.c
-tests_test_png_CFLAGS = $(TEST_CFLAGS)
-tests_test_png_LDADD = $(TEST_LIBS)
-tests_test_plot_SOURCES = tests/test_plot.c
-tests_test_plot_CFLAGS = $(TEST_CFLAGS)
-tests_test_plot_LDADD = $(TEST_LIBS)
-tests_test_slic_SOURCES = tests/test_slic.c
-tests_test_slic_CFLAGS = $(TEST_CFLAGS)
-tests_test_slic_LDADD = $(TEST_LIBS)
 endif

@@ -7,10 +7,4 @@ libversus_la_SOURCES += datasets/synth_common.c datasets/synth_tabular.c dataset
 if HAVE_CHECK
 check_PROGRAMS += tests/test_synth tests/test_pairs
 TESTS += tests/test_synth tests/test_pairs
-tests_test_synth_SOURCES = tests/test_synth.c
-tests_test_synth_CFLAGS = $(TEST_CFLAGS)
-tests_test_synth_LDADD = $(TEST_LIBS)
-tests_test_pairs_SOURCES = tests/test_pairs.c
-tests_test_pairs_CFLAGS = $(TEST_CFLAGS)
-tests_test_pairs_LDADD = $(TEST_LIBS)
 endif

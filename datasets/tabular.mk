@@ -5,12 +5,6 @@ libversus_la_SOURCES += datasets/csv.c datasets/tabular.c datasets/tabular_prese
 if HAVE_CHECK
 check_PROGRAMS += tests/test_csv tests/test_tabular
 TESTS += tests/test_csv tests/test_tabular
-tests_test_csv_SOURCES = tests/test_csv.c
-tests_test_csv_CFLAGS = $(TEST_CFLAGS)
-tests_test_csv_LDADD = $(TEST_LIBS)
-tests_test_tabular_SOURCES = tests/test_tabular.c
-tests_test_tabular_CFLAGS = $(TEST_CFLAGS)
-tests_test_tabular_LDADD = $(TEST_LIBS)
 endif
 
 # The CSV fuzzer joins `make fuzz` / `make fuzz-run` (datasets/io.mk).

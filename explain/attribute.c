@@ -141,6 +141,22 @@ vs_status vs_job_grads(vs_attr_job *j, const float *xb, int64_t rows, float *gra
     return st;
 }
 
+int64_t vs_predicted_class(const vs_model_fn *m, vs_tensor *x)
+{
+    bool prev = vs_set_grad_enabled(false);
+    vs_scope_begin();
+    vs_tensor *out = m->forward(m->ctx, x);
+    int64_t best = -1;
+    if (out && out->ndim == 2 && out->shape[1] > 1) {
+        best = 0;
+        for (int64_t k = 1; k < out->shape[1]; k++)
+            if (out->data[k] > out->data[best]) best = k;
+    }
+    vs_scope_end();
+    vs_set_grad_enabled(prev);
+    return best;
+}
+
 /* Predicted class of one row (argmax of the outputs), or 0 for single-score models. */
 static vs_status resolve_target(vs_attr_job *j, int64_t want)
 {

@@ -7,22 +7,11 @@ libversus_la_SOURCES += explain/attribute.c explain/quadrature.c explain/gradien
 if HAVE_CHECK
 check_PROGRAMS += tests/test_attribute
 TESTS += tests/test_attribute
-tests_test_attribute_SOURCES = tests/test_attribute.c
-tests_test_attribute_CFLAGS = $(TEST_CFLAGS)
-tests_test_attribute_LDADD = $(TEST_LIBS)
-endif
-if HAVE_CHECK
 check_PROGRAMS += tests/test_metrics
 TESTS += tests/test_metrics
-tests_test_metrics_SOURCES = tests/test_metrics.c
-tests_test_metrics_CFLAGS = $(TEST_CFLAGS)
-tests_test_metrics_LDADD = $(TEST_LIBS)
 endif
 include $(top_srcdir)/explain/snx.mk
 if HAVE_CHECK
 check_PROGRAMS += tests/test_explain_module
 TESTS += tests/test_explain_module
-tests_test_explain_module_SOURCES = tests/test_explain_module.c
-tests_test_explain_module_CFLAGS = $(TEST_CFLAGS)
-tests_test_explain_module_LDADD = $(TEST_LIBS)
 endif

@@ -6,7 +6,4 @@ libversus_la_SOURCES += explain/snx_task.c explain/snx_objective.c explain/snx_g
 if HAVE_CHECK
 check_PROGRAMS += tests/test_snx
 TESTS += tests/test_snx
-tests_test_snx_SOURCES = tests/test_snx.c tests/snx_models.h
-tests_test_snx_CFLAGS = $(TEST_CFLAGS)
-tests_test_snx_LDADD = $(TEST_LIBS)
 endif

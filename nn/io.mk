@@ -6,15 +6,6 @@ libversus_la_SOURCES += nn/io_util.c nn/json.c nn/json_parse.c nn/json_write.c n
 if HAVE_CHECK
 check_PROGRAMS += tests/test_json tests/test_npy tests/test_safetensors
 TESTS += tests/test_json tests/test_npy tests/test_safetensors
-tests_test_json_SOURCES = tests/test_json.c
-tests_test_json_CFLAGS = $(TEST_CFLAGS)
-tests_test_json_LDADD = $(TEST_LIBS)
-tests_test_npy_SOURCES = tests/test_npy.c
-tests_test_npy_CFLAGS = $(TEST_CFLAGS)
-tests_test_npy_LDADD = $(TEST_LIBS)
-tests_test_safetensors_SOURCES = tests/test_safetensors.c
-tests_test_safetensors_CFLAGS = $(TEST_CFLAGS)
-tests_test_safetensors_LDADD = $(TEST_LIBS)
 endif
 
 # libFuzzer target for the JSON, .npy and safetensors memory parsers (see FUZZERS in Makefile.am).

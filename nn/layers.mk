@@ -7,13 +7,4 @@ libversus_la_SOURCES += nn/module.c nn/spec.c nn/spec_shape.c nn/build.c nn/laye
 if HAVE_CHECK
 check_PROGRAMS += tests/test_nn tests/test_optim tests/test_model_io
 TESTS += tests/test_nn tests/test_optim tests/test_model_io
-tests_test_nn_SOURCES = tests/test_nn.c tests/gradcheck.h
-tests_test_nn_CFLAGS = $(TEST_CFLAGS)
-tests_test_nn_LDADD = $(TEST_LIBS)
-tests_test_optim_SOURCES = tests/test_optim.c
-tests_test_optim_CFLAGS = $(TEST_CFLAGS)
-tests_test_optim_LDADD = $(TEST_LIBS)
-tests_test_model_io_SOURCES = tests/test_model_io.c
-tests_test_model_io_CFLAGS = $(TEST_CFLAGS)
-tests_test_model_io_LDADD = $(TEST_LIBS)
 endif

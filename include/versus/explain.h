@@ -122,6 +122,10 @@ vs_status vs_class_baselines(const vs_dataset *train, int64_t target, int64_t k,
 int vs_attr_method_from_name(const char *name);
 const char *vs_attr_method_name(vs_attr_method m);
 
+/* The predicted class of the first row of x (argmax of its logits); -1 when the model returns one
+ * score per row (Siamese similarity) or fails.  No gradient is recorded. */
+int64_t vs_predicted_class(const vs_model_fn *m, vs_tensor *x);
+
 /* S(x) for every row: [N] (no gradient recorded unless grad mode is on). */
 vs_tensor *vs_explained_score(const vs_model_fn *m, vs_tensor *x, int64_t target, int64_t contrast);
 
