@@ -72,7 +72,6 @@ typedef struct attr_cli {
     int baseline_kind; /* -1: a file */
 } attr_cli;
 
-
 static int run_attribute(int argc, char **argv)
 {
     vs_args a;
