@@ -80,5 +80,7 @@ const vs_verb *vs_find_verb(const char *name);
 extern const vs_verb vs_verb_help;
 extern const vs_verb vs_verb_demo;
 extern const vs_verb vs_verb_data;
+extern const vs_verb vs_verb_train;
+extern const vs_verb vs_verb_predict;
 
 #endif

@@ -9,6 +9,8 @@
 const vs_verb *const vs_verbs[] = {
     &vs_verb_demo,
     &vs_verb_data,
+    &vs_verb_train,
+    &vs_verb_predict,
     &vs_verb_help,
     NULL,
 };
