@@ -81,6 +81,14 @@ static vs_module *mlp_new(int64_t p, int64_t n_classes, vs_rng *r, vs_error *err
     return vs_sequential_from_spec(l, 3, 1, &p, r, err);
 }
 
+static bool image_shape(const vs_dataset *d, int64_t c, int64_t side, const char *name, vs_error *err)
+{
+    if (d->shape[0] == c && d->shape[1] == side && d->shape[2] == side) return true;
+    vs_error_set(err, VS_ERR_ARG, "%s takes [%lld,%lld,%lld] images; %s has [%lld,%lld,%lld]", name, (long long)c, (long long)side,
+                 (long long)side, d->name, (long long)d->shape[0], (long long)d->shape[1], (long long)d->shape[2]);
+    return false;
+}
+
 static vs_module *zoo_build(zoo_id z, const vs_dataset *d, vs_rng *r, vs_error *err)
 {
     const char *name = zoo[z].name;
@@ -97,10 +105,12 @@ static vs_module *zoo_build(zoo_id z, const vs_dataset *d, vs_rng *r, vs_error *
         }
         return vs_arch_ganmex_mnist(d->shape[0], d->shape[1], d->n_classes, r, err);
     case ZOO_GANMEX_CIFAR10:
+        if (!image_shape(d, 3, 32, name, err)) return NULL;
         return vs_arch_ganmex_cifar10(CIFAR_WIDTH, d->n_classes, r, err);
     case ZOO_CEM_CLOTHES:
     case ZOO_CEM_SHOES: {
         int64_t want = z == ZOO_CEM_SHOES ? 3 : 6;
+        if (!image_shape(d, 1, 28, name, err)) return NULL;
         if (d->n_classes != want) {
             vs_error_set(err, VS_ERR_ARG, "%s classifies %lld classes; the data has %lld (see --classes)", name, (long long)want,
                          (long long)d->n_classes);
@@ -345,6 +355,8 @@ static int train_and_save(const vs_args *a, train_cli *c, vs_module *m, const vs
 {
     char ckpt[4096];
     if (snprintf(ckpt, sizeof ckpt, "%s/checkpoint.safetensors", c->out) >= (int)sizeof ckpt) return vs_fail("%s: path too long", c->out);
+    struct stat sb;
+    if (c->o.resume && stat(ckpt, &sb) != 0) return vs_fail("%s: no checkpoint to resume from: %s", ckpt, strerror(errno));
     if (mkdir(c->out, 0777) != 0 && errno != EEXIST) return vs_fail("%s: cannot create directory: %s", c->out, strerror(errno));
     c->o.test = test;
     c->o.checkpoint = ckpt;
