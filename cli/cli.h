@@ -80,7 +80,10 @@ const vs_verb *vs_find_verb(const char *name);
 extern const vs_verb vs_verb_help;
 extern const vs_verb vs_verb_demo;
 extern const vs_verb vs_verb_data;
+extern const vs_verb vs_verb_train;
+extern const vs_verb vs_verb_predict;
 extern const vs_verb vs_verb_attribute;
 extern const vs_verb vs_verb_evaluate;
+extern const vs_verb vs_verb_explain;
 
 #endif

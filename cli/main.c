@@ -9,8 +9,11 @@
 const vs_verb *const vs_verbs[] = {
     &vs_verb_demo,
     &vs_verb_data,
+    &vs_verb_train,
+    &vs_verb_predict,
     &vs_verb_attribute,
     &vs_verb_evaluate,
+    &vs_verb_explain,
     &vs_verb_help,
     NULL,
 };

@@ -1,1 +1,18 @@
 # nn/train.mk: the training loop, checkpoints, and the train / predict verbs.
+versusinclude_HEADERS += include/versus/train.h
+noinst_HEADERS += nn/train_internal.h
+libversus_la_SOURCES += nn/train.c nn/train_ckpt.c nn/train_data.c nn/train_eval.c nn/train_progress.c
+versus_SOURCES += cli/cmd_train.c cli/cmd_predict.c
+
+if HAVE_CHECK
+check_PROGRAMS += tests/test_train
+TESTS += tests/test_train
+endif
+TESTS += tests/cli_train.sh
+EXTRA_DIST += tests/cli_train.sh tests/check_data.sh
+
+# Accuracy targets on the real data sets (slow; not part of `make check`): trains the GANMEX MNIST
+# classifier and the CEM-MAF Fashion-MNIST shoes classifier with `versus train` and checks the last line.
+check-data: versus$(EXEEXT)
+	VERSUS_DATA="$${VERSUS_DATA:-$(abs_top_srcdir)/../shared/datasets}" $(SHELL) $(top_srcdir)/tests/check_data.sh ./versus$(EXEEXT)
+.PHONY: check-data

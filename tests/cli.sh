@@ -46,8 +46,8 @@ for f in X.npy y.npy features.txt pairs.npy pair_labels.npy pair_portion.npy; do
     if [ -s "cli_export/$f" ]; then pass=$((pass + 1)); else fails=$((fails + 1)); echo "FAIL: export wrote no $f"; fi
 done
 check "export needs --out" 2 $V data export synthetic-tabular
-check "demo runs" 0 $V demo
+check "demo runs" 0 $V demo --out cli_demo
 grep_out "demo explains" "integrated_gradients" cli.out
-rm -rf cli.out cli.err cli.csv cli_bad.csv cli_export
+rm -rf cli.out cli.err cli.csv cli_bad.csv cli_export cli_demo
 echo "cli: $pass passed, $fails failed"
 [ "$fails" -eq 0 ]

@@ -1,0 +1,162 @@
+/* cmd_predict.c - `versus predict`: a model directory applied to a .npy array: classifier scores
+ * [N,C], or with --reference a Siamese model's similarity [N]. */
+#include "cli/cli.h"
+#include "versus/versus.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define PREDICT_BATCH 256 /* examples per forward pass */
+
+static const vs_cli_opt predict_opts[] = {
+    {"model", 1, "model directory (model.json + model.safetensors)"},
+    {"input", 1, "X.npy: examples with a leading batch dimension"},
+    {"reference", 1, "R.npy: Siamese reference, one row (used for every example) or one per row of X"},
+    {"out", 1, "Y.npy to write"},
+    {NULL, 0, NULL},
+};
+
+static void dims_str(int ndim, const int64_t *s, char *buf, size_t n, const char *first)
+{
+    size_t o = (size_t)snprintf(buf, n, "[%s", first ? first : "");
+    for (int i = 0; i < ndim && o < n; i++)
+        o += (size_t)snprintf(buf + o, n - o, "%s%lld", i || first ? "," : "", (long long)s[i]);
+    if (o < n) snprintf(buf + o, n - o, "]");
+}
+
+/* X must be [N, input...] when model.json records "input". */
+static int check_input(const char *path, const vs_tensor *x, const vs_model_spec *spec)
+{
+    char got[128], want[128];
+    vs_shape_str(x, got, sizeof got);
+    if (x->ndim < 1 || x->shape[0] < 1) return vs_fail("%s: shape %s, expected at least one example", path, got);
+    if (spec->input_ndim == 0) return 0;
+    bool ok = x->ndim == spec->input_ndim + 1;
+    for (int i = 0; ok && i < spec->input_ndim; i++) ok = x->shape[i + 1] == spec->input[i];
+    if (ok) return 0;
+    dims_str(spec->input_ndim, spec->input, want, sizeof want, "N");
+    return vs_fail("%s: shape %s, expected %s (N examples of the model's input)", path, got, want);
+}
+
+static int check_reference(const char *rpath, const vs_tensor *r, const char *xpath, const vs_tensor *x)
+{
+    bool ok = r->ndim == x->ndim && (r->shape[0] == 1 || r->shape[0] == x->shape[0]);
+    for (int i = 1; ok && i < x->ndim; i++) ok = r->shape[i] == x->shape[i];
+    if (ok) return 0;
+    char got[128], one[128], all[128];
+    vs_shape_str(r, got, sizeof got);
+    dims_str(x->ndim - 1, x->shape + 1, one, sizeof one, "1");
+    vs_shape_str(x, all, sizeof all);
+    return vs_fail("%s: shape %s, expected %s or %s (one reference, or one per row of %s)", rpath, got, one, all, xpath);
+}
+
+static bool is_graph_model(const vs_model_spec *s)
+{
+    for (int64_t i = 0; i < s->n_layers; i++)
+        switch (s->layers[i].op) {
+        case VS_MODULE_GCN_CONV:
+        case VS_MODULE_GIN_CONV:
+        case VS_MODULE_MEAN_READOUT:
+        case VS_MODULE_SUM_READOUT:
+        case VS_MODULE_MAX_READOUT:
+            return true;
+        default:
+            break;
+        }
+    return false;
+}
+
+/* Scores or similarities of every row of x, PREDICT_BATCH rows at a time; NULL after a message. */
+static vs_tensor *predict_all(vs_module *m, vs_tensor *x, vs_tensor *ref, const char *xpath)
+{
+    int64_t n = x->shape[0], nb = (n + PREDICT_BATCH - 1) / PREDICT_BATCH;
+    vs_tensor *parts[1024], *y = NULL;
+    vs_tensor **p = nb <= 1024 ? parts : calloc((size_t)nb, sizeof *p);
+    if (!p) {
+        vs_fail("out of memory");
+        return NULL;
+    }
+    bool ok = true;
+    for (int64_t b = 0; b < nb && ok; b++) {
+        int64_t i0 = b * PREDICT_BATCH, i1 = i0 + PREDICT_BATCH < n ? i0 + PREDICT_BATCH : n;
+        vs_tensor *xb = vs_slice(x, 0, i0, i1);
+        vs_clear_last_error();
+        if (!ref) {
+            p[b] = vs_module_forward(m, xb, NULL);
+        } else {
+            int64_t shape[VS_MAX_DIMS];
+            memcpy(shape, x->shape, sizeof shape);
+            shape[0] = i1 - i0;
+            vs_tensor *rb = ref->shape[0] == 1 ? vs_expand(ref, ref->ndim, shape) : vs_slice(ref, 0, i0, i1);
+            p[b] = vs_siamese_forward(m, xb, NULL, rb, NULL);
+        }
+        if (!p[b]) {
+            vs_fail("%s: the model does not accept these examples: %s", xpath, vs_last_error()->msg);
+            ok = false;
+        }
+    }
+    if (ok) {
+        y = vs_concat((int)nb, p, 0);
+        if (!y) vs_fail("%s", vs_last_error()->msg);
+    }
+    if (p != parts) free(p);
+    return y;
+}
+
+static int run_predict(int argc, char **argv)
+{
+    vs_args a;
+    int rc = vs_args_parse("predict", predict_opts, argc, argv, &a);
+    if (rc) return rc;
+    if (a.n_pos) return vs_usage_error("predict", "unexpected argument '%s'", a.pos[0]);
+    const char *dir = vs_args_get(&a, "model"), *xpath = vs_args_get(&a, "input"), *rpath = vs_args_get(&a, "reference"),
+               *out = vs_args_get(&a, "out");
+    if (!dir || !xpath || !out) return vs_usage_error("predict", "--model DIR, --input X.npy and --out Y.npy are required");
+    vs_error err;
+    vs_model_spec spec = {0};
+    vs_module *m = vs_model_load(dir, &spec, &err);
+    if (!m) return vs_fail("%s", err.msg);
+    bool grad = vs_set_grad_enabled(false);
+    vs_scope_begin();
+    vs_tensor *x = NULL, *ref = NULL, *y = NULL;
+    if (is_graph_model(&spec))
+        rc = vs_fail("%s is a graph model; predict reads arrays (.npy), not graphs", dir);
+    else if (rpath && !spec.siamese)
+        rc = vs_fail("%s is a classifier; --reference applies to Siamese models", dir);
+    else if (!rpath && spec.siamese)
+        rc = vs_fail("%s is a Siamese model; give --reference R.npy to compare X with", dir);
+    else if (vs_npy_read(xpath, &x, &err) != VS_OK)
+        rc = vs_fail("%s", err.msg);
+    else if ((rc = check_input(xpath, x, &spec)) == 0 && rpath) {
+        if (vs_npy_read(rpath, &ref, &err) != VS_OK)
+            rc = vs_fail("%s", err.msg);
+        else
+            rc = check_reference(rpath, ref, xpath, x);
+    }
+    if (rc == 0 && !(y = predict_all(m, x, ref, xpath))) rc = 1;
+    if (rc == 0 && vs_npy_write(out, y, &err) != VS_OK) rc = vs_fail("%s", err.msg);
+    if (rc == 0) {
+        char s[96];
+        vs_shape_str(y, s, sizeof s);
+        printf("wrote %s %s\n", out, s);
+    }
+    vs_scope_end();
+    vs_set_grad_enabled(grad);
+    vs_model_spec_clear(&spec);
+    vs_module_free(m);
+    return rc;
+}
+
+const vs_verb vs_verb_predict = {
+    "predict",
+    "apply a trained model to examples in a .npy file",
+    "usage: versus predict --model DIR --input X.npy [--reference R.npy] --out Y.npy\n\n"
+    "X holds N examples with a leading batch dimension (one 28x28 image is [1,1,28,28], one tabular\n"
+    "row [1,p]) in the shape model.json's \"input\" gives.  A classifier writes its scores (logits)\n"
+    "[N,C].  A Siamese model needs --reference: R holds one example (compared with every row of X)\n"
+    "or N (row i with row i), and Y is the cosine similarity [N] of the two embeddings; > 0 means\n"
+    "\"same class\".  Graph models are not supported here (their inputs are graphs, not arrays).",
+    predict_opts,
+    run_predict,
+};

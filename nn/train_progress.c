@@ -1,0 +1,80 @@
+/* train_progress.c - the training progress bar (epoch, step, loss, rate, ETA), drawn on a terminal
+ * only, and the monotonic clock the loop measures time with. */
+#include "nn/train_internal.h"
+
+#include <math.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#define BAR_WIDTH 20
+#define REDRAW_SECONDS 0.1
+
+double vs_train_now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+/* "1:02:03" or "2:05" */
+static void format_duration(double s, char *buf, size_t n)
+{
+    if (!isfinite(s) || s < 0) {
+        snprintf(buf, n, "?");
+        return;
+    }
+    long long t = (long long)(s + 0.5);
+    if (t >= 3600)
+        snprintf(buf, n, "%lld:%02lld:%02lld", t / 3600, t / 60 % 60, t % 60);
+    else
+        snprintf(buf, n, "%lld:%02lld", t / 60, t % 60);
+}
+
+void vs_train_progress_format(const vs_train_progress *p, char *buf, size_t n)
+{
+    char bar[BAR_WIDTH + 1], eta[32];
+    int64_t filled = p->steps > 0 ? p->step * BAR_WIDTH / p->steps : 0;
+    for (int i = 0; i < BAR_WIDTH; i++) bar[i] = i < filled ? '#' : '.';
+    bar[BAR_WIDTH] = '\0';
+    int64_t left = (p->epochs - p->epoch) * p->steps + (p->steps - p->step);
+    format_duration(p->rate > 0 ? (double)left / p->rate : NAN, eta, sizeof eta);
+    snprintf(buf, n, "epoch %lld/%lld [%s] step %lld/%lld  loss %.4f  %.1f steps/s  ETA %s", (long long)p->epoch,
+             (long long)p->epochs, bar, (long long)p->step, (long long)p->steps, p->loss, p->rate, eta);
+}
+
+void vs_progress_bar_init(vs_progress_bar *b, FILE *f)
+{
+    memset(b, 0, sizeof *b);
+    b->f = f && isatty(fileno(f)) ? f : NULL;
+    b->last = -1;
+}
+
+void vs_progress_bar_update(vs_progress_bar *b, const vs_train_progress *p, bool force)
+{
+    if (!b->f) return;
+    double now = vs_train_now();
+    if (!force && b->last >= 0 && now - b->last < REDRAW_SECONDS) return;
+    char line[256];
+    vs_train_progress_format(p, line, sizeof line);
+    fprintf(b->f, "\r%s\033[K", line);
+    fflush(b->f);
+    b->last = now;
+    b->drawn = true;
+}
+
+void vs_progress_bar_done(vs_progress_bar *b)
+{
+    if (!b->f || !b->drawn) return;
+    fputs("\r\033[K", b->f);
+    fflush(b->f);
+    b->drawn = false;
+}
+
+void vs_progress_bar_line(vs_progress_bar *b, const char *line)
+{
+    if (!b->f) return;
+    vs_progress_bar_done(b);
+    fprintf(b->f, "%s\n", line);
+    fflush(b->f);
+}

@@ -1,0 +1,73 @@
+#!/bin/sh
+# cli_explain.sh - attribute, evaluate, explain snx and demo as a user meets them: trained models on
+# synthetic data, the files written, the reports' numbers, and the exit status of every mistake.
+set -u
+V=$(pwd)/versus
+W=cli_explain.dir
+rm -rf "$W"
+mkdir -p "$W"
+cd "$W" || exit 1
+fails=0
+pass=0
+check() { # description, expected exit status, command...
+    desc=$1; want=$2; shift 2
+    "$@" >out.txt 2>err.txt
+    got=$?
+    if [ "$got" -eq "$want" ]; then pass=$((pass + 1)); else fails=$((fails + 1)); echo "FAIL: $desc (exit $got, wanted $want)"; cat err.txt; fi
+}
+grep_out() { # description, pattern, file
+    if grep -q -- "$2" "$3"; then pass=$((pass + 1)); else fails=$((fails + 1)); echo "FAIL: $1: no '$2' in $3"; cat "$3"; fi
+}
+exists() { # description, file
+    if [ -s "$2" ]; then pass=$((pass + 1)); else fails=$((fails + 1)); echo "FAIL: $1: no $2"; fi
+}
+
+# a classifier on planted tabular data, and its inputs
+check "train mlp" 0 $V train --arch mlp --data synthetic-tabular --n 300 --epochs 5 --seed 2 --out clf
+check "export inputs" 0 $V data export synthetic-tabular --n 300 --seed 2 --out data
+for m in saliency input_x_gradient integrated_gradients smoothgrad deeplift occlusion lime kernel_shap; do
+    check "attribute $m" 0 $V attribute --model clf --input data/X.npy --method $m --samples 100 --out a_$m.npy
+    exists "attributions of $m" a_$m.npy
+done
+check "IG one-vs-one with a report" 0 $V attribute --model clf --input data/X.npy --method integrated_gradients --target 1 \
+    --contrast 0 --steps 100 --report ig.json --out a_ig.npy
+grep_out "report has the completeness gap" '"largest_delta"' ig.json
+grep_out "report has evaluations" '"evaluations": 30000' ig.json
+check "deepshap with class baselines" 0 $V attribute --model clf --input data/X.npy --method deepshap --class-baselines 8 \
+    --baseline-data synthetic-tabular --out a_ds.npy
+check "evaluate" 0 $V evaluate --model clf --input data/X.npy --attributions a_integrated_gradients.npy --per-step 4 \
+    --replace zero --out eval.json --curves curve.svg
+grep_out "AOPC reported" '"aopc_all"' eval.json
+grep_out "faithfulness reported" '"faithfulness"' eval.json
+exists "curve written" curve.svg
+check "unknown method" 2 $V attribute --model clf --input data/X.npy --method magic --out x.npy
+grep_out "method named" "unknown method 'magic'" err.txt
+check "missing model" 1 $V attribute --model nowhere --input data/X.npy --method saliency --out x.npy
+grep_out "file named" "nowhere" err.txt
+check "target out of range" 1 $V attribute --model clf --input data/X.npy --method saliency --target 9 --out x.npy
+grep_out "class named" "target class 9" err.txt
+check "attributions of another shape" 1 $V evaluate --model clf --input data/X.npy --attributions data/y.npy
+check "gradcam needs a conv layer" 1 $V attribute --model clf --input data/X.npy --method gradcam --out x.npy
+
+# a Siamese model explained with SNX
+check "train siamese-mlp" 0 $V train --arch siamese-mlp --data synthetic-tabular --n 300 --epochs 5 --seed 2 --out sn
+check "explain snx" 0 $V explain snx --model sn --data synthetic-tabular --n 300 --seed 2 --query 0 --reference 1 --out expl
+grep_out "masks printed with feature names" "=" out.txt
+grep_out "faithfulness printed" "faithfulness" out.txt
+exists "explanation written" expl/explanation.json
+grep_out "metrics in the JSON" '"conformity"' expl/explanation.json
+check "explain snx-kl" 0 $V explain snx --model sn --data synthetic-tabular --n 300 --seed 2 --query 3 --reference 4 --method snx-kl --out expl2
+check "query outside the test portion" 1 $V explain snx --model sn --data synthetic-tabular --n 300 --seed 2 --query 5000 --reference 1 --out e3
+grep_out "size named" "test portion has" err.txt
+check "a classifier is not Siamese" 1 $V explain snx --model clf --data synthetic-tabular --n 300 --seed 2 --query 0 --reference 1 --out e4
+check "unknown explainer" 2 $V explain lime --model sn
+
+# the demo and its report
+check "demo" 0 $V demo --out demo
+exists "demo report" demo/index.html
+exists "demo figure" demo/tabular_masks.svg
+grep_out "demo explains with SNX" "SNX, other-class reference" out.txt
+
+cd .. && rm -rf "$W"
+echo "cli: $pass passed, $fails failed"
+[ "$fails" -eq 0 ]

@@ -1,0 +1,157 @@
+#!/bin/sh
+# cli_train.sh - `versus train` and `versus predict` as a user meets them: zoo models on synthetic
+# data, the files written, the last line, determinism, resume (also after Ctrl-C), the NaN guard,
+# predict's shapes, and the exit status and message of every kind of mistake.
+set -u
+V=$(pwd)/versus
+W=cli_train.dir
+rm -rf "$W"
+mkdir -p "$W"
+cd "$W" || exit 1
+fails=0
+pass=0
+check() { # description, expected exit status, command...
+    desc=$1; want=$2; shift 2
+    "$@" >out.txt 2>err.txt
+    got=$?
+    if [ "$got" -eq "$want" ]; then pass=$((pass + 1)); else fails=$((fails + 1)); echo "FAIL: $desc (exit $got, wanted $want)"; cat err.txt; fi
+}
+grep_out() { # description, pattern, file
+    if grep -q -- "$2" "$3"; then pass=$((pass + 1)); else fails=$((fails + 1)); echo "FAIL: $1: no '$2' in $3"; cat "$3"; fi
+}
+same() { # description, file, file
+    if cmp -s "$2" "$3"; then pass=$((pass + 1)); else fails=$((fails + 1)); echo "FAIL: $1: $2 and $3 differ"; fi
+}
+# the shape in a .npy header, e.g. "(200, 2)"
+npy_shape() { head -c 128 "$1" | LC_ALL=C tr -cd '[:print:]' | LC_ALL=C sed -n "s/.*'shape': \(([^)]*)\).*/\1/p"; }
+shape_is() { # description, file, shape
+    s=$(npy_shape "$2")
+    if [ "$s" = "$3" ]; then pass=$((pass + 1)); else fails=$((fails + 1)); echo "FAIL: $1: shape '$s', wanted '$3'"; fi
+}
+TAB="--data synthetic-tabular --n 200"
+
+# ---- help and usage errors (exit 2) ----
+check "help train" 0 $V help train
+for a in ganmex-mnist ganmex-cifar10 cem-fashion-clothes cem-fashion-shoes mlp siamese-mlp siamese-gcn siamese-gin; do
+    grep_out "help lists $a" "  $a " out.txt
+done
+grep_out "help documents the Siamese loss" "sigmoid(5 cos" out.txt
+check "help predict" 0 $V help predict
+check "no --out" 2 $V train --arch mlp $TAB
+grep_out "names --out" "^versus: --out DIR is required" err.txt
+check "no --data" 2 $V train --arch mlp --out m
+check "arch and spec" 2 $V train --arch mlp --spec x.json $TAB --out m
+check "unknown arch" 2 $V train --arch resnet $TAB --out m
+grep_out "names the arch" "unknown architecture 'resnet'" err.txt
+check "bad epochs" 2 $V train --arch mlp $TAB --out m --epochs 0
+check "bad optimizer" 2 $V train --arch mlp $TAB --out m --optimizer rmsprop
+grep_out "names the optimizer" "expects sgd or adam, got 'rmsprop'" err.txt
+check "bad lr" 2 $V train --arch mlp $TAB --out m --lr -1
+check "bad pairs" 2 $V train --arch siamese-mlp $TAB --out m --pairs all
+check "bad classes" 2 $V train --arch mlp $TAB --out m --classes 1,x
+check "stray argument" 2 $V train --arch mlp $TAB --out m extra
+check "threads not yet" 2 $V train --arch mlp $TAB --out m --threads 2
+
+# ---- data and model mistakes (exit 1) ----
+check "unknown SPEC" 1 $V train --arch mlp --data nope --out m
+grep_out "SPEC named" "unknown data SPEC 'nope'" err.txt
+check "graph model on rows" 1 $V train --arch siamese-gcn $TAB --out m
+grep_out "kinds named" "siamese-gcn trains on graphs; synthetic-tabular holds tabular data" err.txt
+check "class out of range" 1 $V train --arch mlp $TAB --out m --classes 0,7
+grep_out "class named" "class 7 is not one of the 2 classes" err.txt
+check "resume without checkpoint" 1 $V train --arch mlp $TAB --out fresh --resume
+grep_out "checkpoint named" "fresh/checkpoint.safetensors: no checkpoint to resume from" err.txt
+
+# ---- Siamese MLP: files, last line, determinism ----
+check "train siamese-mlp" 0 $V train --arch siamese-mlp $TAB --epochs 2 --out s1
+for f in model.json model.safetensors metrics.json checkpoint.safetensors; do
+    if [ -s "s1/$f" ]; then pass=$((pass + 1)); else fails=$((fails + 1)); echo "FAIL: train wrote no $f"; fi
+done
+if tail -n 1 out.txt | grep -q '^pair accuracy: train 0\.[0-9]* test 0\.[0-9]*$'; then pass=$((pass + 1)); else fails=$((fails + 1)); echo "FAIL: last line"; cat out.txt; fi
+grep_out "model.json is Siamese" '"siamese"' s1/model.json
+grep_out "metrics: split seed" '"split_seed": 1' s1/metrics.json
+grep_out "metrics: train fraction" '"train_frac": 0.7' s1/metrics.json
+grep_out "metrics: data flags" '"data_flags": {"n": "200"}' s1/metrics.json
+grep_out "metrics: pairs" '"test_pairs": 240' s1/metrics.json
+tail -n 1 out.txt >s1.last
+check "same command again" 0 $V train --arch siamese-mlp $TAB --epochs 2 --out s2
+same "same seed, same weights" s1/model.safetensors s2/model.safetensors
+check "another seed" 0 $V train --arch siamese-mlp $TAB --epochs 2 --out s3 --seed 2
+if cmp -s s1/model.safetensors s3/model.safetensors; then fails=$((fails + 1)); echo "FAIL: --seed changes nothing"; else pass=$((pass + 1)); fi
+check "random pairs" 0 $V train --arch siamese-mlp $TAB --epochs 1 --out s4 --pairs random
+grep_out "metrics: pairing" '"pairing": "random"' s4/metrics.json
+
+# ---- resume: 1 epoch + 1 more = 2 epochs, bit for bit ----
+check "one epoch" 0 $V train --arch siamese-mlp $TAB --epochs 1 --out r1
+check "resume to two" 0 $V train --arch siamese-mlp $TAB --epochs 2 --out r1 --resume
+same "resumed weights" s1/model.safetensors r1/model.safetensors
+tail -n 1 out.txt >r1.last
+same "resumed accuracies" s1.last r1.last
+check "resume, other batch size" 1 $V train --arch siamese-mlp $TAB --epochs 3 --out r1 --resume --batch-size 32
+grep_out "option named" "written with batch_size 64, this run has 32" err.txt
+
+# ---- Ctrl-C: checkpoint, exit 1, resume ends where an uninterrupted run does ----
+check "uninterrupted 40 epochs" 0 $V train --arch siamese-mlp $TAB --epochs 40 --out u
+$V train --arch siamese-mlp $TAB --epochs 40 --out i --checkpoint-every 1 >out.txt 2>err.txt &
+pid=$!
+n=0
+while [ ! -f i/checkpoint.safetensors ] && [ $n -lt 600 ]; do sleep 0.05; n=$((n + 1)); done
+kill -INT $pid 2>/dev/null
+wait $pid
+got=$?
+if [ "$got" -eq 1 ]; then
+    pass=$((pass + 1))
+    grep_out "interrupt message" "^versus: interrupted after [0-9]* steps .*continue with --resume" err.txt
+    check "resume after Ctrl-C" 0 $V train --arch siamese-mlp $TAB --epochs 40 --out i --resume
+elif [ "$got" -eq 0 ]; then
+    echo "note: the run finished before Ctrl-C arrived; resume not exercised"
+else
+    fails=$((fails + 1)); echo "FAIL: Ctrl-C exit status $got"; cat err.txt
+fi
+same "interrupted + resumed = uninterrupted" u/model.safetensors i/model.safetensors
+
+# ---- NaN guard ----
+check "lr 1e30 diverges" 1 $V train --arch siamese-mlp $TAB --epochs 3 --optimizer sgd --lr 1e30 --out nan
+grep_out "epoch and step named" "^versus: training diverged at epoch 1/3, step [0-9]*/[0-9]*: " err.txt
+
+# ---- a classifier, a separate test set, a class subset, predict ----
+check "train mlp" 0 $V train --arch mlp $TAB --epochs 3 --out c1 --test-data synthetic-tabular
+if tail -n 1 out.txt | grep -q '^accuracy: train 0\.[0-9]* test 0\.[0-9]*$'; then pass=$((pass + 1)); else fails=$((fails + 1)); echo "FAIL: classifier last line"; cat out.txt; fi
+grep_out "metrics: separate test set" '"test_data": "synthetic-tabular"' c1/metrics.json
+grep_out "metrics: all rows test" '"test_rows": 200' c1/metrics.json
+check "class subset" 0 $V train --arch mlp $TAB --epochs 1 --out c2 --classes 1,0
+grep_out "metrics: classes" '"classes": \[1, 0\]' c2/metrics.json
+check "export rows" 0 $V data export synthetic-tabular --n 200 --out x
+check "export one row" 0 $V data export synthetic-tabular --n 1 --seed 5 --out x1
+check "export five rows" 0 $V data export synthetic-tabular --n 5 --out x5
+check "predict logits" 0 $V predict --model c1 --input x/X.npy --out y.npy
+shape_is "logits [N,C]" y.npy "(200, 2)"
+check "predict similarity, N references" 0 $V predict --model s1 --input x/X.npy --reference x/X.npy --out sim.npy
+shape_is "similarity [N]" sim.npy "(200,)"
+check "predict similarity, one reference" 0 $V predict --model s1 --input x/X.npy --reference x1/X.npy --out sim1.npy
+shape_is "similarity [N] from one row" sim1.npy "(200,)"
+check "predict needs flags" 2 $V predict --model c1 --out y.npy
+check "Siamese without reference" 1 $V predict --model s1 --input x/X.npy --out y.npy
+grep_out "asks for --reference" "s1 is a Siamese model; give --reference" err.txt
+check "classifier with reference" 1 $V predict --model c1 --input x/X.npy --reference x/X.npy --out y.npy
+check "input of the wrong shape" 1 $V predict --model c1 --input x/y.npy --out y.npy
+grep_out "input shape named" "x/y.npy: shape \[200\], expected \[N,[0-9]*\]" err.txt
+check "reference of the wrong shape" 1 $V predict --model s1 --input x/X.npy --reference x5/X.npy --out y.npy
+grep_out "reference shape named" "x5/X.npy: shape \[5,[0-9]*\], expected \[1,[0-9]*\] or \[200,[0-9]*\]" err.txt
+check "missing model" 1 $V predict --model nowhere --input x/X.npy --out y.npy
+grep_out "model file named" "nowhere/model.json" err.txt
+check "missing input" 1 $V predict --model c1 --input none.npy --out y.npy
+grep_out "input file named" "none.npy" err.txt
+
+# ---- --spec: a model.json written by hand ----
+P=$(sed -n 's/.*"input": \[\([0-9]*\)\].*/\1/p' c1/model.json)
+printf '{"format": "versus-model/1", "siamese": {"encoder": {"sequential": [{"op": "linear", "in": %s, "out": 8}, {"op": "tanh"}]}}}\n' "$P" >spec.json
+check "train from a spec" 0 $V train --spec spec.json $TAB --epochs 1 --out sp
+grep_out "metrics name the spec" '"spec": "spec.json"' sp/metrics.json
+printf '{"format": "versus-model/1", "input": [3], "sequential": [{"op": "linear", "in": 3, "out": 2}]}\n' >bad.json
+check "spec of another input" 1 $V train --spec bad.json $TAB --epochs 1 --out sp2
+grep_out "input mismatch named" 'bad.json: "input" is \[3\]' err.txt
+
+cd .. && rm -rf "$W"
+echo "cli_train: $pass passed, $fails failed"
+[ "$fails" -eq 0 ]
