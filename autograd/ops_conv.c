@@ -228,7 +228,7 @@ static void col2im(const conv_geom *g, const float *col, float *img)
             }
 }
 
-/* ---- per-image kernels (a thread pool can split the batch by calling these per index) ---------- */
+/* ---- per-image kernels --------------------------------------------------------------------------- */
 
 /* patch[n] = W im2col(img[n]) per group, patch: [n, o, oh, ow], w: [o, cg, kh, kw]; beta 1 adds to
  * what patch holds (the bias), 0 overwrites. */
@@ -262,8 +262,8 @@ static void transpose_image(const conv_geom *g, const float *patch, const float 
     }
 }
 
-/* dw += patch[n] im2col(img[n])^T per group: image n's share of the weight gradient.  dw is summed
- * over images, so a pool splitting the batch gives each worker its own dw and adds them in order. */
+/* dw += patch[n] im2col(img[n])^T per group: image n's share of the weight gradient (summed per
+ * chunk of images, then over chunks in order: conv_run). */
 static void weight_grad_image(const conv_geom *g, const float *img, const float *patch, float *dw, int64_t n, float *scratch)
 {
     for (int64_t gi = 0; gi < g->p.groups; gi++) {
@@ -276,6 +276,69 @@ static void weight_grad_image(const conv_geom *g, const float *img, const float 
         vs_sgemm(false, true, g->og, g->rows, g->cols, 1.0f, patch + (n * g->o + gi * g->og) * g->cols, g->cols, col, g->cols,
                  1.0f, dw + gi * g->og * g->rows, g->rows);
     }
+}
+
+/* ---- the batch loop, split over the thread pool --------------------------------------------------- */
+
+typedef enum conv_kind { CONV_FORWARD, CONV_TRANSPOSE, CONV_WEIGHT_GRAD } conv_kind;
+
+/* Images per chunk.  Fixed (never derived from the thread count), so the weight gradient - summed
+ * per chunk, then over chunks in order - is bit-identical for any number of threads. */
+#define CONV_GRAIN 4
+
+typedef struct conv_batch {
+    const char *op;
+    const conv_geom *g;
+    conv_kind kind;
+    const float *a, *b;  /* forward: image, weight; transpose: patch, weight; weight grad: image, patch */
+    float *out;          /* forward/transpose: the output tensor; weight grad: per-chunk partial sums */
+    float beta;          /* forward: 1 adds to the bias already in out */
+    int64_t wsize;       /* weight grad: elements of one partial */
+    volatile int failed; /* a chunk could not get its im2col buffer */
+} conv_batch;
+
+static void conv_chunk(void *ctx, int64_t begin, int64_t end)
+{
+    conv_batch *j = ctx;
+    float *scratch = scratch_new(j->op, j->g);
+    if (!scratch) {
+        j->failed = 1;
+        return;
+    }
+    for (int64_t i = begin; i < end; i++) {
+        if (j->kind == CONV_FORWARD)
+            conv2d_image(j->g, j->a, j->b, j->out, j->beta, i, scratch);
+        else if (j->kind == CONV_TRANSPOSE)
+            transpose_image(j->g, j->a, j->b, j->out, i, scratch);
+        else
+            weight_grad_image(j->g, j->a, j->b, j->out + (begin / CONV_GRAIN) * j->wsize, i, scratch);
+    }
+    free(scratch);
+}
+
+/* Run every image of the batch; for the weight gradient, sum the chunks' partials into dw.  A single
+ * image runs on the calling thread so that its matrix products can use the pool themselves. */
+static bool conv_run(conv_batch *j, float *dw)
+{
+    int64_t n = j->g->n, chunks = (n + CONV_GRAIN - 1) / CONV_GRAIN;
+    if (j->kind == CONV_WEIGHT_GRAD) {
+        size_t bytes;
+        if (!vs_size_mul((size_t)(chunks ? chunks : 1), (size_t)j->wsize * sizeof(float), &bytes) || !(j->out = calloc(1, bytes))) {
+            vs_set_last_error(VS_ERR_NOMEM, "%s: out of memory for the partial weight gradients", j->op);
+            return false;
+        }
+    }
+    if (n <= 1)
+        conv_chunk(j, 0, n);
+    else
+        vs_parallel_for(n, CONV_GRAIN, conv_chunk, j);
+    if (j->kind == CONV_WEIGHT_GRAD) {
+        for (int64_t c = 0; c < chunks && !j->failed; c++)
+            for (int64_t k = 0; k < j->wsize; k++) dw[k] += j->out[c * j->wsize + k];
+        free(j->out);
+    }
+    if (j->failed) vs_set_last_error(VS_ERR_NOMEM, "%s: out of memory for the im2col buffer", j->op);
+    return !j->failed;
 }
 
 /* Fill each channel plane of t [n, ch, plane] with b[ch] (or zeros without a bias). */
@@ -377,14 +440,13 @@ vs_tensor *vs_conv2d(vs_tensor *x, vs_tensor *w, vs_tensor *b, const vs_conv_opt
     geom_finish(&g);
 
     vs_tensor *y = vs_alloc(op, 4, (int64_t[]){g.n, g.o, g.oh, g.ow});
-    float *scratch = y ? scratch_new(op, &g) : NULL;
-    if (!scratch) {
+    if (!y) return NULL;
+    if (b) fill_bias(y, b);
+    conv_batch job = {op, &g, CONV_FORWARD, x->data, w->data, y->data, b ? 1.0f : 0.0f, 0, 0};
+    if (!conv_run(&job, NULL)) {
         vs_tensor_free(y);
         return NULL;
     }
-    if (b) fill_bias(y, b);
-    for (int64_t i = 0; i < g.n; i++) conv2d_image(&g, x->data, w->data, y->data, b ? 1.0f : 0.0f, i, scratch);
-    free(scratch);
     vs_tensor *in[3] = {x, w, b};
     params_save(vs_record(y, op, conv2d_backward, b ? 3 : 2, in), &g.p, g.kh, g.kw);
     return y;
@@ -422,14 +484,13 @@ vs_tensor *vs_conv_transpose2d(vs_tensor *x, vs_tensor *w, vs_tensor *b, const v
     geom_finish(&g);
 
     vs_tensor *y = vs_alloc(op, 4, (int64_t[]){g.n, g.c, g.h, g.w});
-    float *scratch = y ? scratch_new(op, &g) : NULL;
-    if (!scratch) {
+    if (!y) return NULL;
+    fill_bias(y, b);
+    conv_batch job = {op, &g, CONV_TRANSPOSE, x->data, w->data, y->data, 0, 0, 0};
+    if (!conv_run(&job, NULL)) {
         vs_tensor_free(y);
         return NULL;
     }
-    fill_bias(y, b);
-    for (int64_t i = 0; i < g.n; i++) transpose_image(&g, x->data, w->data, y->data, i, scratch);
-    free(scratch);
     vs_tensor *in[3] = {x, w, b};
     params_save(vs_record(y, op, conv_transpose2d_backward, b ? 3 : 2, in), &g.p, g.kh, g.kw);
     return y;
@@ -463,14 +524,13 @@ vs_tensor *vs_conv2d_weight_grad(vs_tensor *x, vs_tensor *gy, int kh, int kw, co
     geom_finish(&g);
 
     vs_tensor *dw = vs_alloc(op, 4, (int64_t[]){g.o, g.cg, g.kh, g.kw});
-    float *scratch = dw ? scratch_new(op, &g) : NULL;
-    if (!scratch) {
+    if (!dw) return NULL;
+    memset(dw->data, 0, (size_t)dw->size * sizeof(float));
+    conv_batch job = {op, &g, CONV_WEIGHT_GRAD, x->data, gy->data, NULL, 0, dw->size, 0};
+    if (!conv_run(&job, dw->data)) {
         vs_tensor_free(dw);
         return NULL;
     }
-    memset(dw->data, 0, (size_t)dw->size * sizeof(float));
-    for (int64_t i = 0; i < g.n; i++) weight_grad_image(&g, x->data, gy->data, dw->data, i, scratch);
-    free(scratch);
     vs_tensor *in[2] = {x, gy};
     params_save(vs_record(dw, op, weight_grad_backward, 2, in), &g.p, g.kh, g.kw);
     return dw;

@@ -3,6 +3,7 @@
  * conv2d_weight_grad together, first- and second-order gradient checks, a WGAN-GP gradient penalty
  * (double backward through a conv net), the DeepLIFT rescale rule of max_pool2d, shape errors. */
 #include "gradcheck.h"
+#include "versus/threads.h"
 
 #include <math.h>
 #include <string.h>
@@ -630,6 +631,44 @@ START_TEST(test_empty_shapes)
 }
 END_TEST
 
+/* The batch is split over the thread pool: results are bit-identical for 1, 2 and 3 threads. */
+START_TEST(test_threads_bit_identical)
+{
+    vs_rng r;
+    vs_rng_seed(&r, 31);
+    vs_tensor *x = vs_tensor_randn(VS_SHAPE(9, 3, 11, 10), &r, 0, 1), *w = vs_tensor_randn(VS_SHAPE(4, 3, 3, 3), &r, 0, 1);
+    vs_tensor *b = vs_tensor_randn(VS_SHAPE(4), &r, 0, 1);
+    vs_conv_opts o = {.stride = {2, 1}, .padding = {1, 1}};
+    float *ref[3] = {NULL, NULL, NULL};
+    int64_t sizes[3];
+    for (int t = 1; t <= 3; t++) {
+        vs_set_threads(t);
+        vs_scope_begin();
+        vs_tensor *y = vs_conv2d(x, w, b, &o);
+        vs_tensor *dw = vs_conv2d_weight_grad(x, y, 3, 3, &o);
+        vs_tensor *dx = vs_conv_transpose2d(y, w, NULL, &(vs_conv_opts){.stride = {2, 1}, .padding = {1, 1}, .output_padding = {0, 0}});
+        vs_tensor *outs[3] = {y, dw, dx};
+        for (int k = 0; k < 3; k++) {
+            ck_assert_ptr_nonnull(outs[k]);
+            if (t == 1) {
+                sizes[k] = outs[k]->size;
+                ref[k] = malloc((size_t)sizes[k] * sizeof(float));
+                memcpy(ref[k], outs[k]->data, (size_t)sizes[k] * sizeof(float));
+            } else {
+                ck_assert_int_eq(outs[k]->size, sizes[k]);
+                ck_assert_msg(memcmp(ref[k], outs[k]->data, (size_t)sizes[k] * sizeof(float)) == 0, "output %d differs with %d threads", k, t);
+            }
+        }
+        vs_scope_end();
+    }
+    vs_set_threads(0);
+    for (int k = 0; k < 3; k++) free(ref[k]);
+    vs_tensor_free(x);
+    vs_tensor_free(w);
+    vs_tensor_free(b);
+}
+END_TEST
+
 static Suite *conv_suite(void)
 {
     vs_rng_seed(&R, 2024);
@@ -654,6 +693,7 @@ static Suite *conv_suite(void)
     tc = vs_tcase(s, "double_backward_and_rules", 120);
     tcase_add_test(tc, test_wgan_gp_double_backward);
     tcase_add_test(tc, test_max_pool_rescale);
+    tcase_add_test(tc, test_threads_bit_identical);
     return s;
 }
 
