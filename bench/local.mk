@@ -9,3 +9,9 @@ bench: bench/vs_bench$(EXEEXT)
 	./bench/vs_bench$(EXEEXT)
 
 .PHONY: bench
+
+# Time per attribution against PyTorch (needs VERSUS_DATA and python3-torch): make bench-explain
+EXTRA_DIST += bench/explain.sh bench/torch_explain.py
+bench-explain: versus$(EXEEXT)
+	VERSUS_DATA="$${VERSUS_DATA:-$(abs_top_srcdir)/../shared/datasets}" $(SHELL) $(top_srcdir)/bench/explain.sh
+.PHONY: bench-explain

@@ -122,3 +122,11 @@ int vs_args_float(const vs_args *a, const char *name, double def, double lo, dou
     *out = x;
     return 0;
 }
+
+void vs_cli_put_num(FILE *f, double v)
+{
+    if (isnan(v) || isinf(v))
+        fputs("null", f);
+    else
+        fprintf(f, "%.9g", v);
+}

@@ -4,6 +4,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "versus/data_spec.h"
 
@@ -63,6 +64,9 @@ int vs_fail(const char *fmt, ...)
 
 /* Fill f from the parsed flags; 0, or 2 after a usage message. */
 int vs_cli_data_flags(const vs_args *a, vs_data_flags *f);
+
+/* A number in JSON output: %.9g, or null when it is NaN or infinite (JSON has neither). */
+void vs_cli_put_num(FILE *f, double v);
 
 /* A verb of the program. */
 typedef struct vs_verb {

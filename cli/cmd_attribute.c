@@ -215,17 +215,23 @@ static int run_attribute(int argc, char **argv)
             if (!isnan(rr.delta) && (isnan(worst) || fabs(rr.delta) > fabs(worst))) worst = rr.delta;
             evals += rr.evaluations;
             seconds += rr.seconds;
-            if (rep)
-                fprintf(rep, "  {\"row\": %lld, \"target\": %lld, \"score\": %.9g, \"baseline_score\": %.9g, \"delta\": %.9g, "
-                             "\"evaluations\": %lld, \"seconds\": %.6f}%s\n",
-                        (long long)i, (long long)rr.target, rr.score, rr.baseline_score, rr.delta, (long long)rr.evaluations,
-                        rr.seconds, i + 1 < n ? "," : "");
+            if (rep) {
+                fprintf(rep, "  {\"row\": %lld, \"target\": %lld, \"score\": ", (long long)i, (long long)rr.target);
+                vs_cli_put_num(rep, rr.score);
+                fputs(", \"baseline_score\": ", rep);
+                vs_cli_put_num(rep, rr.baseline_score);
+                fputs(", \"delta\": ", rep);
+                vs_cli_put_num(rep, rr.delta);
+                fprintf(rep, ", \"evaluations\": %lld, \"seconds\": %.6f}%s\n", (long long)rr.evaluations, rr.seconds, i + 1 < n ? "," : "");
+            }
         }
         vs_scope_end();
     }
     free(seg);
     if (rep) {
-        fprintf(rep, "], \"largest_delta\": %.9g, \"evaluations\": %lld, \"seconds\": %.6f}\n", worst, (long long)evals, seconds);
+        fputs("], \"largest_delta\": ", rep);
+        vs_cli_put_num(rep, worst);
+        fprintf(rep, ", \"evaluations\": %lld, \"seconds\": %.6f}\n", (long long)evals, seconds);
         if (fclose(rep) != 0 && rc == 0) rc = vs_fail("%s: write failed", rep_path);
     }
     if (rc == 0 && vs_npy_write(out_path, attr, &err) != VS_OK) rc = vs_fail("%s", err.msg);

@@ -51,15 +51,6 @@ static void stats(const double *v, int64_t n, double *mean, double *sd)
     *sd = k > 1 ? sqrt(s2 / (k - 1)) : NAN;
 }
 
-/* JSON numbers: NaN is written as null. */
-static void put_num(FILE *f, double v)
-{
-    if (isnan(v) || isinf(v))
-        fputs("null", f);
-    else
-        fprintf(f, "%.9g", v);
-}
-
 /* Cascading randomisation: parameterised layers of a sequential, output layer first. */
 typedef struct cascade_ctx {
     eval_ctx *c;
@@ -230,13 +221,13 @@ static int run_evaluate(int argc, char **argv)
                 double m, sd;
                 stats(cols[k], n, &m, &sd);
                 fprintf(f, "  \"%s\": {\"mean\": ", names[k]);
-                put_num(f, m);
+                vs_cli_put_num(f, m);
                 fputs(", \"std\": ", f);
-                put_num(f, sd);
+                vs_cli_put_num(f, sd);
                 fputs(", \"per_row\": [", f);
                 for (int64_t i = 0; i < n; i++) {
                     if (i) fputs(", ", f);
-                    put_num(f, cols[k][i]);
+                    vs_cli_put_num(f, cols[k][i]);
                 }
                 fputs("]},\n", f);
             }
@@ -244,9 +235,9 @@ static int run_evaluate(int argc, char **argv)
                 fprintf(f, "  \"cascading_randomization\": {\"method\": \"%s\", \"layers_top_down\": [", cascade);
                 for (int l = 0; l < n_layers; l++) {
                     fprintf(f, "%s{\"rank_correlation\": ", l ? ", " : "");
-                    put_num(f, cascade_rank[l]);
+                    vs_cli_put_num(f, cascade_rank[l]);
                     fputs(", \"ssim\": ", f);
-                    put_num(f, cascade_ssim[l]);
+                    vs_cli_put_num(f, cascade_ssim[l]);
                     fputs("}", f);
                 }
                 fputs("]},\n", f);
@@ -254,7 +245,7 @@ static int run_evaluate(int argc, char **argv)
             fputs("  \"mean_perturbation_curve\": [", f);
             for (int64_t k = 0; k < np; k++) {
                 if (k) fputs(", ", f);
-                put_num(f, mean_curve[k]);
+                vs_cli_put_num(f, mean_curve[k]);
             }
             fputs("]\n}\n", f);
             if (out && fclose(f) != 0) rc = vs_fail("%s: write failed", out);

@@ -100,10 +100,9 @@ static void json_floats(FILE *f, const float *v, int64_t n)
 
 static void json_num(FILE *f, const char *key, double v, bool comma)
 {
-    if (isnan(v))
-        fprintf(f, "\"%s\": null%s", key, comma ? ", " : "");
-    else
-        fprintf(f, "\"%s\": %.9g%s", key, v, comma ? ", " : "");
+    fprintf(f, "\"%s\": ", key);
+    vs_cli_put_num(f, v);
+    if (comma) fputs(", ", f);
 }
 
 static int run_explain_snx(vs_args *a)
