@@ -8,6 +8,7 @@
 #include <string.h>
 
 #define UK_NAME gemm_ukernel_avx2
+#define UK_NAME_PACKED gemm_ukernel_avx2_packed
 #define UK_TARGET __attribute__((target("avx2,fma")))
 #define UK_V __m256
 #define UK_VL 8
@@ -24,5 +25,6 @@
  * block of A is 144 KiB of a 512 KiB L2; a 256 x 4080 panel of B is 4 MiB of L3. */
 const vs_gemm_arch vs_gemm_arch_avx2 = {
     .name = "avx2", .mr = UK_MR, .nr = UK_NR, .mc = 144, .kc = 256, .nc = 4080, .kernel = UK_NAME,
+    .kernel_packed = UK_NAME_PACKED,
 };
 #endif

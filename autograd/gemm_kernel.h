@@ -21,7 +21,8 @@ typedef struct vs_gemm_arch {
     int64_t mc;     /* rows of the packed A block (kept in L2) */
     int64_t kc;     /* depth of one pass: a kc x nr sliver of B sits in L1 */
     int64_t nc;     /* columns of the packed B panel (kept in L3) */
-    vs_gemm_ukernel kernel;
+    vs_gemm_ukernel kernel;        /* operands in place (any strides) */
+    vs_gemm_ukernel kernel_packed; /* a packed (rsa 1, csa mr), b packed (rsb nr); same rounding */
 } vs_gemm_arch;
 
 extern const vs_gemm_arch vs_gemm_arch_scalar;
