@@ -20,7 +20,6 @@
 
 #include <assert.h>
 #include <string.h>
-#include <stdlib.h>
 
 /* Below this many flops one thread does the whole product: waking others costs more. */
 #define GEMM_PAR_FLOPS (1 << 21)
@@ -52,14 +51,28 @@ static int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
 static int64_t round_up(int64_t a, int64_t b) { return ceil_div(a, b) * b; }
 static int64_t min64(int64_t a, int64_t b) { return a < b ? a : b; }
 
-/* dst[k*w + r] = src[r*rs + k*cs] for r < rows, zero for rows <= r < w; k < kc. */
-static void pack_sliver(float *dst, const float *src, int64_t rs, int64_t cs, int64_t rows, int64_t w, int64_t kc)
+/* dst[k*w + r] = src[r*rs + k*cs] for r < rows, zero for rows <= r < w; k < kc.  Copies only, so
+ * how a sliver is packed never changes a result. */
+#define COPY_FIXED(W)                                                                            \
+    for (int64_t k = 0; k < kc; k++) memcpy(dst + k * (W), src + k * cs, (W) * sizeof(float));  \
+    return
+static void pack_sliver(const vs_gemm_arch *arch, float *dst, const float *src, int64_t rs, int64_t cs,
+                        int64_t rows, int64_t w, int64_t kc)
 {
-    if (rs == 1) {
-        for (int64_t k = 0; k < kc; k++) {
-            memcpy(dst + k * w, src + k * cs, (size_t)rows * sizeof *dst);
-            for (int64_t r = rows; r < w; r++) dst[k * w + r] = 0;
+    if (rs == 1 && rows == w) {
+        /* Rows of the sliver side by side in memory: fixed-size copies the compiler inlines. */
+        switch (w) {
+        case 4: COPY_FIXED(4);
+        case 6: COPY_FIXED(6);
+        case 8: COPY_FIXED(8);
+        case 16: COPY_FIXED(16);
+        case 32: COPY_FIXED(32);
+        default: break;
         }
+    }
+    if (cs == 1 && rows == w && w % 8 == 0 && arch->pack_transpose) {
+        /* Each sliver row contiguous along k: a transpose, 8 x 8 blocks at a time. */
+        arch->pack_transpose(dst, src, rs, w, kc);
         return;
     }
     for (int64_t k = 0; k < kc; k++) {
@@ -69,6 +82,7 @@ static void pack_sliver(float *dst, const float *src, int64_t rs, int64_t cs, in
         for (int64_t r = rows; r < w; r++) d[r] = 0;
     }
 }
+#undef COPY_FIXED
 
 /* Pack B slivers [p0, p1) of the current pass. */
 static void pack_b_range(void *ctx, int64_t p0, int64_t p1)
@@ -77,7 +91,7 @@ static void pack_b_range(void *ctx, int64_t p0, int64_t p1)
     const int64_t nr = p->arch->nr;
     for (int64_t s = p0; s < p1; s++) {
         const int64_t j = s * nr;
-        pack_sliver(p->bpack + s * nr * p->kc, p->B + p->pc * p->rsb + (p->jc + j) * p->csb, p->csb, p->rsb,
+        pack_sliver(p->arch, p->bpack + s * nr * p->kc, p->B + p->pc * p->rsb + (p->jc + j) * p->csb, p->csb, p->rsb,
                     min64(nr, p->nc - j), nr, p->kc);
     }
 }
@@ -122,7 +136,7 @@ static void gemm_tasks(void *ctx, int64_t t0, int64_t t1)
         float *apack = p->pack_a ? vs_scratch(VS_SCRATCH_GEMM_A, (size_t)(round_up(mc, MR) * p->kc) * sizeof(float)) : NULL;
         if (apack) {
             for (int64_t ir = 0; ir < mc; ir += MR)
-                pack_sliver(apack + ir * p->kc, a + ir * p->rsa, p->rsa, p->csa, min64(MR, mc - ir), MR, p->kc);
+                pack_sliver(p->arch, apack + ir * p->kc, a + ir * p->rsa, p->rsa, p->csa, min64(MR, mc - ir), MR, p->kc);
             a = apack;
             rsa = 1;
             csa = MR;
@@ -226,8 +240,6 @@ void vs_sgemm(bool trans_a, bool trans_b, int64_t M, int64_t N, int64_t K, float
     p.kcb = ceil_div(K, ceil_div(K, arch->kc)); /* equal passes: K = 300 is 150 + 150, not 256 + 44 */
     p.pack_b = !use_in_place(&p);
     p.pack_a = pack_a_block(&p, trans_a ? 0 : lda);
-    { const char *e = getenv("TUNE_PACKB"); if (e && p.csb == 1) p.pack_b = atoi(e); }
-    { const char *e = getenv("TUNE_PACKA"); if (e && p.csa == 1) p.pack_a = atoi(e); }
     if (p.pack_b) {
         p.ncb = min64(N, arch->nc);
     } else {
@@ -256,7 +268,7 @@ void vs_sgemm(bool trans_a, bool trans_b, int64_t M, int64_t N, int64_t K, float
                 run_range(&p, slivers, ceil_div(slivers, 4 * (int64_t)p.threads), pack_b_range);
             } else if (p.nc % nr != 0) {
                 const int64_t j = (slivers - 1) * nr;
-                pack_sliver(p.edge, B + p.pc * p.rsb + p.jc + j, 1, p.rsb, p.nc - j, nr, p.kc);
+                pack_sliver(arch, p.edge, B + p.pc * p.rsb + p.jc + j, 1, p.rsb, p.nc - j, nr, p.kc);
             }
             run_range(&p, p.n_ib * p.n_js, 1, gemm_tasks);
         }

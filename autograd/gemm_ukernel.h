@@ -32,6 +32,17 @@
         x = UK_BCAST(p5); c50 = UK_FMA(x, b0, c50); c51 = UK_FMA(x, b1, c51);                    \
     } while (0)
 
+/* Ask for the C tile now, so the write-back after the k loop finds it in L1 instead of waiting on
+ * L3 or memory (C is touched once per pass and is usually too big to stay cached). */
+#define UK_PREFETCH_C()                                                                          \
+    do {                                                                                         \
+        if (csc == 1)                                                                            \
+            for (int64_t i = 0; i < mr; i++) {                                                   \
+                __builtin_prefetch(c + i * rsc, 1, 3);                                           \
+                __builtin_prefetch(c + i * rsc + UK_NR - 1, 1, 3);                               \
+            }                                                                                    \
+    } while (0)
+
 /* The twelve accumulators.  alpha and beta are parked in memory first: otherwise the register
  * allocator may keep them in two vector registers through the k loop and spill an accumulator. */
 #define UK_ACCUMULATORS                                                                          \
@@ -94,6 +105,7 @@ UK_TARGET static void UK_NAME(int64_t kc, const float *a, int64_t rsa, int64_t c
     const float *a3 = a + (mr > 3 ? 3 : 0) * rsa;
     const float *a4 = a + (mr > 4 ? 4 : 0) * rsa;
     const float *a5 = a + (mr > 5 ? 5 : 0) * rsa;
+    UK_PREFETCH_C();
     UK_ACCUMULATORS;
     for (int64_t k = 0, ka = 0; k < kc; k++, ka += csa, b += rsb)
         UK_STEP(a0 + ka, a1 + ka, a2 + ka, a3 + ka, a4 + ka, a5 + ka, b);
@@ -109,6 +121,7 @@ UK_TARGET static void UK_NAME_PACKED(int64_t kc, const float *a, int64_t rsa, in
     (void)rsa;
     (void)csa;
     (void)rsb;
+    UK_PREFETCH_C();
     UK_ACCUMULATORS;
     for (int64_t k = 0; k < kc; k++, a += UK_MR, b += UK_NR) UK_STEP(a + 0, a + 1, a + 2, a + 3, a + 4, a + 5, b);
     UK_WRITE_BACK();
@@ -116,6 +129,7 @@ UK_TARGET static void UK_NAME_PACKED(int64_t kc, const float *a, int64_t rsa, in
 
 #undef UK_STEP
 #undef UK_ACCUMULATORS
+#undef UK_PREFETCH_C
 #undef UK_ROW
 #undef UK_TILE
 #undef UK_WRITE_BACK
