@@ -309,7 +309,11 @@ void *vs_scratch(vs_scratch_slot slot, size_t bytes)
  * would not run. */
 __attribute__((destructor)) static void threadpool_fini(void)
 {
-    vs_threads_shutdown();
+    /* exit() called while another thread runs a job: leave that pool alone rather than wait. */
+    if (!atomic_flag_test_and_set(&pool.busy)) {
+        join_workers();
+        atomic_flag_clear(&pool.busy);
+    }
     if (scratch_key_ok) {
         scratch_free(pthread_getspecific(scratch_key));
         pthread_setspecific(scratch_key, NULL);

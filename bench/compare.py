@@ -8,6 +8,7 @@ ratios versus/PyTorch and versus/numpy (above 1: versus is faster).  Ends with t
 targets of the kernels issue, reported (not asserted).
 """
 import json
+import os
 import sys
 
 
@@ -72,8 +73,12 @@ def main(argv):
         meta.append("versus %s, %s kernels, %s cores" % (info.get("version", "?"), info.get("isa", "?"), info.get("cores", "?")))
     libs = sorted({(r[i]["impl"], r[i].get("version", "")) for r in rows.values() for i in r if i != "versus"})
     meta += ["%s %s" % lib for lib in libs]
+    if hasattr(os, "getloadavg"):
+        meta.append("load average %.2f / %.2f / %.2f (1/5/15 min) when the comparison ended" % os.getloadavg())
     if meta:
         out.append("Measured at " + "; ".join(meta) + ".")
+        out.append("A load average above zero means other programs shared the cores: numbers, and most of all the")
+        out.append("2-thread ones, then measure the machine as much as the code.")
         out.append("")
     out.append("Median of repeated runs after warm-up (GFLOP/s, higher is better); ratio > 1 means versus is faster.")
     out.append("Shapes: `linear_*_BxIxO` are the three products of a linear layer with batch B, I inputs, O outputs.")

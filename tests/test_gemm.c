@@ -259,6 +259,7 @@ START_TEST(test_scalar_and_simd_agree)
         printf("SKIP: no SIMD instruction set on this machine\n");
         return;
     }
+    unsetenv("VERSUS_ISA");
     vs_rng r;
     vs_rng_seed(&r, 99);
     mats m = make_mats(&r, false, true, 70, 90, 333, 0);
@@ -282,10 +283,16 @@ END_TEST
 
 START_TEST(test_isa_selection)
 {
+    unsetenv("VERSUS_ISA"); /* AUTO falls back to the environment; test the CPU's choice */
     ck_assert_int_eq(vs_set_kernel_isa(VS_ISA_SCALAR), VS_ISA_SCALAR);
     ck_assert_str_eq(vs_isa_name(vs_kernel_isa()), "scalar");
     /* Asking for more than the CPU has lowers to what it has. */
     ck_assert_int_eq(vs_set_kernel_isa(VS_ISA_AVX512), vs_cpu_isa());
+    ck_assert_int_eq(vs_set_kernel_isa(VS_ISA_AUTO), vs_cpu_isa());
+    /* The environment chooses when nothing is forced. */
+    setenv("VERSUS_ISA", "scalar", 1);
+    ck_assert_int_eq(vs_set_kernel_isa(VS_ISA_AUTO), VS_ISA_SCALAR);
+    unsetenv("VERSUS_ISA");
     ck_assert_int_eq(vs_set_kernel_isa(VS_ISA_AUTO), vs_cpu_isa());
     ck_assert_str_eq(vs_isa_name(VS_ISA_AVX2), "avx2");
     ck_assert_str_eq(vs_isa_name(VS_ISA_AUTO), "auto");
