@@ -204,9 +204,15 @@ static void scale_c(int64_t M, int64_t N, float beta, float *C, int64_t ldc)
         for (int64_t j = 0; j < N; j++) C[i * ldc + j] = beta == 0 ? 0.0f : beta * C[i * ldc + j];
 }
 
-/* Whether to read A and B in place: B must have unit column stride, and op(A) few enough rows
- * that packing B would cost more than the cache misses it saves. */
-static bool use_in_place(const gemm_plan *p) { return p->csb == 1 && p->M <= 4 * p->arch->mr * 4; }
+/* Whether to read B in place (ir outer, jr inner) instead of packing it: B must have unit column
+ * stride, and either op(A) has so few rows that B is barely reused, or B is small enough to stay in
+ * L2 whole (256 KiB) while op(A) has too few rows for the copy to pay off.  Measured on Zen 3:
+ * packing wins for 64 x 784 x 256, loses for 64 x 256 x 10 and 64 x 64 x 64. */
+static bool use_in_place(const gemm_plan *p)
+{
+    if (p->csb != 1) return false;
+    return p->M <= 16 || (p->M <= 96 && p->K * p->N <= 64 * 1024);
+}
 
 /* Whether to copy blocks of A into MR-row slivers.  The kernel broadcasts A from anywhere, so
  * packing pays only when A is transposed (each k would touch a new cache line), when its row

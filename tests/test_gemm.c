@@ -219,6 +219,7 @@ END_TEST
 /* Large enough to be split over threads, in both the packed and the in-place paths. */
 static const int64_t thread_shapes[][3] = {
     {64, 256, 784}, {64, 784, 256}, {300, 520, 257}, {131, 77, 600}, {512, 64, 128}, {1023, 33, 64},
+    {90, 250, 256}, {16, 1000, 300}, /* B read in place */
 };
 
 START_TEST(test_bit_identical_across_threads)
