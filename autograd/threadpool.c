@@ -98,7 +98,7 @@ void vs_set_threads(int n)
  * can never run a chunk of the wrong job, and the caller never waits for a worker that has not
  * started: it waits only for claimed chunks to finish. */
 #define CLAIM_GEN_SHIFT 32
-#define CLAIM_MAX_CHUNKS ((int64_t)UINT32_MAX)
+#define CLAIM_MAX_CHUNKS ((int64_t)UINT32_MAX - 1) /* UINT32_MAX marks a closed job */
 
 static struct {
     pthread_mutex_t mu;
@@ -224,14 +224,17 @@ void vs_parallel_for(int64_t n, int64_t grain, vs_range_fn fn, void *ctx)
         return;
     }
     in_parallel = true;
-    const uint_fast64_t gen = atomic_load(&pool.gen) + 1;
+    const uint_fast64_t gen = atomic_load(&pool.gen) + 1, tag = (gen & UINT32_MAX) << CLAIM_GEN_SHIFT;
+    /* Close claiming first: a late worker of the previous job may hold that job's claim word and
+     * be about to compare-and-swap it; the new word makes that fail while the fields change. */
+    atomic_store(&pool.claim, tag | UINT32_MAX);
     atomic_store_explicit(&pool.fn, fn, memory_order_relaxed);
     atomic_store_explicit(&pool.ctx, ctx, memory_order_relaxed);
     atomic_store_explicit(&pool.n, n, memory_order_relaxed);
     atomic_store_explicit(&pool.grain, grain, memory_order_relaxed);
     atomic_store_explicit(&pool.nchunks, nchunks, memory_order_relaxed);
     atomic_store(&pool.finished, 0);
-    atomic_store(&pool.claim, (gen & UINT32_MAX) << CLAIM_GEN_SHIFT); /* publishes the fields */
+    atomic_store(&pool.claim, tag); /* publishes the fields: chunk 0 is claimable */
     atomic_store(&pool.gen, gen);
     if (atomic_load(&pool.sleepers) > 0) {
         pthread_mutex_lock(&pool.mu);
