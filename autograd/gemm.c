@@ -51,14 +51,28 @@ static int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
 static int64_t round_up(int64_t a, int64_t b) { return ceil_div(a, b) * b; }
 static int64_t min64(int64_t a, int64_t b) { return a < b ? a : b; }
 
-/* dst[k*w + r] = src[r*rs + k*cs] for r < rows, zero for rows <= r < w; k < kc. */
-static void pack_sliver(float *dst, const float *src, int64_t rs, int64_t cs, int64_t rows, int64_t w, int64_t kc)
+/* dst[k*w + r] = src[r*rs + k*cs] for r < rows, zero for rows <= r < w; k < kc.  Copies only, so
+ * how a sliver is packed never changes a result. */
+#define COPY_FIXED(W)                                                                            \
+    for (int64_t k = 0; k < kc; k++) memcpy(dst + k * (W), src + k * cs, (W) * sizeof(float));  \
+    return
+static void pack_sliver(const vs_gemm_arch *arch, float *dst, const float *src, int64_t rs, int64_t cs,
+                        int64_t rows, int64_t w, int64_t kc)
 {
-    if (rs == 1) {
-        for (int64_t k = 0; k < kc; k++) {
-            memcpy(dst + k * w, src + k * cs, (size_t)rows * sizeof *dst);
-            for (int64_t r = rows; r < w; r++) dst[k * w + r] = 0;
+    if (rs == 1 && rows == w) {
+        /* Rows of the sliver side by side in memory: fixed-size copies the compiler inlines. */
+        switch (w) {
+        case 4: COPY_FIXED(4);
+        case 6: COPY_FIXED(6);
+        case 8: COPY_FIXED(8);
+        case 16: COPY_FIXED(16);
+        case 32: COPY_FIXED(32);
+        default: break;
         }
+    }
+    if (cs == 1 && rows == w && w % 8 == 0 && arch->pack_transpose) {
+        /* Each sliver row contiguous along k: a transpose, 8 x 8 blocks at a time. */
+        arch->pack_transpose(dst, src, rs, w, kc);
         return;
     }
     for (int64_t k = 0; k < kc; k++) {
@@ -68,6 +82,7 @@ static void pack_sliver(float *dst, const float *src, int64_t rs, int64_t cs, in
         for (int64_t r = rows; r < w; r++) d[r] = 0;
     }
 }
+#undef COPY_FIXED
 
 /* Pack B slivers [p0, p1) of the current pass. */
 static void pack_b_range(void *ctx, int64_t p0, int64_t p1)
@@ -76,13 +91,15 @@ static void pack_b_range(void *ctx, int64_t p0, int64_t p1)
     const int64_t nr = p->arch->nr;
     for (int64_t s = p0; s < p1; s++) {
         const int64_t j = s * nr;
-        pack_sliver(p->bpack + s * nr * p->kc, p->B + p->pc * p->rsb + (p->jc + j) * p->csb, p->csb, p->rsb,
+        pack_sliver(p->arch, p->bpack + s * nr * p->kc, p->B + p->pc * p->rsb + (p->jc + j) * p->csb, p->csb, p->rsb,
                     min64(nr, p->nc - j), nr, p->kc);
     }
 }
 
-/* One tile: rows [i, i+mr) of C (a: its A sliver), sliver s of the current column panel. */
-static void tile(const gemm_plan *p, const float *a, int64_t rsa, int64_t csa, int64_t i, int64_t mr, int64_t s)
+/* One tile: rows [i, i+mr) of C (a: its A sliver, packed or in place), sliver s of the current
+ * column panel. */
+static void tile(const gemm_plan *p, const float *a, bool a_packed, int64_t rsa, int64_t csa, int64_t i, int64_t mr,
+                 int64_t s)
 {
     const int64_t nr_full = p->arch->nr, j = s * nr_full, nr = min64(nr_full, p->nc - j);
     const float *b;
@@ -97,7 +114,8 @@ static void tile(const gemm_plan *p, const float *a, int64_t rsa, int64_t csa, i
         b = p->B + p->pc * p->rsb + p->jc + j;
         rsb = p->rsb;
     }
-    p->arch->kernel(p->kc, a, rsa, csa, b, rsb, p->C + i * p->ldc + p->jc + j, p->ldc, 1, mr, nr, p->alpha, p->beta);
+    const vs_gemm_ukernel kernel = p->pack_b && a_packed ? p->arch->kernel_packed : p->arch->kernel;
+    kernel(p->kc, a, rsa, csa, b, rsb, p->C + i * p->ldc + p->jc + j, p->ldc, 1, mr, nr, p->alpha, p->beta);
 }
 
 /* Tasks [t0, t1) of the current pass: task t = row block t / n_js, column range t % n_js. */
@@ -118,7 +136,7 @@ static void gemm_tasks(void *ctx, int64_t t0, int64_t t1)
         float *apack = p->pack_a ? vs_scratch(VS_SCRATCH_GEMM_A, (size_t)(round_up(mc, MR) * p->kc) * sizeof(float)) : NULL;
         if (apack) {
             for (int64_t ir = 0; ir < mc; ir += MR)
-                pack_sliver(apack + ir * p->kc, a + ir * p->rsa, p->rsa, p->csa, min64(MR, mc - ir), MR, p->kc);
+                pack_sliver(p->arch, apack + ir * p->kc, a + ir * p->rsa, p->rsa, p->csa, min64(MR, mc - ir), MR, p->kc);
             a = apack;
             rsa = 1;
             csa = MR;
@@ -128,11 +146,11 @@ static void gemm_tasks(void *ctx, int64_t t0, int64_t t1)
         if (p->pack_b) {
             /* B sliver (kc x NR) stays in L1 while the A slivers stream from L2. */
             for (int64_t s = s0; s < s1; s++)
-                for (int64_t ir = 0; ir < mc; ir += MR) tile(p, a + ir / MR * sliver, rsa, csa, i0 + ir, min64(MR, mc - ir), s);
+                for (int64_t ir = 0; ir < mc; ir += MR) tile(p, a + ir / MR * sliver, apack != NULL, rsa, csa, i0 + ir, min64(MR, mc - ir), s);
         } else {
             /* A sliver (MR x kc) stays in L1 while B streams from L2. */
             for (int64_t ir = 0; ir < mc; ir += MR)
-                for (int64_t s = s0; s < s1; s++) tile(p, a + ir / MR * sliver, rsa, csa, i0 + ir, min64(MR, mc - ir), s);
+                for (int64_t s = s0; s < s1; s++) tile(p, a + ir / MR * sliver, apack != NULL, rsa, csa, i0 + ir, min64(MR, mc - ir), s);
         }
     }
 }
@@ -145,22 +163,25 @@ static void run_range(const gemm_plan *p, int64_t n, int64_t grain, vs_range_fn 
         fn((void *)p, 0, n);
 }
 
-/* Row blocks and column ranges: about arch->mc rows per packed block, blocks a multiple of the
- * thread count so threads finish together, and column ranges when rows alone are too few. */
+/* Tasks of one pass.  One thread: row blocks of about arch->mc rows (the packed A block in L2).
+ * Several: about four tasks per thread, handed out dynamically, so a thread that the OS
+ * preempts (or a core shared with other work) delays the product by one small task, not by its
+ * whole share.  Rows are split first, down to blocks of MIN_TASK_ROWS (a B sliver in L1 must
+ * serve several A slivers), then columns, down to two slivers per task. */
+#define MIN_TASK_ROWS 48
 static void plan_tasks(gemm_plan *p)
 {
     const int64_t MR = p->arch->mr, nt = p->threads;
-    const int64_t row_slivers = ceil_div(p->M, MR);
-    int64_t n_ib = p->pack_a ? ceil_div(p->M, p->arch->mc) : 1;
-    if (nt > 1) n_ib = round_up(n_ib, nt);
-    if (n_ib > row_slivers) n_ib = row_slivers;
+    const int64_t col_slivers = ceil_div(min64(p->N, p->ncb), p->arch->nr);
+    int64_t n_ib = p->pack_a ? ceil_div(p->M, p->arch->mc) : 1, n_js = 1;
+    if (nt > 1) {
+        const int64_t want = 4 * nt, max_ib = ceil_div(p->M, MIN_TASK_ROWS);
+        if (n_ib < want) n_ib = min64(want, max_ib > n_ib ? max_ib : n_ib);
+        if (n_ib < want) n_js = min64(ceil_div(want, n_ib), col_slivers / 2 > 1 ? col_slivers / 2 : 1);
+    }
     p->mcb = round_up(ceil_div(p->M, n_ib), MR);
     p->n_ib = ceil_div(p->M, p->mcb);
-    p->n_js = 1;
-    if (p->n_ib < nt) {
-        const int64_t col_slivers = ceil_div(min64(p->N, p->ncb), p->arch->nr);
-        p->n_js = min64(ceil_div(nt, p->n_ib), col_slivers);
-    }
+    p->n_js = n_js;
 }
 
 static const vs_gemm_arch *current_arch(void)
@@ -183,9 +204,27 @@ static void scale_c(int64_t M, int64_t N, float beta, float *C, int64_t ldc)
         for (int64_t j = 0; j < N; j++) C[i * ldc + j] = beta == 0 ? 0.0f : beta * C[i * ldc + j];
 }
 
-/* Whether to read A and B in place: B must have unit column stride, and op(A) few enough rows
- * that packing B would cost more than the cache misses it saves. */
-static bool use_in_place(const gemm_plan *p) { return p->csb == 1 && p->M <= 4 * p->arch->mr * 4; }
+/* Whether to read B in place (ir outer, jr inner) instead of packing it: B must have unit column
+ * stride, and either op(A) has so few rows that B is barely reused, or B is small enough to stay in
+ * L2 whole (256 KiB) while op(A) has too few rows for the copy to pay off.  Measured on Zen 3:
+ * packing wins for 64 x 784 x 256, loses for 64 x 256 x 10 and 64 x 64 x 64. */
+static bool use_in_place(const gemm_plan *p)
+{
+    if (p->csb != 1) return false;
+    return p->M <= 16 || (p->M <= 96 && p->K * p->N <= 64 * 1024);
+}
+
+/* Whether to copy blocks of A into MR-row slivers.  The kernel broadcasts A from anywhere, so
+ * packing pays only when A is transposed (each k would touch a new cache line), when its row
+ * stride is a multiple of 4 KiB (the six rows of a sliver then fall into the same L1 sets and
+ * evict each other), or when the block is reused over so many B slivers that the copy is cheap
+ * insurance. */
+static bool pack_a_block(const gemm_plan *p, int64_t lda_rows)
+{
+    if (p->csa != 1) return true;
+    if (p->N <= p->arch->nr) return false;
+    return lda_rows % 1024 == 0 || p->N >= 512;
+}
 
 void vs_sgemm(bool trans_a, bool trans_b, int64_t M, int64_t N, int64_t K, float alpha, const float *A,
               int64_t lda, const float *B, int64_t ldb, float beta, float *C, int64_t ldc)
@@ -206,7 +245,7 @@ void vs_sgemm(bool trans_a, bool trans_b, int64_t M, int64_t N, int64_t K, float
     p.threads = 2.0 * (double)M * (double)N * (double)K < GEMM_PAR_FLOPS ? 1 : vs_get_threads();
     p.kcb = ceil_div(K, ceil_div(K, arch->kc)); /* equal passes: K = 300 is 150 + 150, not 256 + 44 */
     p.pack_b = !use_in_place(&p);
-    p.pack_a = p.pack_b || p.csa != 1;
+    p.pack_a = pack_a_block(&p, trans_a ? 0 : lda);
     if (p.pack_b) {
         p.ncb = min64(N, arch->nc);
     } else {
@@ -235,7 +274,7 @@ void vs_sgemm(bool trans_a, bool trans_b, int64_t M, int64_t N, int64_t K, float
                 run_range(&p, slivers, ceil_div(slivers, 4 * (int64_t)p.threads), pack_b_range);
             } else if (p.nc % nr != 0) {
                 const int64_t j = (slivers - 1) * nr;
-                pack_sliver(p.edge, B + p.pc * p.rsb + p.jc + j, 1, p.rsb, p.nc - j, nr, p.kc);
+                pack_sliver(arch, p.edge, B + p.pc * p.rsb + p.jc + j, 1, p.rsb, p.nc - j, nr, p.kc);
             }
             run_range(&p, p.n_ib * p.n_js, 1, gemm_tasks);
         }

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #define UK_NAME gemm_ukernel_avx512
+#define UK_NAME_PACKED gemm_ukernel_avx512_packed
 #define UK_TARGET __attribute__((target("avx512f")))
 #define UK_V __m512
 #define UK_VL 16
@@ -24,5 +25,7 @@
  * 120 KiB of a 1 MiB L2; a 128 x 3072 panel of B is 1.5 MiB of L3. */
 const vs_gemm_arch vs_gemm_arch_avx512 = {
     .name = "avx512", .mr = UK_MR, .nr = UK_NR, .mc = 240, .kc = 128, .nc = 3072, .kernel = UK_NAME,
+    .kernel_packed = UK_NAME_PACKED,
+    .pack_transpose = vs_gemm_pack_transpose_avx2, /* AVX-512F machines have AVX2 */
 };
 #endif

@@ -21,13 +21,17 @@ typedef struct vs_gemm_arch {
     int64_t mc;     /* rows of the packed A block (kept in L2) */
     int64_t kc;     /* depth of one pass: a kc x nr sliver of B sits in L1 */
     int64_t nc;     /* columns of the packed B panel (kept in L3) */
-    vs_gemm_ukernel kernel;
+    vs_gemm_ukernel kernel;        /* operands in place (any strides) */
+    vs_gemm_ukernel kernel_packed; /* a packed (rsa 1, csa mr), b packed (rsb nr); same rounding */
+    /* dst[k*w + r] = src[r*rs + k] for r < w (w a multiple of 8), k < kc; NULL: plain loops. */
+    void (*pack_transpose)(float *dst, const float *src, int64_t rs, int64_t w, int64_t kc);
 } vs_gemm_arch;
 
 extern const vs_gemm_arch vs_gemm_arch_scalar;
 #if defined(__x86_64__) || defined(__i386__)
 extern const vs_gemm_arch vs_gemm_arch_avx2;
 extern const vs_gemm_arch vs_gemm_arch_avx512;
+void vs_gemm_pack_transpose_avx2(float *dst, const float *src, int64_t rs, int64_t w, int64_t kc);
 #endif
 
 #endif

@@ -2,7 +2,8 @@
  * instruction set (no include guard: gemm_avx2.c and gemm_avx512.c each include it once).
  *
  * The includer defines:
- *   UK_NAME     function name             UK_TARGET  function attribute enabling the ISA
+ *   UK_NAME, UK_NAME_PACKED  names of the in-place and packed-operand kernels
+ *   UK_TARGET   function attribute enabling the ISA
  *   UK_V        vector type               UK_VL      floats per vector
  *   UK_LOAD(p)  unaligned load            UK_STORE(p, v)  unaligned store
  *   UK_BCAST(p) all lanes = *p            UK_SET1(x) all lanes = x
@@ -17,20 +18,40 @@
 #define UK_MR 6
 #define UK_NR (2 * UK_VL)
 
-/* One k step: broadcast A(i,k) for the six rows, multiply-add into both vectors of each row. */
-#define UK_STEP(ka, kb)                                                                          \
+/* One k step: broadcast A(i,k) for the six rows (addresses p0..p5), multiply-add into both
+ * vectors of each row; bk points at B(k, 0..NR). */
+#define UK_STEP(p0, p1, p2, p3, p4, p5, bk)                                                      \
     do {                                                                                         \
-        const UK_V b0 = UK_LOAD(b + (kb)), b1 = UK_LOAD(b + (kb) + UK_VL);                       \
+        const UK_V b0 = UK_LOAD(bk), b1 = UK_LOAD((bk) + UK_VL);                                 \
         UK_V x;                                                                                  \
-        x = UK_BCAST(a0 + (ka)); c00 = UK_FMA(x, b0, c00); c01 = UK_FMA(x, b1, c01);             \
-        x = UK_BCAST(a1 + (ka)); c10 = UK_FMA(x, b0, c10); c11 = UK_FMA(x, b1, c11);             \
-        x = UK_BCAST(a2 + (ka)); c20 = UK_FMA(x, b0, c20); c21 = UK_FMA(x, b1, c21);             \
-        x = UK_BCAST(a3 + (ka)); c30 = UK_FMA(x, b0, c30); c31 = UK_FMA(x, b1, c31);             \
-        x = UK_BCAST(a4 + (ka)); c40 = UK_FMA(x, b0, c40); c41 = UK_FMA(x, b1, c41);             \
-        x = UK_BCAST(a5 + (ka)); c50 = UK_FMA(x, b0, c50); c51 = UK_FMA(x, b1, c51);             \
+        x = UK_BCAST(p0); c00 = UK_FMA(x, b0, c00); c01 = UK_FMA(x, b1, c01);                    \
+        x = UK_BCAST(p1); c10 = UK_FMA(x, b0, c10); c11 = UK_FMA(x, b1, c11);                    \
+        x = UK_BCAST(p2); c20 = UK_FMA(x, b0, c20); c21 = UK_FMA(x, b1, c21);                    \
+        x = UK_BCAST(p3); c30 = UK_FMA(x, b0, c30); c31 = UK_FMA(x, b1, c31);                    \
+        x = UK_BCAST(p4); c40 = UK_FMA(x, b0, c40); c41 = UK_FMA(x, b1, c41);                    \
+        x = UK_BCAST(p5); c50 = UK_FMA(x, b0, c50); c51 = UK_FMA(x, b1, c51);                    \
     } while (0)
 
-/* Row i of the tile at p: p = alpha acc (beta == 0) or alpha acc + beta p.  The same expression
+/* Ask for the C tile now, so the write-back after the k loop finds it in L1 instead of waiting on
+ * L3 or memory (C is touched once per pass and is usually too big to stay cached). */
+#define UK_PREFETCH_C()                                                                          \
+    do {                                                                                         \
+        if (csc == 1)                                                                            \
+            for (int64_t i = 0; i < mr; i++) {                                                   \
+                __builtin_prefetch(c + i * rsc, 1, 3);                                           \
+                __builtin_prefetch(c + i * rsc + UK_NR - 1, 1, 3);                               \
+            }                                                                                    \
+    } while (0)
+
+/* The twelve accumulators.  alpha and beta are parked in memory first: otherwise the register
+ * allocator may keep them in two vector registers through the k loop and spill an accumulator. */
+#define UK_ACCUMULATORS                                                                          \
+    __asm__("" : "+m"(alpha), "+m"(beta));                                                       \
+    UK_V c00 = UK_ZERO(), c01 = UK_ZERO(), c10 = UK_ZERO(), c11 = UK_ZERO();                     \
+    UK_V c20 = UK_ZERO(), c21 = UK_ZERO(), c30 = UK_ZERO(), c31 = UK_ZERO();                     \
+    UK_V c40 = UK_ZERO(), c41 = UK_ZERO(), c50 = UK_ZERO(), c51 = UK_ZERO()
+
+/* Row of the tile at p: p = alpha acc (beta == 0) or alpha acc + beta p.  The same expression
  * serves C itself and the staging tile of partial tiles, so both round alike. */
 #define UK_ROW(p, acc0, acc1)                                                                    \
     do {                                                                                         \
@@ -53,6 +74,26 @@
         UK_ROW((p) + 5 * (ld), c50, c51);                                                        \
     } while (0)
 
+/* Write the accumulators to the mr x nr tile at c; partial or strided tiles go through a full
+ * staging tile so they round exactly like full ones. */
+#define UK_WRITE_BACK()                                                                          \
+    do {                                                                                         \
+        const UK_V va = UK_SET1(alpha), vb = UK_SET1(beta);                                      \
+        if (mr == UK_MR && nr == UK_NR && csc == 1) {                                            \
+            UK_TILE(c, rsc);                                                                     \
+        } else {                                                                                 \
+            float t[UK_MR * UK_NR];                                                              \
+            memset(t, 0, sizeof t);                                                              \
+            if (beta != 0)                                                                       \
+                for (int64_t i = 0; i < mr; i++)                                                 \
+                    for (int64_t j = 0; j < nr; j++) t[i * UK_NR + j] = c[i * rsc + j * csc];    \
+            UK_TILE(t, UK_NR);                                                                   \
+            for (int64_t i = 0; i < mr; i++)                                                     \
+                for (int64_t j = 0; j < nr; j++) c[i * rsc + j * csc] = t[i * UK_NR + j];        \
+        }                                                                                        \
+    } while (0)
+
+/* Operands read in place: A(i,k) = a[i*rsa + k*csa], B(k,j) = b[k*rsb + j]. */
 UK_TARGET static void UK_NAME(int64_t kc, const float *a, int64_t rsa, int64_t csa, const float *b,
                               int64_t rsb, float *c, int64_t rsc, int64_t csc, int64_t mr, int64_t nr,
                               float alpha, float beta)
@@ -64,41 +105,31 @@ UK_TARGET static void UK_NAME(int64_t kc, const float *a, int64_t rsa, int64_t c
     const float *a3 = a + (mr > 3 ? 3 : 0) * rsa;
     const float *a4 = a + (mr > 4 ? 4 : 0) * rsa;
     const float *a5 = a + (mr > 5 ? 5 : 0) * rsa;
-    UK_V c00 = UK_ZERO(), c01 = UK_ZERO(), c10 = UK_ZERO(), c11 = UK_ZERO();
-    UK_V c20 = UK_ZERO(), c21 = UK_ZERO(), c30 = UK_ZERO(), c31 = UK_ZERO();
-    UK_V c40 = UK_ZERO(), c41 = UK_ZERO(), c50 = UK_ZERO(), c51 = UK_ZERO();
+    UK_PREFETCH_C();
+    UK_ACCUMULATORS;
+    for (int64_t k = 0, ka = 0; k < kc; k++, ka += csa, b += rsb)
+        UK_STEP(a0 + ka, a1 + ka, a2 + ka, a3 + ka, a4 + ka, a5 + ka, b);
+    UK_WRITE_BACK();
+}
 
-    int64_t k = 0, ka = 0;
-    for (; k + 4 <= kc; k += 4) {
-        UK_STEP(ka, 0);
-        UK_STEP(ka + csa, rsb);
-        UK_STEP(ka + 2 * csa, 2 * rsb);
-        UK_STEP(ka + 3 * csa, 3 * rsb);
-        ka += 4 * csa;
-        b += 4 * rsb;
-    }
-    for (; k < kc; k++) {
-        UK_STEP(ka, 0);
-        ka += csa;
-        b += rsb;
-    }
-
-    const UK_V va = UK_SET1(alpha), vb = UK_SET1(beta);
-    if (mr == UK_MR && nr == UK_NR && csc == 1) {
-        UK_TILE(c, rsc);
-        return;
-    }
-    /* Partial or strided tile: stage it through a full one, then copy the valid part. */
-    float t[UK_MR * UK_NR];
-    memset(t, 0, sizeof t);
-    if (beta != 0)
-        for (int64_t i = 0; i < mr; i++)
-            for (int64_t j = 0; j < nr; j++) t[i * UK_NR + j] = c[i * rsc + j * csc];
-    UK_TILE(t, UK_NR);
-    for (int64_t i = 0; i < mr; i++)
-        for (int64_t j = 0; j < nr; j++) c[i * rsc + j * csc] = t[i * UK_NR + j];
+/* Packed operands: A(i,k) = a[k*MR + i], B(k,j) = b[k*NR + j].  Same steps as above in the same
+ * order, so packing never changes a result; constant strides leave registers for unrolling. */
+UK_TARGET static void UK_NAME_PACKED(int64_t kc, const float *a, int64_t rsa, int64_t csa, const float *b,
+                                     int64_t rsb, float *c, int64_t rsc, int64_t csc, int64_t mr,
+                                     int64_t nr, float alpha, float beta)
+{
+    (void)rsa;
+    (void)csa;
+    (void)rsb;
+    UK_PREFETCH_C();
+    UK_ACCUMULATORS;
+    for (int64_t k = 0; k < kc; k++, a += UK_MR, b += UK_NR) UK_STEP(a + 0, a + 1, a + 2, a + 3, a + 4, a + 5, b);
+    UK_WRITE_BACK();
 }
 
 #undef UK_STEP
+#undef UK_ACCUMULATORS
+#undef UK_PREFETCH_C
 #undef UK_ROW
 #undef UK_TILE
+#undef UK_WRITE_BACK

@@ -3,9 +3,10 @@
  *
  * One job runs at a time.  The caller publishes it (function, range, chunk size), bumps a
  * generation counter and claims chunks itself; every worker notices the new generation (spinning
- * briefly, then sleeping on a condition variable), claims chunks through one atomic counter and
- * reports back by decrementing `active`.  Chunk boundaries come from n and grain alone, so which
- * thread ran a chunk never shows in the results. */
+ * briefly, then sleeping on a condition variable) and claims chunks too.  The caller returns when
+ * every chunk has finished, whether or not each worker got to run at all - on a machine busy with
+ * other work a descheduled worker costs nothing.  Chunk boundaries come from n and grain alone,
+ * so which thread ran a chunk never shows in the results. */
 #include "autograd/kernels.h"
 #include "versus/threads.h"
 
@@ -13,19 +14,44 @@
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #define VS_MAX_THREADS 256
-/* Polls of the generation counter before a worker (or waiting caller) goes to sleep: long enough
- * to bridge the gap between the back-to-back loops of one matrix product, short enough not to
- * steal a shared core for long. */
-#define VS_SPIN_POLLS 20000
+/* How long a worker (or a waiting caller) polls before it sleeps on a condition variable: long
+ * enough to bridge the gaps between the back-to-back loops of one matrix product, short enough
+ * not to steal a core shared with other work for long (spinning there slows everyone). */
+#define VS_SPIN_NS 50000
 
 static inline void cpu_relax(void)
 {
 #if defined(__x86_64__) || defined(__i386__)
     __builtin_ia32_pause();
 #endif
+}
+
+static int64_t now_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+/* Polling loops: `while (!(cond) && spinning(&spin)) cpu_relax();` gives up after VS_SPIN_NS. */
+typedef struct spin {
+    unsigned polls;
+    int64_t deadline;
+} spin;
+
+static bool spinning(spin *s)
+{
+    if (s->polls++ % 64 == 0) {
+        const int64_t t = now_ns();
+        if (s->deadline == 0) s->deadline = t + VS_SPIN_NS;
+        else if (t >= s->deadline) return false;
+    }
+    cpu_relax();
+    return true;
 }
 
 /* ---- thread count ---- */
@@ -66,23 +92,31 @@ void vs_set_threads(int n)
 
 /* ---- the pool ---- */
 
+/* Chunks are claimed through one 64-bit word: the job's generation (low 32 bits) above the next
+ * chunk index.  A claim is a compare-and-swap that succeeds only while the word still names the
+ * claimer's job, so a worker that wakes late - after its job finished and the next was posted -
+ * can never run a chunk of the wrong job, and the caller never waits for a worker that has not
+ * started: it waits only for claimed chunks to finish. */
+#define CLAIM_GEN_SHIFT 32
+#define CLAIM_MAX_CHUNKS ((int64_t)UINT32_MAX - 1) /* UINT32_MAX marks a closed job */
+
 static struct {
     pthread_mutex_t mu;
     pthread_cond_t wake; /* workers sleep here between jobs */
-    pthread_cond_t done; /* the caller sleeps here until the workers have left the job */
+    pthread_cond_t done; /* the caller sleeps here until every chunk is finished */
     pthread_t tid[VS_MAX_THREADS];
     int nworkers;        /* created and not yet joined; changed only by the pool owner */
     bool stop;           /* under mu: workers exit */
     atomic_flag busy;    /* held by the thread running a job (or resizing the pool) */
-    atomic_uint_fast64_t gen;
-    uint_fast64_t start_gen; /* gen when the workers were created: a new worker's last job seen */
-    atomic_int sleepers; /* workers waiting on `wake` */
-    atomic_int active;   /* workers not yet done with the current job */
-    /* the current job, written before gen is bumped */
-    vs_range_fn fn;
-    void *ctx;
-    int64_t n, grain, nchunks;
-    atomic_int_fast64_t next; /* next chunk to claim */
+    atomic_uint_fast64_t gen; /* bumped when a job is posted */
+    uint_fast64_t start_gen;  /* gen when workers were created: a new worker's last job seen */
+    atomic_int sleepers;      /* workers waiting on `wake` */
+    atomic_uint_fast64_t claim; /* (gen << 32) | next chunk */
+    atomic_int_fast64_t finished; /* chunks of the current job done */
+    /* the current job: written before `claim` is published, read after a successful claim */
+    _Atomic(vs_range_fn) fn;
+    _Atomic(void *) ctx;
+    atomic_int_fast64_t n, grain, nchunks;
 } pool = {
     .mu = PTHREAD_MUTEX_INITIALIZER,
     .wake = PTHREAD_COND_INITIALIZER,
@@ -93,15 +127,28 @@ static struct {
 /* Set in every worker for good and in the caller while its job runs: nested loops go serial. */
 static _Thread_local bool in_parallel;
 
-static void run_chunks(void)
+/* Claim and run chunks of job `gen` until none is left (or the job is no longer current). */
+static void run_chunks(uint_fast64_t gen)
 {
-    const int64_t nchunks = pool.nchunks, grain = pool.grain, n = pool.n;
+    const uint_fast64_t tag = (gen & UINT32_MAX) << CLAIM_GEN_SHIFT;
     for (;;) {
-        int64_t c = atomic_fetch_add(&pool.next, 1);
-        if (c >= nchunks) break;
-        int64_t begin = c * grain;
-        int64_t end = n - begin > grain ? begin + grain : n;
-        pool.fn(pool.ctx, begin, end);
+        uint_fast64_t v = atomic_load(&pool.claim);
+        if ((v & ~(uint_fast64_t)UINT32_MAX) != tag) return;
+        const int64_t c = (int64_t)(v & UINT32_MAX), nchunks = atomic_load_explicit(&pool.nchunks, memory_order_relaxed);
+        if (c >= nchunks) return;
+        if (!atomic_compare_exchange_weak(&pool.claim, &v, v + 1)) continue;
+        /* Chunk c is ours, so the job cannot finish (or change) before we report it. */
+        const int64_t grain = atomic_load_explicit(&pool.grain, memory_order_relaxed);
+        const int64_t n = atomic_load_explicit(&pool.n, memory_order_relaxed);
+        const int64_t begin = c * grain, end = n - begin > grain ? begin + grain : n;
+        atomic_load_explicit(&pool.fn, memory_order_relaxed)(atomic_load_explicit(&pool.ctx, memory_order_relaxed),
+                                                             begin, end);
+        if (atomic_fetch_add(&pool.finished, 1) + 1 == nchunks) {
+            /* Last chunk: wake the caller if it went to sleep (it rechecks under mu). */
+            pthread_mutex_lock(&pool.mu);
+            pthread_cond_broadcast(&pool.done);
+            pthread_mutex_unlock(&pool.mu);
+        }
     }
 }
 
@@ -112,11 +159,8 @@ static void *worker_main(void *arg)
     /* Not the current gen: the first job may be posted before this thread gets to run. */
     uint_fast64_t seen = pool.start_gen;
     for (;;) {
-        int polls = 0;
-        while (atomic_load(&pool.gen) == seen && polls < VS_SPIN_POLLS) {
-            cpu_relax();
-            polls++;
-        }
+        spin sp = {0};
+        while (atomic_load(&pool.gen) == seen && spinning(&sp)) continue;
         if (atomic_load(&pool.gen) == seen) {
             pthread_mutex_lock(&pool.mu);
             atomic_fetch_add(&pool.sleepers, 1);
@@ -127,13 +171,7 @@ static void *worker_main(void *arg)
             if (stop) break;
         }
         seen = atomic_load(&pool.gen);
-        run_chunks();
-        if (atomic_fetch_sub(&pool.active, 1) == 1) {
-            /* Last one out wakes the caller if it went to sleep (it rechecks under mu). */
-            pthread_mutex_lock(&pool.mu);
-            pthread_cond_broadcast(&pool.done);
-            pthread_mutex_unlock(&pool.mu);
-        }
+        run_chunks(seen);
     }
     return NULL;
 }
@@ -174,7 +212,8 @@ void vs_parallel_for(int64_t n, int64_t grain, vs_range_fn fn, void *ctx)
     if (grain < 1) grain = 1;
     const int64_t nchunks = (n - 1) / grain + 1;
     const int threads = vs_get_threads();
-    if (nchunks == 1 || threads == 1 || in_parallel || atomic_flag_test_and_set(&pool.busy)) {
+    if (nchunks == 1 || nchunks > CLAIM_MAX_CHUNKS || threads == 1 || in_parallel ||
+        atomic_flag_test_and_set(&pool.busy)) {
         run_serial(n, grain, fn, ctx);
         return;
     }
@@ -185,24 +224,29 @@ void vs_parallel_for(int64_t n, int64_t grain, vs_range_fn fn, void *ctx)
         return;
     }
     in_parallel = true;
-    pool.fn = fn;
-    pool.ctx = ctx;
-    pool.n = n;
-    pool.grain = grain;
-    pool.nchunks = nchunks;
-    atomic_store(&pool.next, 0);
-    atomic_store(&pool.active, pool.nworkers);
-    atomic_fetch_add(&pool.gen, 1);
+    const uint_fast64_t gen = atomic_load(&pool.gen) + 1, tag = (gen & UINT32_MAX) << CLAIM_GEN_SHIFT;
+    /* Close claiming first: a late worker of the previous job may hold that job's claim word and
+     * be about to compare-and-swap it; the new word makes that fail while the fields change. */
+    atomic_store(&pool.claim, tag | UINT32_MAX);
+    atomic_store_explicit(&pool.fn, fn, memory_order_relaxed);
+    atomic_store_explicit(&pool.ctx, ctx, memory_order_relaxed);
+    atomic_store_explicit(&pool.n, n, memory_order_relaxed);
+    atomic_store_explicit(&pool.grain, grain, memory_order_relaxed);
+    atomic_store_explicit(&pool.nchunks, nchunks, memory_order_relaxed);
+    atomic_store(&pool.finished, 0);
+    atomic_store(&pool.claim, tag); /* publishes the fields: chunk 0 is claimable */
+    atomic_store(&pool.gen, gen);
     if (atomic_load(&pool.sleepers) > 0) {
         pthread_mutex_lock(&pool.mu);
         pthread_cond_broadcast(&pool.wake);
         pthread_mutex_unlock(&pool.mu);
     }
-    run_chunks();
-    for (int polls = 0; atomic_load(&pool.active) != 0 && polls < VS_SPIN_POLLS; polls++) cpu_relax();
-    if (atomic_load(&pool.active) != 0) {
+    run_chunks(gen);
+    spin sp = {0};
+    while (atomic_load(&pool.finished) != nchunks && spinning(&sp)) continue;
+    if (atomic_load(&pool.finished) != nchunks) {
         pthread_mutex_lock(&pool.mu);
-        while (atomic_load(&pool.active) != 0) pthread_cond_wait(&pool.done, &pool.mu);
+        while (atomic_load(&pool.finished) != nchunks) pthread_cond_wait(&pool.done, &pool.mu);
         pthread_mutex_unlock(&pool.mu);
     }
     in_parallel = false;
@@ -268,7 +312,11 @@ void *vs_scratch(vs_scratch_slot slot, size_t bytes)
  * would not run. */
 __attribute__((destructor)) static void threadpool_fini(void)
 {
-    vs_threads_shutdown();
+    /* exit() called while another thread runs a job: leave that pool alone rather than wait. */
+    if (!atomic_flag_test_and_set(&pool.busy)) {
+        join_workers();
+        atomic_flag_clear(&pool.busy);
+    }
     if (scratch_key_ok) {
         scratch_free(pthread_getspecific(scratch_key));
         pthread_setspecific(scratch_key, NULL);

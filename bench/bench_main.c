@@ -1,4 +1,275 @@
-/* bench_main.c - placeholder replaced by the benchmark suite (issue 4). */
+/* bench/bench_main.c - vs_bench: runs the registered workloads at each requested thread count and
+ * reports the median time of repeated runs after warm-up, as JSON lines and a Markdown table.
+ *
+ *   vs_bench [--threads 1,2] [--filter SUBSTR[,SUBSTR...]] [--reps N] [--json FILE] [--list]
+ *
+ * One JSON line per (workload, threads): name, suite, impl "versus", threads, isa, reps, iters (runs
+ * per timed sample), median_s and min_s (seconds per run), gflops, peak_pct, plus the workload's
+ * own fields (shapes).  bench/torch_reference.py reads these lines to time the same cases. */
+#include "bench.h"
+#include "autograd/kernels.h"
+#include "versus/threads.h"
 #include "versus/versus.h"
-#include <stdio.h>
-int main(void) { printf("versus %s bench\n", vs_version()); return 0; }
+
+#include <errno.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+static const struct {
+    const vs_bench_case *cases;
+    const size_t *count;
+} suites[] = {
+    {vs_bench_peak_cases, &vs_bench_peak_count},
+    {vs_bench_sgemm_cases, &vs_bench_sgemm_count},
+};
+
+#define MAX_THREAD_COUNTS 16
+#define MAX_REPS 1000
+/* A timed sample repeats the workload until it lasts at least this long (timer resolution,
+ * call overhead), and warm-up runs at least this long before the first sample. */
+#define MIN_SAMPLE_S 2e-3
+#define WARMUP_S 50e-3
+
+typedef struct options {
+    int threads[MAX_THREAD_COUNTS];
+    int nthreads;
+    const char *filter;
+    int reps;
+    const char *json_path;
+    bool list;
+} options;
+
+typedef struct result {
+    const vs_bench_case *c;
+    int threads;
+    double median_s, min_s, gflops, peak_pct;
+    long iters;
+} result;
+
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    const double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+static void usage(FILE *out)
+{
+    fprintf(out, "usage: vs_bench [--threads 1,2] [--filter SUBSTR[,SUBSTR...]] [--reps N] [--json FILE] [--list]\n"
+                 "  --threads  thread counts to run every workload at (default: 1 and all cores)\n"
+                 "  --filter   run only workloads whose name contains one of the substrings\n"
+                 "  --reps     timed samples per workload; the median is reported (default 15)\n"
+                 "  --json     also write the JSON lines to FILE\n"
+                 "  --list     print the workload names and exit\n");
+}
+
+static bool parse_int(const char *s, int lo, int hi, int *out)
+{
+    char *end;
+    errno = 0;
+    long v = strtol(s, &end, 10);
+    if (errno || end == s || *end || v < lo || v > hi) return false;
+    *out = (int)v;
+    return true;
+}
+
+static bool parse_threads(const char *s, options *o)
+{
+    char buf[256];
+    if (strlen(s) >= sizeof buf) return false;
+    strcpy(buf, s);
+    o->nthreads = 0;
+    for (char *save = NULL, *tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+        if (o->nthreads == MAX_THREAD_COUNTS || !parse_int(tok, 1, 1024, &o->threads[o->nthreads])) return false;
+        o->nthreads++;
+    }
+    return o->nthreads > 0;
+}
+
+static bool parse_args(int argc, char **argv, options *o)
+{
+    const int cores = vs_get_threads();
+    *o = (options){.reps = 15};
+    o->threads[o->nthreads++] = 1;
+    if (cores > 1) o->threads[o->nthreads++] = cores;
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        const char *v = i + 1 < argc ? argv[i + 1] : NULL;
+        if (!strcmp(a, "--list")) {
+            o->list = true;
+        } else if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
+            usage(stdout);
+            exit(0);
+        } else if (!v) {
+            fprintf(stderr, "vs_bench: %s: missing value (or unknown flag)\n", a);
+            return false;
+        } else if (!strcmp(a, "--threads")) {
+            if (!parse_threads(v, o)) {
+                fprintf(stderr, "vs_bench: --threads %s: expected a comma-separated list of counts 1..1024\n", v);
+                return false;
+            }
+            i++;
+        } else if (!strcmp(a, "--filter")) {
+            o->filter = v;
+            i++;
+        } else if (!strcmp(a, "--reps")) {
+            if (!parse_int(v, 1, MAX_REPS, &o->reps)) {
+                fprintf(stderr, "vs_bench: --reps %s: expected an integer 1..%d\n", v, MAX_REPS);
+                return false;
+            }
+            i++;
+        } else if (!strcmp(a, "--json")) {
+            o->json_path = v;
+            i++;
+        } else {
+            fprintf(stderr, "vs_bench: unknown flag %s\n", a);
+            return false;
+        }
+    }
+    return true;
+}
+
+/* Name matches the comma-separated substrings of filter (NULL: everything). */
+static bool selected(const char *filter, const char *name)
+{
+    if (!filter) return true;
+    const char *p = filter;
+    while (*p) {
+        const char *comma = strchr(p, ',');
+        const size_t len = comma ? (size_t)(comma - p) : strlen(p);
+        for (const char *s = name; len && strlen(s) >= len; s++)
+            if (!strncmp(s, p, len)) return true;
+        if (!comma) break;
+        p = comma + 1;
+    }
+    return false;
+}
+
+/* Median seconds per run of c at `threads` threads; false when setup fails. */
+static bool measure(const vs_bench_case *c, int threads, int reps, result *r)
+{
+    vs_set_threads(threads);
+    void *state = c->setup(c, threads);
+    if (!state) return false;
+    c->run(state); /* first run: page faults, scratch buffers, waking the pool */
+    double t0 = now_s();
+    c->run(state);
+    double once = now_s() - t0;
+    long iters = once >= MIN_SAMPLE_S ? 1 : (long)(MIN_SAMPLE_S / (once > 1e-9 ? once : 1e-9)) + 1;
+    for (double start = now_s(); now_s() - start < WARMUP_S;) c->run(state);
+    double samples[MAX_REPS];
+    for (int s = 0; s < reps; s++) {
+        t0 = now_s();
+        for (long i = 0; i < iters; i++) c->run(state);
+        samples[s] = (now_s() - t0) / (double)iters;
+    }
+    c->teardown(state);
+    qsort(samples, (size_t)reps, sizeof samples[0], cmp_double);
+    r->c = c;
+    r->threads = threads;
+    r->iters = iters;
+    r->median_s = reps % 2 ? samples[reps / 2] : 0.5 * (samples[reps / 2 - 1] + samples[reps / 2]);
+    r->min_s = samples[0];
+    r->gflops = c->flops(c, threads) / r->median_s * 1e-9;
+    r->peak_pct = -1;
+    return true;
+}
+
+static void print_json(FILE *out, const result *r, int reps)
+{
+    fprintf(out, "{\"name\":\"%s\",\"suite\":\"%s\",\"impl\":\"versus\",\"threads\":%d,\"isa\":\"%s\",\"reps\":%d,"
+                 "\"iters\":%ld,\"median_s\":%.6e,\"min_s\":%.6e,\"gflops\":%.3f",
+            r->c->name, r->c->suite, r->threads, vs_isa_name(vs_kernel_isa()), reps, r->iters, r->median_s, r->min_s,
+            r->gflops);
+    if (r->peak_pct >= 0) fprintf(out, ",\"peak_pct\":%.1f", r->peak_pct);
+    if (r->c->json_fields) r->c->json_fields(r->c, out);
+    fprintf(out, "}\n");
+    fflush(out);
+}
+
+static void print_table(const result *res, size_t n)
+{
+    printf("\n| workload | what | threads | median | GFLOP/s | %% of peak |\n");
+    printf("|---|---|---:|---:|---:|---:|\n");
+    for (size_t i = 0; i < n; i++) {
+        const result *r = &res[i];
+        const double t = r->median_s;
+        printf("| %s | %s | %d | %.3g %s | %.1f | ", r->c->name, r->c->about, r->threads,
+               t < 1e-3 ? t * 1e6 : t * 1e3, t < 1e-3 ? "us" : "ms", r->gflops);
+        if (r->peak_pct >= 0)
+            printf("%.0f%% |\n", r->peak_pct);
+        else
+            printf("- |\n");
+    }
+}
+
+int main(int argc, char **argv)
+{
+    options o;
+    if (!parse_args(argc, argv, &o)) {
+        usage(stderr);
+        return 2;
+    }
+    if (o.list) {
+        for (size_t s = 0; s < sizeof suites / sizeof suites[0]; s++)
+            for (size_t i = 0; i < *suites[s].count; i++)
+                printf("%s\t%s\n", suites[s].cases[i].name, suites[s].cases[i].about);
+        return 0;
+    }
+    FILE *json = NULL;
+    if (o.json_path && !(json = fopen(o.json_path, "w"))) {
+        fprintf(stderr, "vs_bench: cannot write %s: %s\n", o.json_path, strerror(errno));
+        return 1;
+    }
+    size_t total = 0;
+    for (size_t s = 0; s < sizeof suites / sizeof suites[0]; s++) total += *suites[s].count;
+    result *res = calloc(total * (size_t)o.nthreads + 1, sizeof *res);
+    if (!res) return 1;
+    size_t nres = 0;
+
+    for (FILE *out = stdout; out; out = out == stdout ? json : NULL)
+        fprintf(out, "{\"name\":\"machine\",\"suite\":\"info\",\"impl\":\"versus\",\"version\":\"%s\",\"isa\":\"%s\",\"cores\":%d}\n",
+                vs_version(), vs_isa_name(vs_kernel_isa()), vs_get_threads());
+    int status = 0;
+    for (int t = 0; t < o.nthreads; t++) {
+        const int threads = o.threads[t];
+        /* The peak at this thread count, measured even when filtered out: percents need it. */
+        result peak;
+        const bool have_peak = measure(&vs_bench_peak_cases[0], threads, o.reps, &peak);
+        if (have_peak) peak.peak_pct = 100.0;
+        for (size_t s = 0; s < sizeof suites / sizeof suites[0]; s++)
+            for (size_t i = 0; i < *suites[s].count; i++) {
+                const vs_bench_case *c = &suites[s].cases[i];
+                if (!selected(o.filter, c->name)) continue;
+                result r;
+                if (c == &vs_bench_peak_cases[0] && have_peak) {
+                    r = peak;
+                } else if (!measure(c, threads, o.reps, &r)) {
+                    fprintf(stderr, "vs_bench: %s: setup failed (out of memory?)\n", c->name);
+                    status = 1;
+                    continue;
+                } else if (have_peak) {
+                    r.peak_pct = 100.0 * r.gflops / peak.gflops;
+                }
+                print_json(stdout, &r, o.reps);
+                if (json) print_json(json, &r, o.reps);
+                res[nres++] = r;
+            }
+    }
+    print_table(res, nres);
+    free(res);
+    if (json && fclose(json) != 0) {
+        fprintf(stderr, "vs_bench: writing %s failed\n", o.json_path);
+        status = 1;
+    }
+    vs_set_threads(0);
+    return status;
+}

@@ -219,6 +219,7 @@ END_TEST
 /* Large enough to be split over threads, in both the packed and the in-place paths. */
 static const int64_t thread_shapes[][3] = {
     {64, 256, 784}, {64, 784, 256}, {300, 520, 257}, {131, 77, 600}, {512, 64, 128}, {1023, 33, 64},
+    {90, 250, 256}, {16, 1000, 300}, /* B read in place */
 };
 
 START_TEST(test_bit_identical_across_threads)
@@ -259,6 +260,7 @@ START_TEST(test_scalar_and_simd_agree)
         printf("SKIP: no SIMD instruction set on this machine\n");
         return;
     }
+    unsetenv("VERSUS_ISA");
     vs_rng r;
     vs_rng_seed(&r, 99);
     mats m = make_mats(&r, false, true, 70, 90, 333, 0);
@@ -282,10 +284,16 @@ END_TEST
 
 START_TEST(test_isa_selection)
 {
+    unsetenv("VERSUS_ISA"); /* AUTO falls back to the environment; test the CPU's choice */
     ck_assert_int_eq(vs_set_kernel_isa(VS_ISA_SCALAR), VS_ISA_SCALAR);
     ck_assert_str_eq(vs_isa_name(vs_kernel_isa()), "scalar");
     /* Asking for more than the CPU has lowers to what it has. */
     ck_assert_int_eq(vs_set_kernel_isa(VS_ISA_AVX512), vs_cpu_isa());
+    ck_assert_int_eq(vs_set_kernel_isa(VS_ISA_AUTO), vs_cpu_isa());
+    /* The environment chooses when nothing is forced. */
+    setenv("VERSUS_ISA", "scalar", 1);
+    ck_assert_int_eq(vs_set_kernel_isa(VS_ISA_AUTO), VS_ISA_SCALAR);
+    unsetenv("VERSUS_ISA");
     ck_assert_int_eq(vs_set_kernel_isa(VS_ISA_AUTO), vs_cpu_isa());
     ck_assert_str_eq(vs_isa_name(VS_ISA_AVX2), "avx2");
     ck_assert_str_eq(vs_isa_name(VS_ISA_AUTO), "auto");

@@ -52,6 +52,31 @@ START_TEST(test_covers_each_index_once)
 }
 END_TEST
 
+/* Back-to-back jobs of changing size: a worker still leaving one job must never claim a chunk
+ * of the next (each index once, and every call returns). */
+typedef struct tally {
+    atomic_long sum;
+} tally;
+
+static void tally_fn(void *ctx, int64_t begin, int64_t end)
+{
+    tally *t = ctx;
+    for (int64_t i = begin; i < end; i++) atomic_fetch_add(&t->sum, (long)i + 1);
+}
+
+START_TEST(test_back_to_back_jobs)
+{
+    vs_set_threads(2);
+    for (int rep = 0; rep < 20000; rep++) {
+        const int64_t n = 1 + rep % 13;
+        tally t = {0};
+        vs_parallel_for(n, 1, tally_fn, &t);
+        ck_assert_int_eq(atomic_load(&t.sum), (long)(n * (n + 1) / 2));
+    }
+    vs_set_threads(0);
+}
+END_TEST
+
 START_TEST(test_empty_and_bad_grain)
 {
     vs_set_threads(2);
@@ -270,6 +295,7 @@ static Suite *threads_suite(void)
     Suite *s = suite_create("threads");
     TCase *tc = vs_tcase(s, "parallel_for", 60);
     tcase_add_test(tc, test_covers_each_index_once);
+    tcase_add_test(tc, test_back_to_back_jobs);
     tcase_add_test(tc, test_empty_and_bad_grain);
     tcase_add_test(tc, test_reduction_bit_identical);
     tcase_add_test(tc, test_nested_runs_serially);

@@ -1,0 +1,32 @@
+/* bench/bench.h - the benchmark registry: a workload is a vs_bench_case (set up, run, tear down,
+ * flops per run); each bench_*.c file contributes one table of cases, listed in bench_main.c.
+ * To add workloads (a training step, an explainer), write bench_foo.c with its table and add the
+ * table to `suites` in bench_main.c. */
+#ifndef VERSUS_BENCH_BENCH_H
+#define VERSUS_BENCH_BENCH_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+typedef struct vs_bench_case vs_bench_case;
+struct vs_bench_case {
+    const char *suite;  /* "peak", "sgemm", ... */
+    const char *name;   /* unique; what --filter matches and the comparison joins on */
+    const char *about;  /* one line for the table: shape and meaning */
+    int64_t p[6];       /* parameters the callbacks read (shape, flags) */
+    /* State for one run at `threads` threads (already set with vs_set_threads), NULL on failure. */
+    void *(*setup)(const vs_bench_case *c, int threads);
+    void (*run)(void *state);                 /* the timed work */
+    void (*teardown)(void *state);
+    double (*flops)(const vs_bench_case *c, int threads); /* floating-point operations per run */
+    /* Extra JSON fields (",\"m\":64,..." ) so other implementations can repeat the case; may be NULL. */
+    void (*json_fields)(const vs_bench_case *c, FILE *out);
+};
+
+extern const vs_bench_case vs_bench_peak_cases[];
+extern const size_t vs_bench_peak_count;
+extern const vs_bench_case vs_bench_sgemm_cases[];
+extern const size_t vs_bench_sgemm_count;
+
+#endif
