@@ -1,5 +1,6 @@
 /* args.c - flag parsing for the verbs: --name value, --name=value, switches, positionals. */
 #include "cli/cli.h"
+#include "versus/threads.h"
 
 #include <errno.h>
 #include <math.h>
@@ -55,6 +56,16 @@ int vs_args_parse(const char *verb, const vs_cli_opt *opts, int argc, char **arg
         const char *eq = strchr(name, '=');
         size_t len = eq ? (size_t)(eq - name) : strlen(name);
         const vs_cli_opt *o = find_opt(opts, name, len);
+        if (!o && len == 7 && strncmp(name, "threads", 7) == 0) {
+            /* --threads T is every verb's: the kernels' thread pool (results do not depend on it) */
+            const char *v = eq ? eq + 1 : i + 1 < argc ? argv[++i] : NULL;
+            char *end;
+            long t = v ? strtol(v, &end, 10) : -1;
+            if (!v || *v == '\0' || *end != '\0' || t < 1 || t > 1024)
+                return vs_usage_error(verb, "option '--threads' expects an integer in [1, 1024], got '%s'", v ? v : "");
+            vs_set_threads((int)t);
+            continue;
+        }
         if (!o) return vs_usage_error(verb, "unknown option '--%.*s' for '%s'", (int)len, name, verb);
         const char *value = NULL;
         if (o->has_arg) {

@@ -24,6 +24,7 @@ static void print_verb_help(const vs_verb *v)
             snprintf(left, sizeof left, "--%s%s", o->name, o->has_arg ? " X" : "");
             printf("  %-24s %s\n", left, o->help);
         }
+        printf("  %-24s %s\n", "--threads X", "threads of the kernels (default: $VERSUS_THREADS, else all cores)");
     }
 }
 
@@ -40,6 +41,7 @@ static int run_help(int argc, char **argv)
     printf("usage: versus <verb> [options]\n\nVerbs:\n");
     for (int i = 0; vs_verbs[i]; i++) printf("  %-10s %s\n", vs_verbs[i]->name, vs_verbs[i]->summary);
     printf("\n'versus help VERB' documents a verb.  'versus --version' prints the version.\n"
+           "Every verb takes --threads T (default: $VERSUS_THREADS, else all cores); results do not depend on it.\n"
            "Exit status: 0 success, 1 bad data or failed run, 2 usage error.\n");
     return 0;
 }

@@ -25,6 +25,8 @@ grep_out "one-line message" "^versus: unknown verb 'frobnicate'" cli.err
 check "unknown flag" 2 $V demo --bogus
 grep_out "flag named" "unknown option '--bogus'" cli.err
 check "bad number" 2 $V demo --seed abc
+check "threads must be positive" 2 $V data describe synthetic-tabular --threads 0
+grep_out "threads named" "option '--threads'" cli.err
 check "no verb" 2 $V
 check "describe synthetic tabular" 0 $V data describe synthetic-tabular --n 200 --seed 3
 grep_out "rows reported" '"rows": 200' cli.out

@@ -29,6 +29,9 @@ for m in saliency input_x_gradient integrated_gradients smoothgrad deeplift occl
     check "attribute $m" 0 $V attribute --model clf --input data/X.npy --method $m --samples 100 --out a_$m.npy
     exists "attributions of $m" a_$m.npy
 done
+check "IG with 1 thread" 0 $V attribute --model clf --input data/X.npy --method integrated_gradients --threads 1 --out t1.npy
+check "IG with 2 threads" 0 $V attribute --model clf --input data/X.npy --method integrated_gradients --threads 2 --out t2.npy
+if cmp -s t1.npy t2.npy; then pass=$((pass + 1)); else fails=$((fails + 1)); echo "FAIL: attributions depend on the thread count"; fi
 check "IG one-vs-one with a report" 0 $V attribute --model clf --input data/X.npy --method integrated_gradients --target 1 \
     --contrast 0 --steps 100 --report ig.json --out a_ig.npy
 grep_out "report has the completeness gap" '"largest_delta"' ig.json
