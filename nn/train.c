@@ -27,7 +27,7 @@ void vs_train_result_clear(vs_train_result *r)
     r->loss_history = NULL;
 }
 
-static vs_status check_opts(const vs_module *m, const vs_dataset *d, const vs_train_opts *o, vs_error *err)
+static vs_status check_opts(const vs_dataset *d, const vs_train_opts *o, vs_error *err)
 {
     if (o->epochs < 0) return vs_error_set(err, VS_ERR_ARG, "train: %lld epochs, expected >= 0", (long long)o->epochs);
     if (o->batch_size < 1 || o->batch_size > ((int64_t)1 << 24))
@@ -49,7 +49,6 @@ static vs_status check_opts(const vs_module *m, const vs_dataset *d, const vs_tr
         return vs_error_set(err, VS_ERR_ARG, "train: the test set %s does not have the kind, shape and classes of %s",
                             t->name ? t->name : "", d->name ? d->name : "the training data");
     if (t && (t->n < 1 || !t->y)) return vs_error_set(err, VS_ERR_ARG, "train: the test set has no labelled rows");
-    (void)m;
     return VS_OK;
 }
 
@@ -153,6 +152,11 @@ static void trainer_clear(vs_trainer *t)
 
 static vs_status evaluate(vs_trainer *t, vs_train_result *res, vs_error *err)
 {
+    vs_progress_bar bar;
+    vs_progress_bar_init(&bar, t->o->progress);
+    char line[128];
+    snprintf(line, sizeof line, "evaluating on the train and test %s", t->siamese ? "pairs" : "rows");
+    vs_progress_bar_line(&bar, line);
     vs_status st;
     if (t->siamese) {
         res->n_train = t->split.train_pairs ? t->split.train_pairs->n : 0;
@@ -223,7 +227,7 @@ vs_status vs_train(vs_module *m, const vs_dataset *d, const vs_train_opts *o, vs
 {
     memset(res, 0, sizeof *res);
     res->final_loss = res->train_accuracy = res->test_accuracy = NAN;
-    vs_status st = check_opts(m, d, o, err);
+    vs_status st = check_opts(d, o, err);
     if (st != VS_OK) return st;
     vs_trainer t = {.m = m, .d = d, .td = o->test ? o->test : d, .o = o, .siamese = m->kind == VS_MODULE_SIAMESE};
     res->siamese = t.siamese;

@@ -149,12 +149,14 @@ static vs_tensor *embed_rows(vs_module *m, const vs_dataset *d, const int64_t *r
         if (ok) {
             vs_clear_last_error();
             parts[b] = vs_module_forward(m, x, &ctx);
-            if (!parts[b]) ok = fit_error(err, d) == VS_OK;
-            else if (parts[b]->ndim != 2 || parts[b]->shape[0] != nb) {
+            ok = parts[b] && parts[b]->ndim == 2 && parts[b]->shape[0] == nb;
+            if (!parts[b]) {
+                fit_error(err, d);
+            } else if (!ok) {
                 char s[96];
                 vs_shape_str(parts[b], s, sizeof s);
-                ok = vs_error_set(err, VS_ERR_SHAPE, "siamese: the encoder gives %s for %lld examples, expected [%lld, dim]",
-                                  s, (long long)nb, (long long)nb) == VS_OK;
+                vs_error_set(err, VS_ERR_SHAPE, "siamese: the encoder gives %s for %lld examples, expected [%lld, dim]", s,
+                             (long long)nb, (long long)nb);
             }
         }
         vs_graph_batch_clear(&g);

@@ -50,6 +50,7 @@ check "bad lr" 2 $V train --arch mlp $TAB --out m --lr -1
 check "bad pairs" 2 $V train --arch siamese-mlp $TAB --out m --pairs all
 check "bad classes" 2 $V train --arch mlp $TAB --out m --classes 1,x
 check "stray argument" 2 $V train --arch mlp $TAB --out m extra
+# --threads arrives with the thread pool (include/versus/threads.h); until then it is unknown
 check "threads not yet" 2 $V train --arch mlp $TAB --out m --threads 2
 
 # ---- data and model mistakes (exit 1) ----
