@@ -456,7 +456,7 @@ const vs_verb vs_verb_train = {
     "standard error when it is a terminal.  The last line of standard output is\n"
     "  accuracy: train A test B          (classifiers)\n"
     "  pair accuracy: train A test B     (Siamese models)\n"
-    "Thread count: single-threaded for now; --threads arrives with the thread pool.",
+    "--threads T sets the kernels' threads; the result does not depend on it.",
     train_opts,
     run_train,
 };

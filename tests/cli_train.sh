@@ -50,8 +50,10 @@ check "bad lr" 2 $V train --arch mlp $TAB --out m --lr -1
 check "bad pairs" 2 $V train --arch siamese-mlp $TAB --out m --pairs all
 check "bad classes" 2 $V train --arch mlp $TAB --out m --classes 1,x
 check "stray argument" 2 $V train --arch mlp $TAB --out m extra
-# --threads arrives with the thread pool (include/versus/threads.h); until then it is unknown
-check "threads not yet" 2 $V train --arch mlp $TAB --out m --threads 2
+# --threads changes the speed, never the bits
+check "train with 2 threads" 0 $V train --arch mlp $TAB --out m2 --threads 2
+check "train with 1 thread" 0 $V train --arch mlp $TAB --out m1 --threads 1
+same "weights independent of the thread count" m1/model.safetensors m2/model.safetensors
 
 # ---- data and model mistakes (exit 1) ----
 check "unknown SPEC" 1 $V train --arch mlp --data nope --out m
