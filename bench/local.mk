@@ -2,7 +2,7 @@
 # same run and prints one Markdown table (bench/compare.md).  BENCH_FLAGS passes flags to vs_bench,
 # e.g. make bench BENCH_FLAGS="--threads 1 --filter sgemm_nn".
 EXTRA_PROGRAMS += bench/vs_bench
-bench_vs_bench_SOURCES = bench/bench.h bench/bench_main.c bench/bench_peak.c bench/bench_sgemm.c
+bench_vs_bench_SOURCES = bench/bench.h bench/bench_main.c bench/bench_peak.c bench/bench_sgemm.c bench/bench_train.c
 bench_vs_bench_LDADD = libversus.la -lm
 CLEANFILES += bench/vs_bench bench/versus.jsonl bench/reference.jsonl bench/compare.md
 EXTRA_DIST += bench/torch_reference.py bench/compare.py
