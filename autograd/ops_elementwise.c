@@ -411,7 +411,11 @@ static void un_forward(unop op, const float *restrict x, float *restrict y, int6
     case U_ABS: VEC8(n, y[i] = fabsf(x[i])); break;
     case U_CLAMP: VEC8(n, y[i] = x[i] < p0 ? p0 : (x[i] > p1 ? p1 : x[i])); break;
     case U_RELU: VEC8(n, y[i] = x[i] > 0 ? x[i] : 0.0f); break;
-    case U_LEAKY: VEC8(n, y[i] = x[i] > 0 ? x[i] : p0 * x[i]); break;
+    case U_LEAKY: {
+        /* the product computed unconditionally (the same value), so the select vectorises */
+        VEC8(n, float v = x[i]; float sv = p0 * v; y[i] = v > 0 ? v : sv);
+        break;
+    }
     case U_ELU: for (int64_t i = 0; i < n; i++) y[i] = x[i] > 0 ? x[i] : p0 * expm1f(x[i]); break;
     case U_SIGMOID: for (int64_t i = 0; i < n; i++) y[i] = sigmoidf(x[i]); break;
     case U_TANH: for (int64_t i = 0; i < n; i++) y[i] = tanhf(x[i]); break;

@@ -164,9 +164,9 @@ static void adopt(vs_tensor *t)
  * CACHE_SLOTS blocks and CACHE_MAX_BYTES bytes are kept, the oldest given back first.  One mutex
  * guards it (tensors are freed on whichever thread drops the last reference).  Contents of a
  * reused block are whatever was there: vs_alloc promises uninitialised memory only. */
-#define CACHE_SLOTS 64
+#define CACHE_SLOTS 256
 #define CACHE_MIN_BYTES ((size_t)64 << 10)
-#define CACHE_MAX_BYTES ((size_t)64 << 20)
+#define CACHE_MAX_BYTES ((size_t)128 << 20)
 
 typedef struct sized_buffer {
     vs_buffer b;
