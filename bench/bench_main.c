@@ -210,8 +210,13 @@ static void print_table(const result *res, size_t n)
     for (size_t i = 0; i < n; i++) {
         const result *r = &res[i];
         const double t = r->median_s;
-        printf("| %s | %s | %d | %.3g %s | %.1f | ", r->c->name, r->c->about, r->threads,
-               t < 1e-3 ? t * 1e6 : t * 1e3, t < 1e-3 ? "us" : "ms", r->gflops);
+        printf("| %s | %s | %d | %.3g %s | ", r->c->name, r->c->about, r->threads, t < 1e-3 ? t * 1e6 : t * 1e3,
+               t < 1e-3 ? "us" : "ms");
+        if (r->gflops <= 0) { /* a workload timed per step, without a flop count */
+            printf("- | - |\n");
+            continue;
+        }
+        printf("%.1f | ", r->gflops);
         if (r->peak_pct >= 0)
             printf("%.0f%% |\n", r->peak_pct);
         else
