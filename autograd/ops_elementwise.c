@@ -3,6 +3,7 @@
  * Each backward is written in ops of this same file, so second derivatives come for free.
  * Constants of a rule (masks such as x > 0) are built as plain tensors without a node. */
 #include "autograd/internal.h"
+#include "autograd/kernels.h"
 
 #include <math.h>
 #include <string.h>
@@ -25,20 +26,41 @@ static inline float apply_bin(binop op, float a, float b)
     return 0;
 }
 
+/* VEC8(n, body using i): the loop over [0, n) in blocks of 8 plus a tail.  At -O2 GCC vectorises a
+ * loop only when the vector code replaces all of it, so the fixed-count inner loop is what lets the
+ * maps below run 4-8 lanes at a time; each element is computed exactly as the scalar loop would
+ * (no reassociation), so results are bit-identical.  Pointers in the bodies are restrict: an op's
+ * output is always a fresh buffer. */
+#define VEC8(n, ...)                                                                           \
+    do {                                                                                       \
+        int64_t b8_ = 0;                                                                       \
+        for (; b8_ + 8 <= (n); b8_ += 8)                                                       \
+            for (int64_t j8_ = 0; j8_ < 8; j8_++) {                                            \
+                const int64_t i = b8_ + j8_;                                                   \
+                __VA_ARGS__;                                                                   \
+            }                                                                                  \
+        for (int64_t i = b8_; i < (n); i++) { __VA_ARGS__; }                                   \
+    } while (0)
+
+/* Maps over n elements split into chunks of PAR_GRAIN for vs_parallel_for when n is large: the
+ * elements are independent, so the result does not depend on the thread count. */
+#define PAR_GRAIN 32768
+
 /* The three stride patterns that matter are written out so the compiler vectorises them. */
 #define BIN_LOOPS(EXPR)                                                              \
     if (sa == 1 && sb == 1)                                                          \
-        for (int64_t i = 0; i < n; i++) { float x = a[i], z = b[i]; y[i] = EXPR; }   \
+        VEC8(n, { float x = a[i], z = b[i]; y[i] = EXPR; });                         \
     else if (sa == 1 && sb == 0) {                                                   \
-        float z = b[0];                                                              \
-        for (int64_t i = 0; i < n; i++) { float x = a[i]; y[i] = EXPR; }             \
+        const float z = b[0];                                                        \
+        VEC8(n, { float x = a[i]; y[i] = EXPR; });                                   \
     } else if (sa == 0 && sb == 1) {                                                 \
-        float x = a[0];                                                              \
-        for (int64_t i = 0; i < n; i++) { float z = b[i]; y[i] = EXPR; }             \
+        const float x = a[0];                                                        \
+        VEC8(n, { float z = b[i]; y[i] = EXPR; });                                   \
     } else                                                                           \
         for (int64_t i = 0; i < n; i++) { float x = a[i * sa], z = b[i * sb]; y[i] = EXPR; }
 
-static void bin_kernel(binop op, const float *a, int64_t sa, const float *b, int64_t sb, float *y, int64_t n)
+static void bin_kernel(binop op, const float *restrict a, int64_t sa, const float *restrict b, int64_t sb,
+                       float *restrict y, int64_t n)
 {
     switch (op) {
     case B_ADD: BIN_LOOPS(x + z) break;
@@ -48,6 +70,30 @@ static void bin_kernel(binop op, const float *a, int64_t sa, const float *b, int
     default:
         for (int64_t i = 0; i < n; i++) y[i] = apply_bin(op, a[i * sa], b[i * sb]);
     }
+}
+
+typedef struct bin_job {
+    binop op;
+    const float *a, *b;
+    int64_t sa, sb;
+    float *y;
+} bin_job;
+
+static void bin_chunk(void *ctx, int64_t begin, int64_t end)
+{
+    const bin_job *j = ctx;
+    bin_kernel(j->op, j->a + begin * j->sa, j->sa, j->b + begin * j->sb, j->sb, j->y + begin, end - begin);
+}
+
+/* bin_kernel over the whole of y, in parallel chunks when it is large. */
+static void bin_flat(binop op, const float *a, int64_t sa, const float *b, int64_t sb, float *y, int64_t n)
+{
+    if (n < 2 * PAR_GRAIN) {
+        bin_kernel(op, a, sa, b, sb, y, n);
+        return;
+    }
+    bin_job j = {op, a, b, sa, sb, y};
+    vs_parallel_for(n, PAR_GRAIN, bin_chunk, &j);
 }
 
 /* Strides of t as seen from an output of ndim dims (0 along broadcast dims). */
@@ -62,39 +108,81 @@ static void broadcast_strides(const vs_tensor *t, int ndim, int64_t *st)
     }
 }
 
-static void bin_forward(binop op, const vs_tensor *a, const vs_tensor *b, vs_tensor *y)
+/* A broadcast product seen as rows: dims [0, nd-1) index rows of `inner` elements; sta/stb are
+ * the operands' strides per dim (0 along broadcast dims). */
+typedef struct bin_rows_job {
+    binop op;
+    const float *a, *b;
+    float *y;
+    int nd;
+    int64_t shape[VS_MAX_DIMS], sta[VS_MAX_DIMS], stb[VS_MAX_DIMS], inner;
+} bin_rows_job;
+
+static void bin_rows(void *ctx, int64_t begin, int64_t end)
 {
-    if (vs_same_shape(a, b)) {
-        bin_kernel(op, a->data, 1, b->data, 1, y->data, y->size);
-        return;
+    const bin_rows_job *j = ctx;
+    const int nd = j->nd;
+    int64_t idx[VS_MAX_DIMS] = {0}, oa = 0, ob = 0, rest = begin;
+    for (int d = nd - 2; d >= 0; d--) {
+        idx[d] = rest % j->shape[d];
+        rest /= j->shape[d];
+        oa += idx[d] * j->sta[d];
+        ob += idx[d] * j->stb[d];
     }
-    if (b->size == 1) {
-        bin_kernel(op, a->data, 1, b->data, 0, y->data, y->size);
-        return;
-    }
-    if (a->size == 1) {
-        bin_kernel(op, a->data, 0, b->data, 1, y->data, y->size);
-        return;
-    }
-    int nd = y->ndim;
-    int64_t sta[VS_MAX_DIMS], stb[VS_MAX_DIMS], idx[VS_MAX_DIMS] = {0};
-    broadcast_strides(a, nd, sta);
-    broadcast_strides(b, nd, stb);
-    int64_t inner = y->shape[nd - 1];
-    if (inner == 0) return;
-    int64_t outer = y->size / inner, oa = 0, ob = 0;
-    for (int64_t o = 0; o < outer; o++) {
-        bin_kernel(op, a->data + oa, sta[nd - 1], b->data + ob, stb[nd - 1], y->data + o * inner, inner);
+    for (int64_t o = begin; o < end; o++) {
+        bin_kernel(j->op, j->a + oa, j->sta[nd - 1], j->b + ob, j->stb[nd - 1], j->y + o * j->inner, j->inner);
         for (int d = nd - 2; d >= 0; d--) {
             idx[d]++;
-            oa += sta[d];
-            ob += stb[d];
-            if (idx[d] < y->shape[d]) break;
-            oa -= sta[d] * y->shape[d];
-            ob -= stb[d] * y->shape[d];
+            oa += j->sta[d];
+            ob += j->stb[d];
+            if (idx[d] < j->shape[d]) break;
+            oa -= j->sta[d] * j->shape[d];
+            ob -= j->stb[d] * j->shape[d];
             idx[d] = 0;
         }
     }
+}
+
+static void bin_forward(binop op, const vs_tensor *a, const vs_tensor *b, vs_tensor *y)
+{
+    if (vs_same_shape(a, b)) {
+        bin_flat(op, a->data, 1, b->data, 1, y->data, y->size);
+        return;
+    }
+    if (b->size == 1) {
+        bin_flat(op, a->data, 1, b->data, 0, y->data, y->size);
+        return;
+    }
+    if (a->size == 1) {
+        bin_flat(op, a->data, 0, b->data, 1, y->data, y->size);
+        return;
+    }
+    if (y->size == 0) return;
+    int64_t sta[VS_MAX_DIMS], stb[VS_MAX_DIMS];
+    broadcast_strides(a, y->ndim, sta);
+    broadcast_strides(b, y->ndim, stb);
+    /* Merge neighbouring dims that both operands walk the same way (both contiguous across them,
+     * or both broadcast), so x [n,c,h,w] + b [1,c,1,1] runs rows of h*w instead of rows of w. */
+    bin_rows_job j = {.op = op, .a = a->data, .b = b->data, .y = y->data, .nd = 0};
+    for (int d = 0; d < y->ndim; d++) {
+        const int k = j.nd - 1;
+        if (k >= 0 && j.sta[k] == sta[d] * y->shape[d] && j.stb[k] == stb[d] * y->shape[d]) {
+            j.shape[k] *= y->shape[d];
+            j.sta[k] = sta[d];
+            j.stb[k] = stb[d];
+        } else {
+            j.shape[j.nd] = y->shape[d];
+            j.sta[j.nd] = sta[d];
+            j.stb[j.nd] = stb[d];
+            j.nd++;
+        }
+    }
+    j.inner = j.shape[j.nd - 1];
+    const int64_t rows = y->size / j.inner;
+    if (y->size < 2 * PAR_GRAIN || rows < 2)
+        bin_rows(&j, 0, rows);
+    else
+        vs_parallel_for(rows, (PAR_GRAIN + j.inner - 1) / j.inner, bin_rows, &j);
 }
 
 static const char *bin_name(binop op)
@@ -244,7 +332,9 @@ vs_tensor *vs_add_scalar(vs_tensor *x, float c)
     if (!x) return NULL;
     vs_tensor *y = vs_alloc("add_scalar", x->ndim, x->shape);
     if (!y) return NULL;
-    for (int64_t i = 0; i < x->size; i++) y->data[i] = x->data[i] + c;
+    const float *restrict xd = x->data;
+    float *restrict yd = y->data;
+    VEC8(x->size, yd[i] = xd[i] + c);
     vs_record(y, "add_scalar", add_scalar_backward, 1, &x);
     return y;
 }
@@ -259,7 +349,9 @@ vs_tensor *vs_mul_scalar(vs_tensor *x, float c)
     if (!x) return NULL;
     vs_tensor *y = vs_alloc("mul_scalar", x->ndim, x->shape);
     if (!y) return NULL;
-    for (int64_t i = 0; i < x->size; i++) y->data[i] = x->data[i] * c;
+    const float *restrict xd = x->data;
+    float *restrict yd = y->data;
+    VEC8(x->size, yd[i] = xd[i] * c);
     vs_node *n = vs_record(y, "mul_scalar", mul_scalar_backward, 1, &x);
     if (n) n->f[0] = c;
     return y;
@@ -276,8 +368,10 @@ vs_tensor *vs_pow_scalar(vs_tensor *x, float p)
     if (!x) return NULL;
     vs_tensor *y = vs_alloc("pow_scalar", x->ndim, x->shape);
     if (!y) return NULL;
+    const float *restrict xd = x->data;
+    float *restrict yd = y->data;
     if (p == 2.0f)
-        for (int64_t i = 0; i < x->size; i++) y->data[i] = x->data[i] * x->data[i];
+        VEC8(x->size, yd[i] = xd[i] * xd[i]);
     else if (p == 1.0f)
         memcpy(y->data, x->data, (size_t)x->size * sizeof(float));
     else if (p == 0.0f)
@@ -307,24 +401,28 @@ static inline float sigmoidf(float x)
     return e / (1.0f + e);
 }
 
-static void un_forward(unop op, const float *x, float *y, int64_t n, float p0, float p1)
+static void un_forward(unop op, const float *restrict x, float *restrict y, int64_t n, float p0, float p1)
 {
     switch (op) {
-    case U_NEG: for (int64_t i = 0; i < n; i++) y[i] = -x[i]; break;
+    case U_NEG: VEC8(n, y[i] = -x[i]); break;
     case U_EXP: for (int64_t i = 0; i < n; i++) y[i] = expf(x[i]); break;
     case U_LOG: for (int64_t i = 0; i < n; i++) y[i] = logf(x[i]); break;
     case U_SQRT: for (int64_t i = 0; i < n; i++) y[i] = sqrtf(x[i]); break;
-    case U_ABS: for (int64_t i = 0; i < n; i++) y[i] = fabsf(x[i]); break;
-    case U_CLAMP: for (int64_t i = 0; i < n; i++) y[i] = x[i] < p0 ? p0 : (x[i] > p1 ? p1 : x[i]); break;
-    case U_RELU: for (int64_t i = 0; i < n; i++) y[i] = x[i] > 0 ? x[i] : 0.0f; break;
-    case U_LEAKY: for (int64_t i = 0; i < n; i++) y[i] = x[i] > 0 ? x[i] : p0 * x[i]; break;
+    case U_ABS: VEC8(n, y[i] = fabsf(x[i])); break;
+    case U_CLAMP: VEC8(n, y[i] = x[i] < p0 ? p0 : (x[i] > p1 ? p1 : x[i])); break;
+    case U_RELU: VEC8(n, y[i] = x[i] > 0 ? x[i] : 0.0f); break;
+    case U_LEAKY: {
+        /* the product computed unconditionally (the same value), so the select vectorises */
+        VEC8(n, float v = x[i]; float sv = p0 * v; y[i] = v > 0 ? v : sv);
+        break;
+    }
     case U_ELU: for (int64_t i = 0; i < n; i++) y[i] = x[i] > 0 ? x[i] : p0 * expm1f(x[i]); break;
     case U_SIGMOID: for (int64_t i = 0; i < n; i++) y[i] = sigmoidf(x[i]); break;
     case U_TANH: for (int64_t i = 0; i < n; i++) y[i] = tanhf(x[i]); break;
     case U_SOFTPLUS: for (int64_t i = 0; i < n; i++) y[i] = softplusf(x[i]); break;
     case U_LOGSIGMOID: for (int64_t i = 0; i < n; i++) y[i] = -softplusf(-x[i]); break;
-    case U_SIGN: for (int64_t i = 0; i < n; i++) y[i] = (float)((x[i] > 0) - (x[i] < 0)); break;
-    case U_STEP: for (int64_t i = 0; i < n; i++) y[i] = x[i] > 0 ? 1.0f : 0.0f; break;
+    case U_SIGN: VEC8(n, y[i] = (float)((x[i] > 0) - (x[i] < 0))); break;
+    case U_STEP: VEC8(n, y[i] = x[i] > 0 ? 1.0f : 0.0f); break;
     }
 }
 
@@ -351,7 +449,18 @@ static vs_tensor *deriv_const(const vs_node *n, const vs_tensor *x, const vs_ten
     vs_tensor *d = vs_alloc("derivative", x->ndim, x->shape);
     vs_set_grad_enabled(prev);
     if (!d) return NULL;
-    for (int64_t i = 0; i < x->size; i++) d->data[i] = un_deriv((unop)n->i[0], x->data[i], y->data[i], n->f[0], n->f[1]);
+    const float *restrict xd = x->data;
+    float *restrict dd = d->data;
+    const float p0 = n->f[0], p1 = n->f[1];
+    /* The piecewise-linear masks (the common case) as vectorisable loops; the same values as un_deriv. */
+    switch ((unop)n->i[0]) {
+    case U_RELU: VEC8(x->size, dd[i] = xd[i] > 0 ? 1.0f : 0.0f); break;
+    case U_LEAKY: VEC8(x->size, dd[i] = xd[i] > 0 ? 1.0f : p0); break;
+    case U_CLAMP: VEC8(x->size, dd[i] = xd[i] >= p0 && xd[i] <= p1 ? 1.0f : 0.0f); break;
+    case U_ABS: VEC8(x->size, dd[i] = (float)((xd[i] > 0) - (xd[i] < 0))); break;
+    default:
+        for (int64_t i = 0; i < x->size; i++) dd[i] = un_deriv((unop)n->i[0], xd[i], y->data[i], p0, p1);
+    }
     return d;
 }
 
@@ -403,12 +512,30 @@ static void un_backward(vs_node *n, vs_tensor *out, vs_tensor *g, vs_tensor **gi
     }
 }
 
+typedef struct un_job {
+    unop op;
+    const float *x;
+    float *y;
+    float p0, p1;
+} un_job;
+
+static void un_chunk(void *ctx, int64_t begin, int64_t end)
+{
+    const un_job *j = ctx;
+    un_forward(j->op, j->x + begin, j->y + begin, end - begin, j->p0, j->p1);
+}
+
 static vs_tensor *unary(unop op, vs_tensor *x, float p0, float p1)
 {
     if (!x) return NULL;
     vs_tensor *y = vs_alloc(un_names[op], x->ndim, x->shape);
     if (!y) return NULL;
-    un_forward(op, x->data, y->data, x->size, p0, p1);
+    if (x->size < 2 * PAR_GRAIN) {
+        un_forward(op, x->data, y->data, x->size, p0, p1);
+    } else {
+        un_job j = {op, x->data, y->data, p0, p1};
+        vs_parallel_for(x->size, PAR_GRAIN, un_chunk, &j);
+    }
     if (op == U_SIGN || op == U_STEP) return y; /* constants: no gradient */
     vs_node *n = vs_record(y, un_names[op], un_backward, 1, &x);
     if (n) {

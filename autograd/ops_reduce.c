@@ -2,6 +2,7 @@
  * softmax and log_softmax.  Sums accumulate in double, in a fixed order, so results are
  * reproducible and accurate. */
 #include "autograd/internal.h"
+#include "autograd/kernels.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -49,6 +50,68 @@ static void red_iter_init(red_iter *it, const vs_tensor *x, uint32_t axes)
     it->inner_reduced = x->ndim ? (axes & VS_AXIS(x->ndim - 1)) != 0 : true;
 }
 
+/* Sums visit x row by row (a row is x's last dim, `inner` long) in row-major order: a reduced
+ * last dim is summed per row from 0 in double and the row's sum added to the output's
+ * accumulator; a kept last dim adds element by element.  That order is the reference.  For the
+ * parallel version the row dims are merged where neighbours are both reduced or both kept, and
+ * the chunks divide one kept row dim (or, when every row dim is reduced, the columns): each
+ * output then still receives its terms in the reference order, from one chunk only, so the
+ * result is the same for any thread count. */
+#define SUM_GRAIN 32768 /* elements of x per chunk */
+
+typedef struct sum_job {
+    const float *x;
+    double *acc;
+    int nd;                       /* merged row dims */
+    int64_t shape[VS_MAX_DIMS];   /* their extents */
+    int64_t xst[VS_MAX_DIMS];     /* x offset per step of each, in floats */
+    int64_t ost[VS_MAX_DIMS];     /* output offset per step (0 when reduced) */
+    int split;                    /* row dim the chunks divide, -1: the columns */
+    int64_t inner;
+    bool inner_reduced;
+} sum_job;
+
+static void sum_rows(const sum_job *j, int64_t begin, int64_t end)
+{
+    int64_t lo[VS_MAX_DIMS], hi[VS_MAX_DIMS], idx[VS_MAX_DIMS], xo = 0, off = 0, rows = 1;
+    for (int d = 0; d < j->nd; d++) {
+        lo[d] = d == j->split ? begin : 0;
+        hi[d] = d == j->split ? end : j->shape[d];
+        idx[d] = lo[d];
+        xo += lo[d] * j->xst[d];
+        off += lo[d] * j->ost[d];
+        rows *= hi[d] - lo[d];
+    }
+    const int64_t inner = j->inner;
+    /* columns [c0, c1) of each row: all of them unless the chunks divide the columns */
+    const int64_t c0 = j->split < 0 ? begin : 0, c1 = j->split < 0 ? end : inner;
+    for (int64_t r = 0; r < rows; r++) {
+        const float *restrict p = j->x + xo;
+        if (j->inner_reduced) {
+            double s = 0;
+            for (int64_t c = 0; c < inner; c++) s += p[c];
+            j->acc[off] += s;
+        } else {
+            double *restrict a = j->acc + off;
+            int64_t c = c0;
+            for (; c + 8 <= c1; c += 8)
+                for (int k = 0; k < 8; k++) a[c + k] += p[c + k];
+            for (; c < c1; c++) a[c] += p[c];
+        }
+        for (int d = j->nd - 1; d >= 0; d--) {
+            idx[d]++;
+            xo += j->xst[d];
+            off += j->ost[d];
+            if (idx[d] < hi[d]) break;
+            xo -= j->xst[d] * (hi[d] - lo[d]);
+            off -= j->ost[d] * (hi[d] - lo[d]);
+            idx[d] = lo[d];
+        }
+    }
+}
+
+static void sum_chunk(void *ctx, int64_t begin, int64_t end) { sum_rows(ctx, begin, end); }
+
 /* Sum of x over axes into y (already allocated, y->size outputs). */
 static void sum_kernel(const vs_tensor *x, uint32_t axes, vs_tensor *y)
 {
@@ -60,26 +123,39 @@ static void sum_kernel(const vs_tensor *x, uint32_t axes, vs_tensor *y)
     if (x->size > 0) {
         red_iter it;
         red_iter_init(&it, x, axes);
-        int nd = x->ndim;
-        int64_t idx[VS_MAX_DIMS] = {0}, off = 0;
-        int64_t rows = x->size / it.inner;
-        const float *p = x->data;
-        for (int64_t r = 0; r < rows; r++, p += it.inner) {
-            if (it.inner_reduced) {
-                double s = 0;
-                for (int64_t j = 0; j < it.inner; j++) s += p[j];
-                acc[off] += s;
+        sum_job j = {.x = x->data, .acc = acc, .nd = 0, .split = -1, .inner = it.inner, .inner_reduced = it.inner_reduced};
+        bool merged_kept[VS_MAX_DIMS];
+        int64_t xs = it.inner; /* x stride of row dim d */
+        int64_t xst[VS_MAX_DIMS];
+        for (int d = x->ndim - 2; d >= 0; d--) {
+            xst[d] = xs;
+            xs *= x->shape[d];
+        }
+        for (int d = 0; d < x->ndim - 1; d++) {
+            if (x->shape[d] == 1) continue;
+            const bool kept = !(axes & VS_AXIS(d));
+            const int k = j.nd - 1;
+            if (k >= 0 && merged_kept[k] == kept && j.xst[k] == xst[d] * x->shape[d] &&
+                j.ost[k] == it.ost[d] * x->shape[d]) {
+                j.shape[k] *= x->shape[d];
+                j.xst[k] = xst[d];
+                j.ost[k] = it.ost[d];
             } else {
-                double *a = acc + off;
-                for (int64_t j = 0; j < it.inner; j++) a[j] += p[j];
+                merged_kept[j.nd] = kept;
+                j.shape[j.nd] = x->shape[d];
+                j.xst[j.nd] = xst[d];
+                j.ost[j.nd] = it.ost[d];
+                j.nd++;
             }
-            for (int d = nd - 2; d >= 0; d--) {
-                idx[d]++;
-                off += it.ost[d];
-                if (idx[d] < x->shape[d]) break;
-                off -= it.ost[d] * x->shape[d];
-                idx[d] = 0;
-            }
+        }
+        for (int d = 0; d < j.nd; d++)
+            if (merged_kept[d] && (j.split < 0 || j.shape[d] > j.shape[j.split])) j.split = d;
+        const int64_t n = j.split >= 0 ? j.shape[j.split] : j.inner;
+        if (x->size < 2 * SUM_GRAIN || n < 2 || (j.split < 0 && j.inner_reduced)) {
+            sum_rows(&j, 0, n);
+        } else {
+            const int64_t per = x->size / n; /* elements of x per index of the divided dim */
+            vs_parallel_for(n, (SUM_GRAIN + per - 1) / per, sum_chunk, &j);
         }
     }
     for (int64_t i = 0; i < y->size; i++) y->data[i] = (float)acc[i];
@@ -215,22 +291,36 @@ vs_tensor *vs_expand(vs_tensor *x, int ndim, const int64_t *shape)
         if (x->size == y->size) {
             memcpy(y->data, x->data, (size_t)y->size * sizeof(float));
         } else {
-            int64_t inner = ndim ? shape[ndim - 1] : 1, rows = y->size / inner, idx[VS_MAX_DIMS] = {0}, off = 0;
-            int64_t sin = ndim ? st[ndim - 1] : 0;
+            /* Merge neighbouring dims x walks the same way (both broadcast, or contiguous), so
+             * [n,c,1,1] -> [n,c,h,w] fills rows of h*w instead of rows of w. */
+            int64_t ms[VS_MAX_DIMS], mst[VS_MAX_DIMS];
+            int md = 0;
+            for (int d = 0; d < ndim; d++) {
+                if (md > 0 && mst[md - 1] == st[d] * shape[d]) {
+                    ms[md - 1] *= shape[d];
+                    mst[md - 1] = st[d];
+                } else {
+                    ms[md] = shape[d];
+                    mst[md] = st[d];
+                    md++;
+                }
+            }
+            int64_t inner = ms[md - 1], rows = y->size / inner, idx[VS_MAX_DIMS] = {0}, off = 0;
+            const int64_t sin = mst[md - 1];
             for (int64_t r = 0; r < rows; r++) {
-                float *q = y->data + r * inner;
+                float *restrict q = y->data + r * inner;
                 const float *p = x->data + off;
                 if (sin == 0) {
-                    float v = p[0];
+                    const float v = p[0];
                     for (int64_t j = 0; j < inner; j++) q[j] = v;
                 } else {
                     memcpy(q, p, (size_t)inner * sizeof(float));
                 }
-                for (int d = ndim - 2; d >= 0; d--) {
+                for (int d = md - 2; d >= 0; d--) {
                     idx[d]++;
-                    off += st[d];
-                    if (idx[d] < shape[d]) break;
-                    off -= st[d] * shape[d];
+                    off += mst[d];
+                    if (idx[d] < ms[d]) break;
+                    off -= mst[d] * ms[d];
                     idx[d] = 0;
                 }
             }

@@ -1,11 +1,13 @@
 /* bench/bench_main.c - vs_bench: runs the registered workloads at each requested thread count and
  * reports the median time of repeated runs after warm-up, as JSON lines and a Markdown table.
  *
- *   vs_bench [--threads 1,2] [--filter SUBSTR[,SUBSTR...]] [--reps N] [--json FILE] [--list]
+ *   vs_bench [--threads 1,2] [--filter SUBSTR[,SUBSTR...]] [--reps N] [--json FILE] [--list] [--rss]
  *
  * One JSON line per (workload, threads): name, suite, impl "versus", threads, isa, reps, iters (runs
  * per timed sample), median_s and min_s (seconds per run), gflops, peak_pct, plus the workload's
- * own fields (shapes).  bench/torch_reference.py reads these lines to time the same cases. */
+ * own fields (shapes).  bench/torch_reference.py reads these lines to time the same cases.  --rss ends
+ * with a line {"suite":"rss","max_rss_kb":...}: the process's peak resident memory (getrusage), which
+ * measures one workload's loop when --filter and --threads select only that one. */
 #include "bench.h"
 #include "autograd/kernels.h"
 #include "versus/threads.h"
@@ -15,6 +17,7 @@
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <time.h>
 
 static const struct {
@@ -23,6 +26,7 @@ static const struct {
 } suites[] = {
     {vs_bench_peak_cases, &vs_bench_peak_count},
     {vs_bench_sgemm_cases, &vs_bench_sgemm_count},
+    {vs_bench_train_cases, &vs_bench_train_count},
 };
 
 #define MAX_THREAD_COUNTS 16
@@ -39,6 +43,7 @@ typedef struct options {
     int reps;
     const char *json_path;
     bool list;
+    bool rss;
 } options;
 
 typedef struct result {
@@ -63,12 +68,13 @@ static int cmp_double(const void *a, const void *b)
 
 static void usage(FILE *out)
 {
-    fprintf(out, "usage: vs_bench [--threads 1,2] [--filter SUBSTR[,SUBSTR...]] [--reps N] [--json FILE] [--list]\n"
+    fprintf(out, "usage: vs_bench [--threads 1,2] [--filter SUBSTR[,SUBSTR...]] [--reps N] [--json FILE] [--list] [--rss]\n"
                  "  --threads  thread counts to run every workload at (default: 1 and all cores)\n"
                  "  --filter   run only workloads whose name contains one of the substrings\n"
                  "  --reps     timed samples per workload; the median is reported (default 15)\n"
                  "  --json     also write the JSON lines to FILE\n"
-                 "  --list     print the workload names and exit\n");
+                 "  --list     print the workload names and exit\n"
+                 "  --rss      end with the peak resident memory of the process (one workload: --filter)\n");
 }
 
 static bool parse_int(const char *s, int lo, int hi, int *out)
@@ -105,6 +111,8 @@ static bool parse_args(int argc, char **argv, options *o)
         const char *v = i + 1 < argc ? argv[i + 1] : NULL;
         if (!strcmp(a, "--list")) {
             o->list = true;
+        } else if (!strcmp(a, "--rss")) {
+            o->rss = true;
         } else if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
             usage(stdout);
             exit(0);
@@ -202,8 +210,13 @@ static void print_table(const result *res, size_t n)
     for (size_t i = 0; i < n; i++) {
         const result *r = &res[i];
         const double t = r->median_s;
-        printf("| %s | %s | %d | %.3g %s | %.1f | ", r->c->name, r->c->about, r->threads,
-               t < 1e-3 ? t * 1e6 : t * 1e3, t < 1e-3 ? "us" : "ms", r->gflops);
+        printf("| %s | %s | %d | %.3g %s | ", r->c->name, r->c->about, r->threads, t < 1e-3 ? t * 1e6 : t * 1e3,
+               t < 1e-3 ? "us" : "ms");
+        if (r->gflops <= 0) { /* a workload timed per step, without a flop count */
+            printf("- | - |\n");
+            continue;
+        }
+        printf("%.1f | ", r->gflops);
         if (r->peak_pct >= 0)
             printf("%.0f%% |\n", r->peak_pct);
         else
@@ -265,6 +278,13 @@ int main(int argc, char **argv)
             }
     }
     print_table(res, nres);
+    if (o.rss) {
+        struct rusage ru;
+        getrusage(RUSAGE_SELF, &ru);
+        for (FILE *out = stdout; out; out = out == stdout ? json : NULL)
+            fprintf(out, "{\"name\":\"%s\",\"suite\":\"rss\",\"impl\":\"versus\",\"threads\":%d,\"max_rss_kb\":%ld}\n",
+                    o.filter ? o.filter : "all", o.threads[0], (long)ru.ru_maxrss);
+    }
     free(res);
     if (json && fclose(json) != 0) {
         fprintf(stderr, "vs_bench: writing %s failed\n", o.json_path);

@@ -1,11 +1,13 @@
 #!/usr/bin/python3
-"""bench/compare.py - join vs_bench and torch_reference.py JSON lines into one Markdown table.
+"""bench/compare.py - join vs_bench and torch_reference.py JSON lines into Markdown tables.
 
     compare.py [--commit HASH] FILE...
 
-Rows are (workload, threads); columns are GFLOP/s of versus, PyTorch and numpy (OpenBLAS) and the
-ratios versus/PyTorch and versus/numpy (above 1: versus is faster).  Ends with the performance
-targets of the kernels issue, reported (not asserted).
+Matrix products: rows are (workload, threads); columns are GFLOP/s of versus, PyTorch and numpy
+(OpenBLAS) and the ratios versus/PyTorch and versus/numpy (above 1: versus is faster).  Training
+steps and explainers: seconds per run of each side and PyTorch time / versus time (above 1: versus
+is faster), then the peak resident memory of each side when the --rss lines are given.  Ends with
+the performance targets of the kernels issue, reported (not asserted).
 """
 import json
 import os
@@ -16,6 +18,7 @@ def load(paths):
     rows = {}   # (name, threads) -> {impl: record}
     order = []  # first-seen order of (name, threads)
     info = {}
+    rss = {}    # (name, threads) -> {impl: max_rss_kb}
     for path in paths:
         with open(path) as f:
             for line in f:
@@ -26,6 +29,9 @@ def load(paths):
                 if d.get("suite") == "info":
                     info = d
                     continue
+                if d.get("suite") == "rss":
+                    rss.setdefault((d["name"], d["threads"]), {})[d["impl"]] = d["max_rss_kb"]
+                    continue
                 if "gflops" not in d:
                     continue
                 key = (d["name"], d["threads"])
@@ -33,7 +39,7 @@ def load(paths):
                     rows[key] = {}
                     order.append(key)
                 rows[key][d["impl"]] = d
-    return rows, order, info
+    return rows, order, info, rss
 
 
 def fmt(x, spec="%.1f"):
@@ -62,9 +68,11 @@ def main(argv):
     if not paths:
         print(__doc__.strip(), file=sys.stderr)
         return 2
-    rows, order, info = load(paths)
+    rows, order, info, rss = load(paths)
     out = []
-    out.append("# SGEMM: versus against PyTorch and numpy (OpenBLAS)")
+    has_sgemm = any(rows[k].get("versus", {}).get("suite") == "sgemm" for k in order)
+    out.append("# %s: versus against PyTorch%s" % ("SGEMM" if has_sgemm else "Training steps and explainers",
+                                                   " and numpy (OpenBLAS)" if has_sgemm else ""))
     out.append("")
     meta = []
     if commit:
@@ -80,6 +88,56 @@ def main(argv):
         out.append("A load average above zero means other programs shared the cores: numbers, and most of all the")
         out.append("2-thread ones, then measure the machine as much as the code.")
         out.append("")
+    if has_sgemm:
+        sgemm_table(out, rows, order)
+    steps_table(out, rows, order, rss)
+    if has_sgemm:
+        targets(out, rows, order)
+    print("\n".join(out))
+    return 0
+
+
+def steps_table(out, rows, order, rss):
+    """Seconds per training step / explanation, and PyTorch time over versus time."""
+    keys = [k for k in order if rows[k].get("versus", {}).get("suite") in ("train", "explain")]
+    if keys:
+        if out[-1] != "":
+            out.append("")
+        out.append("## Training steps and explainers")
+        out.append("")
+        out.append("Median seconds per run (one training step = forward, loss, backward, Adam step; one explanation);")
+        out.append("versus/PyTorch is PyTorch's time over versus's, so above 1 means versus is faster.")
+        out.append("Models and shapes: bench/bench_train.c (the PyTorch twins are in bench/torch_reference.py).")
+        out.append("")
+        out.append("| workload | threads | versus | PyTorch | versus/PyTorch |")
+        out.append("|---|---:|---:|---:|---:|")
+        for key in keys:
+            row = rows[key]
+            v = row["versus"]["median_s"]
+            t = row["torch"]["median_s"] if "torch" in row else None
+            out.append("| %s | %d | %s | %s | %s |" % (key[0], key[1], ms(v), ms(t), fmt(ratio(t, v), "%.2f")))
+    if rss:
+        out.append("")
+        out.append("Peak resident memory (getrusage max RSS) of a process that built the model and ran the workload's")
+        out.append("timed loop alone; PyTorch's includes the interpreter and the torch library itself.")
+        out.append("")
+        out.append("| workload | threads | versus | PyTorch |")
+        out.append("|---|---:|---:|---:|")
+        for (name, threads), d in sorted(rss.items()):
+            out.append("| %s | %d | %s | %s |" % (name, threads, mib(d.get("versus")), mib(d.get("torch"))))
+
+
+def ms(seconds):
+    if seconds is None:
+        return "-"
+    return "%.3g ms" % (seconds * 1e3) if seconds >= 1e-3 else "%.3g us" % (seconds * 1e6)
+
+
+def mib(kb):
+    return "%.1f MiB" % (kb / 1024.0) if kb is not None else "-"
+
+
+def sgemm_table(out, rows, order):
     out.append("Median of repeated runs after warm-up (GFLOP/s, higher is better); ratio > 1 means versus is faster.")
     out.append("Shapes: `linear_*_BxIxO` are the three products of a linear layer with batch B, I inputs, O outputs.")
     out.append("")
@@ -98,7 +156,9 @@ def main(argv):
         out.append("FMA peak: " + ", ".join("%.1f GFLOP/s at %d thread%s" % (g, t, "" if t == 1 else "s")
                                             for t, g in sorted(peaks.items())) + ".")
 
-    # Targets of the kernels issue: reported, not asserted.
+
+def targets(out, rows, order):
+    """Targets of the kernels issue: reported, not asserted."""
     out.append("")
     out.append("## Targets")
     out.append("")
@@ -115,8 +175,6 @@ def main(argv):
     one, two = rows.get(("sgemm_nn_512", 1), {}), rows.get(("sgemm_nn_512", 2), {})
     if "versus" in one and "versus" in two:
         out.append("| 2 threads / 1 thread >= 1.8 | sgemm_nn_512 | 2 | %.2f |" % (two["versus"]["gflops"] / one["versus"]["gflops"]))
-    print("\n".join(out))
-    return 0
 
 
 if __name__ == "__main__":

@@ -1,16 +1,18 @@
 # bench: `make bench` builds and runs vs_bench; `make bench-compare` adds PyTorch and numpy in the
 # same run and prints one Markdown table (bench/compare.md).  BENCH_FLAGS passes flags to vs_bench,
-# e.g. make bench BENCH_FLAGS="--threads 1 --filter sgemm_nn".
+# e.g. make bench BENCH_FLAGS="--threads 1 --filter sgemm_nn".  bench-compare also measures the
+# peak memory of the RSS_WORKLOAD loop, each side in a process of its own (bench/rss.jsonl).
 EXTRA_PROGRAMS += bench/vs_bench
-bench_vs_bench_SOURCES = bench/bench.h bench/bench_main.c bench/bench_peak.c bench/bench_sgemm.c
+bench_vs_bench_SOURCES = bench/bench.h bench/bench_main.c bench/bench_peak.c bench/bench_sgemm.c bench/bench_train.c
 bench_vs_bench_LDADD = libversus.la -lm
-CLEANFILES += bench/vs_bench bench/versus.jsonl bench/reference.jsonl bench/compare.md
+CLEANFILES += bench/vs_bench bench/versus.jsonl bench/reference.jsonl bench/compare.md bench/rss.jsonl
 EXTRA_DIST += bench/torch_reference.py bench/compare.py
 
 # The Python that has torch and numpy (Debian's); numpy's OpenBLAS must not inherit tuning
 # variables meant for other programs, so they are unset for that command only.
 BENCH_PY3 = /usr/bin/python3
 BENCH_FLAGS =
+RSS_WORKLOAD = ganmex_mnist_step
 
 bench: bench/vs_bench$(EXEEXT)
 	./bench/vs_bench$(EXEEXT) $(BENCH_FLAGS)
@@ -20,9 +22,12 @@ bench-compare: bench/vs_bench$(EXEEXT)
 	@if $(BENCH_PY3) -c 'import torch, numpy' >/dev/null 2>&1; then \
 	    env -u OPENBLAS_CORETYPE -u OPENBLAS_L2_SIZE $(BENCH_PY3) $(srcdir)/bench/torch_reference.py \
 	        bench/versus.jsonl > bench/reference.jsonl && \
+	    ./bench/vs_bench$(EXEEXT) --filter $(RSS_WORKLOAD) --threads 1 --reps 5 --rss | grep '"suite":"rss"' > bench/rss.jsonl && \
+	    env -u OPENBLAS_CORETYPE -u OPENBLAS_L2_SIZE $(BENCH_PY3) $(srcdir)/bench/torch_reference.py \
+	        --rss $(RSS_WORKLOAD) 1 --reps 5 | grep '"suite":"rss"' >> bench/rss.jsonl && \
 	    $(BENCH_PY3) $(srcdir)/bench/compare.py \
 	        --commit "$$(git -C $(srcdir) rev-parse --short HEAD 2>/dev/null || echo unknown)" \
-	        bench/versus.jsonl bench/reference.jsonl > bench/compare.md && \
+	        bench/versus.jsonl bench/reference.jsonl bench/rss.jsonl > bench/compare.md && \
 	    echo && cat bench/compare.md; \
 	else \
 	    echo "bench-compare: $(BENCH_PY3) lacks torch or numpy; skipping the PyTorch/numpy comparison"; \

@@ -1,7 +1,13 @@
 #!/usr/bin/python3
-"""bench/torch_reference.py - time vs_bench's matrix products in PyTorch and numpy.
+"""bench/torch_reference.py - time vs_bench's matrix products, training steps and explainers in PyTorch (and numpy).
 
     torch_reference.py VERSUS_JSONL [--reps N]
+    torch_reference.py --rss NAME THREADS [--reps N]
+
+The training steps and explainers (suites "train" and "explain") are the models of bench/bench_train.c
+rebuilt with torch.nn (same layers, batches, losses, Adam lr 1e-4, random data from a fixed seed),
+timed the same way.  --rss runs one of them alone in a fresh process and prints the process's peak
+resident memory (resource.getrusage), to set beside vs_bench --rss.
 
 Reads the JSON lines vs_bench wrote (--json FILE), and for every sgemm case (same shape, same
 transposes, same thread count, same repetitions) times torch.mm and numpy.matmul with the method
@@ -57,7 +63,163 @@ def op(x, trans):
     return x.T if trans else x
 
 
-def run_worker(threads, cases, reps):
+def train_models(torch):
+    """name -> function(batch) returning a zero-argument step function, mirroring bench_train.c."""
+    nn = torch.nn
+    F = torch.nn.functional
+
+    class Res(nn.Module):
+        def __init__(self, block):
+            super().__init__()
+            self.block = block
+
+        def forward(self, x):
+            return x + self.block(x)
+
+    def conv_in(layers, cin, cout, k, s, p, relu=True, transpose=False):
+        conv = nn.ConvTranspose2d if transpose else nn.Conv2d
+        layers += [conv(cin, cout, k, s, p, bias=False), nn.InstanceNorm2d(cout, affine=True)]
+        if relu:
+            layers.append(nn.ReLU())
+
+    def ganmex():
+        return nn.Sequential(nn.Conv2d(1, 32, 6, 2, 2), nn.ReLU(), nn.Conv2d(32, 64, 6, 2, 2), nn.ReLU(), nn.Flatten(),
+                             nn.Linear(3136, 256), nn.ReLU(), nn.Dropout(0.5), nn.Linear(256, 10))
+
+    def cem():
+        return nn.Sequential(nn.Conv2d(1, 32, 5, 1, 2), nn.ReLU(), nn.MaxPool2d(2), nn.Conv2d(32, 64, 5, 1, 2), nn.ReLU(),
+                             nn.MaxPool2d(2), nn.Flatten(), nn.Linear(3136, 1024), nn.ReLU(), nn.Dropout(0.4),
+                             nn.Linear(1024, 6))
+
+    def stargan():
+        layers = []
+        conv_in(layers, 4, 32, 7, 1, 3)
+        conv_in(layers, 32, 64, 4, 2, 1)
+        conv_in(layers, 64, 128, 4, 2, 1)
+        for _ in range(2):
+            block = []
+            conv_in(block, 128, 128, 3, 1, 1)
+            conv_in(block, 128, 128, 3, 1, 1, relu=False)
+            layers.append(Res(nn.Sequential(*block)))
+        conv_in(layers, 128, 64, 4, 2, 1, transpose=True)
+        conv_in(layers, 64, 32, 4, 2, 1, transpose=True)
+        layers += [nn.Conv2d(32, 1, 7, 1, 3, bias=False), nn.Tanh()]
+        return nn.Sequential(*layers)
+
+    def critic():
+        return nn.Sequential(nn.Conv2d(1, 64, 4, 2, 1), nn.LeakyReLU(0.2), nn.Conv2d(64, 128, 4, 2, 1), nn.LeakyReLU(0.2),
+                             nn.Flatten(), nn.Linear(128 * 7 * 7, 1))
+
+    def step_fn(model, loss_fn):
+        opt = torch.optim.Adam(model.parameters(), lr=1e-4)
+
+        def step():
+            opt.zero_grad(set_to_none=True)
+            loss_fn().backward()
+            opt.step()
+        return step
+
+    def ganmex_step(n, make=ganmex, classes=10):
+        m = make().train()
+        x = torch.rand(n, 1, 28, 28)
+        y = torch.arange(n) % classes
+        return step_fn(m, lambda: F.cross_entropy(m(x), y))
+
+    def siamese_step(n):
+        m = nn.Sequential(nn.Linear(100, 64), nn.ReLU(), nn.Linear(64, 32))
+        a, b = torch.rand(n, 100), torch.rand(n, 100)
+        t = (torch.arange(n) % 2).float()
+        return step_fn(m, lambda: F.binary_cross_entropy_with_logits(5 * F.cosine_similarity(m(a), m(b), dim=1), t))
+
+    def dipvae_step(n):
+        m = nn.Sequential(nn.Flatten(), nn.Linear(784, 1200), nn.ReLU(), nn.Linear(1200, 1200), nn.ReLU(),
+                          nn.Linear(1200, 16))
+        x, t = torch.rand(n, 1, 28, 28), torch.randn(n, 16)
+        return step_fn(m, lambda: F.mse_loss(m(x), t))
+
+    def stargan_step(n):
+        m = stargan()
+        x, t = torch.rand(n, 4, 28, 28) * 2 - 1, torch.rand(n, 1, 28, 28) * 2 - 1
+        return step_fn(m, lambda: F.l1_loss(m(x), t))
+
+    def wgan_step(n):
+        m = critic()
+        fake, real = torch.rand(n, 1, 28, 28) * 2 - 1, torch.rand(n, 1, 28, 28) * 2 - 1
+
+        def loss():
+            e = torch.rand(n, 1, 1, 1)
+            xhat = (e * real + (1 - e) * fake).requires_grad_(True)
+            g, = torch.autograd.grad(m(xhat).sum(), xhat, create_graph=True)
+            norm = torch.sqrt((g * g).sum(dim=(1, 2, 3)) + 1e-12)
+            gp = ((norm - 1) ** 2).mean()
+            return m(fake).mean() - m(real).mean() + 10 * gp
+        return step_fn(m, loss)
+
+    def input_grad(m, xb):
+        xb.requires_grad_(True)
+        g, = torch.autograd.grad(m(xb)[:, 3].sum(), xb)
+        return g
+
+    def ig_run(n):
+        m = ganmex().eval()
+        x = torch.rand(1, 1, 28, 28)
+
+        def run():
+            attr = torch.zeros(1, 1, 28, 28)
+            for k0 in range(0, 200, n):
+                b = min(n, 200 - k0)
+                alpha = ((torch.arange(k0, k0 + b, dtype=torch.float32) + 0.5) / 200).view(b, 1, 1, 1)
+                attr += (input_grad(m, alpha * x) * x / 200).sum(0, keepdim=True)
+            return attr
+        return run
+
+    def occlusion_run(n):
+        m = ganmex().eval()
+        x = torch.rand(1, 1, 28, 28)
+
+        def run():
+            with torch.no_grad():
+                base = m(x)[0, 3]
+                drop = torch.empty(784)
+                for p0 in range(0, 784, n):
+                    b = min(n, 784 - p0)
+                    xb = x.repeat(b, 1, 1, 1).view(b, 784)
+                    xb[torch.arange(b), torch.arange(p0, p0 + b)] = 0
+                    drop[p0:p0 + b] = base - m(xb.view(b, 1, 28, 28))[:, 3]
+            return drop
+        return run
+
+    def saliency_run(n):
+        m = ganmex().eval()
+        x = torch.rand(n, 1, 28, 28)
+        return lambda: input_grad(m, x.detach().clone())
+
+    return {"ganmex_mnist_step": ganmex_step, "cem_fashion_step": lambda n: ganmex_step(n, cem, 6),
+            "siamese_mlp_step": siamese_step, "dipvae_mlp_step": dipvae_step, "stargan_gen_step": stargan_step,
+            "wgan_gp_disc_step": wgan_step, "ig200_mnist": ig_run, "occlusion1_mnist": occlusion_run,
+            "saliency64_mnist": saliency_run}
+
+
+def run_train(torch, threads, case, reps, rss=False):
+    torch.manual_seed(7)
+    make = train_models(torch).get(case["name"])
+    if make is None:
+        print("torch_reference: no PyTorch version of %s" % case["name"], file=sys.stderr)
+        return
+    fn = make(case["batch"])
+    median, best, iters = measure(fn, reps)
+    line = {"name": case["name"], "suite": case["suite"], "impl": "torch", "threads": threads,
+            "version": torch.__version__, "reps": reps, "iters": iters, "median_s": median, "min_s": best,
+            "gflops": 0.0, "batch": case["batch"]}
+    print(json.dumps(line, separators=(",", ":")), flush=True)
+    if rss:
+        import resource
+        print(json.dumps({"name": case["name"], "suite": "rss", "impl": "torch", "threads": threads,
+                          "max_rss_kb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss}, separators=(",", ":")),
+              flush=True)
+
+
+def run_worker(threads, cases, reps, rss=False):
     libs = {}
     try:
         import numpy
@@ -73,6 +235,10 @@ def run_worker(threads, cases, reps):
         print("torch_reference: torch is not installed; skipping PyTorch", file=sys.stderr)
     np = libs["numpy"]
     for case in cases:
+        if case.get("suite") in ("train", "explain"):
+            if "torch" in libs:
+                run_train(libs["torch"], threads, case, reps, rss)
+            continue
         a, b = stored_operands(np, case)
         c = np.empty((case["m"], case["n"]), dtype=np.float32)
         na, nb = op(a, case["trans_a"]), op(b, case["trans_b"])
@@ -97,14 +263,21 @@ def run_worker(threads, cases, reps):
 def main(argv):
     if len(argv) >= 2 and argv[1] == "--worker":
         job = json.load(sys.stdin)
-        run_worker(job["threads"], job["cases"], job["reps"])
+        run_worker(job["threads"], job["cases"], job["reps"], job.get("rss", False))
         return 0
-    if len(argv) < 2 or argv[1].startswith("-"):
-        print(__doc__.strip(), file=sys.stderr)
-        return 2
     reps_override = None
     if "--reps" in argv:
         reps_override = int(argv[argv.index("--reps") + 1])
+    if len(argv) >= 4 and argv[1] == "--rss":
+        threads = int(argv[3])
+        suite = "explain" if argv[2] in ("ig200_mnist", "occlusion1_mnist", "saliency64_mnist") else "train"
+        batch = 128 if argv[2] == "siamese_mlp_step" else 16 if argv[2] in ("stargan_gen_step", "wgan_gp_disc_step") else 64
+        job = {"threads": threads, "reps": reps_override or 15, "rss": True,
+               "cases": [{"name": argv[2], "suite": suite, "batch": batch}]}
+        return spawn(job)
+    if len(argv) < 2 or argv[1].startswith("-"):
+        print(__doc__.strip(), file=sys.stderr)
+        return 2
     by_threads = {}
     with open(argv[1]) as f:
         for line in f:
@@ -112,21 +285,30 @@ def main(argv):
             if not line.startswith("{"):
                 continue
             d = json.loads(line)
-            if d.get("suite") != "sgemm" or d.get("impl") != "versus":
+            if d.get("suite") not in ("sgemm", "train", "explain") or d.get("impl") != "versus":
                 continue
             job = by_threads.setdefault(d["threads"], {"threads": d["threads"], "reps": reps_override or d["reps"], "cases": []})
-            job["cases"].append({key: d[key] for key in ("name", "m", "n", "k", "trans_a", "trans_b")})
+            keys = ("name", "m", "n", "k", "trans_a", "trans_b") if d["suite"] == "sgemm" else ("name", "batch")
+            case = {key: d[key] for key in keys}
+            case["suite"] = d["suite"]
+            job["cases"].append(case)
     if not by_threads:
-        print("torch_reference: no sgemm cases in %s" % argv[1], file=sys.stderr)
+        print("torch_reference: no sgemm, train or explain cases in %s" % argv[1], file=sys.stderr)
         return 1
     for threads in sorted(by_threads):
-        env = dict(os.environ, OMP_NUM_THREADS=str(threads), OPENBLAS_NUM_THREADS=str(threads),
-                   MKL_NUM_THREADS=str(threads))
-        proc = subprocess.run([sys.executable, os.path.abspath(__file__), "--worker"], env=env,
-                              input=json.dumps(by_threads[threads]), text=True)
-        if proc.returncode != 0:
-            return proc.returncode
+        status = spawn(by_threads[threads])
+        if status != 0:
+            return status
     return 0
+
+
+def spawn(job):
+    """Run a job in a fresh worker process with the thread variables set before the libraries load."""
+    threads = str(job["threads"])
+    env = dict(os.environ, OMP_NUM_THREADS=threads, OPENBLAS_NUM_THREADS=threads, MKL_NUM_THREADS=threads)
+    proc = subprocess.run([sys.executable, os.path.abspath(__file__), "--worker"], env=env,
+                          input=json.dumps(job), text=True)
+    return proc.returncode
 
 
 if __name__ == "__main__":

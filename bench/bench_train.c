@@ -1,0 +1,346 @@
+/* bench/bench_train.c - whole training steps and explainer runs of the papers' models: one run is
+ * forward, loss, backward and an Adam step (suite "train"), or one explanation (suite "explain"),
+ * on random data from fixed seeds.  bench/torch_reference.py builds the same models in PyTorch
+ * (its Train* classes) and compare.py reports seconds per step side by side.  Weights are
+ * random: the time of a step does not depend on them. */
+#include "bench.h"
+#include "versus/arch.h"
+#include "versus/ops.h"
+#include "versus/optim.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+enum { P_KIND, P_BATCH };
+
+typedef enum train_kind {
+    K_GANMEX,   /* GANMEX MNIST classifier, cross entropy over 10 classes, input [1,28,28] */
+    K_CEM,      /* CEM-MAF Fashion-MNIST classifier, cross entropy over 6 classes */
+    K_SIAMESE,  /* Siamese MLP 100-64-32, BCE of sigmoid(5 cos) over pairs */
+    K_DIPVAE,   /* MLP encoder 784-1200-1200-16 with relu; MSE stands in for the VAE loss */
+    K_STARGAN,  /* StarGAN-style generator on 28x28, L1 loss */
+    K_WGAN_GP,  /* conv critic with the gradient penalty (double backward) */
+    K_IG,       /* integrated gradients, 200 steps, batches of 64 (no Adam step) */
+    K_OCCLUSION, /* occlusion-1: 784 single-pixel occlusions, batches of 64, no grad */
+    K_SALIENCY  /* gradient of the target logit for a batch of 64 */
+} train_kind;
+
+#define IG_STEPS 200
+#define EXPLAIN_BATCH 64
+#define SIAMESE_P 100
+#define STARGAN_IN 4 /* image channel + 3 domain-label planes */
+#define GP_WEIGHT 10.0f
+
+typedef struct train_state {
+    train_kind kind;
+    int64_t batch;
+    vs_module *m;
+    vs_optim *opt;
+    vs_tensor *x, *x2, *target; /* inputs (x2: second side of pairs / real batch) and regression targets */
+    int64_t *labels;
+    vs_rng rng; /* dropout masks, WGAN-GP mixing weights */
+} train_state;
+
+static void train_teardown(void *state)
+{
+    train_state *s = state;
+    if (!s) return;
+    vs_optim_free(s->opt);
+    vs_module_free(s->m);
+    vs_tensor_free(s->x);
+    vs_tensor_free(s->x2);
+    vs_tensor_free(s->target);
+    free(s->labels);
+    free(s);
+}
+
+static bool add(vs_module *seq, vs_module *layer) { return vs_sequential_add(seq, layer) == VS_OK; }
+
+/* conv k x k (no bias), instance norm, optional relu. */
+static bool conv_in(vs_module *seq, int64_t in, int64_t out, int64_t k, int64_t stride, int64_t pad, bool relu,
+                    bool transpose, vs_rng *r)
+{
+    vs_module *conv = transpose ? vs_conv_transpose2d_new(in, out, k, stride, pad, 0, false, r)
+                                : vs_conv2d_new(in, out, k, stride, pad, false, r);
+    return add(seq, conv) && add(seq, vs_instance_norm2d_new(out, 1e-5f)) &&
+           (!relu || add(seq, vs_activation_new(VS_MODULE_RELU, 0)));
+}
+
+/* StarGAN generator (Choi et al. 2018) shrunk to 28x28: c7s1-32, d64, d128, R128 x2, u64, u32, c7s1-1, tanh. */
+static vs_module *stargan_generator(vs_rng *r)
+{
+    vs_module *g = vs_sequential_new();
+    bool ok = g && conv_in(g, STARGAN_IN, 32, 7, 1, 3, true, false, r) && conv_in(g, 32, 64, 4, 2, 1, true, false, r) &&
+              conv_in(g, 64, 128, 4, 2, 1, true, false, r);
+    for (int i = 0; ok && i < 2; i++) {
+        vs_module *block = vs_sequential_new();
+        ok = block && conv_in(block, 128, 128, 3, 1, 1, true, false, r) && conv_in(block, 128, 128, 3, 1, 1, false, false, r);
+        ok = add(g, block ? vs_residual_new(block) : NULL) && ok;
+    }
+    ok = ok && conv_in(g, 128, 64, 4, 2, 1, true, true, r) && conv_in(g, 64, 32, 4, 2, 1, true, true, r) &&
+         add(g, vs_conv2d_new(32, 1, 7, 1, 3, false, r)) && add(g, vs_activation_new(VS_MODULE_TANH, 0));
+    if (!ok) {
+        vs_module_free(g);
+        return NULL;
+    }
+    return g;
+}
+
+/* WGAN-GP critic on 28x28: conv 1->64 k4 s2 p1, leaky 0.2, conv 64->128 k4 s2 p1, leaky 0.2, linear 6272 -> 1. */
+static vs_module *wgan_critic(vs_rng *r)
+{
+    vs_module *d = vs_sequential_new();
+    bool ok = d && add(d, vs_conv2d_new(1, 64, 4, 2, 1, true, r)) && add(d, vs_activation_new(VS_MODULE_LEAKY_RELU, 0.2f)) &&
+              add(d, vs_conv2d_new(64, 128, 4, 2, 1, true, r)) &&
+              add(d, vs_activation_new(VS_MODULE_LEAKY_RELU, 0.2f)) && add(d, vs_flatten_new()) &&
+              add(d, vs_linear_new(128 * 7 * 7, 1, true, r));
+    if (!ok) {
+        vs_module_free(d);
+        return NULL;
+    }
+    return d;
+}
+
+static vs_module *dipvae_encoder(vs_rng *r)
+{
+    vs_module *e = vs_sequential_new();
+    bool ok = e && add(e, vs_flatten_new()) && add(e, vs_linear_new(784, 1200, true, r)) &&
+              add(e, vs_activation_new(VS_MODULE_RELU, 0)) && add(e, vs_linear_new(1200, 1200, true, r)) &&
+              add(e, vs_activation_new(VS_MODULE_RELU, 0)) && add(e, vs_linear_new(1200, 16, true, r));
+    if (!ok) {
+        vs_module_free(e);
+        return NULL;
+    }
+    return e;
+}
+
+static void *train_setup(const vs_bench_case *c, int threads)
+{
+    (void)threads;
+    train_state *s = calloc(1, sizeof *s);
+    if (!s) return NULL;
+    s->kind = (train_kind)c->p[P_KIND];
+    s->batch = c->p[P_BATCH];
+    const int64_t n = s->batch;
+    vs_rng r;
+    vs_rng_seed(&r, 7);
+    vs_rng_seed(&s->rng, 11);
+    vs_error err;
+    int64_t classes = 10;
+    const int64_t img[4] = {n, 1, 28, 28};
+    switch (s->kind) {
+    case K_GANMEX:
+    case K_IG:
+    case K_OCCLUSION:
+    case K_SALIENCY:
+        s->m = vs_arch_ganmex_mnist(1, 28, 10, &r, &err);
+        s->x = vs_tensor_rand(4, img, &r, 0, 1);
+        break;
+    case K_CEM:
+        classes = 6;
+        s->m = vs_arch_cem_fashion(classes, &r, &err);
+        s->x = vs_tensor_rand(4, img, &r, 0, 1);
+        break;
+    case K_SIAMESE: {
+        const int64_t shape[2] = {n, SIAMESE_P}, t_shape[1] = {n};
+        s->m = vs_arch_siamese_mlp(SIAMESE_P, 64, 32, &r, &err);
+        s->x = vs_tensor_rand(2, shape, &r, 0, 1);
+        s->x2 = vs_tensor_rand(2, shape, &r, 0, 1);
+        s->target = vs_tensor_zeros(1, t_shape);
+        if (s->target)
+            for (int64_t i = 0; i < n; i++) s->target->data[i] = (float)(i % 2);
+        break;
+    }
+    case K_DIPVAE: {
+        const int64_t t_shape[2] = {n, 16};
+        s->m = dipvae_encoder(&r);
+        s->x = vs_tensor_rand(4, img, &r, 0, 1);
+        s->target = vs_tensor_randn(2, t_shape, &r, 0, 1);
+        break;
+    }
+    case K_STARGAN: {
+        const int64_t in[4] = {n, STARGAN_IN, 28, 28};
+        s->m = stargan_generator(&r);
+        s->x = vs_tensor_rand(4, in, &r, -1, 1);
+        s->target = vs_tensor_rand(4, img, &r, -1, 1);
+        break;
+    }
+    case K_WGAN_GP:
+        s->m = wgan_critic(&r);
+        s->x = vs_tensor_rand(4, img, &r, -1, 1);  /* fake */
+        s->x2 = vs_tensor_rand(4, img, &r, -1, 1); /* real */
+        break;
+    }
+    const vs_optim_opts o = vs_adam_opts(1e-4f);
+    bool explain = s->kind == K_IG || s->kind == K_OCCLUSION || s->kind == K_SALIENCY;
+    if (s->m && !explain) s->opt = vs_optim_new_module(&o, s->m, &err);
+    s->labels = malloc(sizeof(int64_t) * (size_t)n);
+    if (!s->m || (!explain && !s->opt) || !s->x || !s->labels || (s->kind == K_SIAMESE && (!s->x2 || !s->target)) ||
+        ((s->kind == K_DIPVAE || s->kind == K_STARGAN) && !s->target) || (s->kind == K_WGAN_GP && !s->x2)) {
+        train_teardown(s);
+        return NULL;
+    }
+    for (int64_t i = 0; i < n; i++) s->labels[i] = i % classes;
+    vs_module_train(s->m, !explain);
+    return s;
+}
+
+/* WGAN-GP critic loss: mean D(fake) - mean D(real) + 10 mean (|dD/dx(xhat)| - 1)^2,
+ * xhat = e real + (1 - e) fake with e ~ U[0,1) per sample. */
+static vs_tensor *wgan_gp_loss(train_state *s)
+{
+    const int64_t n = s->batch, e_shape[4] = {n, 1, 1, 1};
+    vs_tensor *e = vs_tensor_rand(4, e_shape, &s->rng, 0, 1);
+    vs_tensor *xhat = vs_detach(vs_add(vs_mul(e, s->x2), vs_mul(vs_add_scalar(vs_neg(e), 1), s->x)));
+    vs_set_requires_grad(xhat, true);
+    vs_tensor *d_hat = vs_module_forward(s->m, xhat, NULL), *g = NULL;
+    if (vs_grad(1, (vs_tensor *[]){vs_sum(d_hat, VS_ALL_AXES, false)}, NULL, 1, &xhat, &g, true) != VS_OK) return NULL;
+    vs_tensor *norm = vs_sqrt(vs_add_scalar(vs_sum(vs_mul(g, g), VS_AXIS(1) | VS_AXIS(2) | VS_AXIS(3), false), 1e-12f));
+    vs_tensor *gp = vs_mean(vs_pow_scalar(vs_add_scalar(norm, -1), 2), VS_ALL_AXES, false);
+    vs_tensor *wd = vs_sub(vs_mean(vs_module_forward(s->m, s->x, NULL), VS_ALL_AXES, false),
+                           vs_mean(vs_module_forward(s->m, s->x2, NULL), VS_ALL_AXES, false));
+    return vs_add(wd, vs_mul_scalar(gp, GP_WEIGHT));
+}
+
+static vs_tensor *step_loss(train_state *s)
+{
+    const vs_forward_ctx ctx = {.rng = &s->rng};
+    switch (s->kind) {
+    case K_GANMEX:
+    case K_CEM:
+        return vs_cross_entropy(vs_module_forward(s->m, s->x, &ctx), s->labels);
+    case K_SIAMESE:
+        return vs_bce_with_logits(vs_mul_scalar(vs_siamese_forward(s->m, s->x, &ctx, s->x2, NULL), 5), s->target);
+    case K_DIPVAE:
+        return vs_mse_loss(vs_module_forward(s->m, s->x, &ctx), s->target);
+    case K_STARGAN:
+        return vs_l1_loss(vs_module_forward(s->m, s->x, &ctx), s->target);
+    case K_WGAN_GP:
+        return wgan_gp_loss(s);
+    default:
+        return NULL;
+    }
+}
+
+/* Results of the explainers land here so the work cannot be optimised away. */
+static volatile float explain_sink;
+
+/* sum over rows of logits[i, target] for images xb [b,1,28,28]; target class 3. */
+static vs_tensor *target_score(train_state *s, vs_tensor *xb)
+{
+    vs_tensor *logits = vs_module_forward(s->m, xb, NULL);
+    return logits ? vs_sum(vs_slice(logits, 1, 3, 4), VS_ALL_AXES, false) : NULL;
+}
+
+/* d score / d xb for a batch of images. */
+static vs_tensor *input_grad(train_state *s, vs_tensor *xb)
+{
+    vs_set_requires_grad(xb, true);
+    vs_tensor *g = NULL, *score = target_score(s, xb);
+    if (!score || vs_grad(1, &score, NULL, 1, &xb, &g, false) != VS_OK) return NULL;
+    return g;
+}
+
+/* IG of image 0 against the zero baseline: mean over alpha_k = (k + 1/2) / 200 of grad(alpha_k x) * x. */
+static void run_ig(train_state *s)
+{
+    const int64_t pix = 784;
+    float attr[784] = {0};
+    for (int64_t k0 = 0; k0 < IG_STEPS; k0 += EXPLAIN_BATCH) {
+        vs_scope_begin();
+        const int64_t b = IG_STEPS - k0 < EXPLAIN_BATCH ? IG_STEPS - k0 : EXPLAIN_BATCH, shape[4] = {b, 1, 28, 28};
+        vs_tensor *xb = vs_tensor_new(4, shape);
+        if (xb) {
+            for (int64_t i = 0; i < b; i++) {
+                const float alpha = ((float)(k0 + i) + 0.5f) / IG_STEPS;
+                for (int64_t p = 0; p < pix; p++) xb->data[i * pix + p] = alpha * s->x->data[p];
+            }
+            vs_tensor *g = input_grad(s, xb);
+            if (g)
+                for (int64_t i = 0; i < b; i++)
+                    for (int64_t p = 0; p < pix; p++) attr[p] += g->data[i * pix + p] * s->x->data[p] / IG_STEPS;
+        }
+        vs_scope_end();
+    }
+    explain_sink = attr[pix / 2];
+}
+
+/* Occlusion-1 of image 0: score drop when each pixel in turn is set to 0, 784 forwards in batches of 64. */
+static void run_occlusion(train_state *s)
+{
+    const int64_t pix = 784;
+    float drop[784];
+    const bool was = vs_set_grad_enabled(false);
+    vs_scope_begin();
+    const int64_t one[4] = {1, 1, 28, 28};
+    vs_tensor *x0 = vs_tensor_from(4, one, s->x->data), *base = x0 ? target_score(s, x0) : NULL;
+    for (int64_t p0 = 0; base && p0 < pix; p0 += EXPLAIN_BATCH) {
+        vs_scope_begin();
+        const int64_t b = pix - p0 < EXPLAIN_BATCH ? pix - p0 : EXPLAIN_BATCH, shape[4] = {b, 1, 28, 28};
+        vs_tensor *xb = vs_tensor_new(4, shape);
+        if (xb) {
+            for (int64_t i = 0; i < b; i++) {
+                memcpy(xb->data + i * pix, s->x->data, sizeof(float) * (size_t)pix);
+                xb->data[i * pix + p0 + i] = 0;
+            }
+            vs_tensor *logits = vs_module_forward(s->m, xb, NULL);
+            if (logits)
+                for (int64_t i = 0; i < b; i++) drop[p0 + i] = base->data[0] - logits->data[i * 10 + 3];
+        }
+        vs_scope_end();
+    }
+    vs_scope_end();
+    vs_set_grad_enabled(was);
+    explain_sink = drop[pix - 1];
+}
+
+static void train_run(void *state)
+{
+    train_state *s = state;
+    if (s->kind == K_IG) {
+        run_ig(s);
+        return;
+    }
+    if (s->kind == K_OCCLUSION) {
+        run_occlusion(s);
+        return;
+    }
+    vs_scope_begin();
+    if (s->kind == K_SALIENCY) {
+        (void)input_grad(s, vs_detach(s->x));
+    } else {
+        vs_optim_zero_grad(s->opt);
+        vs_tensor *loss = step_loss(s);
+        vs_error err;
+        if (loss && vs_backward(loss, NULL, false) == VS_OK) (void)vs_optim_step(s->opt, &err);
+    }
+    vs_scope_end();
+}
+
+static double train_flops(const vs_bench_case *c, int threads)
+{
+    (void)c;
+    (void)threads;
+    return 0; /* reported as seconds per step */
+}
+
+static void train_json(const vs_bench_case *c, FILE *out) { fprintf(out, ",\"batch\":%lld", (long long)c->p[P_BATCH]); }
+
+#define TRAIN(suite_, name_, about_, kind, batch)                                                        \
+    {.suite = suite_, .name = name_, .about = about_, .p = {kind, batch}, .setup = train_setup,          \
+     .run = train_run, .teardown = train_teardown, .flops = train_flops, .json_fields = train_json}
+
+const vs_bench_case vs_bench_train_cases[] = {
+    TRAIN("train", "ganmex_mnist_step", "GANMEX MNIST classifier, batch 64, CE + Adam", K_GANMEX, 64),
+    TRAIN("train", "cem_fashion_step", "CEM-MAF Fashion classifier (6 classes), batch 64, CE + Adam", K_CEM, 64),
+    TRAIN("train", "siamese_mlp_step", "Siamese MLP 100-64-32, 128 pairs, BCE(sigmoid(5 cos)) + Adam", K_SIAMESE, 128),
+    TRAIN("train", "dipvae_mlp_step", "MLP 784-1200-1200-16 relu, batch 64, MSE (stand-in for the VAE loss) + Adam",
+          K_DIPVAE, 64),
+    TRAIN("train", "stargan_gen_step", "StarGAN-style generator 28x28, batch 16, L1 + Adam", K_STARGAN, 16),
+    TRAIN("train", "wgan_gp_disc_step", "conv critic 28x28, batch 16, WGAN loss + gradient penalty + Adam", K_WGAN_GP,
+          16),
+    TRAIN("explain", "ig200_mnist", "IG 200 steps on the GANMEX MNIST classifier, batches of 64", K_IG, 64),
+    TRAIN("explain", "occlusion1_mnist", "Occlusion-1: 784 occlusions, batches of 64, no grad", K_OCCLUSION, 64),
+    TRAIN("explain", "saliency64_mnist", "input gradient of the target logit, batch 64", K_SALIENCY, 64),
+};
+const size_t vs_bench_train_count = sizeof vs_bench_train_cases / sizeof vs_bench_train_cases[0];
