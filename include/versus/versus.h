@@ -5,6 +5,7 @@
 #include "versus/error.h"
 #include "versus/rng.h"
 #include "versus/tensor.h"
+#include "versus/train.h"
 #include "versus/threads.h"
 #include "versus/ops.h"
 #include "versus/dataset.h"
