@@ -24,8 +24,8 @@
 #define TOP_K 10                  /* Table II: minor features selected (tabular) */
 #define TOP_FRAC 0.75             /* ... fraction of edges selected (graphs) */
 /* Defaults chosen for the time budget (adult: the whole run in a few minutes on 2 cores). */
-#define DEFAULT_PAIRS_TABULAR 100
-#define DEFAULT_PAIRS_GRAPHS 60
+#define DEFAULT_PAIRS_TABULAR 1000
+#define DEFAULT_PAIRS_GRAPHS 240
 #define DEFAULT_EPOCHS_TABULAR 3
 #define DEFAULT_EPOCHS_GRAPHS 100
 
@@ -63,8 +63,8 @@ typedef struct method_run {
     summary fa[N_SEL], cf[N_SEL], conf[N_SEL];
     summary viol, prec, rec;   /* of the raw masks / ranked by m (x) x_s: the same for both selections */
     double p_fa[N_SEL], p_cf[N_SEL]; /* Welch t-test of SNX against this method; NAN for SNX or without SNX */
-    bool sens;                 /* sens_fa / sens_cf filled */
-    double sens_fa[MAX_LEVELS], sens_cf[MAX_LEVELS];
+    bool sens;                 /* sens_fa / sens_cf filled (per selection) */
+    double sens_fa[N_SEL][MAX_LEVELS], sens_cf[N_SEL][MAX_LEVELS];
 } method_run;
 
 typedef struct bench {
@@ -94,7 +94,7 @@ typedef struct bench {
     vs_snx_expl glob_present[N_GLOBAL]; /* their SEL_PRESENT copies (tabular) */
     vs_snx_eval *gev[N_GLOBAL][N_SEL]; /* [n_queries] */
     summary gfa[N_GLOBAL][N_SEL], gcf[N_GLOBAL][N_SEL], gprec[N_GLOBAL], grec[N_GLOBAL];
-    double gsens_fa[N_GLOBAL][MAX_LEVELS], gsens_cf[N_GLOBAL][MAX_LEVELS];
+    double gsens_fa[N_GLOBAL][N_SEL][MAX_LEVELS], gsens_cf[N_GLOBAL][N_SEL][MAX_LEVELS];
     int n_levels;
     double levels[MAX_LEVELS];
     method_run run[VS_SNX_METHOD_COUNT];
@@ -349,10 +349,12 @@ static int prepare(bench *b)
     for (int i = 0; i < b->n_runs; i++) need_pg |= b->run[i].method == VS_SNX_PGEXPLAINER;
     double t = now();
     if (!b->graph && vs_snx_des_fit(b->d, b->sp.train, b->sp.n_train, &b->o, &b->des, &err) != VS_OK) return vs_fail("des: %s", err.msg);
-    b->des_seconds = now() - t;
-    t = now();
-    if (need_pg && vs_snx_pg_train(&b->f, b->d, b->sp.train_pairs, &b->o, &b->pg, &err) != VS_OK) return vs_fail("pgexplainer: %s", err.msg);
-    b->pg_seconds = now() - t;
+    if (!b->graph) b->des_seconds = now() - t;
+    if (need_pg) {
+        t = now();
+        if (vs_snx_pg_train(&b->f, b->d, b->sp.train_pairs, &b->o, &b->pg, &err) != VS_OK) return vs_fail("pgexplainer: %s", err.msg);
+        b->pg_seconds = now() - t;
+    }
     for (int g = 0; g < N_GLOBAL; g++) {
         if (g == G_DES && b->graph) continue;
         t = now();
@@ -383,6 +385,17 @@ static int score(const bench *b, const vs_snx_expl *e, const vs_snx_expl *global
     vs_snx_expl c;
     if (sel == SEL_PRESENT && present_copy(b->d, e, &c)) return vs_fail("out of memory");
     vs_status st = vs_snx_evaluate(&b->f, b->d, sel == SEL_PRESENT ? &c : e, global, &eo, ev, &err);
+    if (sel == SEL_PRESENT) free_present(&c);
+    return st == VS_OK ? 0 : vs_fail("%s: %s", vs_snx_method_name(e->method), err.msg);
+}
+
+/* Fig. 7: mean FA and CF of e over b->levels under selection sel; rc. */
+static int sensitivity(const bench *b, const vs_snx_expl *e, int sel, double *fa, double *cf)
+{
+    vs_error err;
+    vs_snx_expl c;
+    if (sel == SEL_PRESENT && present_copy(b->d, e, &c)) return vs_fail("out of memory");
+    vs_status st = vs_snx_sensitivity(&b->f, b->d, sel == SEL_PRESENT ? &c : e, b->levels, b->n_levels, fa, cf, &err);
     if (sel == SEL_PRESENT) free_present(&c);
     return st == VS_OK ? 0 : vs_fail("%s: %s", vs_snx_method_name(e->method), err.msg);
 }
@@ -425,9 +438,8 @@ static int run_method(bench *b, method_run *r)
     free(tmp);
     if (rc) return rc;
     for (int i = 0; i < N_SENS; i++)
-        if (r->method == sens_methods[i]) {
-            if (vs_snx_sensitivity(&b->f, b->d, r->e, b->levels, b->n_levels, r->sens_fa, r->sens_cf, &err) != VS_OK)
-                return vs_fail("%s: %s", vs_snx_method_name(r->method), err.msg);
+        for (int sel = 0; r->method == sens_methods[i] && sel < b->n_sel; sel++) {
+            if ((rc = sensitivity(b, r->e, sel, r->sens_fa[sel], r->sens_cf[sel]))) return rc;
             r->sens = true;
         }
     return 0;
@@ -460,7 +472,6 @@ static void t_tests(bench *b)
 /* Table III: the global masks of the queries (the first n_queries items of each global explanation). */
 static int score_globals(bench *b)
 {
-    vs_error err;
     int64_t nq = b->n_queries;
     double *tmp = malloc((size_t)nq * sizeof *tmp);
     if (!tmp) return vs_fail("out of memory");
@@ -481,8 +492,8 @@ static int score_globals(bench *b)
         if (rc) break;
         b->gprec[g] = summarise(b->gev[g][SEL_ALL], nq, offsetof(vs_snx_eval, precision), tmp);
         b->grec[g] = summarise(b->gev[g][SEL_ALL], nq, offsetof(vs_snx_eval, recall), tmp);
-        if (g != G_PICK_ALL && vs_snx_sensitivity(&b->f, b->d, &view, b->levels, b->n_levels, b->gsens_fa[g], b->gsens_cf[g], &err) != VS_OK)
-            rc = vs_fail("%s: %s", vs_snx_method_name(global_method[g]), err.msg);
+        for (int sel = 0; g != G_PICK_ALL && sel < b->n_sel && rc == 0; sel++)
+            rc = sensitivity(b, &view, sel, b->gsens_fa[g][sel], b->gsens_cf[g][sel]);
     }
     free(tmp);
     return rc;
@@ -550,45 +561,50 @@ static int trace_figures(const bench *b)
     return rc ? (vs_plot_free(v), rc) : write_plot(b, v, "violated.svg");
 }
 
-/* Fig. 7: FA and CF against the selection size, local masks (right) and global masks (left). */
+/* Fig. 7: FA and CF against the selection size, local masks (right) and global masks (left); on
+ * tabular data one pair of figures per selection. */
 static int sensitivity_figures(const bench *b)
 {
     vs_error err;
     float xs[MAX_LEVELS], ys[MAX_LEVELS];
     for (int i = 0; i < b->n_levels; i++) xs[i] = (float)b->levels[i];
+    static const char *const file[2][N_SEL] = {{"sensitivity_local.svg", "sensitivity_local_present.svg"},
+                                               {"sensitivity_global.svg", "sensitivity_global_present.svg"}};
+    static const char *const title[2][N_SEL] = {{"Local masks (Fig. 7, right)", "Local masks, top k among the present features"},
+                                                {"Global masks of the queries (Fig. 7, left)", "Global masks, top k among the present features"}};
     const char *xl = b->graph ? "fraction of edges selected" : "minor features selected (k)";
     int rc = 0;
-    for (int which = 0; which < 2 && rc == 0; which++) {
-        vs_plot *p = vs_plot_new(VS_PLOT_LINE, which ? "Global masks of the queries (Fig. 7, left)" : "Local masks (Fig. 7, right)", xl,
-                                 "loss (FA lower better, CF higher better)");
-        if (!p) return vs_fail("out of memory");
-        for (int s = 0; s < (which ? N_GLOBAL : N_SENS) && rc == 0; s++) {
-            const double *fa = NULL, *cf = NULL;
-            const char *name;
-            if (which) {
-                if (s == G_PICK_ALL || !b->glob[s]) continue;
-                fa = b->gsens_fa[s];
-                cf = b->gsens_cf[s];
-                name = vs_snx_method_name(global_method[s]);
-            } else {
-                const method_run *r = find_run(b, sens_methods[s]);
-                if (!r || !r->sens) continue;
-                fa = r->sens_fa;
-                cf = r->sens_cf;
-                name = vs_snx_method_name(r->method);
+    for (int which = 0; which < 2 && rc == 0; which++)
+        for (int sel = 0; sel < b->n_sel && rc == 0; sel++) {
+            vs_plot *p = vs_plot_new(VS_PLOT_LINE, title[which][sel], xl, "loss (FA lower better, CF higher better)");
+            if (!p) return vs_fail("out of memory");
+            for (int s = 0; s < (which ? N_GLOBAL : N_SENS) && rc == 0; s++) {
+                const double *fa, *cf;
+                const char *name;
+                if (which) {
+                    if (s == G_PICK_ALL || !b->glob[s]) continue;
+                    fa = b->gsens_fa[s][sel];
+                    cf = b->gsens_cf[s][sel];
+                    name = vs_snx_method_name(global_method[s]);
+                } else {
+                    const method_run *r = find_run(b, sens_methods[s]);
+                    if (!r || !r->sens) continue;
+                    fa = r->sens_fa[sel];
+                    cf = r->sens_cf[sel];
+                    name = vs_snx_method_name(r->method);
+                }
+                for (int k = 0; k < 2 && rc == 0; k++) {
+                    char label[64];
+                    snprintf(label, sizeof label, "%s %s", name, k ? "CF" : "FA");
+                    for (int i = 0; i < b->n_levels; i++) ys[i] = (float)(k ? cf[i] : fa[i]);
+                    if (vs_plot_add_series(p, label, (size_t)b->n_levels, xs, ys, NULL, &err) != VS_OK) rc = vs_fail("%s", err.msg);
+                }
             }
-            for (int k = 0; k < 2 && rc == 0; k++) {
-                char label[64];
-                snprintf(label, sizeof label, "%s %s", name, k ? "CF" : "FA");
-                for (int i = 0; i < b->n_levels; i++) ys[i] = (float)(k ? cf[i] : fa[i]);
-                if (vs_plot_add_series(p, label, (size_t)b->n_levels, xs, ys, NULL, &err) != VS_OK) rc = vs_fail("%s", err.msg);
-            }
+            if (rc)
+                vs_plot_free(p);
+            else
+                rc = write_plot(b, p, file[which][sel]);
         }
-        if (rc)
-            vs_plot_free(p);
-        else
-            rc = write_plot(b, p, which ? "sensitivity_global.svg" : "sensitivity_local.svg");
-    }
     return rc;
 }
 
@@ -746,8 +762,11 @@ static void markdown(const bench *b, FILE *f)
     fprintf(f, "- command: `%s`\n", cmd ? cmd : "?");
     free(cmd);
     if (b->label) fprintf(f, "- label: %s\n", b->label);
-    fprintf(f, "- versus %s, %d threads, wall time %.1f s (model training %.1f s, stage 1 %.1f s, DES fit %.1f s, PGExplainer training %.1f s)\n",
-            vs_version(), vs_get_threads(), b->wall, b->train_seconds, b->global_seconds, b->des_seconds, b->pg_seconds);
+    fprintf(f, "- versus %s, %d threads, wall time %.1f s (model training %.1f s, stage 1 %.1f s", vs_version(), vs_get_threads(), b->wall,
+            b->train_seconds, b->global_seconds);
+    if (b->des) fprintf(f, ", DES fit %.1f s", b->des_seconds);
+    if (b->pg) fprintf(f, ", PGExplainer training %.1f s", b->pg_seconds);
+    fprintf(f, ")\n");
     if (b->graph)
         fprintf(f, "- data: %s, %lld graphs, %lld node features, %lld classes%s\n", d->name ? d->name : b->spec, (long long)d->n,
                 (long long)d->n_node_features, (long long)d->n_classes, b->truth ? ", planted motif edges known" : "");
@@ -825,6 +844,9 @@ static void markdown(const bench *b, FILE *f)
     fprintf(f, "- ![sensitivity, local](sensitivity_local.svg) sensitivity_local.svg: FA and CF of SNX, SNX-UC and SM against %s (Fig. 7, right)\n",
             b->graph ? "the fraction of edges selected (0.1 .. 1.0)" : "the number of minor features selected (k = 1 .. 20, the paper's top-k)");
     fprintf(f, "- ![sensitivity, global](sensitivity_global.svg) sensitivity_global.svg: the same for the global masks (Fig. 7, left)\n");
+    if (b->n_sel > 1)
+        fprintf(f, "- ![sensitivity, local, present](sensitivity_local_present.svg) ![sensitivity, global, present](sensitivity_global_present.svg) "
+                   "sensitivity_local_present.svg, sensitivity_global_present.svg: the same with the top k among the present features (Table II-b)\n");
 
     fprintf(f, "\n## Notes\n\n");
     fprintf(f, "- Stage 1 (SNX-global masks of every row of the pairs%s) is computed once and shared by the methods that read it; "
@@ -840,14 +862,24 @@ static void markdown(const bench *b, FILE *f)
                "(a paired test would be sharper).\n");
     bool reduced = b->o.max_iters != (b->graph ? 400 : 100) || b->o.global_iters != (b->graph ? 200 : 50) ||
                    b->o.pre_iters != (b->graph ? 0 : 50);
-    fprintf(f, "- %s of the %lld test pairs are explained (the paper explains all of them)%s.\n",
-            b->pairs.n < b->sp.test_pairs->n ? "The first" : "All", (long long)b->sp.test_pairs->n,
+    if (b->pairs.n < b->sp.test_pairs->n)
+        fprintf(f, "- The first %lld of the %lld test pairs are explained (the paper explains all of them)", (long long)b->pairs.n,
+                (long long)b->sp.test_pairs->n);
+    else
+        fprintf(f, "- All %lld test pairs are explained", (long long)b->pairs.n);
+    fprintf(f, "%s.\n",
             reduced ? "; the iteration counts differ from Section IV-H (PreIter, MaxIter, stage 1: tabular 50, 100, 50; graphs 0, 400, 200)" : "");
 }
 
 /* ---- results.json ------------------------------------------------------------------------------------ */
 
-static vs_json *num(double v) { return isfinite(v) ? vs_json_new_number(v) : vs_json_new_null(); }
+/* A number rounded to 6 significant digits (the scores come from floats; this keeps the file small), or null. */
+static vs_json *num(double v)
+{
+    char buf[32];
+    snprintf(buf, sizeof buf, "%.6g", v);
+    return isfinite(v) ? vs_json_new_number(strtod(buf, NULL)) : vs_json_new_null();
+}
 
 static vs_json *summary_json(summary s)
 {
@@ -940,7 +972,7 @@ static int write_json(const bench *b)
     ok = ok && vs_json_set(j, "stage1_seconds", num(b->global_seconds)) == VS_OK;
     ok = ok && vs_json_set(j, "des_seconds", num(b->des_seconds)) == VS_OK;
     ok = ok && vs_json_set(j, "pg_seconds", num(b->pg_seconds)) == VS_OK;
-    ok = ok && vs_json_set(j, b->graph ? "top_fraction" : "top_k", num(b->graph ? TOP_FRAC : TOP_K)) == VS_OK;
+    ok = ok && vs_json_set(j, b->graph ? "top_fraction" : "top_k", b->graph ? num(TOP_FRAC) : vs_json_new_int(TOP_K)) == VS_OK;
     ok = ok && vs_json_set(j, "gamma", num(b->o.gamma_global)) == VS_OK;
     ok = ok && vs_json_set(j, "global_iters", vs_json_new_int(b->o.global_iters)) == VS_OK;
     ok = ok && vs_json_set(j, "pre_iters", vs_json_new_int(b->o.pre_iters)) == VS_OK;
@@ -973,9 +1005,11 @@ static int write_json(const bench *b)
             vs_json *pr = vs_json_new_object();
             ok = ok && vs_json_set(o, "present", pr) == VS_OK && scores_json(b, pr, r, SEL_PRESENT);
         }
-        if (r->sens) {
-            ok = ok && vs_json_set(o, "sensitivity_faithfulness", doubles_json(r->sens_fa, b->n_levels)) == VS_OK;
-            ok = ok && vs_json_set(o, "sensitivity_counterfactual", doubles_json(r->sens_cf, b->n_levels)) == VS_OK;
+        for (int sel = 0; r->sens && sel < b->n_sel; sel++) {
+            ok = ok && vs_json_set(o, sel ? "present_sensitivity_faithfulness" : "sensitivity_faithfulness",
+                                   doubles_json(r->sens_fa[sel], b->n_levels)) == VS_OK;
+            ok = ok && vs_json_set(o, sel ? "present_sensitivity_counterfactual" : "sensitivity_counterfactual",
+                                   doubles_json(r->sens_cf[sel], b->n_levels)) == VS_OK;
         }
         if (r->e->trace.n_iters) ok = ok && vs_json_set(o, "trace_mean", trace_json(&r->e->trace)) == VS_OK;
     }
@@ -994,9 +1028,11 @@ static int write_json(const bench *b)
         }
         ok = ok && vs_json_set(o, "precision", summary_json(b->gprec[g])) == VS_OK;
         ok = ok && vs_json_set(o, "recall", summary_json(b->grec[g])) == VS_OK;
-        if (g != G_PICK_ALL) {
-            ok = ok && vs_json_set(o, "sensitivity_faithfulness", doubles_json(b->gsens_fa[g], b->n_levels)) == VS_OK;
-            ok = ok && vs_json_set(o, "sensitivity_counterfactual", doubles_json(b->gsens_cf[g], b->n_levels)) == VS_OK;
+        for (int sel = 0; g != G_PICK_ALL && sel < b->n_sel; sel++) {
+            ok = ok && vs_json_set(o, sel ? "present_sensitivity_faithfulness" : "sensitivity_faithfulness",
+                                   doubles_json(b->gsens_fa[g][sel], b->n_levels)) == VS_OK;
+            ok = ok && vs_json_set(o, sel ? "present_sensitivity_counterfactual" : "sensitivity_counterfactual",
+                                   doubles_json(b->gsens_cf[g][sel], b->n_levels)) == VS_OK;
         }
     }
     ok = ok && vs_json_set(j, "global", globals) == VS_OK;

@@ -9,7 +9,7 @@ static const vs_cli_opt bench_opts[] = {
     {"data", 1, "data SPEC: adult, bank, credit, compas, mutag, synthetic-tabular, synthetic-graph, csv:FILE, ..."},
     {"model", 1, "trained Siamese model directory (versus train --arch siamese-...); default: train one"},
     {"epochs", 1, "training epochs without --model (default 3 tabular, 100 graphs)"},
-    {"pairs", 1, "test pairs explained, the first N of the SNX protocol (default 100 tabular, 60 graphs)"},
+    {"pairs", 1, "test pairs explained, the first N of the SNX protocol (default 1000 tabular, 240 graphs)"},
     {"methods", 1, "comma-separated methods (default: every method of the data kind)"},
     {"iters", 1, "stage-2 MaxIter (default: Section IV-H, 100 tabular, 400 graphs)"},
     {"pre-iters", 1, "stage-2 PreIter (default 50 tabular, 0 graphs)"},
