@@ -788,10 +788,13 @@ static void markdown(const bench *b, FILE *f)
                "other-class references; %lld distinct rows)%s\n",
             (long long)b->pairs.n, (long long)b->n_queries, (long long)b->n_rows,
             b->pairs.n < b->n_requested ? ", all the test portion has" : "");
-    fprintf(f, "- hyperparameters: gamma %g (stage 1 and 2), stage-1 lr %g for %d iterations, eta1 %g, eta2 %g, beta %g, PreIter %d, "
-               "MaxIter %d, Adam primal steps, unit-norm dual; GNNExplainer %d iterations; PGExplainer %d epochs; DES %d iterations\n\n",
-            b->o.gamma_global, b->o.lr_global, b->o.global_iters, b->o.eta1, b->o.eta2, b->o.beta, b->o.pre_iters, b->o.max_iters,
-            b->o.gnn_iters, b->o.pg_epochs, b->o.des_iters);
+    fprintf(f, "- hyperparameters (Section IV-H): gamma %g (stage 1 and 2), stage-1 lr %g for %d iterations, eta1 %g, eta2 %g, "
+               "beta %g, PreIter %d, MaxIter %d, Adam primal steps, unit-norm dual; ",
+            b->o.gamma_global, b->o.lr_global, b->o.global_iters, b->o.eta1, b->o.eta2, b->o.beta, b->o.pre_iters, b->o.max_iters);
+    if (b->graph)
+        fprintf(f, "GNNExplainer %d iterations, PGExplainer %d epochs\n\n", b->o.gnn_iters, b->o.pg_epochs);
+    else
+        fprintf(f, "DES %d iterations on at most %d training rows\n\n", b->o.des_iters, b->o.des_pool);
 
     const char *sel = b->graph ? "the top 75% of the edges of each graph" : "the top 10 minor features";
     fprintf(f, "## Table II: local masks (%s selected)\n\n", sel);
