@@ -72,7 +72,7 @@ typedef struct bench {
     const vs_args *a;
     int argc;
     char **argv;
-    const char *spec, *model_dir, *label;
+    const char *spec, *model_dir, *tag;
     char out[3800];           /* leaves room for the file names under it */
     int64_t seed, epochs, split_seed;
     double train_frac;
@@ -762,7 +762,7 @@ static void markdown(const bench *b, FILE *f)
     char *cmd = command_line(b->argc, b->argv);
     fprintf(f, "- command: `%s`\n", cmd ? cmd : "?");
     free(cmd);
-    if (b->label) fprintf(f, "- label: %s\n", b->label);
+    if (b->tag) fprintf(f, "- tag: %s\n", b->tag);
     fprintf(f, "- versus %s, %d threads, wall time %.1f s (model training %.1f s, stage 1 %.1f s", vs_version(), vs_get_threads(), b->wall,
             b->train_seconds, b->global_seconds);
     if (b->des) fprintf(f, ", DES fit %.1f s", b->des_seconds);
@@ -965,7 +965,7 @@ static int write_json(const bench *b)
     char *cmd = command_line(b->argc, b->argv);
     ok = ok && cmd && vs_json_set(j, "format", vs_json_new_string("versus-bench-snx/1")) == VS_OK;
     ok = ok && vs_json_set(j, "command", vs_json_new_string(cmd)) == VS_OK;
-    ok = ok && vs_json_set(j, "label", b->label ? vs_json_new_string(b->label) : vs_json_new_null()) == VS_OK;
+    ok = ok && vs_json_set(j, "tag", b->tag ? vs_json_new_string(b->tag) : vs_json_new_null()) == VS_OK;
     ok = ok && vs_json_set(j, "version", vs_json_new_string(vs_version())) == VS_OK;
     ok = ok && vs_json_set(j, "data", vs_json_new_string(b->spec)) == VS_OK;
     ok = ok && vs_json_set(j, "kind", vs_json_new_string(b->graph ? "graphs" : "tabular")) == VS_OK;
@@ -1121,7 +1121,7 @@ int vs_bench_snx(const vs_args *a, int argc, char **argv)
     b->argv = argv;
     b->spec = vs_args_get(a, "data");
     b->model_dir = vs_args_get(a, "model");
-    b->label = vs_args_get(a, "label");
+    b->tag = vs_args_get(a, "tag");
     const char *methods = vs_args_get(a, "methods");
     int rc = 0;
     if (!b->spec) rc = vs_usage_error("bench", "--data SPEC is required (adult, bank, credit, compas, mutag, synthetic-tabular, ...)");

@@ -17,7 +17,7 @@ static const vs_cli_opt bench_opts[] = {
     {"baseline-iters", 1, "GNNExplainer iterations and DES iterations (default 100 and 300)"},
     {"pg-epochs", 1, "PGExplainer training epochs (default 30)"},
     {"out", 1, "report directory (default bench/results/snx-<data>)"},
-    {"label", 1, "text stamped into the report, e.g. the commit"},
+    {"tag", 1, "text stamped into the report, e.g. the commit measured"},
     {NULL, 0, NULL},
 };
 
@@ -36,7 +36,7 @@ const vs_verb vs_verb_bench = {
     "bench",
     "reproduce a paper's tables and figures (SNX: Tables II-III, Figs. 3-7)",
     "usage: versus bench snx --data SPEC [--model DIR] [--pairs N] [--seed S] [--epochs E] [--out DIR]\n"
-    "                        [--methods M,...] [--label TEXT]\n\n"
+    "                        [--methods M,...] [--tag TEXT]\n\n"
     "Reproduces the structure of the SNX paper's evaluation (Section IV) on one data set.  The Siamese\n"
     "model is --model DIR (its split and pairs recovered from DIR/metrics.json), or one trained here:\n"
     "siamese-mlp (p -> 64 -> 32) on tabular data, a 3-layer GCN (32 wide, 16-d embedding) on graphs,\n"
