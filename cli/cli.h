@@ -89,5 +89,6 @@ extern const vs_verb vs_verb_predict;
 extern const vs_verb vs_verb_attribute;
 extern const vs_verb vs_verb_evaluate;
 extern const vs_verb vs_verb_explain;
+extern const vs_verb vs_verb_bench;
 
 #endif

@@ -14,6 +14,7 @@ const vs_verb *const vs_verbs[] = {
     &vs_verb_attribute,
     &vs_verb_evaluate,
     &vs_verb_explain,
+    &vs_verb_bench,
     &vs_verb_help,
     NULL,
 };

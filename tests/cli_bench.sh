@@ -1,0 +1,120 @@
+#!/bin/sh
+# cli_bench.sh - `versus bench snx` as a user meets it: a small run on planted tabular data (the
+# files written, every method in the tables, numbers that must hold), a run on a trained model
+# directory, and the exit status and message of every mistake.
+set -u
+V=$(pwd)/versus
+W=cli_bench.dir
+rm -rf "$W"
+mkdir -p "$W"
+cd "$W" || exit 1
+fails=0
+pass=0
+check() { # description, expected exit status, command...
+    desc=$1; want=$2; shift 2
+    "$@" >out.txt 2>err.txt
+    got=$?
+    if [ "$got" -eq "$want" ]; then pass=$((pass + 1)); else fails=$((fails + 1)); echo "FAIL: $desc (exit $got, wanted $want)"; cat err.txt; fi
+}
+grep_out() { # description, pattern, file
+    if grep -q -- "$2" "$3"; then pass=$((pass + 1)); else fails=$((fails + 1)); echo "FAIL: $1: no '$2' in $3"; cat "$3"; fi
+}
+exists() { # description, file
+    if [ -s "$2" ]; then pass=$((pass + 1)); else fails=$((fails + 1)); echo "FAIL: $1: no $2"; fi
+}
+# Table II row of METHOD in FILE (the first table): "| method | FA (std) | p | CF (std) | ..."
+row() { grep -m1 "^| $1 |" "$2"; }
+# mean of column N (2 = FA, 4 = CF) of METHOD's row, bold marks removed
+col() { row "$1" "$3" | awk -F'|' -v c="$2" '{ gsub(/\*/, "", $(c + 1)); split($(c + 1), a, " "); print a[1] }'; }
+holds() { # description, awk condition on $1 $2, value1, value2
+    if awk -v a="$3" -v b="$4" "BEGIN { exit !($2) }"; then pass=$((pass + 1)); else fails=$((fails + 1)); echo "FAIL: $1 ($3, $4)"; fi
+}
+
+# ---- a small benchmark on planted tabular data -------------------------------------------------------------
+check "bench snx synthetic-tabular" 0 $V bench snx --data synthetic-tabular --n 300 --pairs 6 --seed 2 --tag test-label --out b
+for f in table.md results.json conformity.svg gda.svg violated.svg sensitivity_local.svg sensitivity_global.svg; do
+    exists "bench wrote $f" b/$f
+done
+for m in pick-all des snx-global sm snx-uc snx-kl snx-des snx-inter snx-union snx; do
+    grep_out "Table II lists $m" "^| $m |" b/table.md
+    grep_out "results.json has $m" "\"method\": \"$m\"" b/results.json
+done
+grep_out "the table is printed" "## Table II: local masks" out.txt
+grep_out "Table III" "## Table III: global invariant masks" b/table.md
+grep_out "the command line is stamped" 'command: `versus bench snx --data synthetic-tabular --n 300 --pairs 6 --seed 2' b/table.md
+grep_out "the tag is stamped" "tag: test-label" b/table.md
+grep_out "6 pairs, 2 queries" "the first 6 test pairs of the SNX protocol (2 queries" b/table.md
+grep_out "wall time reported" "wall time" b/table.md
+grep_out "planted truth columns" "precision ↑ | recall ↑" b/table.md
+grep_out "the present-feature table" "Table II-b" b/table.md
+grep_out "SNX's p-value column is empty" "^| snx | [*0-9.]* ([0-9.]*)[ *]* | - |" b/table.md
+grep_out "pick-all has no conformity" "^| pick-all | [0-9.]* ([0-9.]*) | [0-9.e-]*[ ◦†]* | [0-9.]* ([0-9.]*) | [0-9.e-]*[ ◦†]* | - |" b/table.md
+grep_out "per-pair values in the JSON" '"per_pair_faithfulness"' b/results.json
+grep_out "the JSON has the GDA trace" '"grad_dual"' b/results.json
+grep_out "the sensitivity levels run 1..20" '"sensitivity_levels": \[1, 2, 3' b/results.json
+grep_out "SVG is SVG" "<svg" b/gda.svg
+# Pick-all keeps every feature, so f is unchanged and its FA is H(p), the least any mask can reach
+fa_all=$(col pick-all 2 b/table.md)
+for m in des snx-global sm snx-uc snx-kl snx-des snx-inter snx-union snx; do
+    holds "pick-all FA <= $m FA" "a <= b + 1e-9" "$fa_all" "$(col $m 2 b/table.md)"
+done
+# SNX-global used as the local mask conforms to itself
+grep_out "snx-global conformity is 1" "^| snx-global |.*| 1.000 (0.000) |" b/table.md
+# the same command gives the same numbers (deterministic)
+check "bench again" 0 $V bench snx --data synthetic-tabular --n 300 --pairs 6 --seed 2 --tag test-label --out b2
+sed '/wall time/d' b/table.md | sed 's/| [0-9.]* |$/|/' >t1.md
+sed '/wall time/d' b2/table.md | sed 's/| [0-9.]* |$/|/' | sed 's/--out b2/--out b/' >t2.md
+if cmp -s t1.md t2.md; then pass=$((pass + 1)); else fails=$((fails + 1)); echo "FAIL: two runs differ"; diff t1.md t2.md | head; fi
+
+# ---- graphs: every graph method, short runs -----------------------------------------------------------------
+check "bench snx synthetic-graph" 0 $V bench snx --data synthetic-graph --n 40 --pairs 4 --epochs 2 --iters 10 --global-iters 10 \
+    --baseline-iters 10 --pg-epochs 2 --out g
+for m in pick-all snx-global sm snx-uc snx-kl snx gnnexplainer pgexplainer; do
+    grep_out "graph Table II lists $m" "^| $m |" g/table.md
+done
+for f in table.md results.json conformity.svg gda.svg violated.svg sensitivity_local.svg sensitivity_global.svg; do
+    exists "graph bench wrote $f" g/$f
+done
+grep_out "graphs select 75% of the edges" "the top 75% of the edges of each graph selected" g/table.md
+grep_out "graph sensitivity levels are fractions" '"sensitivity_levels": \[0.1, 0.2' g/results.json
+grep_out "graph settings named" "GNNExplainer 10 iterations, PGExplainer 2 epochs" g/table.md
+if grep -q "Table II-b\|^| des |" g/table.md; then fails=$((fails + 1)); echo "FAIL: tabular-only rows on graphs"; else pass=$((pass + 1)); fi
+holds "graph pick-all FA is the bound" "a <= b + 1e-9" "$(col pick-all 2 g/table.md)" "$(col snx 2 g/table.md)"
+
+# ---- a model directory and a method subset ----------------------------------------------------------------
+check "train siamese-mlp" 0 $V train --arch siamese-mlp --data synthetic-tabular --n 300 --epochs 3 --seed 3 --out sn
+check "bench a trained model" 0 $V bench snx --data synthetic-tabular --n 300 --seed 3 --model sn --pairs 8 --methods snx,sm,snx-uc \
+    --iters 20 --pre-iters 10 --global-iters 10 --out c
+grep_out "the model is named" 'model: `sn`' c/table.md
+grep_out "three methods" "^| snx-uc |" c/table.md
+if sed -n '/Table II: local/,/Table II-b/p' c/table.md | grep -q "^| des |"; then fails=$((fails + 1)); echo "FAIL: des ran without being asked"; else pass=$((pass + 1)); fi
+grep_out "iterations reported" "PreIter 10, MaxIter 20" c/table.md
+grep_out "reductions noted" "iteration counts differ from Section IV-H" c/table.md
+
+# ---- mistakes ----------------------------------------------------------------------------------------------
+check "no data" 2 $V bench snx --pairs 4
+grep_out "data required" "--data SPEC is required" err.txt
+check "unknown benchmark" 2 $V bench lime --data synthetic-tabular
+grep_out "benchmark named" "unknown benchmark 'lime'" err.txt
+check "no benchmark" 2 $V bench --data synthetic-tabular
+check "unknown method" 2 $V bench snx --data synthetic-tabular --n 300 --methods snx,magic
+grep_out "method named" "unknown method 'magic'" err.txt
+check "graph method on tabular data" 2 $V bench snx --data synthetic-tabular --n 300 --methods gnnexplainer --out e1
+grep_out "kind named" "not defined for tabular data" err.txt
+check "tabular method on graphs" 2 $V bench snx --data synthetic-graph --n 40 --methods snx-inter --epochs 1 --out e2
+grep_out "graph kind named" "not defined for graphs" err.txt
+check "unknown data" 1 $V bench snx --data nowhere --out e3
+grep_out "spec named" "nowhere" err.txt
+check "images" 1 $V bench snx --data synthetic-shapes --n 40 --out e4
+grep_out "images refused" "not images" err.txt
+check "train a classifier" 0 $V train --arch mlp --data synthetic-tabular --n 300 --epochs 1 --out clf
+check "a classifier is not Siamese" 1 $V bench snx --data synthetic-tabular --n 300 --model clf --out e5
+grep_out "siamese named" "is not a Siamese model" err.txt
+check "model and epochs" 2 $V bench snx --data synthetic-tabular --n 300 --model sn --epochs 3
+check "pairs out of range" 2 $V bench snx --data synthetic-tabular --n 300 --pairs 1 --out e6
+check "a model directory without metrics" 1 $V bench snx --data synthetic-tabular --n 300 --model nowhere --out e7
+grep_out "metrics file named" "nowhere/metrics.json" err.txt
+
+cd .. && rm -rf "$W"
+echo "cli_bench: $pass passed, $fails failed"
+[ "$fails" -eq 0 ]
