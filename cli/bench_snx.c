@@ -206,7 +206,7 @@ static int train_model(bench *b)
     vs_error err;
     vs_rng r;
     vs_rng_seed(&r, (uint64_t)b->seed ^ INIT_STREAM);
-    b->m = b->graph ? vs_arch_siamese_gnn(VS_MODULE_GCN_CONV, b->d->n_node_features, 32, 3, 16, &r, &err)
+    b->m = b->graph ? vs_arch_siamese_gnn(VS_MODULE_GIN_CONV, b->d->n_node_features, 32, 3, 16, &r, &err)
                     : vs_arch_siamese_mlp(b->d->dim, 64, 32, &r, &err);
     if (!b->m) return vs_fail("%s", err.msg);
     vs_train_opts to;
@@ -216,7 +216,7 @@ static int train_model(bench *b)
     to.optim.lr = 1e-2f;
     to.progress = stderr;
     vs_train_result res = {0};
-    fprintf(stderr, "versus bench snx: training %s on %s for %lld epochs\n", b->graph ? "siamese-gcn" : "siamese-mlp", b->spec,
+    fprintf(stderr, "versus bench snx: training %s on %s for %lld epochs\n", b->graph ? "siamese-gin" : "siamese-mlp", b->spec,
             (long long)b->epochs);
     if (vs_train(b->m, b->d, &to, &res, &err) != VS_OK) return vs_fail("%s: %s", b->spec, err.msg);
     b->pair_acc = res.test_accuracy;
@@ -781,7 +781,7 @@ static void markdown(const bench *b, FILE *f)
     else
         fprintf(f, "- model: %s trained here for %lld epochs (Adam, lr 0.01, batch 64, seed %lld, SNX training pairs), test pair "
                    "accuracy %.3f on %lld test pairs\n",
-                b->graph ? "siamese-gcn (3 GCN layers, 32 wide, 16-d embedding, mean readout, cosine)"
+                b->graph ? "siamese-gin (3 GIN layers, 32 wide, 16-d embedding, mean readout, cosine; GCN does not learn these sets)"
                          : "siamese-mlp (linear p->64, relu, linear 64->32, cosine)",
                 (long long)b->epochs, (long long)b->seed, b->pair_acc, (long long)b->sp.test_pairs->n);
     fprintf(f, "- pairs explained: the first %lld test pairs of the SNX protocol (%lld queries, each with 2 same-class and 2 "

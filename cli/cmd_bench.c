@@ -39,7 +39,7 @@ const vs_verb vs_verb_bench = {
     "                        [--methods M,...] [--tag TEXT]\n\n"
     "Reproduces the structure of the SNX paper's evaluation (Section IV) on one data set.  The Siamese\n"
     "model is --model DIR (its split and pairs recovered from DIR/metrics.json), or one trained here:\n"
-    "siamese-mlp (p -> 64 -> 32) on tabular data, a 3-layer GCN (32 wide, 16-d embedding) on graphs,\n"
+    "siamese-mlp (p -> 64 -> 32) on tabular data, a 3-layer GIN (32 wide, 16-d embedding) on graphs,\n"
     "Adam with lr 0.01 for --epochs, seeded by --seed.  The first N test pairs of the SNX protocol (each\n"
     "test row with 2 same-class and 2 other-class references) are explained by every method: tabular\n"
     "pick-all, des, snx-global, sm, snx-uc, snx-kl, snx-des, snx-inter, snx-union, snx; graphs pick-all,\n"
