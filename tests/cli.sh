@@ -1,47 +1,37 @@
 #!/bin/sh
 # cli.sh - the `versus` program as a user meets it: help, version, usage errors, data verbs.
 set -u
+. "$(dirname "$0")/cli_lib.sh"
 V=./versus
-fails=0
-pass=0
-check() { # description, expected exit status, command...
-    desc=$1; want=$2; shift 2
-    "$@" >cli.out 2>cli.err
-    got=$?
-    if [ "$got" -eq "$want" ]; then pass=$((pass + 1)); else fails=$((fails + 1)); echo "FAIL: $desc (exit $got, wanted $want)"; cat cli.err; fi
-}
-grep_out() { # description, pattern, file
-    if grep -q -- "$2" "$3"; then pass=$((pass + 1)); else fails=$((fails + 1)); echo "FAIL: $1: no '$2' in $3"; cat "$3"; fi
-}
 
 check "help lists verbs" 0 $V help
-grep_out "help names demo" "demo" cli.out
+grep_out "help names demo" "demo" out.txt
 check "help of a verb" 0 $V help data
-grep_out "data help documents SPEC" "synthetic-tabular" cli.out
+grep_out "data help documents SPEC" "synthetic-tabular" out.txt
 check "version" 0 $V --version
-grep_out "version string" "versus [0-9]" cli.out
+grep_out "version string" "versus [0-9]" out.txt
 check "unknown verb" 2 $V frobnicate
-grep_out "one-line message" "^versus: unknown verb 'frobnicate'" cli.err
+grep_out "one-line message" "^versus: unknown verb 'frobnicate'" err.txt
 check "unknown flag" 2 $V demo --bogus
-grep_out "flag named" "unknown option '--bogus'" cli.err
+grep_out "flag named" "unknown option '--bogus'" err.txt
 check "bad number" 2 $V demo --seed abc
 check "threads must be positive" 2 $V data describe synthetic-tabular --threads 0
-grep_out "threads named" "option '--threads'" cli.err
+grep_out "threads named" "option '--threads'" err.txt
 check "no verb" 2 $V
 check "describe synthetic tabular" 0 $V data describe synthetic-tabular --n 200 --seed 3
-grep_out "rows reported" '"rows": 200' cli.out
+grep_out "rows reported" '"rows": 200' out.txt
 check "describe synthetic graphs" 0 $V data describe synthetic-graph --n 30
-grep_out "graph kind" '"kind": "graphs"' cli.out
+grep_out "graph kind" '"kind": "graphs"' out.txt
 check "unknown SPEC" 1 $V data describe nope
-grep_out "SPEC named" "unknown data SPEC 'nope'" cli.err
+grep_out "SPEC named" "unknown data SPEC 'nope'" err.txt
 check "missing csv" 1 $V data describe csv:/nonexistent/file.csv
-grep_out "file named" "/nonexistent/file.csv" cli.err
+grep_out "file named" "/nonexistent/file.csv" err.txt
 printf 'a,b,label\n1,x,yes\n2,y,no\n3,x,yes\n4,"y, quoted",no\n' >cli.csv
 check "describe csv" 0 $V data describe csv:cli.csv --label label
-grep_out "quoted category" 'b=y, quoted' cli.out
+grep_out "quoted category" 'b=y, quoted' out.txt
 printf 'a,b\n1,2\n3\n' >cli_bad.csv
 check "ragged csv" 1 $V data describe csv:cli_bad.csv
-grep_out "line named" "cli_bad.csv:3" cli.err
+grep_out "line named" "cli_bad.csv:3" err.txt
 rm -rf cli_export
 check "export with pairs" 0 $V data export synthetic-tabular --n 100 --out cli_export --pairs
 for f in X.npy y.npy features.txt pairs.npy pair_labels.npy pair_portion.npy; do
@@ -49,7 +39,7 @@ for f in X.npy y.npy features.txt pairs.npy pair_labels.npy pair_portion.npy; do
 done
 check "export needs --out" 2 $V data export synthetic-tabular
 check "demo runs" 0 $V demo --out cli_demo
-grep_out "demo explains" "integrated_gradients" cli.out
-rm -rf cli.out cli.err cli.csv cli_bad.csv cli_export cli_demo
+grep_out "demo explains" "integrated_gradients" out.txt
+rm -rf out.txt err.txt cli.csv cli_bad.csv cli_export cli_demo
 echo "cli: $pass passed, $fails failed"
 [ "$fails" -eq 0 ]

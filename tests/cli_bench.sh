@@ -3,25 +3,12 @@
 # files written, every method in the tables, numbers that must hold), a run on a trained model
 # directory, and the exit status and message of every mistake.
 set -u
+. "$(dirname "$0")/cli_lib.sh"
 V=$(pwd)/versus
 W=cli_bench.dir
 rm -rf "$W"
 mkdir -p "$W"
 cd "$W" || exit 1
-fails=0
-pass=0
-check() { # description, expected exit status, command...
-    desc=$1; want=$2; shift 2
-    "$@" >out.txt 2>err.txt
-    got=$?
-    if [ "$got" -eq "$want" ]; then pass=$((pass + 1)); else fails=$((fails + 1)); echo "FAIL: $desc (exit $got, wanted $want)"; cat err.txt; fi
-}
-grep_out() { # description, pattern, file
-    if grep -q -- "$2" "$3"; then pass=$((pass + 1)); else fails=$((fails + 1)); echo "FAIL: $1: no '$2' in $3"; cat "$3"; fi
-}
-exists() { # description, file
-    if [ -s "$2" ]; then pass=$((pass + 1)); else fails=$((fails + 1)); echo "FAIL: $1: no $2"; fi
-}
 # Table II row of METHOD in FILE (the first table): "| method | FA (std) | p | CF (std) | ..."
 row() { grep -m1 "^| $1 |" "$2"; }
 # mean of column N (2 = FA, 4 = CF) of METHOD's row, bold marks removed

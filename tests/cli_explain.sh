@@ -2,25 +2,12 @@
 # cli_explain.sh - attribute, evaluate, explain snx and demo as a user meets them: trained models on
 # synthetic data, the files written, the reports' numbers, and the exit status of every mistake.
 set -u
+. "$(dirname "$0")/cli_lib.sh"
 V=$(pwd)/versus
 W=cli_explain.dir
 rm -rf "$W"
 mkdir -p "$W"
 cd "$W" || exit 1
-fails=0
-pass=0
-check() { # description, expected exit status, command...
-    desc=$1; want=$2; shift 2
-    "$@" >out.txt 2>err.txt
-    got=$?
-    if [ "$got" -eq "$want" ]; then pass=$((pass + 1)); else fails=$((fails + 1)); echo "FAIL: $desc (exit $got, wanted $want)"; cat err.txt; fi
-}
-grep_out() { # description, pattern, file
-    if grep -q -- "$2" "$3"; then pass=$((pass + 1)); else fails=$((fails + 1)); echo "FAIL: $1: no '$2' in $3"; cat "$3"; fi
-}
-exists() { # description, file
-    if [ -s "$2" ]; then pass=$((pass + 1)); else fails=$((fails + 1)); echo "FAIL: $1: no $2"; fi
-}
 
 # a classifier on planted tabular data, and its inputs
 check "train mlp" 0 $V train --arch mlp --data synthetic-tabular --n 300 --epochs 5 --seed 2 --out clf
@@ -31,7 +18,7 @@ for m in saliency input_x_gradient integrated_gradients smoothgrad deeplift occl
 done
 check "IG with 1 thread" 0 $V attribute --model clf --input data/X.npy --method integrated_gradients --threads 1 --out t1.npy
 check "IG with 2 threads" 0 $V attribute --model clf --input data/X.npy --method integrated_gradients --threads 2 --out t2.npy
-if cmp -s t1.npy t2.npy; then pass=$((pass + 1)); else fails=$((fails + 1)); echo "FAIL: attributions depend on the thread count"; fi
+same "attributions independent of the thread count" t1.npy t2.npy
 check "IG one-vs-one with a report" 0 $V attribute --model clf --input data/X.npy --method integrated_gradients --target 1 \
     --contrast 0 --steps 100 --report ig.json --out a_ig.npy
 grep_out "report has the completeness gap" '"largest_delta"' ig.json

@@ -3,25 +3,12 @@
 # data, the files written, the last line, determinism, resume (also after Ctrl-C), the NaN guard,
 # predict's shapes, and the exit status and message of every kind of mistake.
 set -u
+. "$(dirname "$0")/cli_lib.sh"
 V=$(pwd)/versus
 W=cli_train.dir
 rm -rf "$W"
 mkdir -p "$W"
 cd "$W" || exit 1
-fails=0
-pass=0
-check() { # description, expected exit status, command...
-    desc=$1; want=$2; shift 2
-    "$@" >out.txt 2>err.txt
-    got=$?
-    if [ "$got" -eq "$want" ]; then pass=$((pass + 1)); else fails=$((fails + 1)); echo "FAIL: $desc (exit $got, wanted $want)"; cat err.txt; fi
-}
-grep_out() { # description, pattern, file
-    if grep -q -- "$2" "$3"; then pass=$((pass + 1)); else fails=$((fails + 1)); echo "FAIL: $1: no '$2' in $3"; cat "$3"; fi
-}
-same() { # description, file, file
-    if cmp -s "$2" "$3"; then pass=$((pass + 1)); else fails=$((fails + 1)); echo "FAIL: $1: $2 and $3 differ"; fi
-}
 # the shape in a .npy header, e.g. "(200, 2)"
 npy_shape() { head -c 128 "$1" | LC_ALL=C tr -cd '[:print:]' | LC_ALL=C sed -n "s/.*'shape': \(([^)]*)\).*/\1/p"; }
 shape_is() { # description, file, shape

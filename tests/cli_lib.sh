@@ -1,0 +1,21 @@
+# tests/cli_lib.sh - the assertions the CLI scripts share (sourced): each counts into pass/fails.
+# check runs a command, keeping its standard output in out.txt and its standard error in err.txt.
+fails=0
+pass=0
+ok() { pass=$((pass + 1)); }
+bad() { fails=$((fails + 1)); echo "FAIL: $*"; }
+check() { # description, expected exit status, command...
+    desc=$1; want=$2; shift 2
+    "$@" >out.txt 2>err.txt
+    got=$?
+    if [ "$got" -eq "$want" ]; then ok; else bad "$desc (exit $got, wanted $want)"; cat err.txt; fi
+}
+grep_out() { # description, pattern, file
+    if grep -q -- "$2" "$3"; then ok; else bad "$1: no '$2' in $3"; cat "$3"; fi
+}
+exists() { # description, file
+    if [ -s "$2" ]; then ok; else bad "$1: no $2"; fi
+}
+same() { # description, file, file
+    if cmp -s "$2" "$3"; then ok; else bad "$1: $2 and $3 differ"; fi
+}
