@@ -10,6 +10,22 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/* ---- vector clones ---- */
+
+/* Put VS_VECTOR_CLONES before a function whose loops are written for the vectoriser (flat loops over
+ * restrict pointers, no calls): GCC and Clang then also compile an AVX2+FMA clone of it and glibc's
+ * ifunc picks the clone at load time on CPUs that have those instructions; other compilers,
+ * platforms and CPUs run the baseline build.  The clone may contract a*b+c into one rounding, so it
+ * can differ from the baseline in the last bit (never with the thread count). */
+#if defined(__x86_64__) && defined(__ELF__) && defined(__GNUC__) && defined(__has_attribute) && !defined(VS_NO_CLONES)
+#if __has_attribute(target_clones)
+#define VS_VECTOR_CLONES __attribute__((target_clones("arch=haswell", "default")))
+#endif
+#endif
+#ifndef VS_VECTOR_CLONES
+#define VS_VECTOR_CLONES
+#endif
+
 /* ---- parallel loop (threadpool.c) ---- */
 
 /* Body of a parallel loop: handle indices [begin, end) of the range, using ctx. */
