@@ -12,6 +12,7 @@
  * for one image is a function of the image index with its own scratch buffer, so a thread pool can
  * split the batch.  Pooling and upsampling live in ops_pool.c. */
 #include "autograd/internal.h"
+#include "autograd/kernels.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -157,19 +158,6 @@ static bool check_out(const char *op, int64_t oh, int64_t ow, const conv_geom *g
     return true;
 }
 
-/* One scratch buffer for the im2col matrix of a group (NULL and an error when too large). */
-static float *scratch_new(const char *op, const conv_geom *g)
-{
-    size_t n;
-    if (!vs_size_mul((size_t)g->rows, (size_t)g->cols, &n) || !vs_size_mul(n ? n : 1, sizeof(float), &n)) {
-        vs_set_last_error(VS_ERR_NOMEM, "%s: im2col buffer too large", op);
-        return NULL;
-    }
-    float *s = malloc(n);
-    if (!s) vs_set_last_error(VS_ERR_NOMEM, "%s: out of memory for the im2col buffer", op);
-    return s;
-}
-
 /* A 1x1 kernel with stride 1 and no padding: the image already is its im2col matrix. */
 static bool cols_are_image(const conv_geom *g)
 {
@@ -178,15 +166,29 @@ static bool cols_are_image(const conv_geom *g)
 
 /* ---- im2col / col2im ----------------------------------------------------------------------------- */
 
+/* Output columns j whose input column x0 + j*sw lies inside [0, w): [*lo, *hi). */
+static void valid_cols(int64_t x0, int64_t sw, int64_t w, int64_t ow, int64_t *lo, int64_t *hi)
+{
+    int64_t a = x0 >= 0 ? 0 : (-x0 + sw - 1) / sw;
+    int64_t b = x0 > w - 1 ? 0 : (w - 1 - x0) / sw + 1;
+    if (a > ow) a = ow;
+    if (b > ow) b = ow;
+    if (b < a) b = a;
+    *lo = a;
+    *hi = b;
+}
+
 /* col[(c*kh + ki)*kw + kj, i*ow + j] = img[c, i*sh - ph + ki*dh, j*sw - pw + kj*dw] (0 outside);
- * img is one group's [cg, h, w]. */
-static void im2col(const conv_geom *g, const float *img, float *col)
+ * img is one group's [cg, h, w]; col rows are ld floats apart (several images share a row). */
+static void im2col(const conv_geom *g, const float *img, float *col, int64_t ld)
 {
     const conv_params *p = &g->p;
-    for (int64_t c = 0; c < g->cg; c++)
-        for (int64_t ki = 0; ki < g->kh; ki++)
-            for (int64_t kj = 0; kj < g->kw; kj++) {
-                float *row = col + ((c * g->kh + ki) * g->kw + kj) * g->cols;
+    for (int64_t kj = 0; kj < g->kw; kj++) {
+        int64_t x0 = kj * p->dw - p->pw, lo, hi;
+        valid_cols(x0, p->sw, g->w, g->ow, &lo, &hi);
+        for (int64_t c = 0; c < g->cg; c++)
+            for (int64_t ki = 0; ki < g->kh; ki++) {
+                float *row = col + ((c * g->kh + ki) * g->kw + kj) * ld;
                 const float *plane = img + c * g->h * g->w;
                 for (int64_t i = 0; i < g->oh; i++) {
                     float *r = row + i * g->ow;
@@ -196,95 +198,62 @@ static void im2col(const conv_geom *g, const float *img, float *col)
                         continue;
                     }
                     const float *src = plane + y * g->w;
-                    int64_t x0 = kj * p->dw - p->pw;
-                    for (int64_t j = 0; j < g->ow; j++) {
-                        int64_t x = x0 + j * p->sw;
-                        r[j] = x >= 0 && x < g->w ? src[x] : 0.0f;
-                    }
+                    for (int64_t j = 0; j < lo; j++) r[j] = 0.0f;
+                    if (p->sw == 1)
+                        memcpy(r + lo, src + x0 + lo, (size_t)(hi - lo) * sizeof(float));
+                    else
+                        for (int64_t j = lo; j < hi; j++) r[j] = src[x0 + j * p->sw];
+                    for (int64_t j = hi; j < g->ow; j++) r[j] = 0.0f;
                 }
             }
+    }
 }
 
 /* The adjoint of im2col: img[c, y, x] += every col entry im2col would have read from it. */
-static void col2im(const conv_geom *g, const float *col, float *img)
+static void col2im(const conv_geom *g, const float *col, int64_t ld, float *img)
 {
     const conv_params *p = &g->p;
-    for (int64_t c = 0; c < g->cg; c++)
-        for (int64_t ki = 0; ki < g->kh; ki++)
-            for (int64_t kj = 0; kj < g->kw; kj++) {
-                const float *row = col + ((c * g->kh + ki) * g->kw + kj) * g->cols;
+    for (int64_t kj = 0; kj < g->kw; kj++) {
+        int64_t x0 = kj * p->dw - p->pw, lo, hi;
+        valid_cols(x0, p->sw, g->w, g->ow, &lo, &hi);
+        for (int64_t c = 0; c < g->cg; c++)
+            for (int64_t ki = 0; ki < g->kh; ki++) {
+                const float *row = col + ((c * g->kh + ki) * g->kw + kj) * ld;
                 float *plane = img + c * g->h * g->w;
                 for (int64_t i = 0; i < g->oh; i++) {
                     int64_t y = i * p->sh - p->ph + ki * p->dh;
                     if (y < 0 || y >= g->h) continue;
                     const float *r = row + i * g->ow;
-                    float *dst = plane + y * g->w;
-                    int64_t x0 = kj * p->dw - p->pw;
-                    for (int64_t j = 0; j < g->ow; j++) {
-                        int64_t x = x0 + j * p->sw;
-                        if (x >= 0 && x < g->w) dst[x] += r[j];
-                    }
+                    float *dst = plane + y * g->w + x0;
+                    if (p->sw == 1)
+                        for (int64_t j = lo; j < hi; j++) dst[j] += r[j];
+                    else
+                        for (int64_t j = lo; j < hi; j++) dst[j * p->sw] += r[j];
                 }
             }
-}
-
-/* ---- per-image kernels --------------------------------------------------------------------------- */
-
-/* patch[n] = W im2col(img[n]) per group, patch: [n, o, oh, ow], w: [o, cg, kh, kw]; beta 1 adds to
- * what patch holds (the bias), 0 overwrites. */
-static void conv2d_image(const conv_geom *g, const float *img, const float *w, float *patch, float beta, int64_t n, float *scratch)
-{
-    for (int64_t gi = 0; gi < g->p.groups; gi++) {
-        const float *src = img + (n * g->c + gi * g->cg) * g->h * g->w;
-        const float *col = src;
-        if (!cols_are_image(g)) {
-            im2col(g, src, scratch);
-            col = scratch;
-        }
-        vs_sgemm(false, false, g->og, g->cols, g->rows, 1.0f, w + gi * g->og * g->rows, g->rows, col, g->cols, beta,
-                 patch + (n * g->o + gi * g->og) * g->cols, g->cols);
     }
 }
 
-/* img[n] += col2im(W^T patch[n]) per group: the adjoint of conv2d_image in its image argument. */
-static void transpose_image(const conv_geom *g, const float *patch, const float *w, float *img, int64_t n, float *scratch)
-{
-    for (int64_t gi = 0; gi < g->p.groups; gi++) {
-        float *dst = img + (n * g->c + gi * g->cg) * g->h * g->w;
-        const float *src = patch + (n * g->o + gi * g->og) * g->cols;
-        const float *wg = w + gi * g->og * g->rows;
-        if (cols_are_image(g)) {
-            vs_sgemm(true, false, g->rows, g->cols, g->og, 1.0f, wg, g->rows, src, g->cols, 1.0f, dst, g->cols);
-        } else {
-            vs_sgemm(true, false, g->rows, g->cols, g->og, 1.0f, wg, g->rows, src, g->cols, 0.0f, scratch, g->cols);
-            col2im(g, scratch, dst);
-        }
-    }
-}
+/* ---- chunks of images ------------------------------------------------------------------------------
+ * The batch is cut into chunks of a few images whose im2col matrices sit side by side in one
+ * [rows, nb*cols] matrix, so each chunk is one matrix product per group: the weights are packed
+ * once per chunk rather than once per image, and the weight gradient's product has a long inner
+ * dimension instead of one image's few output pixels.  The patch side (conv2d output) is gathered
+ * into (or scattered from) the same [og, nb*cols] layout. */
 
-/* dw += patch[n] im2col(img[n])^T per group: image n's share of the weight gradient (summed per
- * chunk of images, then over chunks in order: conv_run). */
-static void weight_grad_image(const conv_geom *g, const float *img, const float *patch, float *dw, int64_t n, float *scratch)
-{
-    for (int64_t gi = 0; gi < g->p.groups; gi++) {
-        const float *src = img + (n * g->c + gi * g->cg) * g->h * g->w;
-        const float *col = src;
-        if (!cols_are_image(g)) {
-            im2col(g, src, scratch);
-            col = scratch;
-        }
-        vs_sgemm(false, true, g->og, g->rows, g->cols, 1.0f, patch + (n * g->o + gi * g->og) * g->cols, g->cols, col, g->cols,
-                 1.0f, dw + gi * g->og * g->rows, g->rows);
-    }
-}
+/* Columns a chunk aims at; the chunk size depends on the geometry only (see conv_run). */
+#define CONV_CHUNK_COLS 256
+#define CONV_CHUNK_MAX 64
+/* Larger scratch matrices are allocated per chunk rather than kept per thread. */
+#define CONV_SCRATCH_KEEP ((size_t)32 << 20)
 
-/* ---- the batch loop, split over the thread pool --------------------------------------------------- */
+static int64_t conv_grain(const conv_geom *g)
+{
+    int64_t k = g->cols > 0 ? CONV_CHUNK_COLS / g->cols : CONV_CHUNK_MAX;
+    return k < 1 ? 1 : k > CONV_CHUNK_MAX ? CONV_CHUNK_MAX : k;
+}
 
 typedef enum conv_kind { CONV_FORWARD, CONV_TRANSPOSE, CONV_WEIGHT_GRAD } conv_kind;
-
-/* Images per chunk.  Fixed (never derived from the thread count), so the weight gradient - summed
- * per chunk, then over chunks in order - is bit-identical for any number of threads. */
-#define CONV_GRAIN 4
 
 typedef struct conv_batch {
     const char *op;
@@ -294,47 +263,173 @@ typedef struct conv_batch {
     float *out;          /* forward/transpose: the output tensor; weight grad: per-chunk partial sums */
     float beta;          /* forward: 1 adds to the bias already in out */
     int64_t wsize;       /* weight grad: elements of one partial */
-    volatile int failed; /* a chunk could not get its im2col buffer */
+    int64_t grain;       /* images per chunk */
+    volatile int failed; /* a chunk could not get its scratch memory */
 } conv_batch;
+
+/* Per-thread scratch for a chunk: [rows, nb*cols] im2col matrix and [og, nb*cols] patch matrix. */
+typedef struct conv_scratch {
+    float *col, *patch;
+    void *owned; /* non-NULL when too large to keep: freed at the chunk's end */
+} conv_scratch;
+
+static bool scratch_get(const conv_geom *g, int64_t nb, conv_scratch *s)
+{
+    size_t ncol, ncols, npatch, bytes;
+    s->owned = NULL;
+    if (!vs_size_mul((size_t)nb, (size_t)g->cols, &ncols) || !vs_size_mul((size_t)g->rows, ncols, &ncol) ||
+        !vs_size_mul((size_t)g->og, ncols, &npatch) || ncol > SIZE_MAX / sizeof(float) - npatch - 16)
+        return false;
+    ncol = (ncol + 15) & ~(size_t)15; /* keep the patch matrix 64-byte aligned */
+    bytes = (ncol + npatch) * sizeof(float);
+    float *base = bytes <= CONV_SCRATCH_KEEP ? vs_scratch(VS_SCRATCH_CONV, bytes) : (s->owned = malloc(bytes));
+    if (!base) return false;
+    s->col = base;
+    s->patch = base + ncol;
+    return true;
+}
+
+/* dst[o, i*cols + p] = src[(b + i), o, p] over one group's og channels: the patch side of images
+ * b..b+nb-1 side by side (src points at the group's first channel of image 0). */
+static void gather_patch(const conv_geom *g, const float *src, int64_t b, int64_t nb, float *dst)
+{
+    int64_t ld = nb * g->cols;
+    for (int64_t i = 0; i < nb; i++)
+        for (int64_t o = 0; o < g->og; o++)
+            memcpy(dst + o * ld + i * g->cols, src + ((b + i) * g->o + o) * g->cols, (size_t)g->cols * sizeof(float));
+}
+
+/* The inverse of gather_patch, with dst = beta dst + src (beta 0 or 1). */
+static void scatter_patch(const conv_geom *g, const float *src, int64_t b, int64_t nb, float beta, float *dst)
+{
+    int64_t ld = nb * g->cols;
+    for (int64_t i = 0; i < nb; i++)
+        for (int64_t o = 0; o < g->og; o++) {
+            const float *s = src + o * ld + i * g->cols;
+            float *d = dst + ((b + i) * g->o + o) * g->cols;
+            if (beta == 0.0f)
+                memcpy(d, s, (size_t)g->cols * sizeof(float));
+            else
+                for (int64_t k = 0; k < g->cols; k++) d[k] += s[k];
+        }
+}
+
+/* The group's im2col matrix of images b..b+nb-1 into col, or NULL when one 1x1 image is its own. */
+static const float *chunk_cols(const conv_geom *g, const float *img, int64_t gi, int64_t b, int64_t nb, float *col)
+{
+    const float *first = img + (b * g->c + gi * g->cg) * g->h * g->w;
+    if (nb == 1 && cols_are_image(g)) return first;
+    for (int64_t i = 0; i < nb; i++) im2col(g, first + i * g->c * g->h * g->w, col + i * g->cols, nb * g->cols);
+    return col;
+}
+
+/* patch[b..e) = W im2col(img[b..e)) per group (beta 1 adds to the bias already in patch). */
+static void conv2d_chunk(const conv_geom *g, const float *img, const float *w, float *patch, float beta, int64_t b,
+                         int64_t nb, const conv_scratch *s)
+{
+    int64_t n = nb * g->cols;
+    for (int64_t gi = 0; gi < g->p.groups; gi++) {
+        const float *col = chunk_cols(g, img, gi, b, nb, s->col);
+        const float *wg = w + gi * g->og * g->rows;
+        float *dst = patch + gi * g->og * g->cols;
+        if (nb == 1) {
+            vs_sgemm(false, false, g->og, g->cols, g->rows, 1.0f, wg, g->rows, col, g->cols, beta, dst + b * g->o * g->cols,
+                     g->cols);
+        } else {
+            vs_sgemm(false, false, g->og, n, g->rows, 1.0f, wg, g->rows, col, n, 0.0f, s->patch, n);
+            scatter_patch(g, s->patch, b, nb, beta, dst);
+        }
+    }
+}
+
+/* img[b..e) += col2im(W^T patch[b..e)) per group: the adjoint of conv2d_chunk in its image. */
+static void transpose_chunk(const conv_geom *g, const float *patch, const float *w, float *img, int64_t b, int64_t nb,
+                            const conv_scratch *s)
+{
+    int64_t n = nb * g->cols;
+    for (int64_t gi = 0; gi < g->p.groups; gi++) {
+        float *dst = img + (b * g->c + gi * g->cg) * g->h * g->w;
+        const float *wg = w + gi * g->og * g->rows;
+        const float *src = patch + (b * g->o + gi * g->og) * g->cols;
+        if (nb > 1) {
+            gather_patch(g, patch + gi * g->og * g->cols, b, nb, s->patch);
+            src = s->patch;
+        }
+        if (nb == 1 && cols_are_image(g)) {
+            vs_sgemm(true, false, g->rows, g->cols, g->og, 1.0f, wg, g->rows, src, g->cols, 1.0f, dst, g->cols);
+            continue;
+        }
+        vs_sgemm(true, false, g->rows, n, g->og, 1.0f, wg, g->rows, src, n, 0.0f, s->col, n);
+        for (int64_t i = 0; i < nb; i++) col2im(g, s->col + i * g->cols, n, dst + i * g->c * g->h * g->w);
+    }
+}
+
+/* dw = patch[b..e) im2col(img[b..e))^T per group: the chunk's share of the weight gradient. */
+static void weight_grad_chunk(const conv_geom *g, const float *img, const float *patch, float *dw, int64_t b, int64_t nb,
+                              const conv_scratch *s)
+{
+    int64_t n = nb * g->cols;
+    for (int64_t gi = 0; gi < g->p.groups; gi++) {
+        const float *col = chunk_cols(g, img, gi, b, nb, s->col);
+        const float *src = patch + (b * g->o + gi * g->og) * g->cols;
+        if (nb > 1) {
+            gather_patch(g, patch + gi * g->og * g->cols, b, nb, s->patch);
+            src = s->patch;
+        }
+        vs_sgemm(false, true, g->og, g->rows, n, 1.0f, src, n, col, n, 0.0f, dw + gi * g->og * g->rows, g->rows);
+    }
+}
+
+/* ---- the batch loop, split over the thread pool --------------------------------------------------- */
 
 static void conv_chunk(void *ctx, int64_t begin, int64_t end)
 {
     conv_batch *j = ctx;
-    float *scratch = scratch_new(j->op, j->g);
-    if (!scratch) {
+    conv_scratch s;
+    if (!scratch_get(j->g, end - begin, &s)) {
         j->failed = 1;
         return;
     }
-    for (int64_t i = begin; i < end; i++) {
-        if (j->kind == CONV_FORWARD)
-            conv2d_image(j->g, j->a, j->b, j->out, j->beta, i, scratch);
-        else if (j->kind == CONV_TRANSPOSE)
-            transpose_image(j->g, j->a, j->b, j->out, i, scratch);
-        else
-            weight_grad_image(j->g, j->a, j->b, j->out + (begin / CONV_GRAIN) * j->wsize, i, scratch);
-    }
-    free(scratch);
+    if (j->kind == CONV_FORWARD)
+        conv2d_chunk(j->g, j->a, j->b, j->out, j->beta, begin, end - begin, &s);
+    else if (j->kind == CONV_TRANSPOSE)
+        transpose_chunk(j->g, j->a, j->b, j->out, begin, end - begin, &s);
+    else
+        weight_grad_chunk(j->g, j->a, j->b, j->out + (begin / j->grain) * j->wsize, begin, end - begin, &s);
+    free(s.owned);
 }
 
-/* Run every image of the batch; for the weight gradient, sum the chunks' partials into dw.  A single
- * image runs on the calling thread so that its matrix products can use the pool themselves. */
+/* dw += the chunks' partials, added in chunk order. */
+VS_VECTOR_CLONES static void sum_partials(float *restrict dw, const float *restrict parts, int64_t chunks, int64_t wsize)
+{
+    for (int64_t c = 0; c < chunks; c++) {
+        const float *restrict q = parts + c * wsize;
+        for (int64_t k = 0; k < wsize; k++) dw[k] += q[k];
+    }
+}
+
+/* Run every image of the batch; for the weight gradient, sum the chunks' partials into dw.  The
+ * chunk size depends on the geometry only, so the partial sums - and dw - are bit-identical for any
+ * number of threads.  A batch that is one chunk runs on the calling thread, so that its matrix
+ * products can use the pool themselves. */
 static bool conv_run(conv_batch *j, float *dw)
 {
-    int64_t n = j->g->n, chunks = (n + CONV_GRAIN - 1) / CONV_GRAIN;
+    int64_t n = j->g->n;
+    j->grain = conv_grain(j->g);
+    int64_t chunks = (n + j->grain - 1) / j->grain;
     if (j->kind == CONV_WEIGHT_GRAD) {
         size_t bytes;
-        if (!vs_size_mul((size_t)(chunks ? chunks : 1), (size_t)j->wsize * sizeof(float), &bytes) || !(j->out = calloc(1, bytes))) {
+        if (!vs_size_mul((size_t)(chunks ? chunks : 1), (size_t)j->wsize * sizeof(float), &bytes) || !(j->out = malloc(bytes))) {
             vs_set_last_error(VS_ERR_NOMEM, "%s: out of memory for the partial weight gradients", j->op);
             return false;
         }
     }
-    if (n <= 1)
+    if (chunks <= 1)
         conv_chunk(j, 0, n);
     else
-        vs_parallel_for(n, CONV_GRAIN, conv_chunk, j);
+        vs_parallel_for(n, j->grain, conv_chunk, j);
     if (j->kind == CONV_WEIGHT_GRAD) {
-        for (int64_t c = 0; c < chunks && !j->failed; c++)
-            for (int64_t k = 0; k < j->wsize; k++) dw[k] += j->out[c * j->wsize + k];
+        if (!j->failed) sum_partials(dw, j->out, chunks, j->wsize);
         free(j->out);
     }
     if (j->failed) vs_set_last_error(VS_ERR_NOMEM, "%s: out of memory for the im2col buffer", j->op);
@@ -442,7 +537,7 @@ vs_tensor *vs_conv2d(vs_tensor *x, vs_tensor *w, vs_tensor *b, const vs_conv_opt
     vs_tensor *y = vs_alloc(op, 4, (int64_t[]){g.n, g.o, g.oh, g.ow});
     if (!y) return NULL;
     if (b) fill_bias(y, b);
-    conv_batch job = {op, &g, CONV_FORWARD, x->data, w->data, y->data, b ? 1.0f : 0.0f, 0, 0};
+    conv_batch job = {.op = op, .g = &g, .kind = CONV_FORWARD, .a = x->data, .b = w->data, .out = y->data, .beta = b ? 1.0f : 0.0f};
     if (!conv_run(&job, NULL)) {
         vs_tensor_free(y);
         return NULL;
@@ -486,7 +581,7 @@ vs_tensor *vs_conv_transpose2d(vs_tensor *x, vs_tensor *w, vs_tensor *b, const v
     vs_tensor *y = vs_alloc(op, 4, (int64_t[]){g.n, g.c, g.h, g.w});
     if (!y) return NULL;
     fill_bias(y, b);
-    conv_batch job = {op, &g, CONV_TRANSPOSE, x->data, w->data, y->data, 0, 0, 0};
+    conv_batch job = {.op = op, .g = &g, .kind = CONV_TRANSPOSE, .a = x->data, .b = w->data, .out = y->data};
     if (!conv_run(&job, NULL)) {
         vs_tensor_free(y);
         return NULL;
@@ -526,7 +621,7 @@ vs_tensor *vs_conv2d_weight_grad(vs_tensor *x, vs_tensor *gy, int kh, int kw, co
     vs_tensor *dw = vs_alloc(op, 4, (int64_t[]){g.o, g.cg, g.kh, g.kw});
     if (!dw) return NULL;
     memset(dw->data, 0, (size_t)dw->size * sizeof(float));
-    conv_batch job = {op, &g, CONV_WEIGHT_GRAD, x->data, gy->data, NULL, 0, dw->size, 0};
+    conv_batch job = {.op = op, .g = &g, .kind = CONV_WEIGHT_GRAD, .a = x->data, .b = gy->data, .wsize = dw->size};
     if (!conv_run(&job, dw->data)) {
         vs_tensor_free(dw);
         return NULL;
