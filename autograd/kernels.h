@@ -13,17 +13,25 @@
 /* ---- vector clones ---- */
 
 /* Put VS_VECTOR_CLONES before a function whose loops are written for the vectoriser (flat loops over
- * restrict pointers, no calls): GCC and Clang then also compile an AVX2+FMA clone of it and glibc's
- * ifunc picks the clone at load time on CPUs that have those instructions; other compilers,
- * platforms and CPUs run the baseline build.  The clone may contract a*b+c into one rounding, so it
- * can differ from the baseline in the last bit (never with the thread count). */
+ * restrict pointers, no calls): GCC and Clang then also compile an AVX2 clone of it and glibc's
+ * ifunc picks the clone at load time on CPUs that have AVX2; other compilers, platforms and CPUs
+ * run the baseline build.  (Not "arch=haswell": glibc matches that by CPU model, and AMD's never
+ * match.)  Without FMA in the clone, both clones round alike. */
 #if defined(__x86_64__) && defined(__ELF__) && defined(__GNUC__) && defined(__has_attribute) && !defined(VS_NO_CLONES)
 #if __has_attribute(target_clones)
-#define VS_VECTOR_CLONES __attribute__((target_clones("arch=haswell", "default")))
+#define VS_VECTOR_CLONES __attribute__((target_clones("avx2", "default")))
 #endif
 #endif
 #ifndef VS_VECTOR_CLONES
 #define VS_VECTOR_CLONES
+#endif
+
+/* Put VS_SHORT_COPIES before a function whose copy loops are short (a few floats each): GCC would
+ * otherwise turn each into a call to memcpy/memset, which costs more than the copy. */
+#if defined(__GNUC__) && !defined(__clang__)
+#define VS_SHORT_COPIES __attribute__((optimize("no-tree-loop-distribute-patterns")))
+#else
+#define VS_SHORT_COPIES
 #endif
 
 /* ---- parallel loop (threadpool.c) ---- */

@@ -164,74 +164,113 @@ static bool cols_are_image(const conv_geom *g)
     return g->kh == 1 && g->kw == 1 && g->p.sh == 1 && g->p.sw == 1 && g->p.ph == 0 && g->p.pw == 0;
 }
 
-/* ---- im2col / col2im ----------------------------------------------------------------------------- */
+/* ---- im2col / col2im ------------------------------------------------------------------------------
+ * Both go through "phase planes": the group's image, zero-padded, with its columns dealt into sw
+ * phases, plane[(c*sw + q)*hp + y][m] = padded[c][y][m*sw + q] (hp = h + 2ph rows, wq = ceil((w +
+ * 2pw) / sw) columns).  Every output row of an im2col row is then ow consecutive floats of one phase
+ * plane: no bounds checks, no zero fills, and copies the compiler vectorises.  The planes are small
+ * (cg x the padded image) next to the im2col matrix (cg kh kw x oh ow). */
 
-/* Output columns j whose input column x0 + j*sw lies inside [0, w): [*lo, *hi). */
-static void valid_cols(int64_t x0, int64_t sw, int64_t w, int64_t ow, int64_t *lo, int64_t *hi)
+typedef struct phase_geom {
+    int64_t hp, wq, plane; /* rows, columns, floats of one phase plane */
+} phase_geom;
+
+static phase_geom phases_of(const conv_geom *g)
 {
-    int64_t a = x0 >= 0 ? 0 : (-x0 + sw - 1) / sw;
-    int64_t b = x0 > w - 1 ? 0 : (w - 1 - x0) / sw + 1;
-    if (a > ow) a = ow;
-    if (b > ow) b = ow;
-    if (b < a) b = a;
-    *lo = a;
-    *hi = b;
+    phase_geom f;
+    f.hp = g->h + 2 * g->p.ph;
+    f.wq = (g->w + 2 * g->p.pw + g->p.sw - 1) / g->p.sw;
+    f.plane = f.hp * f.wq;
+    return f;
 }
 
-/* col[(c*kh + ki)*kw + kj, i*ow + j] = img[c, i*sh - ph + ki*dh, j*sw - pw + kj*dw] (0 outside);
- * img is one group's [cg, h, w]; col rows are ld floats apart (several images share a row). */
-static void im2col(const conv_geom *g, const float *img, float *col, int64_t ld)
+/* Floats of one image's phase planes (one group). */
+static int64_t phases_size(const conv_geom *g) { return g->cg * g->p.sw * phases_of(g).plane; }
+
+/* The image already is its own phase plane: no padding, stride 1. */
+static bool image_is_phases(const conv_geom *g) { return g->p.sw == 1 && g->p.ph == 0 && g->p.pw == 0; }
+
+/* Deal img ([cg, h, w] of one group) into its phase planes. */
+VS_VECTOR_CLONES VS_SHORT_COPIES static void phases_build(const conv_geom *g, const float *restrict img, float *restrict ph)
 {
-    const conv_params *p = &g->p;
-    for (int64_t kj = 0; kj < g->kw; kj++) {
-        int64_t x0 = kj * p->dw - p->pw, lo, hi;
-        valid_cols(x0, p->sw, g->w, g->ow, &lo, &hi);
-        for (int64_t c = 0; c < g->cg; c++)
-            for (int64_t ki = 0; ki < g->kh; ki++) {
-                float *row = col + ((c * g->kh + ki) * g->kw + kj) * ld;
-                const float *plane = img + c * g->h * g->w;
-                for (int64_t i = 0; i < g->oh; i++) {
-                    float *r = row + i * g->ow;
-                    int64_t y = i * p->sh - p->ph + ki * p->dh;
-                    if (y < 0 || y >= g->h) {
-                        memset(r, 0, (size_t)g->ow * sizeof(float));
-                        continue;
-                    }
-                    const float *src = plane + y * g->w;
-                    for (int64_t j = 0; j < lo; j++) r[j] = 0.0f;
-                    if (p->sw == 1)
-                        memcpy(r + lo, src + x0 + lo, (size_t)(hi - lo) * sizeof(float));
-                    else
-                        for (int64_t j = lo; j < hi; j++) r[j] = src[x0 + j * p->sw];
-                    for (int64_t j = hi; j < g->ow; j++) r[j] = 0.0f;
+    const phase_geom f = phases_of(g);
+    const int64_t sw = g->p.sw;
+    for (int64_t c = 0; c < g->cg; c++)
+        for (int64_t q = 0; q < sw; q++)
+            for (int64_t y = 0; y < f.hp; y++) {
+                float *restrict d = ph + ((c * sw + q) * f.hp + y) * f.wq;
+                const int64_t yy = y - g->p.ph;
+                if (yy < 0 || yy >= g->h) {
+                    for (int64_t m = 0; m < f.wq; m++) d[m] = 0.0f;
+                    continue;
+                }
+                const float *restrict s = img + (c * g->h + yy) * g->w;
+                for (int64_t m = 0; m < f.wq; m++) {
+                    int64_t x = m * sw + q - g->p.pw;
+                    d[m] = x >= 0 && x < g->w ? s[x] : 0.0f;
                 }
             }
-    }
 }
 
-/* The adjoint of im2col: img[c, y, x] += every col entry im2col would have read from it. */
-static void col2im(const conv_geom *g, const float *col, int64_t ld, float *img)
+/* img[c, y, x] += the phase planes' entries at the same place (padding dropped): the adjoint of
+ * phases_build. */
+VS_VECTOR_CLONES static void phases_fold(const conv_geom *g, const float *restrict ph, float *restrict img)
 {
-    const conv_params *p = &g->p;
-    for (int64_t kj = 0; kj < g->kw; kj++) {
-        int64_t x0 = kj * p->dw - p->pw, lo, hi;
-        valid_cols(x0, p->sw, g->w, g->ow, &lo, &hi);
-        for (int64_t c = 0; c < g->cg; c++)
-            for (int64_t ki = 0; ki < g->kh; ki++) {
-                const float *row = col + ((c * g->kh + ki) * g->kw + kj) * ld;
-                float *plane = img + c * g->h * g->w;
-                for (int64_t i = 0; i < g->oh; i++) {
-                    int64_t y = i * p->sh - p->ph + ki * p->dh;
-                    if (y < 0 || y >= g->h) continue;
-                    const float *r = row + i * g->ow;
-                    float *dst = plane + y * g->w + x0;
-                    if (p->sw == 1)
-                        for (int64_t j = lo; j < hi; j++) dst[j] += r[j];
-                    else
-                        for (int64_t j = lo; j < hi; j++) dst[j * p->sw] += r[j];
+    const phase_geom f = phases_of(g);
+    const int64_t sw = g->p.sw;
+    for (int64_t c = 0; c < g->cg; c++)
+        for (int64_t q = 0; q < sw; q++)
+            for (int64_t y = 0; y < f.hp; y++) {
+                const int64_t yy = y - g->p.ph;
+                if (yy < 0 || yy >= g->h) continue;
+                const float *restrict s = ph + ((c * sw + q) * f.hp + y) * f.wq;
+                float *restrict d = img + (c * g->h + yy) * g->w;
+                for (int64_t m = 0; m < f.wq; m++) {
+                    int64_t x = m * sw + q - g->p.pw;
+                    if (x >= 0 && x < g->w) d[x] += s[m];
                 }
             }
-    }
+}
+
+/* Where row (c, ki, kj) of the im2col matrix reads, output row i: ow consecutive floats from
+ * phase plane (c, q) at row i*sh + ki*dh, column m0 + j. */
+static const float *phase_src(const conv_geom *g, const phase_geom *f, const float *ph, int64_t c, int64_t ki, int64_t kj)
+{
+    const int64_t sw = g->p.sw, q = (kj * g->p.dw) % sw, m0 = (kj * g->p.dw) / sw;
+    return ph + ((c * sw + q) * f->hp + ki * g->p.dh) * f->wq + m0;
+}
+
+/* col[(c*kh + ki)*kw + kj, i*ow + j] = img[c, i*sh - ph + ki*dh, j*sw - pw + kj*dw] (0 outside),
+ * read from the group's phase planes; col rows are ld floats apart (several images share a row). */
+VS_VECTOR_CLONES VS_SHORT_COPIES static void im2col(const conv_geom *g, const float *restrict ph, float *restrict col, int64_t ld)
+{
+    const phase_geom f = phases_of(g);
+    const int64_t ow = g->ow, step = g->p.sh * f.wq;
+    for (int64_t c = 0; c < g->cg; c++)
+        for (int64_t ki = 0; ki < g->kh; ki++)
+            for (int64_t kj = 0; kj < g->kw; kj++) {
+                float *restrict row = col + ((c * g->kh + ki) * g->kw + kj) * ld;
+                const float *restrict src = phase_src(g, &f, ph, c, ki, kj);
+                for (int64_t i = 0; i < g->oh; i++)
+                    for (int64_t j = 0; j < ow; j++) row[i * ow + j] = src[i * step + j];
+            }
+}
+
+/* The adjoint of im2col: the phase planes (zeroed first) receive every col entry im2col would
+ * have read from them. */
+VS_VECTOR_CLONES VS_SHORT_COPIES static void col2im(const conv_geom *g, const float *restrict col, int64_t ld, float *restrict ph)
+{
+    const phase_geom f = phases_of(g);
+    const int64_t ow = g->ow, step = g->p.sh * f.wq;
+    memset(ph, 0, (size_t)phases_size(g) * sizeof(float));
+    for (int64_t c = 0; c < g->cg; c++)
+        for (int64_t ki = 0; ki < g->kh; ki++)
+            for (int64_t kj = 0; kj < g->kw; kj++) {
+                const float *restrict row = col + ((c * g->kh + ki) * g->kw + kj) * ld;
+                float *restrict dst = (float *)phase_src(g, &f, ph, c, ki, kj);
+                for (int64_t i = 0; i < g->oh; i++)
+                    for (int64_t j = 0; j < ow; j++) dst[i * step + j] += row[i * ow + j];
+            }
 }
 
 /* ---- chunks of images ------------------------------------------------------------------------------
@@ -241,8 +280,9 @@ static void col2im(const conv_geom *g, const float *col, int64_t ld, float *img)
  * dimension instead of one image's few output pixels.  The patch side (conv2d output) is gathered
  * into (or scattered from) the same [og, nb*cols] layout. */
 
-/* Columns a chunk aims at; the chunk size depends on the geometry only (see conv_run). */
-#define CONV_CHUNK_COLS 256
+/* Columns a chunk aims at: its im2col matrix then stays in L2 for typical layers (1152 rows x 128
+ * columns is 576 KiB) while the product is still wide enough.  Depends on the geometry only. */
+#define CONV_CHUNK_COLS 128
 #define CONV_CHUNK_MAX 64
 /* Larger scratch matrices are allocated per chunk rather than kept per thread. */
 #define CONV_SCRATCH_KEEP ((size_t)32 << 20)
@@ -269,23 +309,28 @@ typedef struct conv_batch {
 
 /* Per-thread scratch for a chunk: [rows, nb*cols] im2col matrix and [og, nb*cols] patch matrix. */
 typedef struct conv_scratch {
-    float *col, *patch;
+    float *col, *patch, *phases;
     void *owned; /* non-NULL when too large to keep: freed at the chunk's end */
 } conv_scratch;
 
+/* Per-thread scratch for a chunk of nb images: the [rows, nb*cols] im2col matrix, the [og, nb*cols]
+ * patch matrix and one image's phase planes, each 64-byte aligned. */
 static bool scratch_get(const conv_geom *g, int64_t nb, conv_scratch *s)
 {
-    size_t ncol, ncols, npatch, bytes;
+    size_t ncol, ncols, npatch, nph = (size_t)phases_size(g), bytes;
     s->owned = NULL;
     if (!vs_size_mul((size_t)nb, (size_t)g->cols, &ncols) || !vs_size_mul((size_t)g->rows, ncols, &ncol) ||
-        !vs_size_mul((size_t)g->og, ncols, &npatch) || ncol > SIZE_MAX / sizeof(float) - npatch - 16)
+        !vs_size_mul((size_t)g->og, ncols, &npatch) || ncol > SIZE_MAX / sizeof(float) / 4 ||
+        npatch > SIZE_MAX / sizeof(float) / 4 || nph > SIZE_MAX / sizeof(float) / 4)
         return false;
-    ncol = (ncol + 15) & ~(size_t)15; /* keep the patch matrix 64-byte aligned */
-    bytes = (ncol + npatch) * sizeof(float);
+    ncol = (ncol + 15) & ~(size_t)15;
+    npatch = (npatch + 15) & ~(size_t)15;
+    bytes = (ncol + npatch + nph) * sizeof(float);
     float *base = bytes <= CONV_SCRATCH_KEEP ? vs_scratch(VS_SCRATCH_CONV, bytes) : (s->owned = malloc(bytes));
     if (!base) return false;
     s->col = base;
     s->patch = base + ncol;
+    s->phases = base + ncol + npatch;
     return true;
 }
 
@@ -314,13 +359,21 @@ static void scatter_patch(const conv_geom *g, const float *src, int64_t b, int64
         }
 }
 
-/* The group's im2col matrix of images b..b+nb-1 into col, or NULL when one 1x1 image is its own. */
-static const float *chunk_cols(const conv_geom *g, const float *img, int64_t gi, int64_t b, int64_t nb, float *col)
+/* The group's im2col matrix of images b..b+nb-1 into s->col, or the image itself when one 1x1
+ * image is its own. */
+static const float *chunk_cols(const conv_geom *g, const float *img, int64_t gi, int64_t b, int64_t nb, const conv_scratch *s)
 {
     const float *first = img + (b * g->c + gi * g->cg) * g->h * g->w;
     if (nb == 1 && cols_are_image(g)) return first;
-    for (int64_t i = 0; i < nb; i++) im2col(g, first + i * g->c * g->h * g->w, col + i * g->cols, nb * g->cols);
-    return col;
+    for (int64_t i = 0; i < nb; i++) {
+        const float *one = first + i * g->c * g->h * g->w;
+        if (!image_is_phases(g)) {
+            phases_build(g, one, s->phases);
+            one = s->phases;
+        }
+        im2col(g, one, s->col + i * g->cols, nb * g->cols);
+    }
+    return s->col;
 }
 
 /* patch[b..e) = W im2col(img[b..e)) per group (beta 1 adds to the bias already in patch). */
@@ -329,7 +382,7 @@ static void conv2d_chunk(const conv_geom *g, const float *img, const float *w, f
 {
     int64_t n = nb * g->cols;
     for (int64_t gi = 0; gi < g->p.groups; gi++) {
-        const float *col = chunk_cols(g, img, gi, b, nb, s->col);
+        const float *col = chunk_cols(g, img, gi, b, nb, s);
         const float *wg = w + gi * g->og * g->rows;
         float *dst = patch + gi * g->og * g->cols;
         if (nb == 1) {
@@ -360,7 +413,10 @@ static void transpose_chunk(const conv_geom *g, const float *patch, const float 
             continue;
         }
         vs_sgemm(true, false, g->rows, n, g->og, 1.0f, wg, g->rows, src, n, 0.0f, s->col, n);
-        for (int64_t i = 0; i < nb; i++) col2im(g, s->col + i * g->cols, n, dst + i * g->c * g->h * g->w);
+        for (int64_t i = 0; i < nb; i++) {
+            col2im(g, s->col + i * g->cols, n, s->phases);
+            phases_fold(g, s->phases, dst + i * g->c * g->h * g->w);
+        }
     }
 }
 
@@ -370,7 +426,7 @@ static void weight_grad_chunk(const conv_geom *g, const float *img, const float 
 {
     int64_t n = nb * g->cols;
     for (int64_t gi = 0; gi < g->p.groups; gi++) {
-        const float *col = chunk_cols(g, img, gi, b, nb, s->col);
+        const float *col = chunk_cols(g, img, gi, b, nb, s);
         const float *src = patch + (b * g->o + gi * g->og) * g->cols;
         if (nb > 1) {
             gather_patch(g, patch + gi * g->og * g->cols, b, nb, s->patch);
