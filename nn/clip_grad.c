@@ -15,7 +15,7 @@ float vs_clip_grad_norm(int64_t n, vs_tensor *const *params, float max_norm)
     }
     float norm = (float)sqrt(sq);
     float coef = max_norm / (norm + 1e-6f);
-    if (!(coef < 1.0f) || n == 0) return norm;
+    if (!(coef < 1.0f) || n <= 0) return norm;
     /* A gradient may share storage with another or belong to a recorded graph: build scaled copies
      * (all of them first, so running out of memory changes nothing), then swap them in. */
     vs_tensor **scaled = calloc((size_t)n, sizeof *scaled);
