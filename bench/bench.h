@@ -31,4 +31,9 @@ extern const size_t vs_bench_sgemm_count;
 extern const vs_bench_case vs_bench_train_cases[];
 extern const size_t vs_bench_train_count;
 
+/* Run the workloads argv selects (argv[0] is skipped; flags as `PROG --help` prints), printing
+ * JSON lines and a Markdown table to stdout; PROG names the program in messages.  0, 1 when a
+ * workload or the JSON file failed, 2 on bad flags. */
+int vs_bench_perf(const char *prog, int argc, char **argv);
+
 #endif

@@ -1,7 +1,8 @@
-/* bench/bench_main.c - vs_bench: runs the registered workloads at each requested thread count and
- * reports the median time of repeated runs after warm-up, as JSON lines and a Markdown table.
+/* bench/bench_main.c - vs_bench_perf, behind both `vs_bench` (bench/vs_bench.c, `make bench`) and
+ * `versus bench perf`: runs the registered workloads at each requested thread count and reports the
+ * median time of repeated runs after warm-up, as JSON lines and a Markdown table.
  *
- *   vs_bench [--threads 1,2] [--filter SUBSTR[,SUBSTR...]] [--reps N] [--json FILE] [--list] [--rss]
+ *   PROG [--threads 1,2] [--filter SUBSTR[,SUBSTR...]] [--reps N] [--json FILE] [--list] [--rss]
  *
  * One JSON line per (workload, threads): name, suite, impl "versus", threads, isa, reps, iters (runs
  * per timed sample), median_s and min_s (seconds per run), gflops, peak_pct, plus the workload's
@@ -44,6 +45,7 @@ typedef struct options {
     const char *json_path;
     bool list;
     bool rss;
+    bool help;
 } options;
 
 typedef struct result {
@@ -66,15 +68,16 @@ static int cmp_double(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
-static void usage(FILE *out)
+static void usage(FILE *out, const char *prog)
 {
-    fprintf(out, "usage: vs_bench [--threads 1,2] [--filter SUBSTR[,SUBSTR...]] [--reps N] [--json FILE] [--list] [--rss]\n"
+    fprintf(out, "usage: %s [--threads 1,2] [--filter SUBSTR[,SUBSTR...]] [--reps N] [--json FILE] [--list] [--rss]\n"
                  "  --threads  thread counts to run every workload at (default: 1 and all cores)\n"
                  "  --filter   run only workloads whose name contains one of the substrings\n"
                  "  --reps     timed samples per workload; the median is reported (default 15)\n"
                  "  --json     also write the JSON lines to FILE\n"
                  "  --list     print the workload names and exit\n"
-                 "  --rss      end with the peak resident memory of the process (one workload: --filter)\n");
+                 "  --rss      end with the peak resident memory of the process (one workload: --filter)\n",
+            prog);
 }
 
 static bool parse_int(const char *s, int lo, int hi, int *out)
@@ -100,7 +103,7 @@ static bool parse_threads(const char *s, options *o)
     return o->nthreads > 0;
 }
 
-static bool parse_args(int argc, char **argv, options *o)
+static bool parse_args(const char *prog, int argc, char **argv, options *o)
 {
     const int cores = vs_get_threads();
     *o = (options){.reps = 15};
@@ -114,14 +117,16 @@ static bool parse_args(int argc, char **argv, options *o)
         } else if (!strcmp(a, "--rss")) {
             o->rss = true;
         } else if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
-            usage(stdout);
-            exit(0);
+            o->help = true;
+        } else if (strcmp(a, "--threads") && strcmp(a, "--filter") && strcmp(a, "--reps") && strcmp(a, "--json")) {
+            fprintf(stderr, "%s: unknown flag %s\n", prog, a);
+            return false;
         } else if (!v) {
-            fprintf(stderr, "vs_bench: %s: missing value (or unknown flag)\n", a);
+            fprintf(stderr, "%s: %s needs a value\n", prog, a);
             return false;
         } else if (!strcmp(a, "--threads")) {
             if (!parse_threads(v, o)) {
-                fprintf(stderr, "vs_bench: --threads %s: expected a comma-separated list of counts 1..1024\n", v);
+                fprintf(stderr, "%s: --threads %s: expected a comma-separated list of counts 1..1024\n", prog, v);
                 return false;
             }
             i++;
@@ -130,16 +135,13 @@ static bool parse_args(int argc, char **argv, options *o)
             i++;
         } else if (!strcmp(a, "--reps")) {
             if (!parse_int(v, 1, MAX_REPS, &o->reps)) {
-                fprintf(stderr, "vs_bench: --reps %s: expected an integer 1..%d\n", v, MAX_REPS);
+                fprintf(stderr, "%s: --reps %s: expected an integer 1..%d\n", prog, v, MAX_REPS);
                 return false;
             }
             i++;
         } else if (!strcmp(a, "--json")) {
             o->json_path = v;
             i++;
-        } else {
-            fprintf(stderr, "vs_bench: unknown flag %s\n", a);
-            return false;
         }
     }
     return true;
@@ -224,12 +226,16 @@ static void print_table(const result *res, size_t n)
     }
 }
 
-int main(int argc, char **argv)
+int vs_bench_perf(const char *prog, int argc, char **argv)
 {
     options o;
-    if (!parse_args(argc, argv, &o)) {
-        usage(stderr);
+    if (!parse_args(prog, argc, argv, &o)) {
+        usage(stderr, prog);
         return 2;
+    }
+    if (o.help) {
+        usage(stdout, prog);
+        return 0;
     }
     if (o.list) {
         for (size_t s = 0; s < sizeof suites / sizeof suites[0]; s++)
@@ -239,7 +245,7 @@ int main(int argc, char **argv)
     }
     FILE *json = NULL;
     if (o.json_path && !(json = fopen(o.json_path, "w"))) {
-        fprintf(stderr, "vs_bench: cannot write %s: %s\n", o.json_path, strerror(errno));
+        fprintf(stderr, "%s: cannot write %s: %s\n", prog, o.json_path, strerror(errno));
         return 1;
     }
     size_t total = 0;
@@ -266,7 +272,7 @@ int main(int argc, char **argv)
                 if (c == &vs_bench_peak_cases[0] && have_peak) {
                     r = peak;
                 } else if (!measure(c, threads, o.reps, &r)) {
-                    fprintf(stderr, "vs_bench: %s: setup failed (out of memory?)\n", c->name);
+                    fprintf(stderr, "%s: %s: setup failed (out of memory?)\n", prog, c->name);
                     status = 1;
                     continue;
                 } else if (have_peak) {
@@ -287,7 +293,7 @@ int main(int argc, char **argv)
     }
     free(res);
     if (json && fclose(json) != 0) {
-        fprintf(stderr, "vs_bench: writing %s failed\n", o.json_path);
+        fprintf(stderr, "%s: writing %s failed\n", prog, o.json_path);
         status = 1;
     }
     vs_set_threads(0);

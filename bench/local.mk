@@ -3,7 +3,10 @@
 # e.g. make bench BENCH_FLAGS="--threads 1 --filter sgemm_nn".  bench-compare also measures the
 # peak memory of the RSS_WORKLOAD loop, each side in a process of its own (bench/rss.jsonl).
 EXTRA_PROGRAMS += bench/vs_bench
-bench_vs_bench_SOURCES = bench/bench.h bench/bench_main.c bench/bench_peak.c bench/bench_sgemm.c bench/bench_train.c
+# The workloads also run inside the versus program (`versus bench perf`, cli/cmd_bench.c).
+VS_BENCH_PERF_SOURCES = bench/bench.h bench/bench_main.c bench/bench_peak.c bench/bench_sgemm.c bench/bench_train.c
+bench_vs_bench_SOURCES = bench/vs_bench.c $(VS_BENCH_PERF_SOURCES)
+versus_SOURCES += $(VS_BENCH_PERF_SOURCES)
 bench_vs_bench_LDADD = libversus.la -lm
 CLEANFILES += bench/vs_bench bench/versus.jsonl bench/reference.jsonl bench/compare.md bench/rss.jsonl
 EXTRA_DIST += bench/torch_reference.py bench/compare.py

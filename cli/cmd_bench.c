@@ -1,5 +1,8 @@
-/* cmd_bench.c - `versus bench`: reproduce a paper's tables and figures on one data set.  The verb
- * parses the flags and hands them to the benchmark named by the first word (cli/bench_*.c). */
+/* cmd_bench.c - `versus bench`: reproduce a paper's tables and figures on one data set, or time the
+ * kernels, training steps and explainers.  The verb hands its arguments to the benchmark named by
+ * the first word: snx (cli/bench_snx.c, flags parsed here) or perf (bench/bench_main.c, which parses
+ * its own). */
+#include "bench/bench.h"
 #include "cli/bench.h"
 
 #include <string.h>
@@ -23,20 +26,30 @@ static const vs_cli_opt bench_opts[] = {
 
 static int run_bench(int argc, char **argv)
 {
+    if (argc >= 1 && strcmp(argv[0], "perf") == 0) return vs_bench_perf("versus bench perf", argc, argv);
     vs_args a;
     int rc = vs_args_parse("bench", bench_opts, argc, argv, &a);
     if (rc) return rc;
     if (a.n_pos < 1) return vs_usage_error("bench", "expected a benchmark: 'versus bench snx --data SPEC ...'");
     if (a.n_pos > 1) return vs_usage_error("bench", "unexpected argument '%s'", a.pos[1]);
     if (strcmp(a.pos[0], "snx") == 0) return vs_bench_snx(&a, argc, argv);
-    return vs_usage_error("bench", "unknown benchmark '%s' (snx)", a.pos[0]);
+    return vs_usage_error("bench", "unknown benchmark '%s' (snx or perf)", a.pos[0]);
 }
 
 const vs_verb vs_verb_bench = {
     "bench",
-    "reproduce a paper's tables and figures (SNX: Tables II-III, Figs. 3-7)",
+    "reproduce a paper's tables and figures (SNX: Tables II-III, Figs. 3-7); time kernels (perf)",
     "usage: versus bench snx --data SPEC [--model DIR] [--pairs N] [--seed S] [--epochs E] [--out DIR]\n"
-    "                        [--methods M,...] [--tag TEXT]\n\n"
+    "                        [--methods M,...] [--tag TEXT]\n"
+    "       versus bench perf [--threads 1,2] [--filter SUBSTR,...] [--reps N] [--json FILE] [--list] [--rss]\n\n"
+    "perf times the engine: peak FMA throughput, SGEMM (square 64-1024 and the linear layers' skinny\n"
+    "shapes), one training step (forward, loss, backward, Adam) of the papers' models, and IG-200,\n"
+    "Occlusion-1 and saliency on the GANMEX MNIST classifier.  Each workload warms up, then reports the\n"
+    "median of --reps timed samples (default 15) at each --threads count (default 1 and all cores), as\n"
+    "JSON lines and a Markdown table; --list names the workloads, --filter picks them by substring,\n"
+    "--json also writes the lines to FILE, --rss ends with the peak resident memory.  The same program\n"
+    "is bench/vs_bench; `make bench-compare` runs PyTorch on the same workloads and prints the ratios.\n\n"
+    "snx:\n"
     "Reproduces the structure of the SNX paper's evaluation (Section IV) on one data set.  The Siamese\n"
     "model is --model DIR (its split and pairs recovered from DIR/metrics.json), or one trained here:\n"
     "siamese-mlp (p -> 64 -> 32) on tabular data, a 3-layer GIN (32 wide, 16-d embedding) on graphs,\n"

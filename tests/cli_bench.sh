@@ -102,6 +102,21 @@ check "pairs out of range" 2 $V bench snx --data synthetic-tabular --n 300 --pai
 check "a model directory without metrics" 1 $V bench snx --data synthetic-tabular --n 300 --model nowhere --out e7
 grep_out "metrics file named" "nowhere/metrics.json" err.txt
 
+# ---- bench perf: the engine's timings (values depend on the machine; only their form is checked) ----
+check "perf list" 0 $V bench perf --list
+grep_out "perf lists the training steps" "ganmex_mnist_step" out.txt
+check "perf one case" 0 $V bench perf --filter sgemm_nn_64 --reps 2 --threads 1 --json perf.jsonl
+grep_out "perf prints a JSON line" '"name":"sgemm_nn_64","suite":"sgemm","impl":"versus","threads":1' out.txt
+grep_out "perf prints the table" "| sgemm_nn_64 | C = A B, 64 x 64 x 64 | 1 |" out.txt
+grep_out "perf writes --json" '"name":"sgemm_nn_64"' perf.jsonl
+check "perf unknown flag" 2 $V bench perf --fast
+grep_out "perf names the flag" "unknown flag --fast" err.txt
+check "perf bad reps" 2 $V bench perf --reps 0
+grep_out "perf says what reps takes" "expected an integer 1..1000" err.txt
+check "perf bad threads" 2 $V bench perf --threads 1,x
+check "perf unwritable json" 1 $V bench perf --filter sgemm_nn_64 --reps 1 --threads 1 --json nowhere/x.jsonl
+grep_out "perf names the json file" "nowhere/x.jsonl" err.txt
+
 cd .. && rm -rf "$W"
 echo "cli_bench: $pass passed, $fails failed"
 [ "$fails" -eq 0 ]
