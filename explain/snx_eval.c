@@ -16,6 +16,7 @@ void vs_snx_eval_opts_init(vs_snx_eval_opts *o, vs_data_kind kind)
     o->top_frac = 0.75;
     o->truth_k = 0;
     o->violation_tol = 1e-3f;
+    o->present_only = false;
 }
 
 void vs_snx_topk(const float *v, int64_t n, int64_t k, uint8_t *sel)
@@ -109,6 +110,16 @@ static void select_mask(const vs_dataset *d, int64_t row, const float *mask, con
     for (int64_t e = 0; e < n; e++) out[e] = (float)(complement ? !s->sel[s->und[e]] : s->sel[s->und[e]]);
 }
 
+/* The mask as selections see it: with o->present_only on tabular data, mask (x) 1[x_rs or x_rt] in
+ * buf (rs = rt for a global mask), else mask itself. */
+static const float *present_view(const vs_dataset *d, const vs_snx_eval_opts *o, int64_t rs, int64_t rt, const float *mask, float *buf)
+{
+    if (!o->present_only || d->kind != VS_DATA_TABULAR) return mask;
+    const float *xs = d->X + rs * d->dim, *xt = d->X + rt * d->dim;
+    for (int64_t j = 0; j < d->dim; j++) buf[j] = xs[j] != 0 || xt[j] != 0 ? mask[j] : 0.0f;
+    return buf;
+}
+
 /* |A ∩ B| / |A ∪ B| of two selections (1 when both are empty). */
 static double jaccard(const uint8_t *a, const uint8_t *b, int64_t n)
 {
@@ -138,8 +149,8 @@ static vs_status conform(const vs_dataset *d, const vs_snx_expl *e, int64_t k, c
         int64_t q = d->n_groups, p = d->dim;
         const float *m = e->ms + e->s_off[k], *M = g->ms + g->s_off[gmap[e->s[k]]];
         uint8_t *ma = s->sel2, *mb = s->sel2 + q;
-        major_selection(d, M, o->top_k, s->sel, ma);
-        major_selection(d, m, o->top_k, s->sel, mb);
+        major_selection(d, present_view(d, o, e->s[k], e->s[k], M, s->vals), o->top_k, s->sel, ma);
+        major_selection(d, present_view(d, o, e->s[k], e->t[k], m, s->vals2), o->top_k, s->sel, mb);
         out->conformity = jaccard(ma, mb, q);
         float *both = malloc((size_t)(2 * p) * sizeof *both), *a = malloc((size_t)(2 * q) * sizeof *a);
         if (!both || !a) {
@@ -241,7 +252,9 @@ static vs_status fa_cf(const vs_siamese *f, const vs_dataset *d, const vs_snx_ex
             for (int side = e->global ? 1 : 0; side < 2; side++) {
                 /* global: the masked copy of x is side 1 and its mask is ms */
                 bool ref = side == 1 && !e->global;
-                select_mask(d, t.side_item[2 * b + side], ref ? e->mt + e->t_off[k] : e->ms + e->s_off[k], o, cf == 1, s, el);
+                const float *mask = present_view(d, o, e->s[k], e->global ? e->s[k] : e->t[k],
+                                                 ref ? e->mt + e->t_off[k] : e->ms + e->s_off[k], s->vals2);
+                select_mask(d, t.side_item[2 * b + side], mask, o, cf == 1, s, el);
                 snx_task_side_vars(&t, 2 * b + side, el, vars);
             }
         }
@@ -297,8 +310,8 @@ vs_status vs_snx_evaluate(const vs_siamese *f, const vs_dataset *d, const vs_snx
     return st;
 }
 
-vs_status vs_snx_sensitivity(const vs_siamese *f, const vs_dataset *d, const vs_snx_expl *e, const double *levels, int n_levels,
-                             double *fa, double *cf, vs_error *err)
+vs_status vs_snx_sensitivity(const vs_siamese *f, const vs_dataset *d, const vs_snx_expl *e, const vs_snx_eval_opts *base,
+                             const double *levels, int n_levels, double *fa, double *cf, vs_error *err)
 {
     if (!e || !d || !levels || n_levels < 1 || !fa || !cf) return vs_error_set(err, VS_ERR_ARG, "snx sensitivity: levels and outputs are required");
     vs_snx_eval *ev = malloc((size_t)e->n * sizeof *ev);
@@ -311,7 +324,10 @@ vs_status vs_snx_sensitivity(const vs_siamese *f, const vs_dataset *d, const vs_
     vs_status st = VS_OK;
     for (int i = 0; i < n_levels && st == VS_OK; i++) {
         vs_snx_eval_opts o;
-        vs_snx_eval_opts_init(&o, d->kind);
+        if (base)
+            o = *base;
+        else
+            vs_snx_eval_opts_init(&o, d->kind);
         if (d->kind == VS_DATA_GRAPHS)
             o.top_frac = levels[i];
         else

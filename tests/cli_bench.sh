@@ -34,6 +34,10 @@ grep_out "6 pairs, 2 queries" "the first 6 test pairs of the SNX protocol (2 que
 grep_out "wall time reported" "wall time" b/table.md
 grep_out "planted truth columns" "precision ↑ | recall ↑" b/table.md
 grep_out "the present-feature table" "Table II-b" b/table.md
+grep_out "precision has a t-test" "| precision ↑ | p (prec) | recall ↑ |" b/table.md
+grep_out "weight decay chosen by validation" "weight decay chosen by validation pair accuracy" b/table.md
+grep_out "gamma chosen without the truth" "chosen by stage 1 alone on the global masks of" b/table.md
+grep_out "the JSON has the gamma criterion" '"gamma_criterion": \[' b/results.json
 grep_out "SNX's p-value column is empty" "^| snx | [*0-9.]* ([0-9.]*)[ *]* | - |" b/table.md
 grep_out "pick-all has no conformity" "^| pick-all | [0-9.]* ([0-9.]*) | [0-9.e-]*[ ◦†]* | [0-9.]* ([0-9.]*) | [0-9.e-]*[ ◦†]* | - |" b/table.md
 grep_out "per-pair values in the JSON" '"per_pair_faithfulness"' b/results.json
@@ -71,7 +75,9 @@ holds "graph pick-all FA is the bound" "a <= b + 1e-9" "$(col pick-all 2 g/table
 # ---- a model directory and a method subset ----------------------------------------------------------------
 check "train siamese-mlp" 0 $V train --arch siamese-mlp --data synthetic-tabular --n 300 --epochs 3 --seed 3 --out sn
 check "bench a trained model" 0 $V bench snx --data synthetic-tabular --n 300 --seed 3 --model sn --pairs 8 --methods snx,sm,snx-uc \
-    --iters 20 --pre-iters 10 --global-iters 10 --out c
+    --iters 20 --pre-iters 10 --global-iters 10 --gamma 0.02 --out c
+grep_out "gamma from the command line" "gamma from --gamma): gamma 0.02 (stage 1 and 2)" c/table.md
+if grep -q "chosen by stage 1 alone\|weight decay chosen" c/table.md; then fails=$((fails + 1)); echo "FAIL: choices made for a given model and gamma"; else pass=$((pass + 1)); fi
 grep_out "the model is named" 'model: `sn`' c/table.md
 grep_out "three methods" "^| snx-uc |" c/table.md
 if sed -n '/Table II: local/,/Table II-b/p' c/table.md | grep -q "^| des |"; then fails=$((fails + 1)); echo "FAIL: des ran without being asked"; else pass=$((pass + 1)); fi

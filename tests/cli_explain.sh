@@ -46,6 +46,12 @@ grep_out "masks printed with feature names" "=" out.txt
 grep_out "faithfulness printed" "faithfulness" out.txt
 exists "explanation written" expl/explanation.json
 grep_out "metrics in the JSON" '"conformity"' expl/explanation.json
+check "explain with --top-present" 0 $V explain snx --model sn --data synthetic-tabular --n 300 --seed 2 --query 0 --reference 1 \
+    --top 3 --top-present --out expl3
+grep_out "--top-present stamped" '"top": 3, "top_fraction": 0.75, "top_present": true' expl3/explanation.json
+grep_out "the default selects over every feature" '"top_present": false' expl/explanation.json
+check "help explain" 0 $V help explain
+grep_out "--top-present documented" "top-present" out.txt
 check "explain snx-kl" 0 $V explain snx --model sn --data synthetic-tabular --n 300 --seed 2 --query 3 --reference 4 --method snx-kl --out expl2
 check "query outside the test portion" 1 $V explain snx --model sn --data synthetic-tabular --n 300 --seed 2 --query 5000 --reference 1 --out e3
 grep_out "size named" "test portion has" err.txt

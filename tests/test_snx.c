@@ -490,7 +490,7 @@ START_TEST(test_tab_sensitivity)
 {
     const vs_snx_expl *e = tab_snx;
     double levels[4] = {0, 3, 8, (double)tab->dim}, fa[4], cf[4];
-    ck_assert_int_eq(vs_snx_sensitivity(&tab_f, tab, e, levels, 4, fa, cf, NULL), VS_OK);
+    ck_assert_int_eq(vs_snx_sensitivity(&tab_f, tab, e, NULL, levels, 4, fa, cf, NULL), VS_OK);
     printf("  sensitivity k = 0, 3, 8, p: FA %.3f %.3f %.3f %.3f CF %.3f %.3f %.3f %.3f\n", fa[0], fa[1], fa[2], fa[3], cf[0], cf[1],
            cf[2], cf[3]);
     /* selecting nothing / everything: the CF of k = 0 is the FA of k = p and vice versa */
@@ -498,6 +498,91 @@ START_TEST(test_tab_sensitivity)
     ck_assert_float_near(fa[0], cf[3], 1e-6);
     ck_assert(fa[1] < fa[0] && fa[2] < fa[1]);
     ck_assert(cf[1] > cf[0]);
+}
+END_TEST
+
+/* A copy of e's masks (arrays new, the rest shared; free with free_masks): present minor features
+ * (x_s or x_t; global: x) keep min(m, 0.99), absent ones get `absent`. */
+static vs_snx_expl mask_copy(const vs_snx_expl *e, float absent)
+{
+    vs_snx_expl c = *e;
+    c.trace = (vs_snx_trace){0};
+    int64_t p = tab->dim;
+    c.ms = malloc((size_t)e->s_off[e->n] * sizeof *c.ms);
+    c.mt = e->mt ? malloc((size_t)e->t_off[e->n] * sizeof *c.mt) : NULL;
+    ck_assert(c.ms && (!e->mt || c.mt));
+    for (int64_t k = 0; k < e->n; k++) {
+        const float *xs = tab->X + e->s[k] * p, *xt = e->global ? xs : tab->X + e->t[k] * p;
+        for (int64_t j = 0; j < p; j++) {
+            bool on = xs[j] != 0 || xt[j] != 0;
+            c.ms[e->s_off[k] + j] = on ? fminf(e->ms[e->s_off[k] + j], 0.99f) : absent;
+            if (c.mt) c.mt[e->t_off[k] + j] = on ? fminf(e->mt[e->t_off[k] + j], 0.99f) : absent;
+        }
+    }
+    return c;
+}
+
+static void free_masks(vs_snx_expl *c)
+{
+    free(c->ms);
+    free(c->mt);
+}
+
+START_TEST(test_tab_present_only)
+{
+    vs_snx_opts o;
+    tab_opts(&o);
+    vs_snx_expl *none = tab_local(VS_SNX_PICK_ALL, &o);
+    vs_snx_eval_opts all, present, soft;
+    tab_eval_opts(&all);
+    present = all;
+    present.present_only = true;
+    soft = all;
+    soft.select = false;
+    /* absent minor features at 1 (above every present one) or at 0 */
+    vs_snx_expl hi = mask_copy(tab_snx, 1.0f), lo = mask_copy(tab_snx, 0.0f);
+    vs_snx_expl ghi = mask_copy(tab_global, 1.0f), glo = mask_copy(tab_global, 0.0f);
+    int64_t n = hi.n;
+    vs_snx_eval *hp = evaluate(&tab_f, tab, &hi, &ghi, &present), *ha = evaluate(&tab_f, tab, &hi, &ghi, &all);
+    vs_snx_eval *lp = evaluate(&tab_f, tab, &lo, &glo, &present), *la = evaluate(&tab_f, tab, &lo, &glo, &all);
+    vs_snx_eval *nn = evaluate(&tab_f, tab, none, NULL, &soft);
+    double gap = 0;
+    for (int64_t k = 0; k < n; k++) {
+        /* present_only: the values on absent features do not matter, and with them at 0 the plain top-k
+         * picks the same present features */
+        EXPECT(hp[k].fa == lp[k].fa && hp[k].cf == lp[k].cf && hp[k].conformity == lp[k].conformity);
+        EXPECT(la[k].fa == lp[k].fa && la[k].cf == lp[k].cf && la[k].conformity == lp[k].conformity);
+        /* over every minor feature, the absent ones at 1 fill the whole top 5: nothing present is kept
+         * (FA = the loss of picking nothing) and nothing is removed (CF = the loss of keeping all) */
+        EXPECT(fabs(ha[k].fa - nn[k].cf) < 1e-5 && fabs(ha[k].cf - nn[k].fa) < 1e-5);
+        /* violations (raw masks) and precision (ranked by a(m (x) x_s)) do not depend on the option */
+        EXPECT(hp[k].violated == ha[k].violated && hp[k].precision == ha[k].precision);
+        gap += (ha[k].fa - hp[k].fa) / (double)n;
+    }
+    EXPECT_ALL();
+    printf("  present_only: FA %.3f (top 5 over all minor features: %.3f)\n", summarise(hp, n).fa, summarise(ha, n).fa);
+    ck_assert(gap > 0.05);
+    /* global masks: times 1[x]; and vs_snx_sensitivity honours the option */
+    vs_snx_eval *gp = evaluate(&tab_f, tab, &ghi, NULL, &present), *gl = evaluate(&tab_f, tab, &glo, NULL, &all);
+    for (int64_t k = 0; k < ghi.n; k++) EXPECT(gp[k].fa == gl[k].fa && gp[k].cf == gl[k].cf);
+    EXPECT_ALL();
+    double level = 5, fa, cf;
+    ck_assert_int_eq(vs_snx_sensitivity(&tab_f, tab, &hi, &present, &level, 1, &fa, &cf, NULL), VS_OK);
+    ck_assert_float_near(fa, summarise(hp, n).fa, 1e-9);
+    ck_assert_int_eq(vs_snx_sensitivity(&tab_f, tab, &hi, NULL, &level, 1, &fa, &cf, NULL), VS_OK);
+    ck_assert_float_near(fa, summarise(ha, n).fa, 1e-9);
+    free(hp);
+    free(ha);
+    free(lp);
+    free(la);
+    free(nn);
+    free(gp);
+    free(gl);
+    free_masks(&hi);
+    free_masks(&lo);
+    free_masks(&ghi);
+    free_masks(&glo);
+    vs_snx_expl_free(none);
 }
 END_TEST
 
@@ -880,6 +965,7 @@ static Suite *snx_suite(void)
     tcase_add_test(tt, test_tab_truth);
     tcase_add_test(tt, test_tab_faithfulness);
     tcase_add_test(tt, test_tab_sensitivity);
+    tcase_add_test(tt, test_tab_present_only);
     tcase_add_test(tt, test_tab_variants);
     tcase_add_test(tt, test_tab_determinism);
     tcase_add_test(tt, test_tab_errors);

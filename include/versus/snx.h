@@ -272,6 +272,11 @@ typedef struct vs_snx_eval_opts {
     double top_frac;        /* graphs: fraction of (undirected) edges selected (0.75) */
     int64_t truth_k;        /* precision/recall@k against planted truth; 0: k = number of true items */
     float violation_tol;    /* a(m)_i - a(M)_i > tol counts as violated (1e-3) */
+    bool present_only;      /* tabular: take the top_k among the minor features the item has: a local mask
+                               times 1[x_s or x_t], a global mask times 1[x], before FA, CF and conformity
+                               select (a mask value on an absent feature changes no prediction).  false:
+                               over every minor feature, as the paper.  Violations (raw masks) and
+                               precision (ranked by a(m (x) x_s)) are the same either way; graphs ignore it. */
 } vs_snx_eval_opts;
 void vs_snx_eval_opts_init(vs_snx_eval_opts *o, vs_data_kind kind);
 
@@ -291,9 +296,10 @@ typedef struct vs_snx_eval {
 vs_status vs_snx_evaluate(const vs_siamese *f, const vs_dataset *d, const vs_snx_expl *e, const vs_snx_expl *global,
                           const vs_snx_eval_opts *o, vs_snx_eval *out, vs_error *err);
 /* Fig. 7: mean FA and CF over the items for each selection level (tabular: k = levels[i] minor
- * features; graphs: fraction levels[i] of edges).  fa[n_levels], cf[n_levels]. */
-vs_status vs_snx_sensitivity(const vs_siamese *f, const vs_dataset *d, const vs_snx_expl *e, const double *levels, int n_levels,
-                             double *fa, double *cf, vs_error *err);
+ * features; graphs: fraction levels[i] of edges).  o (NULL: the defaults) gives the other options,
+ * e.g. present_only; its top_k / top_frac are replaced by the levels.  fa[n_levels], cf[n_levels]. */
+vs_status vs_snx_sensitivity(const vs_siamese *f, const vs_dataset *d, const vs_snx_expl *e, const vs_snx_eval_opts *o,
+                             const double *levels, int n_levels, double *fa, double *cf, vs_error *err);
 
 /* sel[i] = 1 for the k largest v (ties: lower index first), else 0; k clamped to [0, n]. */
 void vs_snx_topk(const float *v, int64_t n, int64_t k, uint8_t *sel);
