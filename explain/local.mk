@@ -1,9 +1,9 @@
 # explain: attribution methods, metrics, the papers' explainers.
 versusinclude_HEADERS += include/versus/explain.h include/versus/metrics.h
-noinst_HEADERS += explain/internal.h
+noinst_HEADERS += explain/internal.h explain/lstsq.h
 libversus_la_SOURCES += explain/attribute.c explain/quadrature.c explain/gradients.c explain/deeplift.c \
 	explain/occlusion.c explain/gradcam.c explain/shapley.c explain/metrics.c \
-	explain/module_fn.c explain/baselines.c
+	explain/module_fn.c explain/baselines.c explain/lstsq.c
 if HAVE_CHECK
 check_PROGRAMS += tests/test_attribute
 TESTS += tests/test_attribute
