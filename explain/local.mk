@@ -15,3 +15,7 @@ if HAVE_CHECK
 check_PROGRAMS += tests/test_explain_module
 TESTS += tests/test_explain_module
 endif
+if HAVE_CHECK
+check_PROGRAMS += tests/test_lstsq
+TESTS += tests/test_lstsq
+endif

@@ -16,10 +16,11 @@
 #define GRAM_GRAIN 16
 
 typedef struct gram_job {
-    int64_t rows, cols;
+    int64_t groups, cols;
     const int32_t *idx;   /* every row's list, ascending, concatenated */
-    const int64_t *start; /* [rows + 1]: row r's list is idx[start[r] .. start[r+1]) */
-    const double *w;
+    const int64_t *start; /* [groups + 1]: group g's list is idx[start[r] .. start[r+1]) */
+    const double *w;      /* [groups] summed weights */
+    const uint8_t *used;  /* [cols]: the column is in some row's set (U, the complements' universe) */
     const double *cw;     /* [cols]: weight of the complemented rows whose C holds the column */
     double wc;            /* weight of all complemented rows */
     double *A;
@@ -36,13 +37,13 @@ static const int32_t *lower_bound(const int32_t *p, const int32_t *end, int64_t 
 }
 
 /* Rows [a0, a1) of A's upper triangle: every row's list adds w_r to A[a][b] for its pairs a <= b,
- * in row order; then the complement terms J - 1 cw^T - cw 1^T. */
+ * in row order; then the complement terms 1_U 1_U^T - 1_U cw^T - cw 1_U^T. */
 static void gram_chunk(void *ctx, int64_t a0, int64_t a1)
 {
     const gram_job *g = ctx;
     const int64_t m = g->cols;
     for (int64_t a = a0; a < a1; a++) memset(g->A + a * m + a, 0, (size_t)(m - a) * sizeof *g->A);
-    for (int64_t r = 0; r < g->rows; r++) {
+    for (int64_t r = 0; r < g->groups; r++) {
         const int32_t *end = g->idx + g->start[r + 1];
         const int32_t *L = lower_bound(g->idx + g->start[r], end, a0);
         const double wr = g->w[r];
@@ -52,9 +53,11 @@ static void gram_chunk(void *ctx, int64_t a0, int64_t a1)
         }
     }
     for (int64_t a = a0; a < a1; a++) {
+        if (!g->used[a]) continue;
         double *Aa = g->A + a * m;
         const double ca = g->wc - g->cw[a];
-        for (int64_t b = a; b < m; b++) Aa[b] += ca - g->cw[b];
+        for (int64_t b = a; b < m; b++)
+            if (g->used[b]) Aa[b] += ca - g->cw[b];
     }
 }
 
@@ -62,51 +65,72 @@ vs_status vs_sets_gram(int64_t rows, int64_t cols, const uint8_t *in, const doub
                        double *b)
 {
     if (rows < 0 || cols < 1 || cols > INT32_MAX) return VS_ERR_ARG;
-    /* A row whose set is more than half the columns is stored by its complement. */
-    int64_t *start = malloc((size_t)(rows + 1) * sizeof *start);
-    uint8_t *flip = malloc((size_t)(rows ? rows : 1));
-    double *cw = calloc((size_t)cols, sizeof *cw), *cb = calloc((size_t)cols, sizeof *cb);
+    /* Runs of equal consecutive rows (Kernel SHAP's complement pairs have the same set) form one
+     * group with their weights summed; a group whose set is more than half the columns is listed by
+     * its complement. */
+    const size_t nr = (size_t)(rows ? rows : 1);
+    int64_t *start = malloc((nr + 1) * sizeof *start), *group = malloc(nr * sizeof *group), ng = 0;
+    uint8_t *flip = malloc(nr), *used = calloc((size_t)cols, 1);
+    double *gw = malloc(nr * sizeof *gw), *cw = calloc((size_t)cols, sizeof *cw), *cb = calloc((size_t)cols, sizeof *cb);
     int32_t *idx = NULL;
-    vs_status st = start && flip && cw && cb ? VS_OK : VS_ERR_NOMEM;
+    vs_status st = start && group && flip && used && gw && cw && cb ? VS_OK : VS_ERR_NOMEM;
+    int64_t nu = 0; /* |U| */
     if (st == VS_OK) {
+        for (int64_t r = 0; r < rows; r++)
+            for (int64_t k = 0; k < cols; k++) used[k] |= in[r * cols + k] != 0;
+        for (int64_t k = 0; k < cols; k++) nu += used[k];
         start[0] = 0;
         for (int64_t r = 0; r < rows; r++) {
             const uint8_t *z = in + r * cols;
-            int64_t s = 0;
-            for (int64_t k = 0; k < cols; k++) s += z[k] != 0;
-            flip[r] = s > cols / 2;
-            start[r + 1] = start[r] + (flip[r] ? cols - s : s);
+            if (r > 0 && memcmp(z, z - cols, (size_t)cols) == 0) {
+                gw[ng - 1] += w[r];
+            } else {
+                int64_t s = 0;
+                for (int64_t k = 0; k < cols; k++) s += z[k] != 0;
+                flip[ng] = s > nu / 2;
+                start[ng + 1] = start[ng] + (flip[ng] ? nu - s : s);
+                gw[ng++] = w[r];
+            }
+            group[r] = ng - 1;
         }
-        idx = malloc((size_t)(start[rows] ? start[rows] : 1) * sizeof *idx);
+        idx = malloc((size_t)(start[ng] ? start[ng] : 1) * sizeof *idx);
         if (!idx) st = VS_ERR_NOMEM;
     }
     if (st == VS_OK) {
         double wc = 0, bc = 0;
-        for (int64_t k = 0; k < cols; k++) b[k] = 0;
         for (int64_t r = 0; r < rows; r++) {
-            const uint8_t *z = in + r * cols;
-            int32_t *L = idx + start[r];
-            const uint8_t keep = !flip[r];
+            const int64_t g = group[r];
+            if (r > 0 && group[r - 1] == g) continue; /* a group is listed from its first row */
+            const uint8_t *z = in + r * cols, keep = !flip[g];
+            int32_t *L = idx + start[g];
             for (int64_t k = 0; k < cols; k++)
-                if ((z[k] != 0) == keep) *L++ = (int32_t)k;
-            const double wy = w[r] * c[r];
-            if (keep) {
-                for (L = idx + start[r]; L < idx + start[r + 1]; L++) b[*L] += wy;
-            } else {
-                wc += w[r];
-                bc += wy;
-                for (L = idx + start[r]; L < idx + start[r + 1]; L++) {
-                    cw[*L] += w[r];
-                    cb[*L] += wy;
-                }
+                if (used[k] && (z[k] != 0) == keep) *L++ = (int32_t)k;
+            if (!keep) {
+                wc += gw[g];
+                for (L = idx + start[g]; L < idx + start[g + 1]; L++) cw[*L] += gw[g];
             }
         }
-        for (int64_t k = 0; k < cols; k++) b[k] += bc - cb[k];
-        gram_job g = {rows, cols, idx, start, w, cw, wc, A};
+        for (int64_t k = 0; k < cols; k++) b[k] = 0;
+        for (int64_t r = 0; r < rows; r++) {
+            const int64_t g = group[r];
+            const double wy = w[r] * c[r];
+            double *acc = b;
+            if (flip[g]) {
+                bc += wy;
+                acc = cb;
+            }
+            for (const int32_t *L = idx + start[g]; L < idx + start[g + 1]; L++) acc[*L] += wy;
+        }
+        for (int64_t k = 0; k < cols; k++)
+            if (used[k]) b[k] += bc - cb[k];
+        gram_job g = {ng, cols, idx, start, gw, used, cw, wc, A};
         vs_parallel_for(cols, GRAM_GRAIN, gram_chunk, &g);
     }
     free(start);
+    free(group);
     free(flip);
+    free(used);
+    free(gw);
     free(cw);
     free(cb);
     free(idx);

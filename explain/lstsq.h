@@ -15,8 +15,11 @@
 
 /* Normal equations of the set design: A = sum_r w_r 1_{T_r} 1_{T_r}^T, b = sum_r w_r c_r 1_{T_r},
  * T_r = {k : in[r*cols + k] != 0}; in [rows, cols], w, c [rows]; A [cols, cols] gets its upper
- * triangle (k <= l) only, b [cols].  Rows with |T| > cols/2 go through their complement C
- * (1_T 1_T^T = J - 1 1_C^T - 1_C 1^T + 1_C 1_C^T), so a row costs min(|T|, cols - |T|)^2 / 2. */
+ * triangle (k <= l) only, b [cols].  Equal consecutive rows are merged; a row with |T| > |U|/2
+ * (U = the columns some row holds) goes through its complement C = U \ T, 1_T 1_T^T =
+ * 1_U 1_U^T - 1_U 1_C^T - 1_C 1_U^T + 1_C 1_C^T, so a row costs min(|T|, |U| - |T|)^2 / 2.  Entries
+ * are exact for integer weights (Kernel SHAP's sampled coalitions); otherwise each is off by at most
+ * a few ulps of sum_r w_r (normwise what a dense product gives); columns outside U stay exactly 0. */
 vs_status vs_sets_gram(int64_t rows, int64_t cols, const uint8_t *in, const double *w, const double *c, double *A,
                        double *b);
 
