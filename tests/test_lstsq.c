@@ -87,12 +87,14 @@ START_TEST(test_sets_against_reference)
         double e_ref = max_abs_diff(m, fast, ref), e_true = max_abs_diff(m, fast, d.beta);
         ck_assert_msg(e_ref < 1e-9 && e_true < 1e-9, "%lld columns: off the reference by %g, the exact solution by %g",
                       (long long)m, e_ref, e_true);
-        /* a ridge on all but the last unknown (LIME's intercept) */
-        ck_assert_int_eq(vs_lstsq_sets(d.rows, m, d.in, d.w, d.c, 0.7, m - 1, fast), VS_OK);
-        ck_assert_int_eq(vs_lstsq_dense_ref(d.rows, m, d.X, d.y, d.w, 0.7, m - 1, ref), VS_OK);
-        e_ref = max_abs_diff(m, fast, ref);
-        ck_assert_msg(e_ref < 1e-9, "%lld columns with ridge: off the reference by %g", (long long)m, e_ref);
-        if (m > 1) ck_assert_msg(max_abs_diff(m, fast, d.beta) > 1e-3, "the ridge must shrink the solution");
+        /* a ridge on all but the last unknown (LIME's intercept); the small sizes suffice */
+        if (m < 1000) {
+            ck_assert_int_eq(vs_lstsq_sets(d.rows, m, d.in, d.w, d.c, 0.7, m - 1, fast), VS_OK);
+            ck_assert_int_eq(vs_lstsq_dense_ref(d.rows, m, d.X, d.y, d.w, 0.7, m - 1, ref), VS_OK);
+            e_ref = max_abs_diff(m, fast, ref);
+            ck_assert_msg(e_ref < 1e-9, "%lld columns with ridge: off the reference by %g", (long long)m, e_ref);
+            if (m > 1) ck_assert_msg(max_abs_diff(m, fast, d.beta) > 1e-3, "the ridge must shrink the solution");
+        }
         free(fast);
         free(ref);
         free_design(&d);
@@ -180,8 +182,8 @@ END_TEST
 
 START_TEST(test_sets_thread_invariant)
 {
-    const int64_t m = 1023;
-    design d = make_design(m, 400, 11);
+    const int64_t m = 301; /* 19 chunks of Gram rows, 5 panels, 75 row tiles in the first update */
+    design d = make_design(m, 200, 11);
     double *beta[3], *A[3], *b[3];
     for (int t = 0; t < 3; t++) {
         vs_set_threads(t + 1);
@@ -202,7 +204,7 @@ START_TEST(test_sets_thread_invariant)
     /* the Gram matrix holds exact pair weights: with unit weights, the number of rows holding both */
     for (int64_t i = 0; i < d.rows; i++) d.w[i] = 1;
     ck_assert_int_eq(vs_sets_gram(d.rows, m, d.in, d.w, d.c, A[0], b[0]), VS_OK);
-    const int64_t pairs[3][2] = {{0, 0}, {3, 900}, {1022, 1022}};
+    const int64_t pairs[3][2] = {{0, 0}, {3, 290}, {300, 300}};
     for (int p = 0; p < 3; p++) {
         int64_t k = pairs[p][0], l = pairs[p][1], count = 0;
         for (int64_t i = 0; i < d.rows; i++) count += d.in[i * m + k] && d.in[i * m + l];
