@@ -1,9 +1,9 @@
 # explain: attribution methods, metrics, the papers' explainers.
 versusinclude_HEADERS += include/versus/explain.h include/versus/metrics.h
-noinst_HEADERS += explain/internal.h
+noinst_HEADERS += explain/internal.h explain/lstsq.h
 libversus_la_SOURCES += explain/attribute.c explain/quadrature.c explain/gradients.c explain/deeplift.c \
 	explain/occlusion.c explain/gradcam.c explain/shapley.c explain/metrics.c \
-	explain/module_fn.c explain/baselines.c
+	explain/module_fn.c explain/baselines.c explain/lstsq.c
 if HAVE_CHECK
 check_PROGRAMS += tests/test_attribute
 TESTS += tests/test_attribute
@@ -14,4 +14,8 @@ include $(top_srcdir)/explain/snx.mk
 if HAVE_CHECK
 check_PROGRAMS += tests/test_explain_module
 TESTS += tests/test_explain_module
+endif
+if HAVE_CHECK
+check_PROGRAMS += tests/test_lstsq
+TESTS += tests/test_lstsq
 endif

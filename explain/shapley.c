@@ -2,6 +2,7 @@
  * enumeration, Kernel SHAP (Lundberg & Lee) with efficiency as an exact constraint, and LIME
  * (Ribeiro et al.).  A coalition z keeps the input where z = 1 and the baseline elsewhere. */
 #include "explain/internal.h"
+#include "explain/lstsq.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -32,19 +33,89 @@ void vs_features_compose(const vs_attr_job *j, const vs_features *f, const uint8
     for (int64_t i = 0; i < j->dim; i++) row[i] = z[f->id[i]] ? j->x->data[i] : j->baseline->data[i];
 }
 
-/* Values v(z) of n coalitions (rows of zs, each f->n bytes). */
+/* Key of coalition z seen through the features that matter (act[0..na)): 64 membership bits at a
+ * time, mixed as splitmix64 does. */
+static uint64_t coalition_hash(const uint8_t *z, const int64_t *act, int64_t na)
+{
+    uint64_t h = 0x9e3779b97f4a7c15u;
+    for (int64_t a0 = 0; a0 < na; a0 += 64) {
+        uint64_t bits = 0;
+        for (int64_t a = a0; a < na && a < a0 + 64; a++) bits |= (uint64_t)(z[act[a]] != 0) << (a - a0);
+        h ^= bits + 0x9e3779b97f4a7c15u + (h << 6) + (h >> 2);
+        h = (h ^ (h >> 30)) * 0xbf58476d1ce4e5b9u;
+        h = (h ^ (h >> 27)) * 0x94d049bb133111ebu;
+        h ^= h >> 31;
+    }
+    return h;
+}
+
+static bool same_coalition(const uint8_t *z, const uint8_t *u, const int64_t *act, int64_t na)
+{
+    for (int64_t a = 0; a < na; a++)
+        if ((z[act[a]] != 0) != (u[act[a]] != 0)) return false;
+    return true;
+}
+
+/* Representative of each coalition: rep[r] = the first row that composes the same input as row r.
+ * Features whose elements all equal the baseline's (bit for bit) do not change the input, so
+ * coalitions that differ only there share one evaluation - on MNIST with a black baseline most
+ * pixels are such dummies, and a third of Kernel SHAP's small coalitions and their complements
+ * are repeats.  Returns the number of distinct rows, listed in uniq; -1 when out of memory. */
+static int64_t distinct_coalitions(const vs_attr_job *j, const vs_features *f, const uint8_t *zs, int64_t n, int64_t *rep,
+                                   int64_t *uniq)
+{
+    const int64_t M = f->n;
+    int64_t cap = 16;
+    while (cap < 2 * n) cap *= 2;
+    uint8_t *on = calloc((size_t)M, 1);
+    int64_t *act = malloc((size_t)M * sizeof *act), *table = malloc((size_t)cap * sizeof *table);
+    int64_t nu = -1;
+    if (on && act && table) {
+        for (int64_t i = 0; i < j->dim; i++)
+            if (memcmp(&j->x->data[i], &j->baseline->data[i], sizeof(float)) != 0) on[f->id[i]] = 1;
+        int64_t na = 0;
+        for (int64_t k = 0; k < M; k++)
+            if (on[k]) act[na++] = k;
+        for (int64_t t = 0; t < cap; t++) table[t] = -1;
+        nu = 0;
+        for (int64_t r = 0; r < n; r++) {
+            const uint8_t *z = zs + r * M;
+            uint64_t t = coalition_hash(z, act, na) & (uint64_t)(cap - 1);
+            while (table[t] >= 0 && !same_coalition(z, zs + table[t] * M, act, na)) t = (t + 1) & (uint64_t)(cap - 1);
+            if (table[t] < 0) {
+                table[t] = r;
+                uniq[nu++] = r;
+            }
+            rep[r] = table[t];
+        }
+    }
+    free(on);
+    free(act);
+    free(table);
+    return nu;
+}
+
+/* Values v(z) of n coalitions (rows of zs, each f->n bytes), each distinct input evaluated once. */
 static vs_status coalition_values(vs_attr_job *j, const vs_features *f, const uint8_t *zs, int64_t n, double *v)
 {
     int64_t chunk = j->o->batch > 0 ? j->o->batch : 64;
     float *rows = malloc((size_t)(chunk * j->dim) * sizeof *rows);
-    if (!rows) return vs_error_set(j->err, VS_ERR_NOMEM, "coalitions: out of memory");
-    vs_status st = VS_OK;
-    for (int64_t r0 = 0; r0 < n && st == VS_OK; r0 += chunk) {
-        int64_t m = n - r0 < chunk ? n - r0 : chunk;
-        for (int64_t r = 0; r < m; r++) vs_features_compose(j, f, zs + (r0 + r) * f->n, rows + r * j->dim);
-        st = vs_job_scores(j, rows, m, v + r0);
+    int64_t *rep = malloc((size_t)n * sizeof *rep), *uniq = malloc((size_t)n * sizeof *uniq);
+    double *vu = malloc((size_t)n * sizeof *vu);
+    int64_t nu = rows && rep && uniq && vu ? distinct_coalitions(j, f, zs, n, rep, uniq) : -1;
+    vs_status st = nu < 0 ? vs_error_set(j->err, VS_ERR_NOMEM, "coalitions: out of memory") : VS_OK;
+    for (int64_t u0 = 0; u0 < nu && st == VS_OK; u0 += chunk) {
+        int64_t m = nu - u0 < chunk ? nu - u0 : chunk;
+        for (int64_t u = 0; u < m; u++) vs_features_compose(j, f, zs + uniq[u0 + u] * f->n, rows + u * j->dim);
+        st = vs_job_scores(j, rows, m, vu + u0);
     }
+    /* the representatives' values, then the repeats' */
+    for (int64_t u = 0; u < nu && st == VS_OK; u++) v[uniq[u]] = vu[u];
+    for (int64_t r = 0; r < n && st == VS_OK; r++) v[r] = v[rep[r]];
+    free(vu);
     free(rows);
+    free(rep);
+    free(uniq);
     return st;
 }
 
@@ -107,59 +178,6 @@ vs_status vs_attr_shapley_exact(vs_attr_job *j, float *attr)
     return st;
 }
 
-/* Solve the symmetric positive definite system A x = b (n x n, A overwritten) by Cholesky. */
-static bool solve_spd(int64_t n, double *A, double *b)
-{
-    for (int64_t k = 0; k < n; k++) {
-        double d = A[k * n + k];
-        for (int64_t p = 0; p < k; p++) d -= A[k * n + p] * A[k * n + p];
-        if (!(d > 0)) return false;
-        d = sqrt(d);
-        A[k * n + k] = d;
-        for (int64_t i = k + 1; i < n; i++) {
-            double s = A[i * n + k];
-            for (int64_t p = 0; p < k; p++) s -= A[i * n + p] * A[k * n + p];
-            A[i * n + k] = s / d;
-        }
-    }
-    for (int64_t i = 0; i < n; i++) {
-        double s = b[i];
-        for (int64_t p = 0; p < i; p++) s -= A[i * n + p] * b[p];
-        b[i] = s / A[i * n + i];
-    }
-    for (int64_t i = n - 1; i >= 0; i--) {
-        double s = b[i];
-        for (int64_t p = i + 1; p < n; p++) s -= A[p * n + i] * b[p];
-        b[i] = s / A[i * n + i];
-    }
-    return true;
-}
-
-/* Weighted least squares with a ridge term on the first n_pen unknowns: (X^T W X + ridge) beta = X^T W y. */
-static bool weighted_lstsq(int64_t rows, int64_t cols, const double *X, const double *y, const double *w, double ridge,
-                           int64_t n_pen, double *beta)
-{
-    double *A = calloc((size_t)(cols * cols), sizeof *A);
-    if (!A) return false;
-    for (int64_t i = 0; i < cols; i++) beta[i] = 0;
-    for (int64_t r = 0; r < rows; r++) {
-        const double *x = X + r * cols;
-        for (int64_t a = 0; a < cols; a++) {
-            if (x[a] == 0) continue;
-            double wa = w[r] * x[a];
-            beta[a] += wa * y[r];
-            for (int64_t b = 0; b <= a; b++) A[a * cols + b] += wa * x[b];
-        }
-    }
-    for (int64_t a = 0; a < cols; a++) {
-        for (int64_t b = a + 1; b < cols; b++) A[a * cols + b] = A[b * cols + a];
-        A[a * cols + a] += a < n_pen ? ridge : 1e-12 * (1 + A[a * cols + a]);
-    }
-    bool ok = solve_spd(cols, A, beta);
-    free(A);
-    return ok;
-}
-
 static double log_choose(int64_t n, int64_t k) { return lgamma(n + 1.0) - lgamma(k + 1.0) - lgamma((double)(n - k) + 1.0); }
 
 /* Random coalition of exactly s of the m players. */
@@ -192,13 +210,12 @@ vs_status vs_attr_kernel_shap(vs_attr_job *j, float *attr)
     }
     bool enumerate = M <= 30 && budget >= ((int64_t)1 << M) - 2;
     int64_t n = enumerate ? ((int64_t)1 << M) - 2 : budget;
-    uint8_t *zs = calloc((size_t)(n * M), 1);
-    double *v = malloc((size_t)n * sizeof *v), *w = malloc((size_t)n * sizeof *w);
-    double *X = malloc((size_t)(n * (M - 1)) * sizeof *X), *y = malloc((size_t)n * sizeof *y);
+    /* rows n and n + 1 of zs are the empty and the full coalition */
+    uint8_t *zs = calloc((size_t)((n + 2) * M), 1), *in = malloc((size_t)(n * (M - 1)));
+    double *v = malloc((size_t)(n + 2) * sizeof *v), *w = malloc((size_t)n * sizeof *w), *y = malloc((size_t)n * sizeof *y);
     double *phi = malloc((size_t)M * sizeof *phi), *p = malloc((size_t)M * sizeof *p);
     int64_t *scratch = malloc((size_t)M * sizeof *scratch);
-    uint8_t *ends = calloc((size_t)(2 * M), 1);
-    if (!zs || !v || !w || !X || !y || !phi || !p || !scratch || !ends) st = vs_error_set(j->err, VS_ERR_NOMEM, "kernel shap: out of memory");
+    if (!zs || !in || !v || !w || !y || !phi || !p || !scratch) st = vs_error_set(j->err, VS_ERR_NOMEM, "kernel shap: out of memory");
     if (st == VS_OK) {
         if (enumerate) {
             for (int64_t S = 1; S <= n; S++) {
@@ -229,25 +246,25 @@ vs_status vs_attr_kernel_shap(vs_attr_job *j, float *attr)
                 }
             }
         }
-        st = coalition_values(j, &f, zs, n, v);
-    }
-    double v0 = 0, v1 = 0;
-    if (st == VS_OK) {
-        memset(ends + M, 1, (size_t)M);
-        double ve[2];
-        st = coalition_values(j, &f, ends, 2, ve);
-        v0 = ve[0];
-        v1 = ve[1];
+        memset(zs + (n + 1) * M, 1, (size_t)M);
+        st = coalition_values(j, &f, zs, n + 2, v);
     }
     if (st == VS_OK) {
-        /* Efficiency as a constraint: phi_M = (v1 - v0) - sum_{k<M} phi_k, eliminated before solving. */
+        /* Efficiency as a constraint: phi_M = (v1 - v0) - sum_{k<M} phi_k, eliminated before solving.
+         * Row r of the design is then z_k - z_M (k < M): +1 on the set where z_k != z_M when z_M = 0,
+         * -1 there when z_M = 1, the sign moved onto the response (explain/lstsq.h). */
+        const double v0 = v[n], v1 = v[n + 1];
         for (int64_t r = 0; r < n; r++) {
             const uint8_t *z = zs + r * M;
             y[r] = v[r] - v0 - z[M - 1] * (v1 - v0);
-            for (int64_t k = 0; k < M - 1; k++) X[r * (M - 1) + k] = (double)z[k] - z[M - 1];
+            if (z[M - 1]) y[r] = -y[r];
+            for (int64_t k = 0; k < M - 1; k++) in[r * (M - 1) + k] = z[k] != z[M - 1];
         }
-        if (!weighted_lstsq(n, M - 1, X, y, w, 0.0, 0, phi)) {
+        st = vs_lstsq_sets(n, M - 1, in, w, y, 0.0, 0, phi);
+        if (st == VS_ERR_NUMERIC) {
             st = vs_error_set(j->err, VS_ERR_NUMERIC, "kernel shap: singular system (raise the budget)");
+        } else if (st != VS_OK) {
+            st = vs_error_set(j->err, st, "kernel shap: out of memory for the least-squares system");
         } else {
             double s = 0;
             for (int64_t k = 0; k < M - 1; k++) s += phi[k];
@@ -256,14 +273,13 @@ vs_status vs_attr_kernel_shap(vs_attr_job *j, float *attr)
         }
     }
     free(zs);
+    free(in);
     free(v);
     free(w);
-    free(X);
     free(y);
     free(phi);
     free(p);
     free(scratch);
-    free(ends);
     vs_features_free(&f);
     return st;
 }
@@ -282,9 +298,10 @@ vs_status vs_attr_lime(vs_attr_job *j, float *attr)
     }
     uint8_t *zs = calloc((size_t)(n * M), 1);
     double *v = malloc((size_t)n * sizeof *v), *w = malloc((size_t)n * sizeof *w);
-    double *X = malloc((size_t)(n * (M + 1)) * sizeof *X), *beta = malloc((size_t)(M + 1) * sizeof *beta);
+    double *beta = malloc((size_t)(M + 1) * sizeof *beta);
+    uint8_t *in = malloc((size_t)(n * (M + 1)));
     int64_t *scratch = malloc((size_t)M * sizeof *scratch);
-    if (!zs || !v || !w || !X || !beta || !scratch) st = vs_error_set(j->err, VS_ERR_NOMEM, "lime: out of memory");
+    if (!zs || !v || !w || !in || !beta || !scratch) st = vs_error_set(j->err, VS_ERR_NOMEM, "lime: out of memory");
     if (st == VS_OK) {
         vs_rng r;
         vs_rng_seed(&r, j->o->seed);
@@ -298,21 +315,24 @@ vs_status vs_attr_lime(vs_attr_job *j, float *attr)
             int64_t s = 0;
             for (int64_t k = 0; k < M; k++) {
                 s += zs[i * M + k];
-                X[i * (M + 1) + k] = zs[i * M + k];
+                in[i * (M + 1) + k] = zs[i * M + k];
             }
-            X[i * (M + 1) + M] = 1.0; /* intercept */
+            in[i * (M + 1) + M] = 1; /* intercept */
             double cosd = 1.0 - (double)s / (sqrt((double)s) * sqrt((double)M));
             w[i] = exp(-cosd * cosd / (kw * kw));
         }
-        if (!weighted_lstsq(n, M + 1, X, v, w, j->o->ridge, M, beta))
+        st = vs_lstsq_sets(n, M + 1, in, w, v, j->o->ridge, M, beta);
+        if (st == VS_ERR_NUMERIC)
             st = vs_error_set(j->err, VS_ERR_NUMERIC, "lime: singular system");
+        else if (st != VS_OK)
+            st = vs_error_set(j->err, st, "lime: out of memory for the least-squares system");
         else
             spread(j, &f, beta, attr);
     }
     free(zs);
     free(v);
     free(w);
-    free(X);
+    free(in);
     free(beta);
     free(scratch);
     vs_features_free(&f);

@@ -400,6 +400,42 @@ START_TEST(test_kernel_shap_converges)
 }
 END_TEST
 
+START_TEST(test_kernel_shap_dummy_features)
+{
+    /* Features equal to the baseline do not change the masked input: the 62 + 2 enumerated
+     * coalitions of 6 features compose only 2^3 distinct inputs, each evaluated once, and the
+     * dummies get 0 (a linear model: the others get w (x - x')). */
+    mlp lin = make_mlp(1, D, 0, C, 0);
+    vs_model_fn m = {mlp_forward, NULL, &lin};
+    const float xv[D] = {1.5f, 0, -2, 0, 0.5f, 0};
+    vs_tensor *x = vs_tensor_zeros(VS_SHAPE(1, D));
+    memcpy(x->data, xv, sizeof xv);
+    vs_attr_opts o;
+    vs_attr_opts_init(&o, VS_ATTR_KERNEL_SHAP);
+    o.target = 2;
+    o.samples = 100;
+    vs_tensor *a;
+    vs_attr_report rep;
+    vs_error err;
+    ck_assert_int_eq(vs_attribute(&m, x, &o, &a, &rep, &err), VS_OK);
+    ck_assert_int_eq(rep.evaluations, 8);
+    for (int i = 0; i < D; i++) {
+        double want = lin.w1->data[2 * D + i] * xv[i];
+        ck_assert_msg(fabs(a->data[i] - want) < 1e-5, "feature %d: %g, expected %g", i, (double)a->data[i], want);
+    }
+    vs_tensor_free(a);
+    /* sampled coalitions: the same answer (the linear game is exact for any sample) from fewer
+     * evaluations than the budget */
+    o.samples = 40;
+    ck_assert_int_eq(vs_attribute(&m, x, &o, &a, &rep, &err), VS_OK);
+    ck_assert_msg(rep.evaluations <= 8, "%lld evaluations for 8 distinct inputs", (long long)rep.evaluations);
+    for (int i = 0; i < D; i++) ck_assert_float_near(a->data[i], lin.w1->data[2 * D + i] * xv[i], 1e-5);
+    vs_tensor_free(a);
+    vs_tensor_free(x);
+    free_mlp(&lin);
+}
+END_TEST
+
 START_TEST(test_segments_and_smoothgrad)
 {
     mlp lin = make_mlp(1, D, 0, C, 0);
@@ -497,6 +533,7 @@ static Suite *attribute_suite(void)
     tcase_add_test(tc, test_one_vs_one_is_difference);
     tcase_add_test(tc, test_shapley_axioms);
     tcase_add_test(tc, test_kernel_shap_converges);
+    tcase_add_test(tc, test_kernel_shap_dummy_features);
     tcase_add_test(tc, test_segments_and_smoothgrad);
     tcase_add_test(tc, test_bad_input);
     tcase_add_test(tc, test_quadrature);
