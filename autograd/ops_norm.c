@@ -192,6 +192,8 @@ typedef struct norm_job {
     float *mean, *rstd;          /* per group: written by the forward, read by the backward */
     float *var;                  /* forward, per group: the biased variance, or NULL */
     double *sg, *sgx;            /* backward, per group: sum g, sum g (x - mean) (channel kinds) */
+    double *cd;                  /* short segments: 2 b s doubles of per-column scratch */
+    float *cf;                   /* and 4 b s floats */
 } norm_job;
 
 static void forward_groups(void *ctx, int64_t begin, int64_t end)
@@ -246,13 +248,141 @@ static void backward_groups(void *ctx, int64_t begin, int64_t end)
     }
 }
 
-static void run_groups(const norm_geom *q, vs_range_fn fn, norm_job *j)
+/* ---- batch norm with short segments ----
+ * With s small (batch_norm1d has s = 1) a call per segment would cost more than the segment, so a
+ * chunk of channels [c0, c1) is swept a row of [b s] at a time, all w = (c1 - c0) s of its columns
+ * together, one double accumulator per column; a channel's s columns are then added in order.  The
+ * same sums as above, in another (fixed) order. */
+#define SHORT_SEG 64
+
+VS_VECTOR_CLONES static void col_sum(const float *restrict x, int64_t w, double *restrict acc)
+{
+    for (int64_t i = 0; i < w; i++) acc[i] += x[i];
+}
+
+VS_VECTOR_CLONES static void col_sqdev(const float *restrict x, const double *restrict m, int64_t w, double *restrict acc)
+{
+    for (int64_t i = 0; i < w; i++) {
+        double d = x[i] - m[i];
+        acc[i] += d * d;
+    }
+}
+
+VS_VECTOR_CLONES static void col_grad(const float *restrict x, const float *restrict g, const float *restrict m, int64_t w,
+                                      double *restrict sg, double *restrict sgx)
+{
+    for (int64_t i = 0; i < w; i++) {
+        sg[i] += g[i];
+        sgx[i] += (double)g[i] * (x[i] - m[i]);
+    }
+}
+
+/* y = (x - m) a + b + (g ? g c : 0), all per column: the forward map (g NULL) and the gradient map. */
+VS_VECTOR_CLONES static void col_map(const float *restrict x, const float *restrict g, float *restrict y, int64_t w,
+                                     const float *restrict m, const float *restrict a, const float *restrict b,
+                                     const float *restrict c)
+{
+    if (g)
+        for (int64_t i = 0; i < w; i++) y[i] = c[i] * g[i] + a[i] * (x[i] - m[i]) + b[i];
+    else
+        for (int64_t i = 0; i < w; i++) y[i] = (x[i] - m[i]) * a[i] + b[i];
+}
+
+/* Channel c's total of the per-column accumulators. */
+static double channel_total(const double *acc, int64_t c, int64_t s)
+{
+    double t = 0;
+    for (int64_t k = 0; k < s; k++) t += acc[c * s + k];
+    return t;
+}
+
+static void forward_cols(void *ctx, int64_t c0, int64_t c1)
+{
+    const norm_job *j = ctx;
+    const norm_geom *q = j->q;
+    const int64_t s = q->s, row = q->b * s, off = c0 * s, w = (c1 - c0) * s, bs = q->b * s;
+    const double n = (double)geom_count(q);
+    double *acc = j->cd + off, *md = j->cd + bs + off;
+    float *mc = j->cf + off, *sc = j->cf + bs + off, *sh = j->cf + 2 * bs + off;
+    memset(acc, 0, (size_t)w * sizeof *acc);
+    for (int64_t r = 0; r < q->a; r++) col_sum(j->x + r * row + off, w, acc);
+    for (int64_t c = 0; c < c1 - c0; c++) {
+        double mean = channel_total(acc, c, s) / n;
+        for (int64_t k = 0; k < s; k++) md[c * s + k] = mean;
+    }
+    memset(acc, 0, (size_t)w * sizeof *acc);
+    for (int64_t r = 0; r < q->a; r++) col_sqdev(j->x + r * row + off, md, w, acc);
+    for (int64_t c = 0; c < c1 - c0; c++) {
+        const int64_t gi = c0 + c;
+        const double var = channel_total(acc, c, s) / n, rstd = 1.0 / sqrt(var + (double)q->eps);
+        j->mean[gi] = (float)md[c * s];
+        j->rstd[gi] = (float)rstd;
+        if (j->var) j->var[gi] = (float)var;
+        const float a = j->gamma ? (float)(rstd * j->gamma[gi]) : (float)rstd, b = j->beta ? j->beta[gi] : 0.0f;
+        for (int64_t k = 0; k < s; k++) {
+            mc[c * s + k] = j->mean[gi];
+            sc[c * s + k] = a;
+            sh[c * s + k] = b;
+        }
+    }
+    for (int64_t r = 0; r < q->a; r++) col_map(j->x + r * row + off, NULL, j->out + r * row + off, w, mc, sc, sh, NULL);
+}
+
+static void backward_cols(void *ctx, int64_t c0, int64_t c1)
+{
+    const norm_job *j = ctx;
+    const norm_geom *q = j->q;
+    const int64_t s = q->s, row = q->b * s, off = c0 * s, w = (c1 - c0) * s, bs = q->b * s;
+    const double n = (double)geom_count(q);
+    double *sg = j->cd + off, *sgx = j->cd + bs + off;
+    float *mc = j->cf + off, *cx = j->cf + bs + off, *c0s = j->cf + 2 * bs + off, *cg = j->cf + 3 * bs + off;
+    memset(sg, 0, (size_t)w * sizeof *sg);
+    memset(sgx, 0, (size_t)w * sizeof *sgx);
+    for (int64_t c = 0; c < c1 - c0; c++)
+        for (int64_t k = 0; k < s; k++) mc[c * s + k] = j->mean[c0 + c];
+    for (int64_t r = 0; r < q->a; r++) col_grad(j->x + r * row + off, j->g + r * row + off, mc, w, sg, sgx);
+    for (int64_t c = 0; c < c1 - c0; c++) {
+        const int64_t gi = c0 + c;
+        const double S = channel_total(sg, c, s), T = channel_total(sgx, c, s);
+        if (j->sg) {
+            j->sg[gi] = S;
+            j->sgx[gi] = T;
+        }
+        const double rd = j->rstd[gi], gc = j->gamma ? j->gamma[gi] : 1.0;
+        for (int64_t k = 0; k < s; k++) {
+            cg[c * s + k] = (float)(rd * gc);
+            cx[c * s + k] = (float)(-rd * rd * rd * gc * T / n);
+            c0s[c * s + k] = (float)(-rd * gc * S / n);
+        }
+    }
+    if (!j->out) return;
+    for (int64_t r = 0; r < q->a; r++)
+        col_map(j->x + r * row + off, j->g + r * row + off, j->out + r * row + off, w, mc, cx, c0s, cg);
+}
+
+/* Run fn over the groups (the short-segment version for batch norm with s < SHORT_SEG); false when
+ * its scratch memory runs out (the error is set). */
+static bool run_groups(const norm_geom *q, vs_range_fn fn, norm_job *j)
 {
     int64_t groups = geom_groups(q), grain = group_grain(q);
+    if (q->kind == NORM_BATCH && q->s < SHORT_SEG) {
+        j->cd = malloc((size_t)(2 * groups * q->s) * sizeof *j->cd);
+        j->cf = malloc((size_t)(4 * groups * q->s) * sizeof *j->cf);
+        if (!j->cd || !j->cf) {
+            free(j->cd);
+            free(j->cf);
+            vs_set_last_error(VS_ERR_NOMEM, "normalise: out of memory");
+            return false;
+        }
+        fn = fn == forward_groups ? forward_cols : backward_cols;
+    }
     if (groups <= grain)
         fn(j, 0, groups);
     else
         vs_parallel_for(groups, grain, fn, j);
+    free(j->cd);
+    free(j->cf);
+    return true;
 }
 
 /* Layer norm's parameter sums: acc[e] = sum over rows of g (x - mean) rstd (dgamma), acc[s + e] = sum
@@ -282,6 +412,32 @@ static void layer_param_cols(void *ctx, int64_t begin, int64_t end)
 /* ---- the norm op and its rule ---------------------------------------------------------------------- */
 
 static vs_tensor *norm_op(vs_tensor *x, vs_tensor *gamma, vs_tensor *beta, const norm_geom *q, float *mean_out, float *var_out);
+
+/* An op's output shaped like x, and room for mean[groups] then rstd[groups] (NULL on failure). */
+static vs_tensor *alloc_with_stats(const char *op, const vs_tensor *x, int64_t groups, float **stats)
+{
+    vs_tensor *y = vs_alloc(op, x->ndim, x->shape);
+    if (!y) return NULL;
+    *stats = malloc((size_t)(groups ? 2 * groups : 1) * sizeof **stats);
+    if (!*stats) {
+        vs_tensor_free(y);
+        vs_set_last_error(VS_ERR_NOMEM, "%s: out of memory", op);
+        return NULL;
+    }
+    return y;
+}
+
+/* The node (if one was recorded) keeps the geometry and the statistics; otherwise they go. */
+static void keep_stats(vs_node *n, const norm_geom *q, float *stats)
+{
+    if (!n) {
+        free(stats);
+        return;
+    }
+    geom_save(n, q);
+    n->extra = stats;
+}
+
 static vs_tensor *norm_vjp_op(vs_tensor *x, vs_tensor *h, const norm_geom *q, const float *stats);
 
 /* First order, recording off: dx, dgamma, dbeta straight from the kernels. */
@@ -289,7 +445,7 @@ static void norm_backward_fused(vs_node *n, const norm_geom *q, vs_tensor *g, vs
 {
     vs_tensor *x = n->in[0], *gamma = n->in[1], *beta = n->in[2];
     const int64_t groups = geom_groups(q);
-    const float *stats = n->extra;
+    float *stats = n->extra;
     bool want_x = vs_node_needs(n, 0), want_gamma = gamma && vs_node_needs(n, 1), want_beta = beta && vs_node_needs(n, 2);
     vs_tensor *dx = want_x ? vs_alloc("norm backward", x->ndim, x->shape) : NULL;
     vs_tensor *dgamma = want_gamma ? vs_alloc("norm backward", gamma->ndim, gamma->shape) : NULL;
@@ -301,9 +457,12 @@ static void norm_backward_fused(vs_node *n, const norm_geom *q, vs_tensor *g, vs
         vs_set_last_error(VS_ERR_NOMEM, "norm backward: out of memory");
         return;
     }
-    norm_job j = {q, x->data, g->data, gamma ? gamma->data : NULL, NULL, dx ? dx->data : NULL, (float *)stats,
-                  (float *)stats + groups, NULL, sums, sums ? sums + groups : NULL};
-    if (dx || sums) run_groups(q, backward_groups, &j);
+    norm_job j = {.q = q, .x = x->data, .g = g->data, .gamma = gamma ? gamma->data : NULL, .out = dx ? dx->data : NULL,
+                  .mean = stats, .rstd = stats + groups, .sg = sums, .sgx = sums ? sums + groups : NULL};
+    if ((dx || sums) && !run_groups(q, backward_groups, &j)) {
+        free(sums);
+        return;
+    }
     if (sums) {
         /* dgamma[c] = sum over c's groups of rstd T, dbeta[c] = sum of S, in group order */
         double *dg = calloc((size_t)(2 * q->b), sizeof *dg);
@@ -375,25 +534,18 @@ static vs_tensor *norm_op(vs_tensor *x, vs_tensor *gamma, vs_tensor *beta, const
 {
     if (!x) return NULL;
     const int64_t groups = geom_groups(q);
-    vs_tensor *y = vs_alloc("normalise", x->ndim, x->shape);
+    float *stats;
+    vs_tensor *y = alloc_with_stats("normalise", x, groups, &stats);
     if (!y) return NULL;
-    float *stats = malloc((size_t)(groups ? 2 * groups : 1) * sizeof *stats);
-    if (!stats) {
+    norm_job j = {.q = q, .x = x->data, .gamma = gamma ? gamma->data : NULL, .beta = beta ? beta->data : NULL, .out = y->data,
+                  .mean = stats, .rstd = stats + groups, .var = var_out};
+    if (geom_count(q) > 0 && !run_groups(q, forward_groups, &j)) {
+        free(stats);
         vs_tensor_free(y);
-        vs_set_last_error(VS_ERR_NOMEM, "normalise: out of memory");
         return NULL;
     }
-    norm_job j = {q, x->data, NULL, gamma ? gamma->data : NULL, beta ? beta->data : NULL, y->data, stats, stats + groups,
-                  var_out, NULL, NULL};
-    if (geom_count(q) > 0) run_groups(q, forward_groups, &j);
     if (mean_out) memcpy(mean_out, stats, (size_t)groups * sizeof *stats);
-    vs_node *n = vs_record(y, "normalise", norm_backward, 3, (vs_tensor *[]){x, gamma, beta});
-    if (n) {
-        geom_save(n, q);
-        n->extra = stats;
-    } else {
-        free(stats);
-    }
+    keep_stats(vs_record(y, "normalise", norm_backward, 3, (vs_tensor *[]){x, gamma, beta}), q, stats);
     return y;
 }
 
@@ -424,36 +576,23 @@ static void norm_vjp_backward(vs_node *n, vs_tensor *out, vs_tensor *v, vs_tenso
     gin[0] = vs_neg(vs_mul(r2, t));
 }
 
-/* dx = J(x) h over q's groups; x and h the same shape.  stats: x's mean and rstd per group when known
- * (computed otherwise). */
+/* dx = J(x) h over q's groups; x and h the same shape; stats: x's mean and rstd per group (from the
+ * norm node whose rule this is). */
 static vs_tensor *norm_vjp_op(vs_tensor *x, vs_tensor *h, const norm_geom *q, const float *stats)
 {
     if (!x || !h) return NULL;
     const int64_t groups = geom_groups(q);
-    vs_tensor *dx = vs_alloc("normalise_vjp", x->ndim, x->shape);
+    float *own;
+    vs_tensor *dx = alloc_with_stats("normalise_vjp", x, groups, &own);
     if (!dx) return NULL;
-    float *own = malloc((size_t)(groups ? 2 * groups : 1) * sizeof *own);
-    if (!own) {
+    memcpy(own, stats, (size_t)(2 * groups) * sizeof *own);
+    norm_job j = {.q = q, .x = x->data, .g = h->data, .out = dx->data, .mean = own, .rstd = own + groups};
+    if (geom_count(q) > 0 && !run_groups(q, backward_groups, &j)) {
+        free(own);
         vs_tensor_free(dx);
-        vs_set_last_error(VS_ERR_NOMEM, "normalise_vjp: out of memory");
         return NULL;
     }
-    if (stats) {
-        memcpy(own, stats, (size_t)(2 * groups) * sizeof *own);
-    } else if (geom_count(q) > 0) {
-        /* the statistics alone: the forward kernel writing into dx, overwritten below */
-        norm_job f = {q, x->data, NULL, NULL, NULL, dx->data, own, own + groups, NULL, NULL, NULL};
-        run_groups(q, forward_groups, &f);
-    }
-    norm_job j = {q, x->data, h->data, NULL, NULL, dx->data, own, own + groups, NULL, NULL, NULL};
-    if (geom_count(q) > 0) run_groups(q, backward_groups, &j);
-    vs_node *n = vs_record(dx, "normalise_vjp", norm_vjp_backward, 2, (vs_tensor *[]){x, h});
-    if (n) {
-        geom_save(n, q);
-        n->extra = own;
-    } else {
-        free(own);
-    }
+    keep_stats(vs_record(dx, "normalise_vjp", norm_vjp_backward, 2, (vs_tensor *[]){x, h}), q, own);
     return dx;
 }
 

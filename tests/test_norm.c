@@ -146,7 +146,8 @@ static void compare_case(kind k, int ndim, const int64_t *shape, int n_params)
 
 START_TEST(test_against_composed)
 {
-    compare_case(BATCH, VS_SHAPE(6, 4, 5, 7), 2);
+    compare_case(BATCH, VS_SHAPE(6, 4, 5, 7), 2); /* planes of 35 < 64: the short-segment kernels */
+    compare_case(BATCH, VS_SHAPE(3, 4, 8, 9), 2); /* planes of 72: one call per plane */
     compare_case(BATCH, VS_SHAPE(9, 5), 0);
     compare_case(BATCH, VS_SHAPE(3, 2, 11), 1);
     compare_case(INSTANCE, VS_SHAPE(3, 4, 6, 5), 2);
@@ -351,6 +352,7 @@ START_TEST(test_thread_count_independent)
 {
     /* sizes that split into several chunks of groups (and of layer norm's columns) */
     threads_case(BATCH, VS_SHAPE(8, 6, 48, 48), VS_SHAPE(6));
+    threads_case(BATCH, VS_SHAPE(4096, 64), VS_SHAPE(64));
     threads_case(INSTANCE, VS_SHAPE(4, 32, 32, 32), VS_SHAPE(32));
     threads_case(LAYER1, VS_SHAPE(600, 256), VS_SHAPE(256));
 }
