@@ -17,7 +17,8 @@
  * Statistics: two passes over each group in double, mean first, then sum (x - mean)^2, eight
  * accumulators wide.  Two passes because the one-pass E[x^2] - mean^2 cancels catastrophically when
  * |mean| >> std; the group is read twice while it is hot in cache (a plane, a row, or one channel
- * of the batch).  Double because sums of ~10^5 floats lose digits in float.
+ * of the batch).  Double because sums of ~10^5 floats lose digits in float.  Batch norm over short
+ * planes (batch_norm1d: one value per sample and channel) sweeps whole rows instead: see SHORT_SEG.
  *
  * Threads split the groups; every group is reduced by one thread in a fixed order and the
  * per-parameter sums run over groups in order afterwards, so results do not depend on the thread
@@ -539,7 +540,9 @@ static vs_tensor *norm_op(vs_tensor *x, vs_tensor *gamma, vs_tensor *beta, const
     if (!y) return NULL;
     norm_job j = {.q = q, .x = x->data, .gamma = gamma ? gamma->data : NULL, .beta = beta ? beta->data : NULL, .out = y->data,
                   .mean = stats, .rstd = stats + groups, .var = var_out};
-    if (geom_count(q) > 0 && !run_groups(q, forward_groups, &j)) {
+    if (geom_count(q) == 0) {
+        memset(stats, 0, (size_t)(2 * groups) * sizeof *stats); /* empty groups: nothing to scale */
+    } else if (!run_groups(q, forward_groups, &j)) {
         free(stats);
         vs_tensor_free(y);
         return NULL;

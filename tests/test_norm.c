@@ -385,7 +385,13 @@ START_TEST(test_shape_errors)
     /* a constant group normalises to zeros (then beta), not NaN */
     vs_tensor *y = vs_instance_norm(vs_tensor_full(VS_SHAPE(1, 1, 2, 2), 7), NULL, vs_tensor_full(VS_SHAPE(1), 0.5f), 1e-5f);
     for (int i = 0; i < 4; i++) ck_assert_float_eq(y->data[i], 0.5f);
-    /* empty batch: empty output */
+    /* empty planes and an empty batch: empty outputs, and their gradients */
+    vs_tensor *e = vs_tensor_zeros(VS_SHAPE(2, 3, 0, 4)), *ge;
+    vs_set_requires_grad(e, true);
+    y = vs_instance_norm(e, p3, NULL, 1e-5f);
+    ck_assert_int_eq(y->size, 0);
+    ck_assert_int_eq(vs_grad(1, &y, (vs_tensor *[]){vs_zeros_like(y)}, 1, &e, &ge, false), VS_OK);
+    ck_assert_int_eq(ge->size, 0);
     y = vs_layer_norm(vs_tensor_zeros(VS_SHAPE(0, 4)), 1, NULL, NULL, 1e-5f);
     ck_assert_ptr_nonnull(y);
     ck_assert_int_eq(y->size, 0);
