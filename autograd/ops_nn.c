@@ -1,108 +1,9 @@
-/* ops_nn.c - normalisation, dropout and losses, composed from the differentiable primitives so
- * every one of them has first and second derivatives without rules of its own. */
+/* ops_nn.c - dropout and losses, composed from the differentiable primitives so every one of them
+ * has first and second derivatives without rules of its own.  Normalisation is in ops_norm.c. */
 #include "autograd/internal.h"
 
 #include <math.h>
 #include <string.h>
-
-/* [c] parameter seen as [1, c, 1, ...] for an x of ndim dims. */
-static vs_tensor *channel_view(vs_tensor *p, int ndim)
-{
-    if (!p) return NULL;
-    int64_t s[VS_MAX_DIMS];
-    for (int i = 0; i < ndim; i++) s[i] = 1;
-    s[1] = p->size;
-    return vs_reshape(p, ndim, s);
-}
-
-static bool check_channel_param(const char *op, const vs_tensor *p, const char *what, int64_t c)
-{
-    if (p && (p->ndim != 1 || p->shape[0] != c)) {
-        vs_op_error(op, "%s must be [%lld]", what, (long long)c);
-        return false;
-    }
-    return true;
-}
-
-/* (x - mean) / sqrt(var + eps) over axes, var biased; returns also the batch statistics. */
-static vs_tensor *normalise(vs_tensor *x, uint32_t axes, float eps, vs_tensor **mean_out, vs_tensor **var_out)
-{
-    vs_tensor *mean = vs_mean(x, axes, true);
-    vs_tensor *xc = vs_sub(x, mean);
-    vs_tensor *var = vs_mean(vs_mul(xc, xc), axes, true);
-    if (mean_out) *mean_out = mean;
-    if (var_out) *var_out = var;
-    return vs_div(xc, vs_sqrt(vs_add_scalar(var, eps)));
-}
-
-static vs_tensor *affine(vs_tensor *y, vs_tensor *gamma, vs_tensor *beta, int ndim)
-{
-    if (gamma) y = vs_mul(y, channel_view(gamma, ndim));
-    if (beta) y = vs_add(y, channel_view(beta, ndim));
-    return y;
-}
-
-static vs_tensor *batch_norm_impl(vs_tensor *x, vs_tensor *gamma, vs_tensor *beta, vs_tensor *running_mean,
-                         vs_tensor *running_var, bool training, float momentum, float eps)
-{
-    if (!x) return NULL;
-    if (x->ndim < 2) return vs_op_error("batch_norm", "input must be [n,c,...], got %d dims", x->ndim);
-    int64_t c = x->shape[1];
-    if (!check_channel_param("batch_norm", gamma, "weight", c) || !check_channel_param("batch_norm", beta, "bias", c) ||
-        !check_channel_param("batch_norm", running_mean, "running_mean", c) ||
-        !check_channel_param("batch_norm", running_var, "running_var", c))
-        return NULL;
-    uint32_t axes = VS_AXIS(0);
-    for (int i = 2; i < x->ndim; i++) axes |= VS_AXIS(i);
-    int64_t count = x->size / (c ? c : 1);
-    if (training) {
-        if (count < 2) return vs_op_error("batch_norm", "training needs more than one value per channel");
-        vs_tensor *mean, *var;
-        vs_tensor *y = normalise(x, axes, eps, &mean, &var);
-        if (y && running_mean && running_var) {
-            /* running = (1 - m) running + m batch, with the unbiased variance (PyTorch) */
-            float unbias = (float)count / (float)(count - 1);
-            for (int64_t k = 0; k < c; k++) {
-                running_mean->data[k] = (1 - momentum) * running_mean->data[k] + momentum * mean->data[k];
-                running_var->data[k] = (1 - momentum) * running_var->data[k] + momentum * var->data[k] * unbias;
-            }
-        }
-        return affine(y, gamma, beta, x->ndim);
-    }
-    if (!running_mean || !running_var) return vs_op_error("batch_norm", "evaluation needs running statistics");
-    vs_tensor *y = vs_div(vs_sub(x, channel_view(running_mean, x->ndim)),
-                          vs_sqrt(vs_add_scalar(channel_view(running_var, x->ndim), eps)));
-    return affine(y, gamma, beta, x->ndim);
-}
-
-static vs_tensor *instance_norm_impl(vs_tensor *x, vs_tensor *gamma, vs_tensor *beta, float eps)
-{
-    if (!x) return NULL;
-    if (x->ndim != 4) return vs_op_error("instance_norm", "input must be [n,c,h,w], got %d dims", x->ndim);
-    if (!check_channel_param("instance_norm", gamma, "weight", x->shape[1]) ||
-        !check_channel_param("instance_norm", beta, "bias", x->shape[1]))
-        return NULL;
-    return affine(normalise(x, VS_AXIS(2) | VS_AXIS(3), eps, NULL, NULL), gamma, beta, 4);
-}
-
-static vs_tensor *layer_norm_impl(vs_tensor *x, int n_dims, vs_tensor *gamma, vs_tensor *beta, float eps)
-{
-    if (!x) return NULL;
-    if (n_dims < 1 || n_dims > x->ndim) return vs_op_error("layer_norm", "cannot normalise %d of %d dims", n_dims, x->ndim);
-    uint32_t axes = 0;
-    int64_t count = 1;
-    for (int i = x->ndim - n_dims; i < x->ndim; i++) {
-        axes |= VS_AXIS(i);
-        count *= x->shape[i];
-    }
-    if ((gamma && gamma->size != count) || (beta && beta->size != count))
-        return vs_op_error("layer_norm", "weight and bias must have %lld elements", (long long)count);
-    vs_tensor *y = normalise(x, axes, eps, NULL, NULL);
-    const int64_t *tail = x->shape + x->ndim - n_dims;
-    if (gamma) y = vs_mul(y, vs_reshape(gamma, n_dims, tail));
-    if (beta) y = vs_add(y, vs_reshape(beta, n_dims, tail));
-    return y;
-}
 
 static vs_tensor *dropout_impl(vs_tensor *x, float p, bool training, vs_rng *r)
 {
@@ -240,25 +141,6 @@ static vs_tensor *cosine_similarity_impl(vs_tensor *a, vs_tensor *b, int axis, f
     vs_tensor *na = vs_sum(vs_mul(a, a), m, false), *nb = vs_sum(vs_mul(b, b), m, false);
     vs_tensor *den = vs_sqrt(vs_clamp(vs_mul(na, nb), eps * eps, INFINITY));
     return vs_div(dot, den);
-}
-
-vs_tensor *vs_batch_norm(vs_tensor *x, vs_tensor *gamma, vs_tensor *beta, vs_tensor *running_mean,
-                         vs_tensor *running_var, bool training, float momentum, float eps)
-{
-    vs_scope_begin();
-    return vs_scope_return(batch_norm_impl(x, gamma, beta, running_mean, running_var, training, momentum, eps));
-}
-
-vs_tensor *vs_instance_norm(vs_tensor *x, vs_tensor *gamma, vs_tensor *beta, float eps)
-{
-    vs_scope_begin();
-    return vs_scope_return(instance_norm_impl(x, gamma, beta, eps));
-}
-
-vs_tensor *vs_layer_norm(vs_tensor *x, int n_dims, vs_tensor *gamma, vs_tensor *beta, float eps)
-{
-    vs_scope_begin();
-    return vs_scope_return(layer_norm_impl(x, n_dims, gamma, beta, eps));
 }
 
 vs_tensor *vs_dropout(vs_tensor *x, float p, bool training, vs_rng *r)
