@@ -5,6 +5,7 @@
  * g / k^2 over each window) whose backward is avg_pool2d again, and upsampling's is a block sum.
  * So every rule here is differentiable again.  The DeepLIFT rescale rule for max_pool2d is below. */
 #include "autograd/internal.h"
+#include "autograd/vec_loop.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -118,6 +119,73 @@ static void max_pool_backward(vs_node *n, vs_tensor *out, vs_tensor *g, vs_tenso
         gin[0] = scatter_flat(g, arg, x);
 }
 
+/* Does v replace the running maximum m?  The first maximum wins and NaN propagates: a NaN is taken
+ * over any number, and once m is NaN nothing replaces it. */
+static inline bool max_takes(float v, float m) { return m == m && !(v <= m); }
+
+/* Max pooling of every window, the reference for the fast path below. */
+static void max_pool_any(const float *x, const pool_geom *g, float *y, int64_t *arg)
+{
+    for (int64_t pl = 0; pl < g->planes; pl++) {
+        const float *src = x + pl * g->h * g->w;
+        for (int64_t i = 0; i < g->oh; i++)
+            for (int64_t j = 0; j < g->ow; j++) {
+                int64_t r0, r1, c0, c1;
+                window(g, i, j, &r0, &r1, &c0, &c1);
+                /* padding <= kernel/2 puts at least one real element in every window (padding is
+                 * -inf, so it never wins) */
+                float m = src[r0 * g->w + c0];
+                int64_t best = r0 * g->w + c0;
+                for (int64_t r = r0; r < r1; r++)
+                    for (int64_t c = c0; c < c1; c++)
+                        if (max_takes(src[r * g->w + c], m)) {
+                            m = src[r * g->w + c];
+                            best = r * g->w + c;
+                        }
+                const int64_t o = (pl * g->oh + i) * g->ow + j;
+                y[o] = m;
+                arg[o] = pl * g->h * g->w + best;
+            }
+    }
+}
+
+#define K2_BLOCK 256 /* outputs per pass of the 2x2 kernel */
+
+/* One output row of 2x2, stride 2, no padding: inputs rows r0 and r1 = r0 + w (w floats apart),
+ * outputs y[0, ow) and their flat argmax arg[0, ow) = base + offset in the window pair.  The
+ * window's four values are compared in max_pool_any's order with selects, so the loop vectorises;
+ * the winner is kept as a code 0-3 (int32, the width of a float lane) and turned into the int64
+ * index by a second loop. */
+VS_VECTOR_CLONES static void max_pool_k2_row(const float *restrict r0, int64_t w, int64_t ow, int64_t base,
+                                             float *restrict y, int64_t *restrict arg)
+{
+    const float *restrict r1 = r0 + w;
+    int32_t code[K2_BLOCK];
+    for (int64_t b = 0; b < ow; b += K2_BLOCK) {
+        const int64_t n = ow - b < K2_BLOCK ? ow - b : K2_BLOCK;
+        const float *restrict a = r0 + 2 * b, *restrict c = r1 + 2 * b;
+        float *restrict yb = y + b;
+        VS_VEC8(n, {
+            float m = a[2 * i];
+            int32_t k = 0;
+            bool t = max_takes(a[2 * i + 1], m);
+            m = t ? a[2 * i + 1] : m;
+            k = t ? 1 : k;
+            t = max_takes(c[2 * i], m);
+            m = t ? c[2 * i] : m;
+            k = t ? 2 : k;
+            t = max_takes(c[2 * i + 1], m);
+            m = t ? c[2 * i + 1] : m;
+            k = t ? 3 : k;
+            yb[i] = m;
+            code[i] = k;
+        });
+        int64_t *restrict ab = arg + b;
+        const int64_t at = base + 2 * b;
+        VS_VEC8(n, ab[i] = at + 2 * i + (code[i] & 1) + (int64_t)(code[i] >> 1) * w);
+    }
+}
+
 vs_tensor *vs_max_pool2d(vs_tensor *x, int kernel, int stride, int padding)
 {
     static const char *op = "max_pool2d";
@@ -131,27 +199,14 @@ vs_tensor *vs_max_pool2d(vs_tensor *x, int kernel, int stride, int padding)
         vs_tensor_free(y);
         return vs_op_error(op, "out of memory for the argmax indices");
     }
-    for (int64_t pl = 0; pl < g.planes; pl++) {
-        const float *src = x->data + pl * g.h * g.w;
-        for (int64_t i = 0; i < g.oh; i++)
-            for (int64_t j = 0; j < g.ow; j++) {
-                int64_t r0, r1, c0, c1, best = -1;
-                window(&g, i, j, &r0, &r1, &c0, &c1);
-                float m = -INFINITY;
-                /* Padding is -inf, so it never wins; the first maximum does; NaN propagates. */
-                for (int64_t r = r0; r < r1; r++)
-                    for (int64_t c = c0; c < c1; c++) {
-                        float v = src[r * g.w + c];
-                        if (best < 0 || v > m || (isnan(v) && !isnan(m))) {
-                            m = v;
-                            best = r * g.w + c;
-                        }
-                    }
-                /* padding <= kernel/2 puts at least one real element in every window */
-                int64_t o = (pl * g.oh + i) * g.ow + j;
-                y->data[o] = m;
-                arg[o] = pl * g.h * g.w + best;
+    if (g.k == 2 && g.s == 2 && g.p == 0) {
+        for (int64_t pl = 0; pl < g.planes; pl++)
+            for (int64_t i = 0; i < g.oh; i++) {
+                const int64_t in = pl * g.h * g.w + 2 * i * g.w, out = (pl * g.oh + i) * g.ow;
+                max_pool_k2_row(x->data + in, g.w, g.ow, in, y->data + out, arg + out);
             }
+    } else {
+        max_pool_any(x->data, &g, y->data, arg);
     }
     vs_node *n = vs_record(y, op, max_pool_backward, 1, &x);
     if (n) {
