@@ -29,23 +29,22 @@ static inline float apply_bin(binop op, float a, float b)
 
 /* The maps below are VS_VEC8 loops (autograd/vec_loop.h) in functions that also get an AVX2 clone
  * (VS_VECTOR_CLONES); pointers in them are restrict: an op's output is always a fresh buffer. */
-#define VEC8 VS_VEC8
 
 /* Maps over n elements split into chunks of PAR_GRAIN for vs_parallel_for when n is large: the
  * elements are independent, so the result does not depend on the thread count. */
 #define PAR_GRAIN 32768
 
 /* The three stride patterns that matter are written out so the compiler vectorises them. */
-#define BIN_LOOPS(EXPR)                                                              \
-    if (sa == 1 && sb == 1)                                                          \
-        VEC8(n, { float x = a[i], z = b[i]; y[i] = EXPR; });                         \
-    else if (sa == 1 && sb == 0) {                                                   \
-        const float z = b[0];                                                        \
-        VEC8(n, { float x = a[i]; y[i] = EXPR; });                                   \
-    } else if (sa == 0 && sb == 1) {                                                 \
-        const float x = a[0];                                                        \
-        VEC8(n, { float z = b[i]; y[i] = EXPR; });                                   \
-    } else                                                                           \
+#define BIN_LOOPS(EXPR)                                                             \
+    if (sa == 1 && sb == 1)                                                         \
+        VS_VEC8(n, { float x = a[i], z = b[i]; y[i] = EXPR; });                     \
+    else if (sa == 1 && sb == 0) {                                                  \
+        const float z = b[0];                                                       \
+        VS_VEC8(n, { float x = a[i]; y[i] = EXPR; });                               \
+    } else if (sa == 0 && sb == 1) {                                                \
+        const float x = a[0];                                                       \
+        VS_VEC8(n, { float z = b[i]; y[i] = EXPR; });                               \
+    } else                                                                          \
         for (int64_t i = 0; i < n; i++) { float x = a[i * sa], z = b[i * sb]; y[i] = EXPR; }
 
 VS_VECTOR_CLONES static void bin_kernel(binop op, const float *restrict a, int64_t sa, const float *restrict b, int64_t sb,
@@ -387,13 +386,13 @@ static inline float sigmoidf(float x)
 VS_VECTOR_CLONES static void un_forward(unop op, const float *restrict x, float *restrict y, int64_t n, float p0, float p1)
 {
     switch (op) {
-    case U_NEG: VEC8(n, y[i] = -x[i]); break;
+    case U_NEG: VS_VEC8(n, y[i] = -x[i]); break;
     case U_EXP: for (int64_t i = 0; i < n; i++) y[i] = expf(x[i]); break;
     case U_LOG: for (int64_t i = 0; i < n; i++) y[i] = logf(x[i]); break;
-    case U_SQRT: VEC8(n, y[i] = sqrtf(x[i])); break;
-    case U_ABS: VEC8(n, y[i] = fabsf(x[i])); break;
-    case U_CLAMP: VEC8(n, y[i] = x[i] < p0 ? p0 : (x[i] > p1 ? p1 : x[i])); break;
-    case U_RELU: VEC8(n, y[i] = x[i] > 0 ? x[i] : 0.0f); break;
+    case U_SQRT: VS_VEC8(n, y[i] = sqrtf(x[i])); break;
+    case U_ABS: VS_VEC8(n, y[i] = fabsf(x[i])); break;
+    case U_CLAMP: VS_VEC8(n, y[i] = x[i] < p0 ? p0 : (x[i] > p1 ? p1 : x[i])); break;
+    case U_RELU: VS_VEC8(n, y[i] = x[i] > 0 ? x[i] : 0.0f); break;
     case U_LEAKY:
         /* GCC will not vectorise a product that only one side of a select uses (it sinks it into a
          * branch it may not speculate), so each block of 512 is written twice: y = slope x, then
@@ -402,8 +401,8 @@ VS_VECTOR_CLONES static void un_forward(unop op, const float *restrict x, float 
             const int64_t m = n - b < 512 ? n - b : 512;
             const float *restrict xb = x + b;
             float *restrict yb = y + b;
-            VEC8(m, yb[i] = p0 * xb[i]);
-            VEC8(m, yb[i] = xb[i] > 0 ? xb[i] : yb[i]);
+            VS_VEC8(m, yb[i] = p0 * xb[i]);
+            VS_VEC8(m, yb[i] = xb[i] > 0 ? xb[i] : yb[i]);
         }
         break;
     case U_ELU: for (int64_t i = 0; i < n; i++) y[i] = x[i] > 0 ? x[i] : p0 * expm1f(x[i]); break;
@@ -411,8 +410,8 @@ VS_VECTOR_CLONES static void un_forward(unop op, const float *restrict x, float 
     case U_TANH: for (int64_t i = 0; i < n; i++) y[i] = tanhf(x[i]); break;
     case U_SOFTPLUS: for (int64_t i = 0; i < n; i++) y[i] = softplusf(x[i]); break;
     case U_LOGSIGMOID: for (int64_t i = 0; i < n; i++) y[i] = -softplusf(-x[i]); break;
-    case U_SIGN: VEC8(n, y[i] = (float)((x[i] > 0) - (x[i] < 0))); break;
-    case U_STEP: VEC8(n, y[i] = x[i] > 0 ? 1.0f : 0.0f); break;
+    case U_SIGN: VS_VEC8(n, y[i] = (float)((x[i] > 0) - (x[i] < 0))); break;
+    case U_STEP: VS_VEC8(n, y[i] = x[i] > 0 ? 1.0f : 0.0f); break;
     }
 }
 
@@ -439,10 +438,10 @@ VS_VECTOR_CLONES static void deriv_kernel(unop op, const float *restrict x, cons
                                           int64_t n, float p0, float p1)
 {
     switch (op) {
-    case U_RELU: VEC8(n, d[i] = x[i] > 0 ? 1.0f : 0.0f); break;
-    case U_LEAKY: VEC8(n, d[i] = x[i] > 0 ? 1.0f : p0); break;
-    case U_CLAMP: VEC8(n, d[i] = x[i] >= p0 && x[i] <= p1 ? 1.0f : 0.0f); break;
-    case U_ABS: VEC8(n, d[i] = (float)((x[i] > 0) - (x[i] < 0))); break;
+    case U_RELU: VS_VEC8(n, d[i] = x[i] > 0 ? 1.0f : 0.0f); break;
+    case U_LEAKY: VS_VEC8(n, d[i] = x[i] > 0 ? 1.0f : p0); break;
+    case U_CLAMP: VS_VEC8(n, d[i] = x[i] >= p0 && x[i] <= p1 ? 1.0f : 0.0f); break;
+    case U_ABS: VS_VEC8(n, d[i] = (float)((x[i] > 0) - (x[i] < 0))); break;
     default:
         for (int64_t i = 0; i < n; i++) d[i] = un_deriv(op, x[i], y[i], p0, p1);
     }
