@@ -149,41 +149,49 @@ static void max_pool_any(const float *x, const pool_geom *g, float *y, int64_t *
     }
 }
 
-#define K2_BLOCK 256 /* outputs per pass of the 2x2 kernel */
+/* 8 windows of 2x2, stride 2: a and c are the window rows (16 floats each), y the maxima, arg
+ * their flat indices (base: index of a[0], w: row length).  The four values are compared in
+ * max_pool_any's order with selects, so the loop vectorises; the winner is kept as a code 0-3
+ * (int32, the width of a float lane) and turned into the int64 index by a second loop. */
+static inline void max_pool_k2_block8(const float *restrict a, const float *restrict c, int64_t base, int64_t w,
+                                      float *restrict y, int64_t *restrict arg)
+{
+    int32_t code[8];
+    for (int i = 0; i < 8; i++) {
+        float m = a[2 * i];
+        int32_t k = 0;
+        bool t = max_takes(a[2 * i + 1], m);
+        m = t ? a[2 * i + 1] : m;
+        k = t ? 1 : k;
+        t = max_takes(c[2 * i], m);
+        m = t ? c[2 * i] : m;
+        k = t ? 2 : k;
+        t = max_takes(c[2 * i + 1], m);
+        m = t ? c[2 * i + 1] : m;
+        k = t ? 3 : k;
+        y[i] = m;
+        code[i] = k;
+    }
+    for (int i = 0; i < 8; i++) arg[i] = base + 2 * i + (code[i] & 1) + (int64_t)(code[i] >> 1) * w;
+}
 
-/* One output row of 2x2, stride 2, no padding: inputs rows r0 and r1 = r0 + w (w floats apart),
- * outputs y[0, ow) and their flat argmax arg[0, ow) = base + offset in the window pair.  The
- * window's four values are compared in max_pool_any's order with selects, so the loop vectorises;
- * the winner is kept as a code 0-3 (int32, the width of a float lane) and turned into the int64
- * index by a second loop. */
+/* One output row of 2x2, stride 2, no padding: input rows r0 and r0 + w, outputs y[0, ow) and
+ * their flat argmax arg[0, ow) (base: flat index of r0[0]).  The last ow % 8 windows are copied
+ * into a block of 8 so that they too take the vector path (small images are mostly tail). */
 VS_VECTOR_CLONES static void max_pool_k2_row(const float *restrict r0, int64_t w, int64_t ow, int64_t base,
                                              float *restrict y, int64_t *restrict arg)
 {
-    const float *restrict r1 = r0 + w;
-    int32_t code[K2_BLOCK];
-    for (int64_t b = 0; b < ow; b += K2_BLOCK) {
-        const int64_t n = ow - b < K2_BLOCK ? ow - b : K2_BLOCK;
-        const float *restrict a = r0 + 2 * b, *restrict c = r1 + 2 * b;
-        float *restrict yb = y + b;
-        VS_VEC8(n, {
-            float m = a[2 * i];
-            int32_t k = 0;
-            bool t = max_takes(a[2 * i + 1], m);
-            m = t ? a[2 * i + 1] : m;
-            k = t ? 1 : k;
-            t = max_takes(c[2 * i], m);
-            m = t ? c[2 * i] : m;
-            k = t ? 2 : k;
-            t = max_takes(c[2 * i + 1], m);
-            m = t ? c[2 * i + 1] : m;
-            k = t ? 3 : k;
-            yb[i] = m;
-            code[i] = k;
-        });
-        int64_t *restrict ab = arg + b;
-        const int64_t at = base + 2 * b;
-        VS_VEC8(n, ab[i] = at + 2 * i + (code[i] & 1) + (int64_t)(code[i] >> 1) * w);
-    }
+    int64_t j = 0;
+    for (; j + 8 <= ow; j += 8) max_pool_k2_block8(r0 + 2 * j, r0 + w + 2 * j, base + 2 * j, w, y + j, arg + j);
+    if (j == ow) return;
+    const size_t rest = (size_t)(ow - j);
+    float a[16] = {0}, c[16] = {0}, ty[8];
+    int64_t targ[8];
+    memcpy(a, r0 + 2 * j, 2 * rest * sizeof(float));
+    memcpy(c, r0 + w + 2 * j, 2 * rest * sizeof(float));
+    max_pool_k2_block8(a, c, base + 2 * j, w, ty, targ);
+    memcpy(y + j, ty, rest * sizeof(float));
+    memcpy(arg + j, targ, rest * sizeof(int64_t));
 }
 
 vs_tensor *vs_max_pool2d(vs_tensor *x, int kernel, int stride, int padding)
