@@ -249,6 +249,22 @@ VS_VECTOR_CLONES static void adam_loop(float *restrict p, const float *restrict 
     }
 }
 
+typedef struct adam_job {
+    float *p, *m, *v;
+    const float *g;
+    adam_coef c;
+} adam_job;
+
+static void adam_chunk(void *ctx, int64_t begin, int64_t end)
+{
+    const adam_job *j = ctx;
+    adam_loop(j->p + begin, j->g + begin, j->m + begin, j->v + begin, end - begin, j->c);
+}
+
+/* Elements per chunk of a threaded update: each element's update is independent of the others,
+ * so the result is the same for any number of threads. */
+#define OPTIM_GRAIN 65536
+
 /* Adam / AdamW; the scalar factors are computed in double as PyTorch does in Python. */
 static void adam_update(float *restrict p, const float *restrict g, float *restrict m, float *restrict v, int64_t n,
                         const vs_optim_opts *o, double step)
@@ -265,7 +281,12 @@ static void adam_update(float *restrict p, const float *restrict g, float *restr
         .bc2_sqrt = (float)sqrt(bc2),
         .eps = o->eps,
     };
-    adam_loop(p, g, m, v, n, c);
+    if (n < 2 * OPTIM_GRAIN) {
+        adam_loop(p, g, m, v, n, c);
+        return;
+    }
+    adam_job j = {p, m, v, g, c};
+    vs_parallel_for(n, OPTIM_GRAIN, adam_chunk, &j);
 }
 
 vs_status vs_optim_step(vs_optim *o, vs_error *err)
