@@ -4,6 +4,7 @@
  * Constants of a rule (masks such as x > 0) are built as plain tensors without a node. */
 #include "autograd/internal.h"
 #include "autograd/kernels.h"
+#include "autograd/vec_loop.h"
 
 #include <math.h>
 #include <string.h>
@@ -26,40 +27,27 @@ static inline float apply_bin(binop op, float a, float b)
     return 0;
 }
 
-/* VEC8(n, body using i): the loop over [0, n) in blocks of 8 plus a tail.  At -O2 GCC vectorises a
- * loop only when the vector code replaces all of it, so the fixed-count inner loop is what lets the
- * maps below run 4-8 lanes at a time; each element is computed exactly as the scalar loop would
- * (no reassociation), so results are bit-identical.  Pointers in the bodies are restrict: an op's
- * output is always a fresh buffer. */
-#define VEC8(n, ...)                                                                           \
-    do {                                                                                       \
-        int64_t b8_ = 0;                                                                       \
-        for (; b8_ + 8 <= (n); b8_ += 8)                                                       \
-            for (int64_t j8_ = 0; j8_ < 8; j8_++) {                                            \
-                const int64_t i = b8_ + j8_;                                                   \
-                __VA_ARGS__;                                                                   \
-            }                                                                                  \
-        for (int64_t i = b8_; i < (n); i++) { __VA_ARGS__; }                                   \
-    } while (0)
+/* The maps below are VS_VEC8 loops (autograd/vec_loop.h) in functions that also get an AVX2 clone
+ * (VS_VECTOR_CLONES); pointers in them are restrict: an op's output is always a fresh buffer. */
 
 /* Maps over n elements split into chunks of PAR_GRAIN for vs_parallel_for when n is large: the
  * elements are independent, so the result does not depend on the thread count. */
 #define PAR_GRAIN 32768
 
 /* The three stride patterns that matter are written out so the compiler vectorises them. */
-#define BIN_LOOPS(EXPR)                                                              \
-    if (sa == 1 && sb == 1)                                                          \
-        VEC8(n, { float x = a[i], z = b[i]; y[i] = EXPR; });                         \
-    else if (sa == 1 && sb == 0) {                                                   \
-        const float z = b[0];                                                        \
-        VEC8(n, { float x = a[i]; y[i] = EXPR; });                                   \
-    } else if (sa == 0 && sb == 1) {                                                 \
-        const float x = a[0];                                                        \
-        VEC8(n, { float z = b[i]; y[i] = EXPR; });                                   \
-    } else                                                                           \
+#define BIN_LOOPS(EXPR)                                                             \
+    if (sa == 1 && sb == 1)                                                         \
+        VS_VEC8(n, { float x = a[i], z = b[i]; y[i] = EXPR; });                     \
+    else if (sa == 1 && sb == 0) {                                                  \
+        const float z = b[0];                                                       \
+        VS_VEC8(n, { float x = a[i]; y[i] = EXPR; });                               \
+    } else if (sa == 0 && sb == 1) {                                                \
+        const float x = a[0];                                                       \
+        VS_VEC8(n, { float z = b[i]; y[i] = EXPR; });                               \
+    } else                                                                          \
         for (int64_t i = 0; i < n; i++) { float x = a[i * sa], z = b[i * sb]; y[i] = EXPR; }
 
-static void bin_kernel(binop op, const float *restrict a, int64_t sa, const float *restrict b, int64_t sb,
+VS_VECTOR_CLONES static void bin_kernel(binop op, const float *restrict a, int64_t sa, const float *restrict b, int64_t sb,
                        float *restrict y, int64_t n)
 {
     switch (op) {
@@ -332,9 +320,7 @@ vs_tensor *vs_add_scalar(vs_tensor *x, float c)
     if (!x) return NULL;
     vs_tensor *y = vs_alloc("add_scalar", x->ndim, x->shape);
     if (!y) return NULL;
-    const float *restrict xd = x->data;
-    float *restrict yd = y->data;
-    VEC8(x->size, yd[i] = xd[i] + c);
+    bin_flat(B_ADD, x->data, 1, &c, 0, y->data, y->size);
     vs_record(y, "add_scalar", add_scalar_backward, 1, &x);
     return y;
 }
@@ -349,9 +335,7 @@ vs_tensor *vs_mul_scalar(vs_tensor *x, float c)
     if (!x) return NULL;
     vs_tensor *y = vs_alloc("mul_scalar", x->ndim, x->shape);
     if (!y) return NULL;
-    const float *restrict xd = x->data;
-    float *restrict yd = y->data;
-    VEC8(x->size, yd[i] = xd[i] * c);
+    bin_flat(B_MUL, x->data, 1, &c, 0, y->data, y->size);
     vs_node *n = vs_record(y, "mul_scalar", mul_scalar_backward, 1, &x);
     if (n) n->f[0] = c;
     return y;
@@ -368,10 +352,8 @@ vs_tensor *vs_pow_scalar(vs_tensor *x, float p)
     if (!x) return NULL;
     vs_tensor *y = vs_alloc("pow_scalar", x->ndim, x->shape);
     if (!y) return NULL;
-    const float *restrict xd = x->data;
-    float *restrict yd = y->data;
     if (p == 2.0f)
-        VEC8(x->size, yd[i] = xd[i] * xd[i]);
+        bin_flat(B_MUL, x->data, 1, x->data, 1, y->data, y->size);
     else if (p == 1.0f)
         memcpy(y->data, x->data, (size_t)x->size * sizeof(float));
     else if (p == 0.0f)
@@ -401,28 +383,35 @@ static inline float sigmoidf(float x)
     return e / (1.0f + e);
 }
 
-static void un_forward(unop op, const float *restrict x, float *restrict y, int64_t n, float p0, float p1)
+VS_VECTOR_CLONES static void un_forward(unop op, const float *restrict x, float *restrict y, int64_t n, float p0, float p1)
 {
     switch (op) {
-    case U_NEG: VEC8(n, y[i] = -x[i]); break;
+    case U_NEG: VS_VEC8(n, y[i] = -x[i]); break;
     case U_EXP: for (int64_t i = 0; i < n; i++) y[i] = expf(x[i]); break;
     case U_LOG: for (int64_t i = 0; i < n; i++) y[i] = logf(x[i]); break;
-    case U_SQRT: for (int64_t i = 0; i < n; i++) y[i] = sqrtf(x[i]); break;
-    case U_ABS: VEC8(n, y[i] = fabsf(x[i])); break;
-    case U_CLAMP: VEC8(n, y[i] = x[i] < p0 ? p0 : (x[i] > p1 ? p1 : x[i])); break;
-    case U_RELU: VEC8(n, y[i] = x[i] > 0 ? x[i] : 0.0f); break;
-    case U_LEAKY: {
-        /* the product computed unconditionally (the same value), so the select vectorises */
-        VEC8(n, float v = x[i]; float sv = p0 * v; y[i] = v > 0 ? v : sv);
+    case U_SQRT: VS_VEC8(n, y[i] = sqrtf(x[i])); break;
+    case U_ABS: VS_VEC8(n, y[i] = fabsf(x[i])); break;
+    case U_CLAMP: VS_VEC8(n, y[i] = x[i] < p0 ? p0 : (x[i] > p1 ? p1 : x[i])); break;
+    case U_RELU: VS_VEC8(n, y[i] = x[i] > 0 ? x[i] : 0.0f); break;
+    case U_LEAKY:
+        /* GCC will not vectorise a product that only one side of a select uses (it sinks it into a
+         * branch it may not speculate), so each block of 512 is written twice: y = slope x, then
+         * y = x where x > 0; the block is still in L1 for the second pass */
+        for (int64_t b = 0; b < n; b += 512) {
+            const int64_t m = n - b < 512 ? n - b : 512;
+            const float *restrict xb = x + b;
+            float *restrict yb = y + b;
+            VS_VEC8(m, yb[i] = p0 * xb[i]);
+            VS_VEC8(m, yb[i] = xb[i] > 0 ? xb[i] : yb[i]);
+        }
         break;
-    }
     case U_ELU: for (int64_t i = 0; i < n; i++) y[i] = x[i] > 0 ? x[i] : p0 * expm1f(x[i]); break;
     case U_SIGMOID: for (int64_t i = 0; i < n; i++) y[i] = sigmoidf(x[i]); break;
     case U_TANH: for (int64_t i = 0; i < n; i++) y[i] = tanhf(x[i]); break;
     case U_SOFTPLUS: for (int64_t i = 0; i < n; i++) y[i] = softplusf(x[i]); break;
     case U_LOGSIGMOID: for (int64_t i = 0; i < n; i++) y[i] = -softplusf(-x[i]); break;
-    case U_SIGN: VEC8(n, y[i] = (float)((x[i] > 0) - (x[i] < 0))); break;
-    case U_STEP: VEC8(n, y[i] = x[i] > 0 ? 1.0f : 0.0f); break;
+    case U_SIGN: VS_VEC8(n, y[i] = (float)((x[i] > 0) - (x[i] < 0))); break;
+    case U_STEP: VS_VEC8(n, y[i] = x[i] > 0 ? 1.0f : 0.0f); break;
     }
 }
 
@@ -443,24 +432,28 @@ static float un_deriv(unop op, float x, float y, float p0, float p1)
     }
 }
 
+/* d = f'(x) over n elements, y = f(x).  The piecewise-linear masks (the common case) as vectorisable
+ * loops with the same values as un_deriv. */
+VS_VECTOR_CLONES static void deriv_kernel(unop op, const float *restrict x, const float *restrict y, float *restrict d,
+                                          int64_t n, float p0, float p1)
+{
+    switch (op) {
+    case U_RELU: VS_VEC8(n, d[i] = x[i] > 0 ? 1.0f : 0.0f); break;
+    case U_LEAKY: VS_VEC8(n, d[i] = x[i] > 0 ? 1.0f : p0); break;
+    case U_CLAMP: VS_VEC8(n, d[i] = x[i] >= p0 && x[i] <= p1 ? 1.0f : 0.0f); break;
+    case U_ABS: VS_VEC8(n, d[i] = (float)((x[i] > 0) - (x[i] < 0))); break;
+    default:
+        for (int64_t i = 0; i < n; i++) d[i] = un_deriv(op, x[i], y[i], p0, p1);
+    }
+}
+
 static vs_tensor *deriv_const(const vs_node *n, const vs_tensor *x, const vs_tensor *y)
 {
     bool prev = vs_set_grad_enabled(false);
     vs_tensor *d = vs_alloc("derivative", x->ndim, x->shape);
     vs_set_grad_enabled(prev);
     if (!d) return NULL;
-    const float *restrict xd = x->data;
-    float *restrict dd = d->data;
-    const float p0 = n->f[0], p1 = n->f[1];
-    /* The piecewise-linear masks (the common case) as vectorisable loops; the same values as un_deriv. */
-    switch ((unop)n->i[0]) {
-    case U_RELU: VEC8(x->size, dd[i] = xd[i] > 0 ? 1.0f : 0.0f); break;
-    case U_LEAKY: VEC8(x->size, dd[i] = xd[i] > 0 ? 1.0f : p0); break;
-    case U_CLAMP: VEC8(x->size, dd[i] = xd[i] >= p0 && xd[i] <= p1 ? 1.0f : 0.0f); break;
-    case U_ABS: VEC8(x->size, dd[i] = (float)((xd[i] > 0) - (xd[i] < 0))); break;
-    default:
-        for (int64_t i = 0; i < x->size; i++) dd[i] = un_deriv((unop)n->i[0], xd[i], y->data[i], p0, p1);
-    }
+    deriv_kernel((unop)n->i[0], x->data, y->data, d->data, x->size, n->f[0], n->f[1]);
     return d;
 }
 

@@ -5,6 +5,7 @@
  * g / k^2 over each window) whose backward is avg_pool2d again, and upsampling's is a block sum.
  * So every rule here is differentiable again.  The DeepLIFT rescale rule for max_pool2d is below. */
 #include "autograd/internal.h"
+#include "autograd/vec_loop.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -118,6 +119,81 @@ static void max_pool_backward(vs_node *n, vs_tensor *out, vs_tensor *g, vs_tenso
         gin[0] = scatter_flat(g, arg, x);
 }
 
+/* Does v replace the running maximum m?  The first maximum wins and NaN propagates: a NaN is taken
+ * over any number, and once m is NaN nothing replaces it. */
+static inline bool max_takes(float v, float m) { return m == m && !(v <= m); }
+
+/* Max pooling of every window, the reference for the fast path below. */
+static void max_pool_any(const float *x, const pool_geom *g, float *y, int64_t *arg)
+{
+    for (int64_t pl = 0; pl < g->planes; pl++) {
+        const float *src = x + pl * g->h * g->w;
+        for (int64_t i = 0; i < g->oh; i++)
+            for (int64_t j = 0; j < g->ow; j++) {
+                int64_t r0, r1, c0, c1;
+                window(g, i, j, &r0, &r1, &c0, &c1);
+                /* padding <= kernel/2 puts at least one real element in every window (padding is
+                 * -inf, so it never wins) */
+                float m = src[r0 * g->w + c0];
+                int64_t best = r0 * g->w + c0;
+                for (int64_t r = r0; r < r1; r++)
+                    for (int64_t c = c0; c < c1; c++)
+                        if (max_takes(src[r * g->w + c], m)) {
+                            m = src[r * g->w + c];
+                            best = r * g->w + c;
+                        }
+                const int64_t o = (pl * g->oh + i) * g->ow + j;
+                y[o] = m;
+                arg[o] = pl * g->h * g->w + best;
+            }
+    }
+}
+
+/* 8 windows of 2x2, stride 2: a and c are the window rows (16 floats each), y the maxima, arg
+ * their flat indices (base: index of a[0], w: row length).  The four values are compared in
+ * max_pool_any's order with selects, so the loop vectorises; the winner is kept as a code 0-3
+ * (int32, the width of a float lane) and turned into the int64 index by a second loop. */
+static inline void max_pool_k2_block8(const float *restrict a, const float *restrict c, int64_t base, int64_t w,
+                                      float *restrict y, int64_t *restrict arg)
+{
+    int32_t code[8];
+    for (int i = 0; i < 8; i++) {
+        float m = a[2 * i];
+        int32_t k = 0;
+        bool t = max_takes(a[2 * i + 1], m);
+        m = t ? a[2 * i + 1] : m;
+        k = t ? 1 : k;
+        t = max_takes(c[2 * i], m);
+        m = t ? c[2 * i] : m;
+        k = t ? 2 : k;
+        t = max_takes(c[2 * i + 1], m);
+        m = t ? c[2 * i + 1] : m;
+        k = t ? 3 : k;
+        y[i] = m;
+        code[i] = k;
+    }
+    for (int i = 0; i < 8; i++) arg[i] = base + 2 * i + (code[i] & 1) + (int64_t)(code[i] >> 1) * w;
+}
+
+/* One output row of 2x2, stride 2, no padding: input rows r0 and r0 + w, outputs y[0, ow) and
+ * their flat argmax arg[0, ow) (base: flat index of r0[0]).  The last ow % 8 windows are copied
+ * into a block of 8 so that they too take the vector path (small images are mostly tail). */
+VS_VECTOR_CLONES static void max_pool_k2_row(const float *restrict r0, int64_t w, int64_t ow, int64_t base,
+                                             float *restrict y, int64_t *restrict arg)
+{
+    int64_t j = 0;
+    for (; j + 8 <= ow; j += 8) max_pool_k2_block8(r0 + 2 * j, r0 + w + 2 * j, base + 2 * j, w, y + j, arg + j);
+    if (j == ow) return;
+    const size_t rest = (size_t)(ow - j);
+    float a[16] = {0}, c[16] = {0}, ty[8];
+    int64_t targ[8];
+    memcpy(a, r0 + 2 * j, 2 * rest * sizeof(float));
+    memcpy(c, r0 + w + 2 * j, 2 * rest * sizeof(float));
+    max_pool_k2_block8(a, c, base + 2 * j, w, ty, targ);
+    memcpy(y + j, ty, rest * sizeof(float));
+    memcpy(arg + j, targ, rest * sizeof(int64_t));
+}
+
 vs_tensor *vs_max_pool2d(vs_tensor *x, int kernel, int stride, int padding)
 {
     static const char *op = "max_pool2d";
@@ -131,27 +207,14 @@ vs_tensor *vs_max_pool2d(vs_tensor *x, int kernel, int stride, int padding)
         vs_tensor_free(y);
         return vs_op_error(op, "out of memory for the argmax indices");
     }
-    for (int64_t pl = 0; pl < g.planes; pl++) {
-        const float *src = x->data + pl * g.h * g.w;
-        for (int64_t i = 0; i < g.oh; i++)
-            for (int64_t j = 0; j < g.ow; j++) {
-                int64_t r0, r1, c0, c1, best = -1;
-                window(&g, i, j, &r0, &r1, &c0, &c1);
-                float m = -INFINITY;
-                /* Padding is -inf, so it never wins; the first maximum does; NaN propagates. */
-                for (int64_t r = r0; r < r1; r++)
-                    for (int64_t c = c0; c < c1; c++) {
-                        float v = src[r * g.w + c];
-                        if (best < 0 || v > m || (isnan(v) && !isnan(m))) {
-                            m = v;
-                            best = r * g.w + c;
-                        }
-                    }
-                /* padding <= kernel/2 puts at least one real element in every window */
-                int64_t o = (pl * g.oh + i) * g.ow + j;
-                y->data[o] = m;
-                arg[o] = pl * g.h * g.w + best;
+    if (g.k == 2 && g.s == 2 && g.p == 0) {
+        for (int64_t pl = 0; pl < g.planes; pl++)
+            for (int64_t i = 0; i < g.oh; i++) {
+                const int64_t in = pl * g.h * g.w + 2 * i * g.w, out = (pl * g.oh + i) * g.ow;
+                max_pool_k2_row(x->data + in, g.w, g.ow, in, y->data + out, arg + out);
             }
+    } else {
+        max_pool_any(x->data, &g, y->data, arg);
     }
     vs_node *n = vs_record(y, op, max_pool_backward, 1, &x);
     if (n) {

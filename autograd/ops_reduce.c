@@ -3,6 +3,7 @@
  * reproducible and accurate. */
 #include "autograd/internal.h"
 #include "autograd/kernels.h"
+#include "autograd/vec_loop.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -50,19 +51,20 @@ static void red_iter_init(red_iter *it, const vs_tensor *x, uint32_t axes)
     it->inner_reduced = x->ndim ? (axes & VS_AXIS(x->ndim - 1)) != 0 : true;
 }
 
-/* Sums visit x row by row (a row is x's last dim, `inner` long) in row-major order: a reduced
- * last dim is summed per row from 0 in double and the row's sum added to the output's
- * accumulator; a kept last dim adds element by element.  That order is the reference.  For the
- * parallel version the row dims are merged where neighbours are both reduced or both kept, and
- * the chunks divide one kept row dim (or, when every row dim is reduced, the columns): each
- * output then still receives its terms in the reference order, from one chunk only, so the
- * result is the same for any thread count. */
+/* Sums see x with neighbouring dims merged where both are reduced or both kept ([n,c,h,w] summed
+ * over n, h, w is [n, c, h*w] summed over the first and last), and visit it row by row (a row is
+ * the last merged dim, `inner` long) in row-major order: a reduced last dim is summed per row by
+ * row_sum and the row's sum added to the output's accumulator; a kept last dim adds element by
+ * element.  That order is the reference.  For the parallel version the chunks divide one kept
+ * row dim (or, when every row dim is reduced, the columns): each output then still receives its
+ * terms in the reference order, from one chunk only, so the result is the same for any thread
+ * count. */
 #define SUM_GRAIN 32768 /* elements of x per chunk */
 
 typedef struct sum_job {
     const float *x;
     double *acc;
-    int nd;                       /* merged row dims */
+    int nd;                       /* row dims */
     int64_t shape[VS_MAX_DIMS];   /* their extents */
     int64_t xst[VS_MAX_DIMS];     /* x offset per step of each, in floats */
     int64_t ost[VS_MAX_DIMS];     /* output offset per step (0 when reduced) */
@@ -70,6 +72,25 @@ typedef struct sum_job {
     int64_t inner;
     bool inner_reduced;
 } sum_job;
+
+/* Sum of p[0, n) in double: lane k of 8 sums the elements = k mod 8 in order (so the loop
+ * vectorises), then the lanes are added pairwise, (0+1)+(2+3) + (4+5)+(6+7), then the tail. */
+VS_VECTOR_CLONES static double row_sum(const float *restrict p, int64_t n)
+{
+    double l[8] = {0};
+    int64_t c = 0;
+    for (; c + 8 <= n; c += 8)
+        for (int k = 0; k < 8; k++) l[k] += p[c + k];
+    double s = ((l[0] + l[1]) + (l[2] + l[3])) + ((l[4] + l[5]) + (l[6] + l[7]));
+    for (; c < n; c++) s += p[c];
+    return s;
+}
+
+/* a[0, n) += p[0, n), in double. */
+VS_VECTOR_CLONES static void row_accumulate(double *restrict a, const float *restrict p, int64_t n)
+{
+    VS_VEC8(n, a[i] += p[i]);
+}
 
 static void sum_rows(const sum_job *j, int64_t begin, int64_t end)
 {
@@ -82,22 +103,13 @@ static void sum_rows(const sum_job *j, int64_t begin, int64_t end)
         off += lo[d] * j->ost[d];
         rows *= hi[d] - lo[d];
     }
-    const int64_t inner = j->inner;
     /* columns [c0, c1) of each row: all of them unless the chunks divide the columns */
-    const int64_t c0 = j->split < 0 ? begin : 0, c1 = j->split < 0 ? end : inner;
+    const int64_t c0 = j->split < 0 ? begin : 0, c1 = j->split < 0 ? end : j->inner;
     for (int64_t r = 0; r < rows; r++) {
-        const float *restrict p = j->x + xo;
-        if (j->inner_reduced) {
-            double s = 0;
-            for (int64_t c = 0; c < inner; c++) s += p[c];
-            j->acc[off] += s;
-        } else {
-            double *restrict a = j->acc + off;
-            int64_t c = c0;
-            for (; c + 8 <= c1; c += 8)
-                for (int k = 0; k < 8; k++) a[c + k] += p[c + k];
-            for (; c < c1; c++) a[c] += p[c];
-        }
+        if (j->inner_reduced)
+            j->acc[off] += row_sum(j->x + xo, j->inner);
+        else
+            row_accumulate(j->acc + off + c0, j->x + xo + c0, c1 - c0);
         for (int d = j->nd - 1; d >= 0; d--) {
             idx[d]++;
             xo += j->xst[d];
@@ -121,35 +133,35 @@ static void sum_kernel(const vs_tensor *x, uint32_t axes, vs_tensor *y)
         return;
     }
     if (x->size > 0) {
-        red_iter it;
-        red_iter_init(&it, x, axes);
-        sum_job j = {.x = x->data, .acc = acc, .nd = 0, .split = -1, .inner = it.inner, .inner_reduced = it.inner_reduced};
-        bool merged_kept[VS_MAX_DIMS];
-        int64_t xs = it.inner; /* x stride of row dim d */
-        int64_t xst[VS_MAX_DIMS];
-        for (int d = x->ndim - 2; d >= 0; d--) {
-            xst[d] = xs;
-            xs *= x->shape[d];
-        }
-        for (int d = 0; d < x->ndim - 1; d++) {
+        /* merge neighbouring dims that are both reduced or both kept; size-1 dims drop out */
+        int nd = 0;
+        int64_t shape[VS_MAX_DIMS];
+        bool red[VS_MAX_DIMS];
+        for (int d = 0; d < x->ndim; d++) {
             if (x->shape[d] == 1) continue;
-            const bool kept = !(axes & VS_AXIS(d));
-            const int k = j.nd - 1;
-            if (k >= 0 && merged_kept[k] == kept && j.xst[k] == xst[d] * x->shape[d] &&
-                j.ost[k] == it.ost[d] * x->shape[d]) {
-                j.shape[k] *= x->shape[d];
-                j.xst[k] = xst[d];
-                j.ost[k] = it.ost[d];
+            const bool r = (axes & VS_AXIS(d)) != 0;
+            if (nd > 0 && red[nd - 1] == r) {
+                shape[nd - 1] *= x->shape[d];
             } else {
-                merged_kept[j.nd] = kept;
-                j.shape[j.nd] = x->shape[d];
-                j.xst[j.nd] = xst[d];
-                j.ost[j.nd] = it.ost[d];
-                j.nd++;
+                shape[nd] = x->shape[d];
+                red[nd++] = r;
             }
         }
+        if (nd == 0) { /* a single element */
+            shape[0] = 1;
+            red[nd++] = true;
+        }
+        sum_job j = {.x = x->data, .acc = acc, .nd = nd - 1, .split = -1, .inner = shape[nd - 1], .inner_reduced = red[nd - 1]};
+        int64_t xs = j.inner, os = j.inner_reduced ? 1 : j.inner;
+        for (int d = nd - 2; d >= 0; d--) {
+            j.shape[d] = shape[d];
+            j.xst[d] = xs;
+            j.ost[d] = red[d] ? 0 : os;
+            xs *= shape[d];
+            if (!red[d]) os *= shape[d];
+        }
         for (int d = 0; d < j.nd; d++)
-            if (merged_kept[d] && (j.split < 0 || j.shape[d] > j.shape[j.split])) j.split = d;
+            if (!red[d] && (j.split < 0 || j.shape[d] > j.shape[j.split])) j.split = d;
         const int64_t n = j.split >= 0 ? j.shape[j.split] : j.inner;
         if (x->size < 2 * SUM_GRAIN || n < 2 || (j.split < 0 && j.inner_reduced)) {
             sum_rows(&j, 0, n);

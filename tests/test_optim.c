@@ -1,11 +1,16 @@
 /* test_optim.c - SGD, Adam and AdamW against values computed by hand with PyTorch's algorithms,
- * state save/restore, learning-rate schedules, gradient clipping, and a small MLP learning XOR. */
+ * the vectorised update loops bit for bit against the formulas written out per element, state
+ * save/restore, learning-rate schedules, gradient clipping, and a small MLP learning XOR. */
 #include "versus/nn.h"
 #include "versus/ops.h"
 #include "versus/optim.h"
+#include "versus/rng.h"
+#include "versus/threads.h"
 #include "vs_check.h"
 
 #include <math.h>
+#include <stdlib.h>
+#include <string.h>
 
 /* loss(p) = sum(0.5 c p^2 + d p), so grad = c p + d. */
 static const float P0[3] = {1.0f, -2.0f, 0.5f}, C[3] = {1.0f, 0.5f, 2.0f}, D[3] = {0.3f, -0.2f, 0.1f};
@@ -149,6 +154,134 @@ START_TEST(test_nonfinite_gradient_rejected)
     vs_named_tensors_clear(&st);
     vs_optim_free(opt);
     vs_tensor_free(p);
+}
+END_TEST
+
+/* ---- the vectorised (and, for large tensors, threaded) update loops against the formulas written
+ * out per element ---- */
+
+/* One step of o on p [n] with gradient g, by the formulas above, element by element. */
+static void ref_step(const vs_optim_opts *o, float *p, const float *g, float *m, float *v, int64_t n, int t)
+{
+    if (o->kind == VS_OPTIM_SGD) {
+        for (int64_t i = 0; i < n; i++) {
+            const float d = g[i] + o->weight_decay * p[i];
+            if (o->momentum == 0) {
+                p[i] -= o->lr * d;
+                continue;
+            }
+            m[i] = t == 1 ? d : o->momentum * m[i] + (1.0f - o->dampening) * d;
+            p[i] -= o->lr * (o->nesterov ? d + o->momentum * m[i] : m[i]);
+        }
+        return;
+    }
+    const bool adamw = o->kind == VS_OPTIM_ADAMW;
+    const float w1 = (float)(1.0 - (double)o->beta1), w2 = (float)(1.0 - (double)o->beta2);
+    const float step_size = (float)((double)o->lr / (1.0 - pow((double)o->beta1, t)));
+    const float bc2_sqrt = (float)sqrt(1.0 - pow((double)o->beta2, t));
+    for (int64_t i = 0; i < n; i++) {
+        if (adamw && o->weight_decay != 0) p[i] *= (float)(1.0 - (double)o->lr * (double)o->weight_decay);
+        const float gi = g[i] + (adamw ? 0.0f : o->weight_decay) * p[i];
+        m[i] = w1 < 0.5f ? m[i] + w1 * (gi - m[i]) : gi - (gi - m[i]) * (1.0f - w1);
+        v[i] = v[i] * o->beta2 + w2 * gi * gi;
+        p[i] -= step_size * (m[i] / (sqrtf(v[i]) / bc2_sqrt + o->eps));
+    }
+}
+
+/* Gradient c of sum(p c), exactly. */
+static void linear_grad(vs_tensor *p, const float *c)
+{
+    vs_scope_begin();
+    vs_tensor *loss = vs_sum(vs_mul(p, vs_tensor_from(1, p->shape, c)), VS_ALL_AXES, false);
+    ck_assert_int_eq(vs_backward(loss, NULL, false), VS_OK);
+    vs_scope_end();
+}
+
+static void fill_uniform(float *x, int64_t n, vs_rng *r, float lo, float hi)
+{
+    for (int64_t i = 0; i < n; i++) x[i] = lo + (hi - lo) * vs_rng_uniformf(r);
+}
+
+START_TEST(test_update_loops_match_reference)
+{
+    vs_optim_opts opts[8] = {vs_sgd_opts(0.1f), vs_sgd_opts(0.05f), vs_sgd_opts(0.05f), vs_adam_opts(1e-2f),
+                             vs_adam_opts(1e-2f), vs_adamw_opts(1e-2f), vs_adam_opts(3e-3f), vs_sgd_opts(0.02f)};
+    opts[0].weight_decay = 0.01f;
+    opts[1].momentum = 0.9f, opts[1].dampening = 0.25f, opts[1].weight_decay = 1e-3f;
+    opts[2].momentum = 0.8f, opts[2].nesterov = true;
+    opts[4].weight_decay = 0.05f;
+    opts[6].beta1 = 0.2f; /* lerp weight 0.8: the other form of torch.lerp */
+    opts[7].momentum = 0.5f;
+    /* the last size is updated in parallel chunks: run at 1, 2 and 3 threads */
+    static const int64_t sizes[] = {1, 7 * 13, 1023, (1 << 17) + 3, (1 << 17) + 3, (1 << 17) + 3};
+    vs_rng r;
+    vs_rng_seed(&r, 42);
+    for (int k = 0; k < 8; k++)
+        for (int s = 0; s < (k == 3 || k == 6 ? 6 : 3); s++) { /* threads: two Adam variants */
+            const int64_t n = sizes[s];
+            vs_set_threads(s < 3 ? 1 : s - 2);
+            float *ref = malloc((size_t)n * 4 * sizeof(float)), *m = ref + n, *v = ref + 2 * n, *c = ref + 3 * n;
+            fill_uniform(ref, n, &r, -1.0f, 1.0f);
+            memset(m, 0, (size_t)n * 2 * sizeof(float));
+            vs_tensor *p = vs_tensor_from(1, &n, ref);
+            vs_set_requires_grad(p, true);
+            vs_error err;
+            vs_optim *opt = vs_optim_new(&opts[k], 1, &p, NULL, &err);
+            ck_assert_ptr_nonnull(opt);
+            for (int t = 1; t <= 3; t++) {
+                fill_uniform(c, n, &r, -2.0f, 2.0f);
+                vs_optim_zero_grad(opt);
+                linear_grad(p, c);
+                ck_assert_int_eq(vs_optim_step(opt, &err), VS_OK);
+                ref_step(&opts[k], ref, c, m, v, n, t);
+                int64_t i = 0;
+                while (i < n && memcmp(&p->data[i], &ref[i], sizeof(float)) == 0) i++;
+                ck_assert_msg(i == n, "options %d, size %lld, step %d, element %lld: %a, want %a", k, (long long)n, t,
+                              (long long)i, (double)p->data[i < n ? i : 0], (double)ref[i < n ? i : 0]);
+            }
+            vs_optim_free(opt);
+            vs_tensor_free(p);
+            free(ref);
+        }
+    vs_set_threads(0);
+}
+END_TEST
+
+/* A NaN or inf anywhere (in a block of 8 or in the tail) stops the whole step before any update,
+ * and the message names the first bad element. */
+START_TEST(test_nonfinite_found_everywhere)
+{
+    static const struct {
+        int64_t at[2];
+        float val[2];
+        const char *msg;
+    } cases[] = {{{1020, 1020}, {NAN, NAN}, "element 1020"},
+                 {{1020, 9}, {NAN, INFINITY}, "element 9"},
+                 {{0, 0}, {-INFINITY, -INFINITY}, "element 0"},
+                 {{1015, 1016}, {INFINITY, NAN}, "element 1015"}};
+    for (int k = 0; k < 4; k++) {
+        const int64_t n = 1023;
+        vs_tensor *p[2] = {vs_tensor_full(VS_SHAPE(5), 1.0f), vs_tensor_full(1, &n, 0.5f)};
+        vs_set_requires_grad(p[0], true);
+        vs_set_requires_grad(p[1], true);
+        vs_optim_opts o = vs_adam_opts(0.1f);
+        vs_optim *opt = vs_optim_new(&o, 2, p, (const char *[]){"a", "b"}, NULL);
+        float *c = malloc((size_t)n * sizeof *c);
+        for (int64_t i = 0; i < n; i++) c[i] = 0.25f;
+        for (int j = 0; j < 2; j++) c[cases[k].at[j]] = cases[k].val[j];
+        linear_grad(p[0], (float[]){1, 2, 3, 4, 5});
+        linear_grad(p[1], c);
+        vs_error err;
+        ck_assert_int_eq(vs_optim_step(opt, &err), VS_ERR_NUMERIC);
+        ck_assert_ptr_nonnull(strstr(err.msg, "gradient of b"));
+        ck_assert_msg(strstr(err.msg, cases[k].msg) != NULL, "%s: want %s", err.msg, cases[k].msg);
+        for (int64_t i = 0; i < 5; i++) ck_assert_float_eq(p[0]->data[i], 1.0f);
+        for (int64_t i = 0; i < n; i++) ck_assert_float_eq(p[1]->data[i], 0.5f);
+        free(c);
+        vs_optim_free(opt);
+        vs_tensor_free(p[0]);
+        vs_tensor_free(p[1]);
+    }
 }
 END_TEST
 
@@ -350,6 +483,8 @@ static Suite *optim_suite(void)
     tcase_add_test(tc, test_nonfinite_gradient_rejected);
     tcase_add_test(tc, test_parameter_without_gradient_skipped);
     tcase_add_test(tc, test_state_restore_continues_exactly);
+    tcase_add_test(tc, test_update_loops_match_reference);
+    tcase_add_test(tc, test_nonfinite_found_everywhere);
     tc = vs_tcase(s, "schedules and clipping", 30);
     tcase_add_test(tc, test_lr_schedules);
     tcase_add_test(tc, test_clip_grad_norm);
