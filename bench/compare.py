@@ -172,9 +172,18 @@ def targets(out, rows, order):
             out.append("| versus/OpenBLAS >= 0.9 | %s | %d | %s |" % (name, key[1], fmt(ratio(v, n), "%.2f")))
         elif name.startswith("linear_"):
             out.append("| versus/OpenBLAS >= 1.2 | %s | %d | %s |" % (name, key[1], fmt(ratio(v, n), "%.2f")))
-    one, two = rows.get(("sgemm_nn_512", 1), {}), rows.get(("sgemm_nn_512", 2), {})
-    if "versus" in one and "versus" in two:
-        out.append("| 2 threads / 1 thread >= 1.8 | sgemm_nn_512 | 2 | %.2f |" % (two["versus"]["gflops"] / one["versus"]["gflops"]))
+    for name in ("sgemm_nn_512", "ganmex_mnist_step"):
+        one, two = rows.get((name, 1), {}).get("versus"), rows.get((name, 2), {}).get("versus")
+        if one and two and one.get("median_s") and two.get("median_s"):
+            out.append("| 2 threads / 1 thread >= 1.8 | %s | 2 | %.2f |" % (name, one["median_s"] / two["median_s"]))
+    for key in order:
+        row = rows[key]
+        v, t = row.get("versus"), row.get("torch")
+        if key[1] != 1 or not v or not t or v.get("suite") not in ("train", "explain"):
+            continue
+        goal = 2.0 if key[0] in ("ig200_mnist", "occlusion1_mnist") else 1.5 if key[0].endswith("_step") else None
+        if goal:
+            out.append("| PyTorch time / versus time >= %.1f | %s | 1 | %.2f |" % (goal, key[0], t["median_s"] / v["median_s"]))
 
 
 if __name__ == "__main__":
