@@ -107,6 +107,7 @@ UK_TARGET static void UK_NAME(int64_t kc, const float *a, int64_t rsa, int64_t c
     const float *a5 = a + (mr > 5 ? 5 : 0) * rsa;
     UK_PREFETCH_C();
     UK_ACCUMULATORS;
+#pragma GCC unroll 4
     for (int64_t k = 0, ka = 0; k < kc; k++, ka += csa, b += rsb)
         UK_STEP(a0 + ka, a1 + ka, a2 + ka, a3 + ka, a4 + ka, a5 + ka, b);
     UK_WRITE_BACK();
@@ -123,6 +124,7 @@ UK_TARGET static void UK_NAME_PACKED(int64_t kc, const float *a, int64_t rsa, in
     (void)rsb;
     UK_PREFETCH_C();
     UK_ACCUMULATORS;
+#pragma GCC unroll 4
     for (int64_t k = 0; k < kc; k++, a += UK_MR, b += UK_NR) UK_STEP(a + 0, a + 1, a + 2, a + 3, a + 4, a + 5, b);
     UK_WRITE_BACK();
 }
