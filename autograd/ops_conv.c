@@ -301,7 +301,7 @@ typedef struct conv_batch {
     conv_kind kind;
     const float *a, *b;  /* forward: image, weight; transpose: patch, weight; weight grad: image, patch */
     float *out;          /* forward/transpose: the output tensor; weight grad: per-chunk partial sums */
-    float beta;          /* forward: 1 adds to the bias already in out */
+    const float *bias;   /* forward: the bias, or NULL */
     int64_t wsize;       /* weight grad: elements of one partial */
     int64_t grain;       /* images per chunk */
     volatile int failed; /* a chunk could not get its scratch memory */
@@ -344,18 +344,17 @@ static void gather_patch(const conv_geom *g, const float *src, int64_t b, int64_
             memcpy(dst + o * ld + i * g->cols, src + ((b + i) * g->o + o) * g->cols, (size_t)g->cols * sizeof(float));
 }
 
-/* The inverse of gather_patch, with dst = beta dst + src (beta 0 or 1). */
-static void scatter_patch(const conv_geom *g, const float *src, int64_t b, int64_t nb, float beta, float *dst)
+/* The inverse of gather_patch, adding bias[o] when bias is not NULL (the group's og biases). */
+VS_VECTOR_CLONES static void scatter_patch(const conv_geom *g, const float *src, int64_t b, int64_t nb, const float *bias,
+                                           float *dst)
 {
     int64_t ld = nb * g->cols;
     for (int64_t i = 0; i < nb; i++)
         for (int64_t o = 0; o < g->og; o++) {
-            const float *s = src + o * ld + i * g->cols;
-            float *d = dst + ((b + i) * g->o + o) * g->cols;
-            if (beta == 0.0f)
-                memcpy(d, s, (size_t)g->cols * sizeof(float));
-            else
-                for (int64_t k = 0; k < g->cols; k++) d[k] += s[k];
+            const float *restrict s = src + o * ld + i * g->cols;
+            float *restrict d = dst + ((b + i) * g->o + o) * g->cols;
+            const float v = bias ? bias[o] : 0.0f;
+            for (int64_t k = 0; k < g->cols; k++) d[k] = s[k] + v;
         }
 }
 
@@ -376,21 +375,24 @@ static const float *chunk_cols(const conv_geom *g, const float *img, int64_t gi,
     return s->col;
 }
 
-/* patch[b..e) = W im2col(img[b..e)) per group (beta 1 adds to the bias already in patch). */
-static void conv2d_chunk(const conv_geom *g, const float *img, const float *w, float *patch, float beta, int64_t b,
+/* patch[b..e) = W im2col(img[b..e)) + bias per group (bias may be NULL). */
+static void conv2d_chunk(const conv_geom *g, const float *img, const float *w, const float *bias, float *patch, int64_t b,
                          int64_t nb, const conv_scratch *s)
 {
     int64_t n = nb * g->cols;
     for (int64_t gi = 0; gi < g->p.groups; gi++) {
         const float *col = chunk_cols(g, img, gi, b, nb, s);
-        const float *wg = w + gi * g->og * g->rows;
+        const float *wg = w + gi * g->og * g->rows, *bg = bias ? bias + gi * g->og : NULL;
         float *dst = patch + gi * g->og * g->cols;
         if (nb == 1) {
-            vs_sgemm(false, false, g->og, g->cols, g->rows, 1.0f, wg, g->rows, col, g->cols, beta, dst + b * g->o * g->cols,
-                     g->cols);
+            /* One image: the product writes its output in place, onto the bias. */
+            float *out = dst + b * g->o * g->cols;
+            for (int64_t o = 0; bg && o < g->og; o++)
+                for (int64_t k = 0; k < g->cols; k++) out[o * g->cols + k] = bg[o];
+            vs_sgemm(false, false, g->og, g->cols, g->rows, 1.0f, wg, g->rows, col, g->cols, bg ? 1.0f : 0.0f, out, g->cols);
         } else {
             vs_sgemm(false, false, g->og, n, g->rows, 1.0f, wg, g->rows, col, n, 0.0f, s->patch, n);
-            scatter_patch(g, s->patch, b, nb, beta, dst);
+            scatter_patch(g, s->patch, b, nb, bg, dst);
         }
     }
 }
@@ -447,7 +449,7 @@ static void conv_chunk(void *ctx, int64_t begin, int64_t end)
         return;
     }
     if (j->kind == CONV_FORWARD)
-        conv2d_chunk(j->g, j->a, j->b, j->out, j->beta, begin, end - begin, &s);
+        conv2d_chunk(j->g, j->a, j->b, j->bias, j->out, begin, end - begin, &s);
     else if (j->kind == CONV_TRANSPOSE)
         transpose_chunk(j->g, j->a, j->b, j->out, begin, end - begin, &s);
     else
@@ -592,8 +594,7 @@ vs_tensor *vs_conv2d(vs_tensor *x, vs_tensor *w, vs_tensor *b, const vs_conv_opt
 
     vs_tensor *y = vs_alloc(op, 4, (int64_t[]){g.n, g.o, g.oh, g.ow});
     if (!y) return NULL;
-    if (b) fill_bias(y, b);
-    conv_batch job = {.op = op, .g = &g, .kind = CONV_FORWARD, .a = x->data, .b = w->data, .out = y->data, .beta = b ? 1.0f : 0.0f};
+    conv_batch job = {.op = op, .g = &g, .kind = CONV_FORWARD, .a = x->data, .b = w->data, .out = y->data, .bias = b ? b->data : NULL};
     if (!conv_run(&job, NULL)) {
         vs_tensor_free(y);
         return NULL;
