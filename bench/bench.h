@@ -28,6 +28,8 @@ extern const vs_bench_case vs_bench_peak_cases[];
 extern const size_t vs_bench_peak_count;
 extern const vs_bench_case vs_bench_sgemm_cases[];
 extern const size_t vs_bench_sgemm_count;
+extern const vs_bench_case vs_bench_conv_cases[];
+extern const size_t vs_bench_conv_count;
 extern const vs_bench_case vs_bench_train_cases[];
 extern const size_t vs_bench_train_count;
 

@@ -27,6 +27,7 @@ static const struct {
 } suites[] = {
     {vs_bench_peak_cases, &vs_bench_peak_count},
     {vs_bench_sgemm_cases, &vs_bench_sgemm_count},
+    {vs_bench_conv_cases, &vs_bench_conv_count},
     {vs_bench_train_cases, &vs_bench_train_count},
 };
 

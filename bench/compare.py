@@ -99,15 +99,16 @@ def main(argv):
 
 def steps_table(out, rows, order, rss):
     """Seconds per training step / explanation, and PyTorch time over versus time."""
-    keys = [k for k in order if rows[k].get("versus", {}).get("suite") in ("train", "explain")]
+    keys = [k for k in order if rows[k].get("versus", {}).get("suite") in ("conv", "train", "explain")]
     if keys:
         if out[-1] != "":
             out.append("")
-        out.append("## Training steps and explainers")
+        out.append("## Convolutions, training steps and explainers")
         out.append("")
-        out.append("Median seconds per run (one training step = forward, loss, backward, Adam step; one explanation);")
+        out.append("Median seconds per run (one convolution forward, or forward + backward; one training step = forward,")
+        out.append("loss, backward, Adam step; one explanation);")
         out.append("versus/PyTorch is PyTorch's time over versus's, so above 1 means versus is faster.")
-        out.append("Models and shapes: bench/bench_train.c (the PyTorch twins are in bench/torch_reference.py).")
+        out.append("Models and shapes: bench/bench_conv.c, bench/bench_train.c (the PyTorch twins are in bench/torch_reference.py).")
         out.append("")
         out.append("| workload | threads | versus | PyTorch | versus/PyTorch |")
         out.append("|---|---:|---:|---:|---:|")

@@ -219,6 +219,33 @@ def run_train(torch, threads, case, reps, rss=False):
               flush=True)
 
 
+def run_conv(torch, threads, case, reps):
+    """F.conv2d on bench_conv.c's shape: forward, or forward + backward to x, w and b."""
+    import torch.nn.functional as F
+    torch.manual_seed(5)
+    n, c, h, w, o, k, s, p = (case[key] for key in ("n", "c", "h", "w", "o", "k", "stride", "pad"))
+    back = bool(case["backward"])
+    x = torch.randn(n, c, h, w, requires_grad=back)
+    wt = (0.1 * torch.randn(o, c, k, k)).requires_grad_(back)
+    b = (0.1 * torch.randn(o)).requires_grad_(back)
+    oh, ow = (h + 2 * p - k) // s + 1, (w + 2 * p - k) // s + 1
+    g = torch.randn(n, o, oh, ow)
+
+    def run():
+        if back:
+            x.grad = wt.grad = b.grad = None
+            F.conv2d(x, wt, b, stride=s, padding=p).backward(g)
+        else:
+            with torch.no_grad():
+                F.conv2d(x, wt, b, stride=s, padding=p)
+
+    median, best, iters = measure(run, reps)
+    flops = 2.0 * n * o * oh * ow * c * k * k * (3 if back else 1)
+    line = {"name": case["name"], "suite": "conv", "impl": "torch", "threads": threads, "version": torch.__version__,
+            "reps": reps, "iters": iters, "median_s": median, "min_s": best, "gflops": round(flops / median * 1e-9, 3)}
+    print(json.dumps(line, separators=(",", ":")), flush=True)
+
+
 def run_worker(threads, cases, reps, rss=False):
     libs = {}
     try:
@@ -238,6 +265,10 @@ def run_worker(threads, cases, reps, rss=False):
         if case.get("suite") in ("train", "explain"):
             if "torch" in libs:
                 run_train(libs["torch"], threads, case, reps, rss)
+            continue
+        if case.get("suite") == "conv":
+            if "torch" in libs:
+                run_conv(libs["torch"], threads, case, reps)
             continue
         a, b = stored_operands(np, case)
         c = np.empty((case["m"], case["n"]), dtype=np.float32)
@@ -285,15 +316,16 @@ def main(argv):
             if not line.startswith("{"):
                 continue
             d = json.loads(line)
-            if d.get("suite") not in ("sgemm", "train", "explain") or d.get("impl") != "versus":
+            if d.get("suite") not in ("sgemm", "conv", "train", "explain") or d.get("impl") != "versus":
                 continue
             job = by_threads.setdefault(d["threads"], {"threads": d["threads"], "reps": reps_override or d["reps"], "cases": []})
-            keys = ("name", "m", "n", "k", "trans_a", "trans_b") if d["suite"] == "sgemm" else ("name", "batch")
+            keys = {"sgemm": ("name", "m", "n", "k", "trans_a", "trans_b"),
+                    "conv": ("name", "n", "c", "h", "w", "o", "k", "stride", "pad", "backward")}.get(d["suite"], ("name", "batch"))
             case = {key: d[key] for key in keys}
             case["suite"] = d["suite"]
             job["cases"].append(case)
     if not by_threads:
-        print("torch_reference: no sgemm, train or explain cases in %s" % argv[1], file=sys.stderr)
+        print("torch_reference: no sgemm, conv, train or explain cases in %s" % argv[1], file=sys.stderr)
         return 1
     for threads in sorted(by_threads):
         status = spawn(by_threads[threads])
