@@ -187,8 +187,14 @@ static phase_geom phases_of(const conv_geom *g)
 /* Floats of one image's phase planes (one group). */
 static int64_t phases_size(const conv_geom *g) { return g->cg * g->p.sw * phases_of(g).plane; }
 
-/* The image already is its own phase plane: no padding, stride 1. */
-static bool image_is_phases(const conv_geom *g) { return g->p.sw == 1 && g->p.ph == 0 && g->p.pw == 0; }
+/* Floats past the end of each im2col matrix and of the phase planes: im2col copies whole blocks of
+ * COL_SLACK floats, so a row of ow outputs may write up to COL_SLACK - 1 floats past its end (into
+ * the next row, written later, or into this slack) and read as far past the row it copies. */
+#define COL_SLACK 8
+
+/* Floats to allocate for them: im2col may read up to COL_SLACK - 1 past the end. */
+#define PHASES_ALLOC(g) (phases_size(g) + COL_SLACK)
+
 
 /* Deal img ([cg, h, w] of one group) into its phase planes. */
 VS_VECTOR_CLONES VS_SHORT_COPIES static void phases_build(const conv_geom *g, const float *restrict img, float *restrict ph)
@@ -210,6 +216,7 @@ VS_VECTOR_CLONES VS_SHORT_COPIES static void phases_build(const conv_geom *g, co
                     d[m] = x >= 0 && x < g->w ? s[x] : 0.0f;
                 }
             }
+    for (int64_t t = 0; t < PHASES_ALLOC(g) - phases_size(g); t++) ph[phases_size(g) + t] = 0.0f; /* read by im2col's overshoot */
 }
 
 /* img[c, y, x] += the phase planes' entries at the same place (padding dropped): the adjoint of
@@ -241,7 +248,10 @@ static const float *phase_src(const conv_geom *g, const phase_geom *f, const flo
 }
 
 /* col[(c*kh + ki)*kw + kj, i*ow + j] = img[c, i*sh - ph + ki*dh, j*sw - pw + kj*dw] (0 outside),
- * read from the group's phase planes; col rows are ld floats apart (several images share a row). */
+ * read from the group's phase planes; col rows are ld floats apart (several images share a row,
+ * each image's segment written in full before the next, so the overshoot of one is overwritten).
+ * The copies run in blocks of COL_SLACK floats: rows of 7 or 14 outputs become one or two vector
+ * moves instead of a vector loop that never runs and a scalar tail. */
 VS_VECTOR_CLONES VS_SHORT_COPIES static void im2col(const conv_geom *g, const float *restrict ph, float *restrict col, int64_t ld)
 {
     const phase_geom f = phases_of(g);
@@ -252,7 +262,8 @@ VS_VECTOR_CLONES VS_SHORT_COPIES static void im2col(const conv_geom *g, const fl
                 float *restrict row = col + ((c * g->kh + ki) * g->kw + kj) * ld;
                 const float *restrict src = phase_src(g, &f, ph, c, ki, kj);
                 for (int64_t i = 0; i < g->oh; i++)
-                    for (int64_t j = 0; j < ow; j++) row[i * ow + j] = src[i * step + j];
+                    for (int64_t j = 0; j < ow; j += COL_SLACK)
+                        for (int64_t t = 0; t < COL_SLACK; t++) row[i * ow + j + t] = src[i * step + j + t];
             }
 }
 
@@ -313,13 +324,13 @@ typedef struct conv_scratch {
     void *owned; /* non-NULL when too large to keep: freed at the chunk's end */
 } conv_scratch;
 
-/* Per-thread scratch for a chunk of nb images: the [rows, nb*cols] im2col matrix, the [og, nb*cols]
- * patch matrix and one image's phase planes, each 64-byte aligned. */
+/* Per-thread scratch for a chunk of nb images: the [rows, nb*cols + COL_SLACK] im2col matrix, the
+ * [og, nb*cols] patch matrix and one image's phase planes, each 64-byte aligned. */
 static bool scratch_get(const conv_geom *g, int64_t nb, conv_scratch *s)
 {
-    size_t ncol, ncols, npatch, nph = (size_t)phases_size(g), bytes;
+    size_t ncol, ncols, npatch, nph = (size_t)PHASES_ALLOC(g), bytes;
     s->owned = NULL;
-    if (!vs_size_mul((size_t)nb, (size_t)g->cols, &ncols) || !vs_size_mul((size_t)g->rows, ncols, &ncol) ||
+    if (!vs_size_mul((size_t)nb, (size_t)g->cols, &ncols) || !vs_size_mul((size_t)g->rows, ncols + COL_SLACK, &ncol) ||
         !vs_size_mul((size_t)g->og, ncols, &npatch) || ncol > SIZE_MAX / sizeof(float) / 4 ||
         npatch > SIZE_MAX / sizeof(float) / 4 || nph > SIZE_MAX / sizeof(float) / 4)
         return false;
@@ -358,19 +369,20 @@ VS_VECTOR_CLONES static void scatter_patch(const conv_geom *g, const float *src,
         }
 }
 
-/* The group's im2col matrix of images b..b+nb-1 into s->col, or the image itself when one 1x1
- * image is its own. */
-static const float *chunk_cols(const conv_geom *g, const float *img, int64_t gi, int64_t b, int64_t nb, const conv_scratch *s)
+/* The group's im2col matrix of images b..b+nb-1 into s->col (rows *ld floats apart), or the image
+ * itself when one 1x1 image is its own. */
+static const float *chunk_cols(const conv_geom *g, const float *img, int64_t gi, int64_t b, int64_t nb, const conv_scratch *s,
+                               int64_t *ld)
 {
     const float *first = img + (b * g->c + gi * g->cg) * g->h * g->w;
-    if (nb == 1 && cols_are_image(g)) return first;
+    if (nb == 1 && cols_are_image(g)) {
+        *ld = g->cols;
+        return first;
+    }
+    *ld = nb * g->cols + COL_SLACK;
     for (int64_t i = 0; i < nb; i++) {
-        const float *one = first + i * g->c * g->h * g->w;
-        if (!image_is_phases(g)) {
-            phases_build(g, one, s->phases);
-            one = s->phases;
-        }
-        im2col(g, one, s->col + i * g->cols, nb * g->cols);
+        phases_build(g, first + i * g->c * g->h * g->w, s->phases);
+        im2col(g, s->phases, s->col + i * g->cols, *ld);
     }
     return s->col;
 }
@@ -381,7 +393,8 @@ static void conv2d_chunk(const conv_geom *g, const float *img, const float *w, c
 {
     int64_t n = nb * g->cols;
     for (int64_t gi = 0; gi < g->p.groups; gi++) {
-        const float *col = chunk_cols(g, img, gi, b, nb, s);
+        int64_t ld;
+        const float *col = chunk_cols(g, img, gi, b, nb, s, &ld);
         const float *wg = w + gi * g->og * g->rows, *bg = bias ? bias + gi * g->og : NULL;
         float *dst = patch + gi * g->og * g->cols;
         if (nb == 1) {
@@ -389,9 +402,9 @@ static void conv2d_chunk(const conv_geom *g, const float *img, const float *w, c
             float *out = dst + b * g->o * g->cols;
             for (int64_t o = 0; bg && o < g->og; o++)
                 for (int64_t k = 0; k < g->cols; k++) out[o * g->cols + k] = bg[o];
-            vs_sgemm(false, false, g->og, g->cols, g->rows, 1.0f, wg, g->rows, col, g->cols, bg ? 1.0f : 0.0f, out, g->cols);
+            vs_sgemm(false, false, g->og, g->cols, g->rows, 1.0f, wg, g->rows, col, ld, bg ? 1.0f : 0.0f, out, g->cols);
         } else {
-            vs_sgemm(false, false, g->og, n, g->rows, 1.0f, wg, g->rows, col, n, 0.0f, s->patch, n);
+            vs_sgemm(false, false, g->og, n, g->rows, 1.0f, wg, g->rows, col, ld, 0.0f, s->patch, n);
             scatter_patch(g, s->patch, b, nb, bg, dst);
         }
     }
@@ -428,13 +441,14 @@ static void weight_grad_chunk(const conv_geom *g, const float *img, const float 
 {
     int64_t n = nb * g->cols;
     for (int64_t gi = 0; gi < g->p.groups; gi++) {
-        const float *col = chunk_cols(g, img, gi, b, nb, s);
+        int64_t ld;
+        const float *col = chunk_cols(g, img, gi, b, nb, s, &ld);
         const float *src = patch + (b * g->o + gi * g->og) * g->cols;
         if (nb > 1) {
             gather_patch(g, patch + gi * g->og * g->cols, b, nb, s->patch);
             src = s->patch;
         }
-        vs_sgemm(false, true, g->og, g->rows, n, 1.0f, src, n, col, n, 0.0f, dw + gi * g->og * g->rows, g->rows);
+        vs_sgemm(false, true, g->og, g->rows, n, 1.0f, src, n, col, ld, 0.0f, dw + gi * g->og * g->rows, g->rows);
     }
 }
 
