@@ -103,7 +103,7 @@ static void expect_close(const char *what, const vs_tensor *t, const double *ref
                       (double)t->data[i], ref[i]);
 }
 
-/* Geometries: stride 1/2, padding 0/1/2, dilation 1/2, groups 1/2/4, odd sizes, kernels 1/3/5/6, batch 1-20
+/* Geometries: stride 1/2/3/4, padding 0/1/2, dilation 1/2, groups 1/2/4, odd sizes, kernels 1/3/5/6, batch 1-20
  * (the larger batches make several chunks of images with a remainder, see ops_conv.c). */
 static const geom GEOMS[] = {
     /* n  c   h   w  o kh kw sh sw ph pw dh dw g */
@@ -121,6 +121,8 @@ static const geom GEOMS[] = {
     {3, 4, 9, 6, 8, 5, 3, 2, 1, 2, 0, 1, 2, 4},
     {20, 2, 5, 6, 3, 3, 3, 1, 2, 1, 0, 1, 1, 1},
     {7, 4, 3, 3, 4, 1, 1, 1, 1, 0, 0, 1, 1, 2},
+    {2, 3, 11, 10, 2, 3, 4, 3, 3, 1, 2, 1, 1, 1},
+    {3, 2, 9, 13, 3, 2, 5, 1, 4, 0, 2, 1, 2, 1},
 };
 #define N_GEOMS (int)(sizeof GEOMS / sizeof GEOMS[0])
 
