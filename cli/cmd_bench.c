@@ -58,7 +58,7 @@ const vs_verb vs_verb_bench = {
     "siamese-mlp (p -> 64 -> 32) on tabular data, a 3-layer GIN (32 wide, 16-d embedding) on graphs,\n"
     "Adam with lr 0.01 for --epochs, seeded by --seed; on tabular data the weight decay is 0 or 0.05,\n"
     "whichever gives the better pair accuracy on a validation split of the training portion.  On\n"
-    "tabular data gamma is chosen from 1e-3 .. 0.3 on the stage-1 masks of training rows by the area\n"
+    "tabular data gamma is chosen from 1e-3 .. 1e-2 on the stage-1 masks of training rows by the area\n"
     "between their CF and FA curves (top k among the present features), never by planted truth.\n"
     "The first N test pairs of the SNX protocol (each test row with 2 same-class and 2 other-class\n"
     "references) are explained by every method: tabular pick-all, des, snx-global, sm, snx-uc, snx-kl,\n"
