@@ -195,8 +195,6 @@ static int64_t phases_size(const conv_geom *g) { return g->cg * g->p.sw * phases
 /* Floats to allocate for them: im2col may read up to COL_SLACK - 1 past the end. */
 #define PHASES_ALLOC(g) (phases_size(g) + COL_SLACK)
 
-
-/* Deal img ([cg, h, w] of one group) into its phase planes. */
 /* Columns m of phase q whose image column m*sw + q - pw lies in [0, w): [*lo, *hi) within [0, wq). */
 static void phase_cols(const conv_geom *g, const phase_geom *f, int64_t q, int64_t *lo, int64_t *hi)
 {
@@ -218,6 +216,7 @@ static inline void phase_row(float *restrict d, const float *restrict s, int64_t
     for (int64_t m = hi; m < wq; m++) d[m] = 0.0f;
 }
 
+/* Deal img ([cg, h, w] of one group) into its phase planes. */
 VS_VECTOR_CLONES VS_SHORT_COPIES static void phases_build(const conv_geom *g, const float *restrict img, float *restrict ph)
 {
     const phase_geom f = phases_of(g);
@@ -240,7 +239,7 @@ VS_VECTOR_CLONES VS_SHORT_COPIES static void phases_build(const conv_geom *g, co
                     phase_row(d, img + (c * g->h + yy) * g->w, x0, sw, lo, hi, f.wq);
             }
     }
-    for (int64_t t = 0; t < PHASES_ALLOC(g) - phases_size(g); t++) ph[phases_size(g) + t] = 0.0f; /* read by im2col's overshoot */
+    memset(ph + phases_size(g), 0, COL_SLACK * sizeof(float)); /* read by im2col's overshoot */
 }
 
 /* img[c, y, x] += the phase planes' entries at the same place (padding dropped): the adjoint of
@@ -249,18 +248,17 @@ VS_VECTOR_CLONES static void phases_fold(const conv_geom *g, const float *restri
 {
     const phase_geom f = phases_of(g);
     const int64_t sw = g->p.sw;
-    for (int64_t c = 0; c < g->cg; c++)
-        for (int64_t q = 0; q < sw; q++)
-            for (int64_t y = 0; y < f.hp; y++) {
-                const int64_t yy = y - g->p.ph;
-                if (yy < 0 || yy >= g->h) continue;
+    for (int64_t q = 0; q < sw; q++) {
+        int64_t lo, hi;
+        phase_cols(g, &f, q, &lo, &hi);
+        const int64_t x0 = q - g->p.pw;
+        for (int64_t c = 0; c < g->cg; c++)
+            for (int64_t y = g->p.ph; y < g->p.ph + g->h; y++) {
                 const float *restrict s = ph + ((c * sw + q) * f.hp + y) * f.wq;
-                float *restrict d = img + (c * g->h + yy) * g->w;
-                for (int64_t m = 0; m < f.wq; m++) {
-                    int64_t x = m * sw + q - g->p.pw;
-                    if (x >= 0 && x < g->w) d[x] += s[m];
-                }
+                float *restrict d = img + (c * g->h + y - g->p.ph) * g->w;
+                for (int64_t m = lo; m < hi; m++) d[x0 + m * sw] += s[m];
             }
+    }
 }
 
 /* Where row (c, ki, kj) of the im2col matrix reads, output row i: ow consecutive floats from
@@ -342,7 +340,7 @@ typedef struct conv_batch {
     volatile int failed; /* a chunk could not get its scratch memory */
 } conv_batch;
 
-/* Per-thread scratch for a chunk: [rows, nb*cols] im2col matrix and [og, nb*cols] patch matrix. */
+/* A chunk's scratch matrices (see scratch_get). */
 typedef struct conv_scratch {
     float *col, *patch, *phases;
     void *owned; /* non-NULL when too large to keep: freed at the chunk's end */
@@ -411,6 +409,13 @@ static const float *chunk_cols(const conv_geom *g, const float *img, int64_t gi,
     return s->col;
 }
 
+/* Plane k of dst (plane floats each, k < n) = v[k]. */
+static void fill_planes(float *dst, const float *v, int64_t n, int64_t plane)
+{
+    for (int64_t k = 0; k < n; k++)
+        for (int64_t i = 0; i < plane; i++) dst[k * plane + i] = v[k];
+}
+
 /* patch[b..e) = W im2col(img[b..e)) + bias per group (bias may be NULL). */
 static void conv2d_chunk(const conv_geom *g, const float *img, const float *w, const float *bias, float *patch, int64_t b,
                          int64_t nb, const conv_scratch *s)
@@ -424,8 +429,7 @@ static void conv2d_chunk(const conv_geom *g, const float *img, const float *w, c
         if (nb == 1) {
             /* One image: the product writes its output in place, onto the bias. */
             float *out = dst + b * g->o * g->cols;
-            for (int64_t o = 0; bg && o < g->og; o++)
-                for (int64_t k = 0; k < g->cols; k++) out[o * g->cols + k] = bg[o];
+            if (bg) fill_planes(out, bg, g->og, g->cols);
             vs_sgemm(false, false, g->og, g->cols, g->rows, 1.0f, wg, g->rows, col, ld, bg ? 1.0f : 0.0f, out, g->cols);
         } else {
             vs_sgemm(false, false, g->og, n, g->rows, 1.0f, wg, g->rows, col, ld, 0.0f, s->patch, n);
@@ -540,11 +544,7 @@ static void fill_bias(vs_tensor *t, const vs_tensor *b)
         memset(t->data, 0, (size_t)t->size * sizeof(float));
         return;
     }
-    for (int64_t i = 0; i < n; i++)
-        for (int64_t c = 0; c < ch; c++) {
-            float *q = t->data + (i * ch + c) * plane, v = b->data[c];
-            for (int64_t k = 0; k < plane; k++) q[k] = v;
-        }
+    for (int64_t i = 0; i < n; i++) fill_planes(t->data + i * ch * plane, b->data, ch, plane);
 }
 
 /* ---- backward rules ------------------------------------------------------------------------------ */
