@@ -200,18 +200,23 @@ def train_models(torch):
             "saliency64_mnist": saliency_run}
 
 
+def timed_line(case, suite, impl, lib, threads, reps, fn, flops=0.0, **extra):
+    """Time fn with measure() and print one JSON line in vs_bench's format (flops per run: 0 = unknown)."""
+    median, best, iters = measure(fn, reps)
+    line = {"name": case["name"], "suite": suite, "impl": impl, "threads": threads, "version": lib.__version__,
+            "reps": reps, "iters": iters, "median_s": median, "min_s": best,
+            "gflops": round(flops / median * 1e-9, 3) if flops else 0.0}
+    line.update(extra)
+    print(json.dumps(line, separators=(",", ":")), flush=True)
+
+
 def run_train(torch, threads, case, reps, rss=False):
     torch.manual_seed(7)
     make = train_models(torch).get(case["name"])
     if make is None:
         print("torch_reference: no PyTorch version of %s" % case["name"], file=sys.stderr)
         return
-    fn = make(case["batch"])
-    median, best, iters = measure(fn, reps)
-    line = {"name": case["name"], "suite": case["suite"], "impl": "torch", "threads": threads,
-            "version": torch.__version__, "reps": reps, "iters": iters, "median_s": median, "min_s": best,
-            "gflops": 0.0, "batch": case["batch"]}
-    print(json.dumps(line, separators=(",", ":")), flush=True)
+    timed_line(case, case["suite"], "torch", torch, threads, reps, make(case["batch"]), batch=case["batch"])
     if rss:
         import resource
         print(json.dumps({"name": case["name"], "suite": "rss", "impl": "torch", "threads": threads,
@@ -239,11 +244,7 @@ def run_conv(torch, threads, case, reps):
             with torch.no_grad():
                 F.conv2d(x, wt, b, stride=s, padding=p)
 
-    median, best, iters = measure(run, reps)
-    flops = 2.0 * n * o * oh * ow * c * k * k * (3 if back else 1)
-    line = {"name": case["name"], "suite": "conv", "impl": "torch", "threads": threads, "version": torch.__version__,
-            "reps": reps, "iters": iters, "median_s": median, "min_s": best, "gflops": round(flops / median * 1e-9, 3)}
-    print(json.dumps(line, separators=(",", ":")), flush=True)
+    timed_line(case, "conv", "torch", torch, threads, reps, run, 2.0 * n * o * oh * ow * c * k * k * (3 if back else 1))
 
 
 def run_worker(threads, cases, reps, rss=False):
@@ -282,13 +283,8 @@ def run_worker(threads, cases, reps, rss=False):
         for impl in ("torch", "numpy"):
             if impl not in runs:
                 continue
-            median, best, iters = measure(runs[impl], reps)
-            line = {"name": case["name"], "suite": "sgemm", "impl": impl, "threads": threads,
-                    "version": libs[impl].__version__, "reps": reps, "iters": iters,
-                    "median_s": median, "min_s": best, "gflops": round(flops / median * 1e-9, 3)}
-            for key in ("m", "n", "k", "trans_a", "trans_b"):
-                line[key] = case[key]
-            print(json.dumps(line, separators=(",", ":")), flush=True)
+            timed_line(case, "sgemm", impl, libs[impl], threads, reps, runs[impl], flops,
+                       **{key: case[key] for key in ("m", "n", "k", "trans_a", "trans_b")})
 
 
 def main(argv):
