@@ -5,7 +5,6 @@ libversus_la_SOURCES += autograd/error.c autograd/rng.c autograd/version.c autog
 	autograd/ops_elementwise.c autograd/ops_reduce.c autograd/ops_shape.c autograd/ops_matmul.c autograd/ops_nn.c autograd/ops_norm.c
 include $(top_srcdir)/autograd/kernels.mk
 include $(top_srcdir)/autograd/conv.mk
-noinst_HEADERS += autograd/vec_loop.h
 if HAVE_CHECK
 check_PROGRAMS += tests/test_vec_kernels
 TESTS += tests/test_vec_kernels

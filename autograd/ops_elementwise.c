@@ -4,7 +4,6 @@
  * Constants of a rule (masks such as x > 0) are built as plain tensors without a node. */
 #include "autograd/internal.h"
 #include "autograd/kernels.h"
-#include "autograd/vec_loop.h"
 
 #include <math.h>
 #include <string.h>
@@ -27,24 +26,25 @@ static inline float apply_bin(binop op, float a, float b)
     return 0;
 }
 
-/* The maps below are VS_VEC8 loops (autograd/vec_loop.h) in functions that also get an AVX2 clone
- * (VS_VECTOR_CLONES); pointers in them are restrict: an op's output is always a fresh buffer. */
+/* The maps below are flat loops, which configure's -fvect-cost-model=dynamic lets GCC vectorise, in
+ * functions that also get an AVX2 clone (VS_VECTOR_CLONES); pointers in them are restrict: an op's
+ * output is always a fresh buffer. */
 
 /* Maps over n elements split into chunks of PAR_GRAIN for vs_parallel_for when n is large: the
  * elements are independent, so the result does not depend on the thread count. */
 #define PAR_GRAIN 32768
 
 /* The three stride patterns that matter are written out so the compiler vectorises them. */
-#define BIN_LOOPS(EXPR)                                                             \
-    if (sa == 1 && sb == 1)                                                         \
-        VS_VEC8(n, { float x = a[i], z = b[i]; y[i] = EXPR; });                     \
-    else if (sa == 1 && sb == 0) {                                                  \
-        const float z = b[0];                                                       \
-        VS_VEC8(n, { float x = a[i]; y[i] = EXPR; });                               \
-    } else if (sa == 0 && sb == 1) {                                                \
-        const float x = a[0];                                                       \
-        VS_VEC8(n, { float z = b[i]; y[i] = EXPR; });                               \
-    } else                                                                          \
+#define BIN_LOOPS(EXPR)                                                                         \
+    if (sa == 1 && sb == 1)                                                                     \
+        for (int64_t i = 0; i < n; i++) { float x = a[i], z = b[i]; y[i] = EXPR; }               \
+    else if (sa == 1 && sb == 0) {                                                              \
+        const float z = b[0];                                                                   \
+        for (int64_t i = 0; i < n; i++) { float x = a[i]; y[i] = EXPR; }                         \
+    } else if (sa == 0 && sb == 1) {                                                            \
+        const float x = a[0];                                                                   \
+        for (int64_t i = 0; i < n; i++) { float z = b[i]; y[i] = EXPR; }                         \
+    } else                                                                                      \
         for (int64_t i = 0; i < n; i++) { float x = a[i * sa], z = b[i * sb]; y[i] = EXPR; }
 
 VS_VECTOR_CLONES static void bin_kernel(binop op, const float *restrict a, int64_t sa, const float *restrict b, int64_t sb,
@@ -386,13 +386,13 @@ static inline float sigmoidf(float x)
 VS_VECTOR_CLONES static void un_forward(unop op, const float *restrict x, float *restrict y, int64_t n, float p0, float p1)
 {
     switch (op) {
-    case U_NEG: VS_VEC8(n, y[i] = -x[i]); break;
+    case U_NEG: for (int64_t i = 0; i < n; i++) y[i] = -x[i]; break;
     case U_EXP: for (int64_t i = 0; i < n; i++) y[i] = expf(x[i]); break;
     case U_LOG: for (int64_t i = 0; i < n; i++) y[i] = logf(x[i]); break;
-    case U_SQRT: VS_VEC8(n, y[i] = sqrtf(x[i])); break;
-    case U_ABS: VS_VEC8(n, y[i] = fabsf(x[i])); break;
-    case U_CLAMP: VS_VEC8(n, y[i] = x[i] < p0 ? p0 : (x[i] > p1 ? p1 : x[i])); break;
-    case U_RELU: VS_VEC8(n, y[i] = x[i] > 0 ? x[i] : 0.0f); break;
+    case U_SQRT: for (int64_t i = 0; i < n; i++) y[i] = sqrtf(x[i]); break;
+    case U_ABS: for (int64_t i = 0; i < n; i++) y[i] = fabsf(x[i]); break;
+    case U_CLAMP: for (int64_t i = 0; i < n; i++) y[i] = x[i] < p0 ? p0 : (x[i] > p1 ? p1 : x[i]); break;
+    case U_RELU: for (int64_t i = 0; i < n; i++) y[i] = x[i] > 0 ? x[i] : 0.0f; break;
     case U_LEAKY:
         /* GCC will not vectorise a product that only one side of a select uses (it sinks it into a
          * branch it may not speculate), so each block of 512 is written twice: y = slope x, then
@@ -401,8 +401,8 @@ VS_VECTOR_CLONES static void un_forward(unop op, const float *restrict x, float 
             const int64_t m = n - b < 512 ? n - b : 512;
             const float *restrict xb = x + b;
             float *restrict yb = y + b;
-            VS_VEC8(m, yb[i] = p0 * xb[i]);
-            VS_VEC8(m, yb[i] = xb[i] > 0 ? xb[i] : yb[i]);
+            for (int64_t i = 0; i < m; i++) yb[i] = p0 * xb[i];
+            for (int64_t i = 0; i < m; i++) yb[i] = xb[i] > 0 ? xb[i] : yb[i];
         }
         break;
     case U_ELU: for (int64_t i = 0; i < n; i++) y[i] = x[i] > 0 ? x[i] : p0 * expm1f(x[i]); break;
@@ -410,8 +410,8 @@ VS_VECTOR_CLONES static void un_forward(unop op, const float *restrict x, float 
     case U_TANH: for (int64_t i = 0; i < n; i++) y[i] = tanhf(x[i]); break;
     case U_SOFTPLUS: for (int64_t i = 0; i < n; i++) y[i] = softplusf(x[i]); break;
     case U_LOGSIGMOID: for (int64_t i = 0; i < n; i++) y[i] = -softplusf(-x[i]); break;
-    case U_SIGN: VS_VEC8(n, y[i] = (float)((x[i] > 0) - (x[i] < 0))); break;
-    case U_STEP: VS_VEC8(n, y[i] = x[i] > 0 ? 1.0f : 0.0f); break;
+    case U_SIGN: for (int64_t i = 0; i < n; i++) y[i] = (float)((x[i] > 0) - (x[i] < 0)); break;
+    case U_STEP: for (int64_t i = 0; i < n; i++) y[i] = x[i] > 0 ? 1.0f : 0.0f; break;
     }
 }
 
@@ -438,10 +438,10 @@ VS_VECTOR_CLONES static void deriv_kernel(unop op, const float *restrict x, cons
                                           int64_t n, float p0, float p1)
 {
     switch (op) {
-    case U_RELU: VS_VEC8(n, d[i] = x[i] > 0 ? 1.0f : 0.0f); break;
-    case U_LEAKY: VS_VEC8(n, d[i] = x[i] > 0 ? 1.0f : p0); break;
-    case U_CLAMP: VS_VEC8(n, d[i] = x[i] >= p0 && x[i] <= p1 ? 1.0f : 0.0f); break;
-    case U_ABS: VS_VEC8(n, d[i] = (float)((x[i] > 0) - (x[i] < 0))); break;
+    case U_RELU: for (int64_t i = 0; i < n; i++) d[i] = x[i] > 0 ? 1.0f : 0.0f; break;
+    case U_LEAKY: for (int64_t i = 0; i < n; i++) d[i] = x[i] > 0 ? 1.0f : p0; break;
+    case U_CLAMP: for (int64_t i = 0; i < n; i++) d[i] = x[i] >= p0 && x[i] <= p1 ? 1.0f : 0.0f; break;
+    case U_ABS: for (int64_t i = 0; i < n; i++) d[i] = (float)((x[i] > 0) - (x[i] < 0)); break;
     default:
         for (int64_t i = 0; i < n; i++) d[i] = un_deriv(op, x[i], y[i], p0, p1);
     }

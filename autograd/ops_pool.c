@@ -5,7 +5,6 @@
  * g / k^2 over each window) whose backward is avg_pool2d again, and upsampling's is a block sum.
  * So every rule here is differentiable again.  The DeepLIFT rescale rule for max_pool2d is below. */
 #include "autograd/internal.h"
-#include "autograd/vec_loop.h"
 
 #include <math.h>
 #include <stdlib.h>

@@ -3,7 +3,6 @@
  * reproducible and accurate. */
 #include "autograd/internal.h"
 #include "autograd/kernels.h"
-#include "autograd/vec_loop.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -89,7 +88,7 @@ VS_VECTOR_CLONES static double row_sum(const float *restrict p, int64_t n)
 /* a[0, n) += p[0, n), in double. */
 VS_VECTOR_CLONES static void row_accumulate(double *restrict a, const float *restrict p, int64_t n)
 {
-    VS_VEC8(n, a[i] += p[i]);
+    for (int64_t i = 0; i < n; i++) a[i] += p[i];
 }
 
 static void sum_rows(const sum_job *j, int64_t begin, int64_t end)

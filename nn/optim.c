@@ -3,7 +3,6 @@
  * is one flat loop over a parameter's floats with restrict pointers, written for the vectoriser. */
 #include "nn/internal.h"
 #include "autograd/kernels.h"
-#include "autograd/vec_loop.h"
 #include "versus/optim.h"
 
 #include <math.h>
@@ -160,7 +159,7 @@ vs_optim *vs_optim_new_module(const vs_optim_opts *opts, vs_module *m, vs_error 
 
 /* ---- updates -------------------------------------------------------------------------------------- */
 
-/* The update loops are VS_VEC8 loops over restrict pointers with every option tested outside them,
+/* The update loops are flat loops over restrict pointers with every option tested outside them,
  * so GCC vectorises them (the AVX2 clone runs 8 floats at a time, sqrt and division included).  The
  * source is ISO C, so no a*b+c is contracted: each element gets exactly the scalar formula's value
  * in either build. */
@@ -185,7 +184,7 @@ VS_VECTOR_CLONES static int64_t first_nonfinite(const float *restrict g, int64_t
 /* p -= lr (g + wd p), the plain SGD step. */
 VS_VECTOR_CLONES static void sgd_plain(float *restrict p, const float *restrict g, int64_t n, float lr, float wd)
 {
-    VS_VEC8(n, p[i] -= lr * (g[i] + wd * p[i]));
+    for (int64_t i = 0; i < n; i++) p[i] -= lr * (g[i] + wd * p[i]);
 }
 
 /* b = mom b + keep (g + wd p), or b = g + wd p on the first step (PyTorch starts the buffer at the
@@ -194,13 +193,13 @@ VS_VECTOR_CLONES static void sgd_momentum(float *restrict p, const float *restri
                                           float lr, float wd, float mom, float keep, bool first, bool nesterov)
 {
     if (first)
-        VS_VEC8(n, b[i] = g[i] + wd * p[i]);
+        for (int64_t i = 0; i < n; i++) b[i] = g[i] + wd * p[i];
     else
-        VS_VEC8(n, b[i] = mom * b[i] + keep * (g[i] + wd * p[i]));
+        for (int64_t i = 0; i < n; i++) b[i] = mom * b[i] + keep * (g[i] + wd * p[i]);
     if (nesterov)
-        VS_VEC8(n, p[i] -= lr * ((g[i] + wd * p[i]) + mom * b[i]));
+        for (int64_t i = 0; i < n; i++) p[i] -= lr * ((g[i] + wd * p[i]) + mom * b[i]);
     else
-        VS_VEC8(n, p[i] -= lr * b[i]);
+        for (int64_t i = 0; i < n; i++) p[i] -= lr * b[i];
 }
 
 static void sgd_update(float *restrict p, const float *restrict g, float *restrict b, int64_t n, const vs_optim_opts *o,
@@ -229,23 +228,23 @@ VS_VECTOR_CLONES static void adam_loop(float *restrict p, const float *restrict 
     const float wd = c.wd, w1 = c.w1, w1c = 1.0f - c.w1, b2 = c.b2, w2 = c.w2, step_size = c.step_size,
                 bc2_sqrt = c.bc2_sqrt, eps = c.eps;
     if (c.shrink != 1.0f)
-        VS_VEC8(n, p[i] *= c.shrink);
+        for (int64_t i = 0; i < n; i++) p[i] *= c.shrink;
     if (w1 < 0.5f) {
-        VS_VEC8(n, {
+        for (int64_t i = 0; i < n; i++) {
             const float gi = g[i] + wd * p[i];
             const float mi = m[i] + w1 * (gi - m[i]), vi = v[i] * b2 + w2 * gi * gi;
             m[i] = mi;
             v[i] = vi;
             p[i] -= step_size * (mi / (sqrtf(vi) / bc2_sqrt + eps));
-        });
+        }
     } else {
-        VS_VEC8(n, {
+        for (int64_t i = 0; i < n; i++) {
             const float gi = g[i] + wd * p[i];
             const float mi = gi - (gi - m[i]) * w1c, vi = v[i] * b2 + w2 * gi * gi;
             m[i] = mi;
             v[i] = vi;
             p[i] -= step_size * (mi / (sqrtf(vi) / bc2_sqrt + eps));
-        });
+        }
     }
 }
 
