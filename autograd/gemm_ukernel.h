@@ -32,6 +32,19 @@
         x = UK_BCAST(p5); c50 = UK_FMA(x, b0, c50); c51 = UK_FMA(x, b1, c51);                    \
     } while (0)
 
+/* The same step for a tile at most one vector wide (nr <= VL): half the FMAs; the first column
+ * vector of every row gets exactly the operations it gets in UK_STEP, so it rounds alike. */
+#define UK_STEP_HALF(p0, p1, p2, p3, p4, p5, bk)                                                 \
+    do {                                                                                         \
+        const UK_V b0 = UK_LOAD(bk);                                                             \
+        c00 = UK_FMA(UK_BCAST(p0), b0, c00);                                                     \
+        c10 = UK_FMA(UK_BCAST(p1), b0, c10);                                                     \
+        c20 = UK_FMA(UK_BCAST(p2), b0, c20);                                                     \
+        c30 = UK_FMA(UK_BCAST(p3), b0, c30);                                                     \
+        c40 = UK_FMA(UK_BCAST(p4), b0, c40);                                                     \
+        c50 = UK_FMA(UK_BCAST(p5), b0, c50);                                                     \
+    } while (0)
+
 /* Ask for the C tile now, so the write-back after the k loop finds it in L1 instead of waiting on
  * L3 or memory (C is touched once per pass and is usually too big to stay cached). */
 #define UK_PREFETCH_C()                                                                          \
@@ -107,9 +120,15 @@ UK_TARGET static void UK_NAME(int64_t kc, const float *a, int64_t rsa, int64_t c
     const float *a5 = a + (mr > 5 ? 5 : 0) * rsa;
     UK_PREFETCH_C();
     UK_ACCUMULATORS;
+    if (nr <= UK_VL) {
 #pragma GCC unroll 4
-    for (int64_t k = 0, ka = 0; k < kc; k++, ka += csa, b += rsb)
-        UK_STEP(a0 + ka, a1 + ka, a2 + ka, a3 + ka, a4 + ka, a5 + ka, b);
+        for (int64_t k = 0, ka = 0; k < kc; k++, ka += csa, b += rsb)
+            UK_STEP_HALF(a0 + ka, a1 + ka, a2 + ka, a3 + ka, a4 + ka, a5 + ka, b);
+    } else {
+#pragma GCC unroll 4
+        for (int64_t k = 0, ka = 0; k < kc; k++, ka += csa, b += rsb)
+            UK_STEP(a0 + ka, a1 + ka, a2 + ka, a3 + ka, a4 + ka, a5 + ka, b);
+    }
     UK_WRITE_BACK();
 }
 
@@ -124,12 +143,18 @@ UK_TARGET static void UK_NAME_PACKED(int64_t kc, const float *a, int64_t rsa, in
     (void)rsb;
     UK_PREFETCH_C();
     UK_ACCUMULATORS;
+    if (nr <= UK_VL) {
 #pragma GCC unroll 4
-    for (int64_t k = 0; k < kc; k++, a += UK_MR, b += UK_NR) UK_STEP(a + 0, a + 1, a + 2, a + 3, a + 4, a + 5, b);
+        for (int64_t k = 0; k < kc; k++, a += UK_MR, b += UK_NR) UK_STEP_HALF(a + 0, a + 1, a + 2, a + 3, a + 4, a + 5, b);
+    } else {
+#pragma GCC unroll 4
+        for (int64_t k = 0; k < kc; k++, a += UK_MR, b += UK_NR) UK_STEP(a + 0, a + 1, a + 2, a + 3, a + 4, a + 5, b);
+    }
     UK_WRITE_BACK();
 }
 
 #undef UK_STEP
+#undef UK_STEP_HALF
 #undef UK_ACCUMULATORS
 #undef UK_PREFETCH_C
 #undef UK_ROW

@@ -317,11 +317,116 @@ static void train_run(void *state)
     vs_scope_end();
 }
 
+/* Shape of one example as it flows through a model: [c, h, w] images, or [c] vectors (h = w = 1). */
+typedef struct flow {
+    int64_t c, h, w;
+    double macs;       /* multiply-adds of the conv and linear layers so far, one example */
+    double first_macs; /* those of the first weighted layer (its input gradient is skipped in training) */
+} flow;
+
+static int64_t out_len(int64_t in, int64_t k, int64_t s, int64_t p) { return (in + 2 * p - k) / s + 1; }
+
+static void weighted(flow *f, double macs)
+{
+    if (f->macs == 0) f->first_macs = macs;
+    f->macs += macs;
+}
+
+/* Walk m, updating the shape and counting the multiply-adds of one example's forward. */
+static void count_macs(const vs_module *m, flow *f)
+{
+    const vs_layer_spec *s = &m->spec;
+    switch (m->kind) {
+    case VS_MODULE_SEQUENTIAL:
+    case VS_MODULE_SIAMESE:
+        for (int64_t i = 0; i < m->n_children; i++) count_macs(m->children[i], f);
+        break;
+    case VS_MODULE_RESIDUAL: /* a shape-preserving block */
+        for (int64_t i = 0; i < m->n_children; i++) count_macs(m->children[i], f);
+        break;
+    case VS_MODULE_CONV2D: {
+        const int64_t oh = out_len(f->h, s->kernel, s->stride, s->padding), ow = out_len(f->w, s->kernel, s->stride, s->padding);
+        weighted(f, (double)s->out * oh * ow * s->in * s->kernel * s->kernel);
+        f->c = s->out, f->h = oh, f->w = ow;
+        break;
+    }
+    case VS_MODULE_CONV_TRANSPOSE2D:
+        weighted(f, (double)s->in * f->h * f->w * s->out * s->kernel * s->kernel);
+        f->h = (f->h - 1) * s->stride - 2 * s->padding + s->kernel + s->output_padding;
+        f->w = (f->w - 1) * s->stride - 2 * s->padding + s->kernel + s->output_padding;
+        f->c = s->out;
+        break;
+    case VS_MODULE_MAX_POOL2D:
+    case VS_MODULE_AVG_POOL2D:
+        f->h = out_len(f->h, s->kernel, s->stride, s->padding), f->w = out_len(f->w, s->kernel, s->stride, s->padding);
+        break;
+    case VS_MODULE_FLATTEN:
+        f->c *= f->h * f->w, f->h = f->w = 1;
+        break;
+    case VS_MODULE_LINEAR:
+        weighted(f, (double)s->in * s->out);
+        f->c = s->out;
+        break;
+    default: /* activations, norms, dropout: no products, same shape */
+        break;
+    }
+}
+
+/* Floating-point operations of one run, counting 2 per multiply-add of the conv and linear layers
+ * (elementwise work, norms and Adam are left out): a forward is F, each of the two backward
+ * products (input gradient, weight gradient) costs F again.  A training step skips the first
+ * layer's input gradient; an explanation needs input gradients only.  The WGAN-GP step (a double
+ * backward) is not counted. */
 static double train_flops(const vs_bench_case *c, int threads)
 {
-    (void)c;
     (void)threads;
-    return 0; /* reported as seconds per step */
+    const train_kind kind = (train_kind)c->p[P_KIND];
+    const int64_t n = c->p[P_BATCH];
+    vs_rng r;
+    vs_rng_seed(&r, 7);
+    vs_error err;
+    vs_module *m = NULL;
+    flow f = {1, 28, 28, 0, 0};
+    switch (kind) {
+    case K_GANMEX:
+    case K_IG:
+    case K_OCCLUSION:
+    case K_SALIENCY:
+        m = vs_arch_ganmex_mnist(1, 28, 10, &r, &err);
+        break;
+    case K_CEM:
+        m = vs_arch_cem_fashion(6, &r, &err);
+        break;
+    case K_SIAMESE:
+        m = vs_arch_siamese_mlp(SIAMESE_P, 64, 32, &r, &err);
+        f.c = SIAMESE_P, f.h = f.w = 1;
+        break;
+    case K_DIPVAE:
+        m = dipvae_encoder(&r);
+        break;
+    case K_STARGAN:
+        m = stargan_generator(&r);
+        f.c = STARGAN_IN;
+        break;
+    case K_WGAN_GP:
+        return 0;
+    }
+    if (!m) return 0;
+    count_macs(m, &f);
+    vs_module_free(m);
+    const double fwd = 2 * f.macs, first = 2 * f.first_macs;
+    switch (kind) {
+    case K_IG:
+        return IG_STEPS * 2 * fwd;
+    case K_OCCLUSION: /* 784 occluded copies and the unoccluded image, dense-equivalent */
+        return 785 * fwd;
+    case K_SALIENCY:
+        return n * 2 * fwd;
+    case K_SIAMESE: /* both sides of each pair go through the encoder */
+        return 2 * n * (3 * fwd - first);
+    default:
+        return n * (3 * fwd - first);
+    }
 }
 
 static void train_json(const vs_bench_case *c, FILE *out) { fprintf(out, ",\"batch\":%lld", (long long)c->p[P_BATCH]); }

@@ -110,13 +110,20 @@ def steps_table(out, rows, order, rss):
         out.append("versus/PyTorch is PyTorch's time over versus's, so above 1 means versus is faster.")
         out.append("Models and shapes: bench/bench_conv.c, bench/bench_train.c (the PyTorch twins are in bench/torch_reference.py).")
         out.append("")
-        out.append("| workload | threads | versus | PyTorch | versus/PyTorch |")
-        out.append("|---|---:|---:|---:|---:|")
+        out.append("The last two columns are each side's share of the FMA peak at that thread count: the workload's")
+        out.append("dense conv/linear flops (2 per multiply-add, counted by vs_bench) over its time.  Occlusion's")
+        out.append("count is that of 785 full forwards, so an incremental method can exceed 100%.")
+        out.append("")
+        out.append("| workload | threads | versus | PyTorch | versus/PyTorch | versus % of peak | PyTorch % of peak |")
+        out.append("|---|---:|---:|---:|---:|---:|---:|")
+        peaks = fma_peaks(rows, order)
         for key in keys:
             row = rows[key]
             v = row["versus"]["median_s"]
             t = row["torch"]["median_s"] if "torch" in row else None
-            out.append("| %s | %d | %s | %s | %s |" % (key[0], key[1], ms(v), ms(t), fmt(ratio(t, v), "%.2f")))
+            out.append("| %s | %d | %s | %s | %s | %s | %s |" % (key[0], key[1], ms(v), ms(t), fmt(ratio(t, v), "%.2f"),
+                                                              pct(share(row, v, peaks.get(key[1]))),
+                                                              pct(share(row, t, peaks.get(key[1])))))
     if rss:
         out.append("")
         out.append("Peak resident memory (getrusage max RSS) of a process that built the model and ran the workload's")
@@ -126,6 +133,24 @@ def steps_table(out, rows, order, rss):
         out.append("|---|---:|---:|---:|")
         for (name, threads), d in sorted(rss.items()):
             out.append("| %s | %d | %s | %s |" % (name, threads, mib(d.get("versus")), mib(d.get("torch"))))
+
+
+def fma_peaks(rows, order):
+    """threads -> measured FMA peak in GFLOP/s."""
+    return {k[1]: rows[k]["versus"]["gflops"] for k in order if k[0] == "peak_fma" and "versus" in rows[k]}
+
+
+def share(row, seconds, peak):
+    """Fraction of the peak that the workload's flops (from versus's record) reach in `seconds`."""
+    v = row.get("versus", {})
+    flops = v.get("gflops", 0) * v.get("median_s", 0)
+    if not flops or not seconds or not peak:
+        return None
+    return flops / seconds / peak
+
+
+def pct(x):
+    return "%.0f%%" % (100 * x) if x is not None else "-"
 
 
 def ms(seconds):
@@ -151,7 +176,7 @@ def sgemm_table(out, rows, order):
         v, t, n = gflops(row, "versus"), gflops(row, "torch"), gflops(row, "numpy")
         out.append("| %s | %d | %s | %s | %s | %s | %s |" % (key[0], key[1], fmt(v), fmt(t), fmt(n),
                                                            fmt(ratio(v, t), "%.2f"), fmt(ratio(v, n), "%.2f")))
-    peaks = {k[1]: rows[k]["versus"]["gflops"] for k in order if k[0] == "peak_fma" and "versus" in rows[k]}
+    peaks = fma_peaks(rows, order)
     if peaks:
         out.append("")
         out.append("FMA peak: " + ", ".join("%.1f GFLOP/s at %d thread%s" % (g, t, "" if t == 1 else "s")
@@ -163,20 +188,24 @@ def targets(out, rows, order):
     out.append("")
     out.append("## Targets")
     out.append("")
-    out.append("| target | workload | threads | got |")
-    out.append("|---|---|---:|---:|")
+    out.append("For the time targets, *needs* is the share of the FMA peak that versus would have to reach to meet")
+    out.append("the target against this run's PyTorch time (above 100%: impossible without skipping work).")
+    out.append("")
+    out.append("| target | workload | threads | got | needs |")
+    out.append("|---|---|---:|---:|---:|")
     for key in order:
         row = rows[key]
         v, n = gflops(row, "versus"), gflops(row, "numpy")
         name = key[0]
         if name in ("sgemm_nn_256", "sgemm_nn_512", "sgemm_nn_1024"):
-            out.append("| versus/OpenBLAS >= 0.9 | %s | %d | %s |" % (name, key[1], fmt(ratio(v, n), "%.2f")))
+            out.append("| versus/OpenBLAS >= 0.9 | %s | %d | %s | |" % (name, key[1], fmt(ratio(v, n), "%.2f")))
         elif name.startswith("linear_"):
-            out.append("| versus/OpenBLAS >= 1.2 | %s | %d | %s |" % (name, key[1], fmt(ratio(v, n), "%.2f")))
+            out.append("| versus/OpenBLAS >= 1.2 | %s | %d | %s | |" % (name, key[1], fmt(ratio(v, n), "%.2f")))
     for name in ("sgemm_nn_512", "ganmex_mnist_step"):
         one, two = rows.get((name, 1), {}).get("versus"), rows.get((name, 2), {}).get("versus")
         if one and two and one.get("median_s") and two.get("median_s"):
-            out.append("| 2 threads / 1 thread >= 1.8 | %s | 2 | %.2f |" % (name, one["median_s"] / two["median_s"]))
+            out.append("| 2 threads / 1 thread >= 1.8 | %s | 2 | %.2f | |" % (name, one["median_s"] / two["median_s"]))
+    peaks = fma_peaks(rows, order)
     for key in order:
         row = rows[key]
         v, t = row.get("versus"), row.get("torch")
@@ -184,7 +213,9 @@ def targets(out, rows, order):
             continue
         goal = 2.0 if key[0] in ("ig200_mnist", "occlusion1_mnist") else 1.5 if key[0].endswith("_step") else None
         if goal:
-            out.append("| PyTorch time / versus time >= %.1f | %s | 1 | %.2f |" % (goal, key[0], t["median_s"] / v["median_s"]))
+            need = share(row, t["median_s"] / goal, peaks.get(1))
+            out.append("| PyTorch time / versus time >= %.1f | %s | 1 | %.2f | %s |" % (goal, key[0], t["median_s"] / v["median_s"],
+                                                                                    pct(need)))
 
 
 if __name__ == "__main__":
