@@ -103,7 +103,7 @@ static void expect_close(const char *what, const vs_tensor *t, const double *ref
                       (double)t->data[i], ref[i]);
 }
 
-/* Geometries: stride 1/2/3/4, padding 0/1/2, dilation 1/2, groups 1/2/4, odd sizes, kernels 1/3/5/6, batch 1-20
+/* Geometries: stride 1/2/3/4, padding 0/1/2, dilation 1/2, groups 1/2/4, odd sizes, kernels 1/3/5/6, batch 1-21
  * (the larger batches make several chunks of images with a remainder, see ops_conv.c). */
 static const geom GEOMS[] = {
     /* n  c   h   w  o kh kw sh sw ph pw dh dw g */
@@ -120,6 +120,7 @@ static const geom GEOMS[] = {
     {2, 6, 7, 7, 6, 3, 3, 2, 2, 0, 0, 2, 2, 2},
     {3, 4, 9, 6, 8, 5, 3, 2, 1, 2, 0, 1, 2, 4},
     {20, 2, 5, 6, 3, 3, 3, 1, 2, 1, 0, 1, 1, 1},
+    {21, 2, 8, 8, 3, 3, 3, 1, 1, 1, 1, 1, 1, 1}, /* 11 chunks: weight-gradient lanes of 1 and 2 chunks */
     {7, 4, 3, 3, 4, 1, 1, 1, 1, 0, 0, 1, 1, 2},
     {2, 3, 11, 10, 2, 3, 4, 3, 3, 1, 2, 1, 1, 1},
     {3, 2, 9, 13, 3, 2, 5, 1, 4, 0, 2, 1, 2, 1},
@@ -641,7 +642,8 @@ START_TEST(test_threads_bit_identical)
 {
     vs_rng r;
     vs_rng_seed(&r, 31);
-    vs_tensor *x = vs_tensor_randn(VS_SHAPE(9, 3, 11, 10), &r, 0, 1), *w = vs_tensor_randn(VS_SHAPE(4, 3, 3, 3), &r, 0, 1);
+    /* 25 images of 60 output pixels: 13 chunks of 2, dealt to 8 weight-gradient lanes unevenly. */
+    vs_tensor *x = vs_tensor_randn(VS_SHAPE(25, 3, 11, 10), &r, 0, 1), *w = vs_tensor_randn(VS_SHAPE(4, 3, 3, 3), &r, 0, 1);
     vs_tensor *b = vs_tensor_randn(VS_SHAPE(4), &r, 0, 1);
     vs_conv_opts o = {.stride = {2, 1}, .padding = {1, 1}};
     float *ref[3] = {NULL, NULL, NULL};
