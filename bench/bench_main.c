@@ -8,7 +8,13 @@
  * per timed sample), median_s and min_s (seconds per run), gflops, peak_pct, plus the workload's
  * own fields (shapes).  bench/torch_reference.py reads these lines to time the same cases.  --rss ends
  * with a line {"suite":"rss","max_rss_kb":...}: the process's peak resident memory (getrusage), which
- * measures one workload's loop when --filter and --threads select only that one. */
+ * measures one workload's loop when --filter and --threads select only that one.
+ *
+ * Thread scaling of the workloads in SCALING (the kernels issue's 2-thread target) is measured
+ * pairwise as well, when --threads lists 1 and a larger count: samples at 1 and N threads alternate
+ * (1,N then N,1), and the line {"suite":"scaling", "ratio_median":...} gives the median over pairs of
+ * time(1) / time(N).  On a shared VM whose speed drifts over minutes, that ratio of neighbours is
+ * steadier than the ratio of two medians measured minutes apart. */
 #include "bench.h"
 #include "autograd/kernels.h"
 #include "versus/threads.h"
@@ -55,6 +61,9 @@ typedef struct result {
     double median_s, min_s, gflops, peak_pct;
     long iters;
 } result;
+
+/* Workloads whose thread scaling is measured pairwise. */
+static const char *const SCALING[] = {"sgemm_nn_512", "ganmex_mnist_step"};
 
 static double now_s(void)
 {
@@ -227,6 +236,71 @@ static void print_table(const result *res, size_t n)
     }
 }
 
+/* Seconds per run of `iters` runs of the workload at `threads` threads. */
+static double sample_s(const vs_bench_case *c, void *state, int threads, long iters)
+{
+    vs_set_threads(threads);
+    const double t0 = now_s();
+    for (long i = 0; i < iters; i++) c->run(state);
+    return (now_s() - t0) / (double)iters;
+}
+
+/* Pairwise thread scaling of c between 1 and `threads` threads (see the top comment); false when
+ * a setup fails. */
+static bool measure_scaling(const vs_bench_case *c, int threads, int reps, FILE *json)
+{
+    vs_set_threads(1);
+    void *one = c->setup(c, 1);
+    vs_set_threads(threads);
+    void *many = one ? c->setup(c, threads) : NULL;
+    if (!many) {
+        if (one) c->teardown(one);
+        return false;
+    }
+    /* Warm both up, then size a sample from the 1-thread time like measure() does. */
+    (void)sample_s(c, one, 1, 1);
+    (void)sample_s(c, many, threads, 1);
+    const double once = sample_s(c, one, 1, 1);
+    const long iters = once >= MIN_SAMPLE_S ? 1 : (long)(MIN_SAMPLE_S / (once > 1e-9 ? once : 1e-9)) + 1;
+    for (double start = now_s(); now_s() - start < WARMUP_S;) {
+        (void)sample_s(c, one, 1, iters);
+        (void)sample_s(c, many, threads, iters);
+    }
+    double ratios[MAX_REPS];
+    for (int s = 0; s < reps; s++) {
+        double t1, tn;
+        if (s % 2 == 0) {
+            t1 = sample_s(c, one, 1, iters);
+            tn = sample_s(c, many, threads, iters);
+        } else {
+            tn = sample_s(c, many, threads, iters);
+            t1 = sample_s(c, one, 1, iters);
+        }
+        ratios[s] = t1 / tn;
+    }
+    c->teardown(one);
+    c->teardown(many);
+    qsort(ratios, (size_t)reps, sizeof ratios[0], cmp_double);
+    const double median = reps % 2 ? ratios[reps / 2] : 0.5 * (ratios[reps / 2 - 1] + ratios[reps / 2]);
+    for (FILE *out = stdout; out; out = out == stdout ? json : NULL)
+        fprintf(out,
+                "{\"name\":\"%s\",\"suite\":\"scaling\",\"impl\":\"versus\",\"threads\":%d,\"pairs\":%d,"
+                "\"ratio_median\":%.4f,\"ratio_min\":%.4f,\"ratio_max\":%.4f}\n",
+                c->name, threads, reps, median, ratios[0], ratios[reps - 1]);
+    printf("pairwise scaling: %s, 1 -> %d threads: %.2fx (median of %d pairs, range %.2f-%.2f)\n", c->name, threads,
+           median, reps, ratios[0], ratios[reps - 1]);
+    return true;
+}
+
+/* The registered case called name, or NULL. */
+static const vs_bench_case *find_case(const char *name)
+{
+    for (size_t s = 0; s < sizeof suites / sizeof suites[0]; s++)
+        for (size_t i = 0; i < *suites[s].count; i++)
+            if (!strcmp(suites[s].cases[i].name, name)) return &suites[s].cases[i];
+    return NULL;
+}
+
 int vs_bench_perf(const char *prog, int argc, char **argv)
 {
     options o;
@@ -285,6 +359,16 @@ int vs_bench_perf(const char *prog, int argc, char **argv)
             }
     }
     print_table(res, nres);
+    const int most = o.threads[o.nthreads - 1];
+    if (o.nthreads > 1 && o.threads[0] == 1 && most > 1 && !o.rss)
+        for (size_t k = 0; k < sizeof SCALING / sizeof SCALING[0]; k++) {
+            const vs_bench_case *c = find_case(SCALING[k]);
+            if (!c || !selected(o.filter, c->name)) continue;
+            if (!measure_scaling(c, most, o.reps, json)) {
+                fprintf(stderr, "%s: %s: setup failed (out of memory?)\n", prog, c->name);
+                status = 1;
+            }
+        }
     if (o.rss) {
         struct rusage ru;
         getrusage(RUSAGE_SELF, &ru);

@@ -115,6 +115,8 @@ check "perf one case" 0 $V bench perf --filter sgemm_nn_64 --reps 2 --threads 1 
 grep_out "perf prints a JSON line" '"name":"sgemm_nn_64","suite":"sgemm","impl":"versus","threads":1' out.txt
 grep_out "perf prints the table" "| sgemm_nn_64 | C = A B, 64 x 64 x 64 | 1 |" out.txt
 grep_out "perf writes --json" '"name":"sgemm_nn_64"' perf.jsonl
+check "perf pairwise scaling" 0 $V bench perf --filter sgemm_nn_512 --reps 3 --threads 1,2
+grep_out "perf prints the pairwise scaling line" '"name":"sgemm_nn_512","suite":"scaling","impl":"versus","threads":2,"pairs":3' out.txt
 check "perf unknown flag" 2 $V bench perf --fast
 grep_out "perf names the flag" "unknown flag --fast" err.txt
 check "perf bad reps" 2 $V bench perf --reps 0
