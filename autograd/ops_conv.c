@@ -11,6 +11,7 @@
  * conv_transpose2d output) and the "patch" side (conv2d output, conv_transpose2d input).  The work
  * for one image is a function of the image index with its own scratch buffer, so a thread pool can
  * split the batch.  Pooling and upsampling live in ops_pool.c. */
+#include "autograd/conv_direct.h"
 #include "autograd/internal.h"
 #include "autograd/kernels.h"
 
@@ -558,8 +559,25 @@ static bool weight_grad_run(conv_batch *j, float *dw)
 /* Run every image of the batch.  The chunk size depends on the geometry only, so results - and
  * the weight gradient's partial sums - are bit-identical for any number of threads.  A batch that
  * is one chunk runs on the calling thread, so that its matrix products can use the pool themselves. */
+/* Layers with a few output channels and stride 1 (a generator's last conv) go to conv_direct.c. */
+static bool conv_direct(conv_batch *j, float *dw, bool *done)
+{
+    const conv_geom *g = j->g;
+    *done = g->p.groups == 1 && g->p.sh == 1 && g->p.sw == 1 && g->o <= VS_CONV_DIRECT_MAX_O;
+    if (!*done) return true;
+    const vs_conv_direct d = {g->n, g->c, g->h, g->w, g->o, g->oh, g->ow, g->kh, g->kw, g->p.ph, g->p.pw, g->p.dh, g->p.dw};
+    bool ok = j->kind == CONV_FORWARD     ? vs_conv_direct_forward(&d, j->a, j->b, j->bias, j->out)
+              : j->kind == CONV_TRANSPOSE ? vs_conv_direct_transpose(&d, j->a, j->b, j->out)
+                                          : vs_conv_direct_weight_grad(&d, j->a, j->b, dw);
+    if (!ok) vs_set_last_error(VS_ERR_NOMEM, "%s: out of memory for the padded planes", j->op);
+    return ok;
+}
+
 static bool conv_run(conv_batch *j, float *dw)
 {
+    bool direct;
+    const bool ok = conv_direct(j, dw, &direct);
+    if (direct) return ok;
     int64_t n = j->g->n;
     j->grain = conv_grain(j->g);
     j->chunks = (n + j->grain - 1) / j->grain;

@@ -103,7 +103,7 @@ static void expect_close(const char *what, const vs_tensor *t, const double *ref
                       (double)t->data[i], ref[i]);
 }
 
-/* Geometries: stride 1/2/3/4, padding 0/1/2, dilation 1/2, groups 1/2/4, odd sizes, kernels 1/3/5/6, batch 1-21
+/* Geometries: stride 1/2/3/4, padding 0-4, dilation 1/2, groups 1/2/4, odd sizes, kernels 1-7, batch 1-21
  * (the larger batches make several chunks of images with a remainder, see ops_conv.c). */
 static const geom GEOMS[] = {
     /* n  c   h   w  o kh kw sh sw ph pw dh dw g */
@@ -120,7 +120,15 @@ static const geom GEOMS[] = {
     {2, 6, 7, 7, 6, 3, 3, 2, 2, 0, 0, 2, 2, 2},
     {3, 4, 9, 6, 8, 5, 3, 2, 1, 2, 0, 1, 2, 4},
     {20, 2, 5, 6, 3, 3, 3, 1, 2, 1, 0, 1, 1, 1},
-    {21, 2, 8, 8, 3, 3, 3, 1, 1, 1, 1, 1, 1, 1}, /* 11 chunks: weight-gradient lanes of 1 and 2 chunks */
+    {21, 2, 8, 8, 6, 3, 3, 1, 1, 1, 1, 1, 1, 1}, /* 11 chunks: weight-gradient lanes of 1 and 2 chunks */
+    /* At most 4 output channels, stride 1, groups 1: the direct kernels (conv_direct.c) - rows of
+     * 1-7 pixels, 8, 9, 36 (two register blocks, a ragged end), kernels 1-7, dilation 2, padding
+     * beyond the kernel's reach, several images and channels. */
+    {2, 3, 5, 3, 1, 3, 3, 1, 1, 1, 1, 1, 1, 1},
+    {3, 2, 9, 8, 4, 1, 1, 1, 1, 0, 0, 1, 1, 1},
+    {2, 5, 12, 40, 1, 7, 7, 1, 1, 3, 3, 1, 1, 1},
+    {2, 2, 11, 13, 3, 3, 5, 1, 1, 2, 1, 2, 2, 1},
+    {1, 3, 6, 9, 2, 2, 3, 1, 1, 3, 4, 1, 2, 1},
     {7, 4, 3, 3, 4, 1, 1, 1, 1, 0, 0, 1, 1, 2},
     {2, 3, 11, 10, 2, 3, 4, 3, 3, 1, 2, 1, 1, 1},
     {3, 2, 9, 13, 3, 2, 5, 1, 4, 0, 2, 1, 2, 1},
@@ -243,6 +251,28 @@ START_TEST(test_weight_grad_forward)
         ck_assert_msg(fabs(lhs - rhs) <= 1e-5 * (1 + abs_dot(cv, gy)), "geometry %d: %.9g vs %.9g", t, lhs, rhs);
         vs_scope_end();
     }
+}
+END_TEST
+
+/* The direct weight gradient sums whole 8-pixel blocks and masks the ragged end of a row: an input
+ * pixel that no product of a tap reaches must not reach that tap's gradient, not even as 0 * inf.
+ * x is 1 x 12 with inf in its last column; a 1 x 3 kernel gives 10 outputs, and only tap 2 (output
+ * 9) reads column 11. */
+START_TEST(test_direct_weight_grad_isolates_pixels)
+{
+    vs_scope_begin();
+    float xs[12] = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, INFINITY}, gs[10];
+    for (int j = 0; j < 10; j++) gs[j] = 0.5f + (float)j;
+    vs_tensor *x = vs_tensor_from(VS_SHAPE(1, 1, 1, 12), xs), *gy = vs_tensor_from(VS_SHAPE(1, 1, 1, 10), gs);
+    vs_tensor *dw = vs_conv2d_weight_grad(x, gy, 1, 3, NULL);
+    ck_assert_ptr_nonnull(dw);
+    for (int kj = 0; kj < 2; kj++) {
+        double want = 0;
+        for (int j = 0; j < 10; j++) want += (double)gs[j] * xs[j + kj];
+        ck_assert_msg(fabs(dw->data[kj] - want) <= 1e-5 * want, "tap %d: got %g, expected %g", kj, (double)dw->data[kj], want);
+    }
+    ck_assert(isinf(dw->data[2]));
+    vs_scope_end();
 }
 END_TEST
 
@@ -637,42 +667,48 @@ START_TEST(test_empty_shapes)
 }
 END_TEST
 
-/* The batch is split over the thread pool: results are bit-identical for 1, 2 and 3 threads. */
+/* The batch is split over the thread pool: results are bit-identical for 1, 2 and 3 threads, for
+ * im2col + GEMM (4 output channels, stride 2 x 1) and for the direct kernels (2 channels, stride 1). */
 START_TEST(test_threads_bit_identical)
 {
     vs_rng r;
     vs_rng_seed(&r, 31);
-    /* 25 images of 60 output pixels: 13 chunks of 2, dealt to 8 weight-gradient lanes unevenly. */
-    vs_tensor *x = vs_tensor_randn(VS_SHAPE(25, 3, 11, 10), &r, 0, 1), *w = vs_tensor_randn(VS_SHAPE(4, 3, 3, 3), &r, 0, 1);
-    vs_tensor *b = vs_tensor_randn(VS_SHAPE(4), &r, 0, 1);
-    vs_conv_opts o = {.stride = {2, 1}, .padding = {1, 1}};
-    float *ref[3] = {NULL, NULL, NULL};
-    int64_t sizes[3];
-    for (int t = 1; t <= 3; t++) {
-        vs_set_threads(t);
-        vs_scope_begin();
-        vs_tensor *y = vs_conv2d(x, w, b, &o);
-        vs_tensor *dw = vs_conv2d_weight_grad(x, y, 3, 3, &o);
-        vs_tensor *dx = vs_conv_transpose2d(y, w, NULL, &(vs_conv_opts){.stride = {2, 1}, .padding = {1, 1}, .output_padding = {0, 0}});
-        vs_tensor *outs[3] = {y, dw, dx};
-        for (int k = 0; k < 3; k++) {
-            ck_assert_ptr_nonnull(outs[k]);
-            if (t == 1) {
-                sizes[k] = outs[k]->size;
-                ref[k] = malloc((size_t)sizes[k] * sizeof(float));
-                memcpy(ref[k], outs[k]->data, (size_t)sizes[k] * sizeof(float));
-            } else {
-                ck_assert_int_eq(outs[k]->size, sizes[k]);
-                ck_assert_msg(memcmp(ref[k], outs[k]->data, (size_t)sizes[k] * sizeof(float)) == 0, "output %d differs with %d threads", k, t);
+    for (int variant = 0; variant < 2; variant++) {
+        const bool direct = variant == 1;
+        const int o_ch = direct ? 2 : 4, k = direct ? 5 : 3, sh = direct ? 1 : 2, pad = direct ? 2 : 1;
+        /* 25 images of 60 output pixels: 13 chunks of 2, dealt to 8 weight-gradient lanes unevenly. */
+        vs_tensor *x = vs_tensor_randn(VS_SHAPE(25, 3, 11, 10), &r, 0, 1), *w = vs_tensor_randn(VS_SHAPE(o_ch, 3, k, k), &r, 0, 1);
+        vs_tensor *b = vs_tensor_randn(VS_SHAPE(o_ch), &r, 0, 1);
+        vs_conv_opts o = {.stride = {sh, 1}, .padding = {pad, pad}};
+        float *ref[3] = {NULL, NULL, NULL};
+        int64_t sizes[3];
+        for (int t = 1; t <= 3; t++) {
+            vs_set_threads(t);
+            vs_scope_begin();
+            vs_tensor *y = vs_conv2d(x, w, b, &o);
+            vs_tensor *dw = vs_conv2d_weight_grad(x, y, k, k, &o);
+            vs_tensor *dx = vs_conv_transpose2d(y, w, NULL, &(vs_conv_opts){.stride = {sh, 1}, .padding = {pad, pad}});
+            vs_tensor *outs[3] = {y, dw, dx};
+            for (int q = 0; q < 3; q++) {
+                ck_assert_ptr_nonnull(outs[q]);
+                if (t == 1) {
+                    sizes[q] = outs[q]->size;
+                    ref[q] = malloc((size_t)sizes[q] * sizeof(float));
+                    memcpy(ref[q], outs[q]->data, (size_t)sizes[q] * sizeof(float));
+                } else {
+                    ck_assert_int_eq(outs[q]->size, sizes[q]);
+                    ck_assert_msg(memcmp(ref[q], outs[q]->data, (size_t)sizes[q] * sizeof(float)) == 0,
+                                  "%s: output %d differs with %d threads", direct ? "direct" : "gemm", q, t);
+                }
             }
+            vs_scope_end();
         }
-        vs_scope_end();
+        vs_set_threads(0);
+        for (int q = 0; q < 3; q++) free(ref[q]);
+        vs_tensor_free(x);
+        vs_tensor_free(w);
+        vs_tensor_free(b);
     }
-    vs_set_threads(0);
-    for (int k = 0; k < 3; k++) free(ref[k]);
-    vs_tensor_free(x);
-    vs_tensor_free(w);
-    vs_tensor_free(b);
 }
 END_TEST
 
@@ -701,6 +737,7 @@ static Suite *conv_suite(void)
     tcase_add_test(tc, test_wgan_gp_double_backward);
     tcase_add_test(tc, test_max_pool_rescale);
     tcase_add_test(tc, test_threads_bit_identical);
+    tcase_add_test(tc, test_direct_weight_grad_isolates_pixels);
     return s;
 }
 
