@@ -57,6 +57,7 @@ typedef struct direct_job {
     const float *a, *w, *bias; /* forward: x; transpose: y; weight grad: x */
     const float *b;            /* weight grad: gy */
     float *out;
+    bool transpose;            /* images_range: the transpose rather than the forward */
     volatile int failed;
 } direct_job;
 
@@ -94,23 +95,6 @@ VS_VECTOR_CLONES static void forward_image(const vs_conv_direct *g, const float 
                 st(t + 24, a3);
                 memcpy(y + (o * g->oh + i) * g->ow + xb, t, (size_t)min64(VB, g->ow - xb) * sizeof(float));
             }
-}
-
-static void forward_range(void *ctx, int64_t begin, int64_t end)
-{
-    direct_job *j = ctx;
-    const vs_conv_direct *g = j->g;
-    void *owned;
-    float *pad = scratch_floats((size_t)(g->c * fwd_rows(g) * fwd_stride(g)), &owned);
-    if (!pad) {
-        j->failed = 1;
-        return;
-    }
-    for (int64_t n = begin; n < end; n++) {
-        pad_planes(pad, j->a + n * g->c * g->h * g->w, g->c, g->h, g->w, fwd_rows(g), fwd_stride(g), g->ph, g->pw);
-        forward_image(g, pad, j->w, j->bias, j->out + n * g->o * g->oh * g->ow);
-    }
-    free(owned);
 }
 
 /* ---- transpose: x += conv_transpose2d(y, w) ------------------------------------------------------
@@ -155,19 +139,27 @@ VS_VECTOR_CLONES static void transpose_image(const vs_conv_direct *g, const floa
             }
 }
 
-static void transpose_range(void *ctx, int64_t begin, int64_t end)
+/* Images [begin, end) of the forward (j->transpose false) or the transpose: each image's input
+ * planes are bordered into this thread's scratch, then convolved. */
+static void images_range(void *ctx, int64_t begin, int64_t end)
 {
     direct_job *j = ctx;
     const vs_conv_direct *g = j->g;
+    const bool tr = j->transpose;
+    const int64_t planes = tr ? g->o : g->c, h = tr ? g->oh : g->h, w = tr ? g->ow : g->w;
+    const int64_t rows = tr ? tr_rows(g) : fwd_rows(g), ws = tr ? tr_stride(g) : fwd_stride(g);
     void *owned;
-    float *pad = scratch_floats((size_t)(g->o * tr_rows(g) * tr_stride(g)), &owned);
+    float *pad = scratch_floats((size_t)(planes * rows * ws), &owned);
     if (!pad) {
         j->failed = 1;
         return;
     }
     for (int64_t n = begin; n < end; n++) {
-        pad_planes(pad, j->a + n * g->o * g->oh * g->ow, g->o, g->oh, g->ow, tr_rows(g), tr_stride(g), tr_top(g), tr_left(g));
-        transpose_image(g, pad, j->w, j->out + n * g->c * g->h * g->w);
+        pad_planes(pad, j->a + n * planes * h * w, planes, h, w, rows, ws, tr ? tr_top(g) : g->ph, tr ? tr_left(g) : g->pw);
+        if (tr)
+            transpose_image(g, pad, j->w, j->out + n * g->c * g->h * g->w);
+        else
+            forward_image(g, pad, j->w, j->bias, j->out + n * g->o * g->oh * g->ow);
     }
     free(owned);
 }
@@ -270,13 +262,13 @@ static bool run(direct_job *j, int64_t n, vs_range_fn fn)
 bool vs_conv_direct_forward(const vs_conv_direct *g, const float *x, const float *w, const float *bias, float *y)
 {
     direct_job j = {.g = g, .a = x, .w = w, .bias = bias, .out = y};
-    return run(&j, g->n, forward_range);
+    return run(&j, g->n, images_range);
 }
 
 bool vs_conv_direct_transpose(const vs_conv_direct *g, const float *y, const float *w, float *x)
 {
-    direct_job j = {.g = g, .a = y, .w = w, .out = x};
-    return run(&j, g->n, transpose_range);
+    direct_job j = {.g = g, .a = y, .w = w, .out = x, .transpose = true};
+    return run(&j, g->n, images_range);
 }
 
 bool vs_conv_direct_weight_grad(const vs_conv_direct *g, const float *x, const float *gy, float *dw)
