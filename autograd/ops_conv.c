@@ -545,14 +545,18 @@ static bool weight_grad_run(conv_batch *j, float *dw)
         weight_grad_lanes(j, 0, j->lanes);
         return !j->failed;
     }
+    /* The partials live in the calling thread's scratch: fresh pages for them every step (megabytes
+     * for 128 x 128 x 3 x 3 weights) would cost more page faults than the sums themselves. */
     size_t bytes;
-    if (!vs_size_mul((size_t)j->lanes, (size_t)j->wsize * sizeof(float), &bytes) || !(j->out = malloc(bytes))) {
+    void *owned = NULL;
+    if (!vs_size_mul((size_t)j->lanes, (size_t)j->wsize * sizeof(float), &bytes) ||
+        !(j->out = bytes <= CONV_SCRATCH_KEEP ? vs_scratch(VS_SCRATCH_CONV_PARTS, bytes) : (owned = malloc(bytes)))) {
         vs_set_last_error(VS_ERR_NOMEM, "%s: out of memory for the partial weight gradients", j->op);
         return false;
     }
     vs_parallel_for(j->lanes, 1, weight_grad_lanes, j);
     if (!j->failed) sum_partials(dw, j->out, j->lanes, j->wsize);
-    free(j->out);
+    free(owned);
     return !j->failed;
 }
 
