@@ -1,0 +1,458 @@
+/* forward_boxes.c - incremental inference of a sequential on boxed copies of one input, the
+ * "Krypton" idea occlusion profits from.  Copy i equals x except inside a small box, so its
+ * activation after layer l equals x's own activation B_l except inside a "dirty" spatial box that
+ * grows with the receptive field.  Each layer of the leading run of supported layers computes only
+ * that box, for all copies of a chunk at once (values of copy i are columns off[i] .. off[i+1] of
+ * one [channels, P] matrix, row-major inside the box):
+ *   conv2d      im2col of the patched input (B_l outside the copy's box, its dirty values inside,
+ *               zero padding) over the output box, then one vs_sgemm with the weight [oc, c k k];
+ *   max / avg   the same patched tiles, each window reduced as ops_pool.c does (same values);
+ *   pool2d
+ *   pointwise   activations, dropout and batch norm in evaluation mode: the module's own forward
+ *               on the values seen as [1, c, 1, P].
+ * At the first other layer (flatten, linear, norms over space, residual blocks, ...) the copies are
+ * materialised (B_l with each copy's box written in) and the rest of the model runs as usual. */
+#include "autograd/kernels.h"
+#include "nn/internal.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define BOXES_CHUNK 64                  /* copies per chunk at most */
+#define BOXES_BUDGET ((int64_t)1 << 23) /* floats of one layer's values and columns per chunk (32 MB) */
+#define GATHER_GRAIN 8                  /* copies per task of the parallel gathers */
+
+typedef enum step_kind { STEP_CONV, STEP_MAX_POOL, STEP_AVG_POOL, STEP_POINTWISE } step_kind;
+
+/* One layer of the incremental prefix: what it computes, its window, and the [c, h, w] of its input
+ * and output activations (from the base pass). */
+typedef struct step {
+    vs_module *m;
+    step_kind kind;
+    int64_t k, s, p;
+    int64_t c, h, w, oc, oh, ow;
+} step;
+
+/* Where a copy's activation differs from the base: rows [y0, y0+h), columns [x0, x0+w), all channels. */
+typedef struct dirty {
+    int64_t y0, x0, h, w;
+} dirty;
+
+/* State of one call: the prefix, its base activations, and the plan of the current chunk. */
+typedef struct boxes_run {
+    vs_module *m;
+    int64_t nsteps;   /* layers [0, nsteps) are incremental */
+    step *steps;      /* [nsteps] */
+    vs_tensor **base; /* [nsteps + 1] base activations [1, c, h, w]; base[0] = x */
+    dirty *db;        /* [(nsteps + 1) * BOXES_CHUNK]: dirty box of copy i after layer l at l*CHUNK + i */
+    int64_t *off;     /* [(nsteps + 1) * (BOXES_CHUNK + 1)]: column offsets, off[.. + nb] = P */
+    int64_t *used;    /* [nsteps + 1] scratch floats of the chunk being planned */
+    int64_t *cost;    /* [nsteps + 1] the same for the copy being planned */
+    dirty *d;         /* [nsteps + 1] its dirty boxes */
+    float *scratch;   /* im2col columns and tiles, grown as needed */
+    size_t scratch_cap;
+} boxes_run;
+
+static dirty *boxes_at(const boxes_run *r, int64_t l) { return r->db + l * BOXES_CHUNK; }
+static int64_t *offs_at(const boxes_run *r, int64_t l) { return r->off + l * (BOXES_CHUNK + 1); }
+
+/* The incremental form of layer m, or false when it has none. */
+static bool step_of(vs_module *m, step *st)
+{
+    *st = (step){.m = m, .k = m->spec.kernel, .s = m->spec.stride, .p = m->spec.padding};
+    switch (m->kind) {
+    case VS_MODULE_CONV2D: st->kind = STEP_CONV; return true;
+    case VS_MODULE_MAX_POOL2D: st->kind = STEP_MAX_POOL; return true;
+    case VS_MODULE_AVG_POOL2D: st->kind = STEP_AVG_POOL; return true;
+    case VS_MODULE_RELU: case VS_MODULE_LEAKY_RELU: case VS_MODULE_ELU: case VS_MODULE_TANH:
+    case VS_MODULE_SIGMOID: case VS_MODULE_SOFTPLUS: case VS_MODULE_DROPOUT: case VS_MODULE_BATCH_NORM2D:
+        st->kind = STEP_POINTWISE;
+        return true;
+    default: return false;
+    }
+}
+
+/* A module of the subtree whose output depends on the mode and which is in training mode (dropout
+ * with p > 0 mixes in randomness, batch norm the batch's statistics), or NULL. */
+static const vs_module *training_dependent(const vs_module *m)
+{
+    bool dropout = m->kind == VS_MODULE_DROPOUT && m->spec.p > 0;
+    bool norm = m->kind == VS_MODULE_BATCH_NORM1D || m->kind == VS_MODULE_BATCH_NORM2D;
+    if (m->training && (dropout || norm)) return m;
+    for (int64_t i = 0; i < m->n_children; i++) {
+        const vs_module *t = training_dependent(m->children[i]);
+        if (t) return t;
+    }
+    return NULL;
+}
+
+static vs_status check_args(vs_module *m, vs_tensor *x, vs_tensor *fill, int64_t n, const int64_t *boxes, vs_error *err)
+{
+    static const char *op = "forward boxes";
+    if (!m || m->kind != VS_MODULE_SEQUENTIAL)
+        return vs_error_set(err, VS_ERR_ARG, "%s: the model must be a sequential, got %s", op,
+                            m ? vs_module_kind_name(m->kind) : "none");
+    if (!x || !fill || x->ndim != 4 || x->shape[0] != 1 || !vs_same_shape(x, fill)) {
+        char a[96] = "none", b[96] = "none";
+        if (x) vs_shape_str(x, a, sizeof a);
+        if (fill) vs_shape_str(fill, b, sizeof b);
+        return vs_error_set(err, VS_ERR_SHAPE, "%s: input %s and fill %s must both be [1, C, H, W]", op, a, b);
+    }
+    if (n < 0 || (n > 0 && !boxes)) return vs_error_set(err, VS_ERR_ARG, "%s: %lld boxes given as %s", op, (long long)n, boxes ? "a list" : "NULL");
+    for (int64_t i = 0; i < n; i++) {
+        const int64_t *b = boxes + 6 * i;
+        for (int d = 0; d < 3; d++)
+            if (b[d] < 0 || b[3 + d] < 1 || b[d] > x->shape[1 + d] - b[3 + d])
+                return vs_error_set(err, VS_ERR_ARG,
+                                    "%s: box %lld {c0 %lld, y0 %lld, x0 %lld, channels %lld, height %lld, width %lld} "
+                                    "is empty or leaves the input [%lld, %lld, %lld]",
+                                    op, (long long)i, (long long)b[0], (long long)b[1], (long long)b[2], (long long)b[3],
+                                    (long long)b[4], (long long)b[5], (long long)x->shape[1], (long long)x->shape[2],
+                                    (long long)x->shape[3]);
+    }
+    for (int64_t i = 0; i < m->n_children; i++) {
+        const vs_module *t = training_dependent(m->children[i]);
+        if (t)
+            return vs_error_set(err, VS_ERR_STATE,
+                                "%s: layer %lld holds a %s in training mode, whose output depends on the batch; switch "
+                                "the model to evaluation mode (vs_module_train(m, false))",
+                                op, (long long)i, vs_module_kind_name(t->kind));
+    }
+    return VS_OK;
+}
+
+/* ---- geometry ------------------------------------------------------------------------------------- */
+
+/* Outputs [*lo, *lo + *len) of a window layer (kernel k, stride s, padding p, n outputs) whose
+ * windows [i s - p, i s - p + k) meet the inputs [a, a + len), len >= 1. */
+static void window_span(int64_t a, int64_t len, int64_t k, int64_t s, int64_t p, int64_t n, int64_t *lo, int64_t *olen)
+{
+    int64_t first = a + p - k + 1, last = (a + len - 1 + p) / s;
+    first = first <= 0 ? 0 : (first + s - 1) / s;
+    if (last > n - 1) last = n - 1;
+    *lo = first;
+    *olen = last >= first ? last - first + 1 : 0;
+}
+
+/* The dirty box after st of a copy whose input is dirty in d (empty stays empty). */
+static dirty step_box(const step *st, dirty d)
+{
+    if (st->kind == STEP_POINTWISE) return d;
+    dirty o = {0, 0, 0, 0};
+    if (d.h == 0 || d.w == 0) return o;
+    window_span(d.y0, d.h, st->k, st->s, st->p, st->oh, &o.y0, &o.h);
+    window_span(d.x0, d.w, st->k, st->s, st->p, st->ow, &o.x0, &o.w);
+    if (o.h == 0 || o.w == 0) o = (dirty){0, 0, 0, 0};
+    return o;
+}
+
+/* Rows and columns of the input a window layer reads for the output box o (padding included). */
+static int64_t tile_side(const step *st, int64_t n) { return (n - 1) * st->s + st->k; }
+
+/* Dirty boxes and column offsets of the copies from i0 on, as many as fit BOXES_CHUNK and (beyond
+ * the first) BOXES_BUDGET floats of values and columns at every layer.  Returns the copy count. */
+static int64_t plan_chunk(boxes_run *r, const int64_t *boxes, int64_t i0, int64_t n)
+{
+    int64_t nb = 0, L = r->nsteps;
+    memset(r->used, 0, (size_t)(L + 1) * sizeof *r->used);
+    for (int64_t l = 0; l <= L; l++) offs_at(r, l)[0] = 0;
+    const vs_tensor *last = r->base[L];
+    const int64_t whole = last->shape[1] * last->shape[2] * last->shape[3]; /* a materialised copy */
+    while (nb < BOXES_CHUNK && i0 + nb < n) {
+        const int64_t *b = boxes + 6 * (i0 + nb);
+        dirty *d = r->d;
+        int64_t *cost = r->cost;
+        bool fits = true;
+        d[0] = (dirty){b[1], b[2], b[4], b[5]};
+        for (int64_t l = 0; l <= L; l++) {
+            if (l < L) d[l + 1] = step_box(&r->steps[l], d[l]);
+            if (l == L) {
+                cost[l] = whole;
+            } else {
+                const step *st = &r->steps[l];
+                int64_t pin = d[l].h * d[l].w, pout = d[l + 1].h * d[l + 1].w;
+                cost[l] = st->c * pin + st->oc * pout + (st->kind == STEP_CONV ? st->c * st->k * st->k * pout : 0);
+            }
+            fits = fits && r->used[l] + cost[l] <= BOXES_BUDGET;
+        }
+        if (nb > 0 && !fits) break;
+        for (int64_t l = 0; l <= L; l++) {
+            r->used[l] += cost[l];
+            boxes_at(r, l)[nb] = d[l];
+            offs_at(r, l)[nb + 1] = offs_at(r, l)[nb] + d[l].h * d[l].w;
+        }
+        nb++;
+    }
+    return nb;
+}
+
+static bool scratch_reserve(boxes_run *r, int64_t floats)
+{
+    if ((size_t)floats <= r->scratch_cap) return true;
+    float *p = realloc(r->scratch, (size_t)floats * sizeof *p);
+    if (!p) return false;
+    r->scratch = p;
+    r->scratch_cap = (size_t)floats;
+    return true;
+}
+
+/* ---- values of the chunk's dirty boxes --------------------------------------------------------------- */
+
+/* Dirty values at the input [1, C, 1, P]: x inside each copy's box, channels [c0, c0 + channels)
+ * taken from fill. */
+static vs_tensor *input_values(const boxes_run *r, const vs_tensor *x, const vs_tensor *fill, const int64_t *boxes, int64_t nb)
+{
+    const int64_t C = x->shape[1], H = x->shape[2], W = x->shape[3], P = offs_at(r, 0)[nb];
+    vs_tensor *v = vs_tensor_new(VS_SHAPE(1, C, 1, P));
+    if (!v) return NULL;
+    for (int64_t i = 0; i < nb; i++) {
+        const int64_t *b = boxes + 6 * i;
+        const dirty d = boxes_at(r, 0)[i];
+        for (int64_t c = 0; c < C; c++) {
+            const float *src = (c >= b[0] && c < b[0] + b[3] ? fill : x)->data + c * H * W;
+            float *dst = v->data + c * P + offs_at(r, 0)[i];
+            for (int64_t y = 0; y < d.h; y++) memcpy(dst + y * d.w, src + (d.y0 + y) * W + d.x0, (size_t)d.w * sizeof(float));
+        }
+    }
+    return v;
+}
+
+/* A parallel gather over the copies of a chunk through one window layer. */
+typedef struct gather_job {
+    const step *st;
+    const float *base;      /* B_l [c, h, w] */
+    const float *vals;      /* dirty values [c, pin] */
+    const dirty *din, *dout; /* [nb] */
+    const int64_t *oin, *oout;
+    int64_t pin, pout;
+    float *dst;             /* conv: columns [c k k, pout]; pools: values [c, pout] */
+    float *tiles;           /* one tile of tile_floats per task */
+    int64_t tile_floats;
+} gather_job;
+
+/* tile [c, th, tw] = the patched input of one copy over rows [ty, ty + th), columns [tx, tx + tw):
+ * pad outside the image, the copy's dirty values inside its box d, the base elsewhere. */
+static void patch_tile(const gather_job *j, dirty d, const float *vals, int64_t ty, int64_t tx, int64_t th, int64_t tw,
+                       float pad, float *tile)
+{
+    const step *st = j->st;
+    const int64_t lo = tx < 0 ? -tx : 0, hi = tx + tw > st->w ? st->w - tx : tw; /* columns inside the image */
+    for (int64_t c = 0; c < st->c; c++)
+        for (int64_t r = 0; r < th; r++) {
+            const int64_t y = ty + r;
+            float *dst = tile + (c * th + r) * tw;
+            if (y < 0 || y >= st->h || hi <= lo) {
+                for (int64_t q = 0; q < tw; q++) dst[q] = pad;
+                continue;
+            }
+            for (int64_t q = 0; q < lo; q++) dst[q] = pad;
+            memcpy(dst + lo, j->base + (c * st->h + y) * st->w + tx + lo, (size_t)(hi - lo) * sizeof(float));
+            for (int64_t q = hi; q < tw; q++) dst[q] = pad;
+            if (y < d.y0 || y >= d.y0 + d.h) continue;
+            /* columns of the dirty box inside the tile */
+            int64_t a = d.x0 > tx ? d.x0 : tx, e = d.x0 + d.w < tx + tw ? d.x0 + d.w : tx + tw;
+            if (e > a)
+                memcpy(dst + a - tx, vals + c * j->pin + (y - d.y0) * d.w + (a - d.x0), (size_t)(e - a) * sizeof(float));
+        }
+}
+
+/* Does v replace the running maximum m?  ops_pool.c's rule: the first maximum wins, NaN propagates. */
+static inline bool max_takes(float v, float m) { return m == m && !(v <= m); }
+
+/* Window (oy, ox) of channel c of a tile [c, th, tw] reduced like vs_max_pool2d / vs_avg_pool2d.
+ * Padding is -inf (max; never wins, every window holds a real element) or 0 (avg; adding +0 to the
+ * double sum changes nothing, so the sum equals the clipped one and the divisor is k^2). */
+static float pool_window(const step *st, const float *tile, int64_t tw, int64_t oy, int64_t ox)
+{
+    const float *w0 = tile + oy * st->s * tw + ox * st->s;
+    if (st->kind == STEP_MAX_POOL) {
+        float m = w0[0];
+        for (int64_t a = 0; a < st->k; a++)
+            for (int64_t b = 0; b < st->k; b++)
+                if (max_takes(w0[a * tw + b], m)) m = w0[a * tw + b];
+        return m;
+    }
+    double sum = 0;
+    for (int64_t a = 0; a < st->k; a++)
+        for (int64_t b = 0; b < st->k; b++) sum += w0[a * tw + b];
+    return (float)(sum * (1.0 / (double)(st->k * st->k)));
+}
+
+static void gather_copies(void *ctx, int64_t begin, int64_t end)
+{
+    const gather_job *j = ctx;
+    const step *st = j->st;
+    float *tile = j->tiles + (begin / GATHER_GRAIN) * j->tile_floats;
+    const float pad = st->kind == STEP_MAX_POOL ? -INFINITY : 0.0f;
+    for (int64_t i = begin; i < end; i++) {
+        const dirty o = j->dout[i];
+        if (o.h == 0) continue;
+        const int64_t th = tile_side(st, o.h), tw = tile_side(st, o.w), k = st->k, s = st->s;
+        patch_tile(j, j->din[i], j->vals + j->oin[i], o.y0 * s - st->p, o.x0 * s - st->p, th, tw, pad, tile);
+        for (int64_t c = 0; c < st->c; c++) {
+            const float *t = tile + c * th * tw;
+            if (st->kind != STEP_CONV) {
+                float *dst = j->dst + c * j->pout + j->oout[i];
+                for (int64_t oy = 0; oy < o.h; oy++)
+                    for (int64_t ox = 0; ox < o.w; ox++) dst[oy * o.w + ox] = pool_window(st, t, tw, oy, ox);
+                continue;
+            }
+            /* im2col: row (c, ki, kj) of the columns, the copy's output box in row-major order */
+            for (int64_t ki = 0; ki < k; ki++)
+                for (int64_t kj = 0; kj < k; kj++) {
+                    float *dst = j->dst + ((c * k + ki) * k + kj) * j->pout + j->oout[i];
+                    for (int64_t oy = 0; oy < o.h; oy++) {
+                        const float *src = t + (oy * s + ki) * tw + kj;
+                        for (int64_t ox = 0; ox < o.w; ox++) dst[oy * o.w + ox] = src[ox * s];
+                    }
+                }
+        }
+    }
+}
+
+/* Values after the window layer l (conv or pool) of the chunk's nb copies: [1, oc, 1, pout]. */
+static vs_tensor *window_step(boxes_run *r, int64_t l, const vs_tensor *vals, int64_t nb)
+{
+    const step *st = &r->steps[l];
+    gather_job j = {.st = st, .base = r->base[l]->data, .vals = vals->data, .din = boxes_at(r, l), .dout = boxes_at(r, l + 1),
+                    .oin = offs_at(r, l), .oout = offs_at(r, l + 1), .pin = offs_at(r, l)[nb], .pout = offs_at(r, l + 1)[nb]};
+    vs_tensor *out = vs_tensor_new(VS_SHAPE(1, st->oc, 1, j.pout));
+    if (!out || j.pout == 0) return out;
+    for (int64_t i = 0; i < nb; i++) {
+        const dirty o = j.dout[i];
+        int64_t t = o.h ? st->c * tile_side(st, o.h) * tile_side(st, o.w) : 0;
+        if (t > j.tile_floats) j.tile_floats = t;
+    }
+    const int64_t ckk = st->c * st->k * st->k, tasks = (nb + GATHER_GRAIN - 1) / GATHER_GRAIN;
+    const int64_t cols = st->kind == STEP_CONV ? ckk * j.pout : 0;
+    if (!scratch_reserve(r, cols + tasks * j.tile_floats)) {
+        vs_set_last_error(VS_ERR_NOMEM, "out of memory for %lld floats of columns", (long long)(cols + tasks * j.tile_floats));
+        return NULL;
+    }
+    j.tiles = r->scratch + cols;
+    j.dst = st->kind == STEP_CONV ? r->scratch : out->data;
+    vs_parallel_for(nb, GATHER_GRAIN, gather_copies, &j);
+    if (st->kind != STEP_CONV) return out;
+    /* out [oc, pout] = W [oc, c k k] cols [c k k, pout] + bias */
+    const vs_tensor *bias = vs_module_param(st->m, "bias");
+    if (bias)
+        for (int64_t o = 0; o < st->oc; o++)
+            for (int64_t q = 0; q < j.pout; q++) out->data[o * j.pout + q] = bias->data[o];
+    vs_sgemm(false, false, st->oc, j.pout, ckk, 1.0f, st->m->params[0]->data, ckk, r->scratch, j.pout, bias ? 1.0f : 0.0f,
+             out->data, j.pout);
+    return out;
+}
+
+/* The chunk's activations after the prefix as a batch [nb, c, h, w]: the base with each copy's
+ * dirty values written into its box. */
+static vs_tensor *materialise(const boxes_run *r, const vs_tensor *vals, int64_t nb)
+{
+    const vs_tensor *base = r->base[r->nsteps];
+    const int64_t C = base->shape[1], H = base->shape[2], W = base->shape[3], P = offs_at(r, r->nsteps)[nb];
+    vs_tensor *a = vs_tensor_new(VS_SHAPE(nb, C, H, W));
+    if (!a) return NULL;
+    for (int64_t i = 0; i < nb; i++) {
+        float *img = a->data + i * C * H * W;
+        const dirty d = boxes_at(r, r->nsteps)[i];
+        memcpy(img, base->data, (size_t)(C * H * W) * sizeof(float));
+        for (int64_t c = 0; c < C; c++)
+            for (int64_t y = 0; y < d.h; y++)
+                memcpy(img + (c * H + d.y0 + y) * W + d.x0, vals->data + c * P + offs_at(r, r->nsteps)[i] + y * d.w,
+                       (size_t)d.w * sizeof(float));
+    }
+    return a;
+}
+
+/* Outputs of the chunk of nb copies starting at box i0 (boxes planned). */
+static vs_tensor *chunk_forward(boxes_run *r, vs_tensor *x, vs_tensor *fill, const int64_t *boxes, int64_t nb)
+{
+    vs_tensor *v = input_values(r, x, fill, boxes, nb);
+    for (int64_t l = 0; v && l < r->nsteps; l++) {
+        const step *st = &r->steps[l];
+        if (st->kind != STEP_POINTWISE)
+            v = window_step(r, l, v, nb);
+        else if (offs_at(r, l)[nb] > 0)
+            v = vs_module_forward(st->m, v, NULL);
+    }
+    vs_tensor *a = v ? materialise(r, v, nb) : NULL;
+    if (!a || r->nsteps == r->m->n_children) return a;
+    return vs_sequential_forward_range(r->m, a, NULL, r->nsteps, r->m->n_children, NULL);
+}
+
+/* Base pass and chunks; the result [n, ...] (owned by the current scope) or NULL (last error set). */
+static vs_tensor *boxes_forward(boxes_run *r, vs_tensor *x, vs_tensor *fill, int64_t n, const int64_t *boxes)
+{
+    vs_module *m = r->m;
+    if (n == 0) {
+        vs_tensor *y = vs_sequential_forward_range(m, x, NULL, 0, m->n_children, NULL);
+        if (!y) return NULL;
+        int64_t shape[VS_MAX_DIMS];
+        memcpy(shape, y->shape, sizeof shape);
+        shape[0] = 0;
+        return vs_tensor_new(y->ndim, shape);
+    }
+    while (r->nsteps < m->n_children && step_of(m->children[r->nsteps], &(step){0})) r->nsteps++;
+    const int64_t L = r->nsteps;
+    r->steps = calloc((size_t)(L ? L : 1), sizeof *r->steps);
+    r->base = calloc((size_t)L + 1, sizeof *r->base);
+    r->db = calloc((size_t)(L + 1) * BOXES_CHUNK, sizeof *r->db);
+    r->off = calloc((size_t)(L + 1) * (BOXES_CHUNK + 1), sizeof *r->off);
+    r->used = calloc((size_t)L + 1, sizeof *r->used);
+    r->cost = calloc((size_t)L + 1, sizeof *r->cost);
+    r->d = calloc((size_t)L + 1, sizeof *r->d);
+    if (!r->steps || !r->base || !r->db || !r->off || !r->used || !r->cost || !r->d) {
+        vs_set_last_error(VS_ERR_NOMEM, "out of memory");
+        return NULL;
+    }
+    r->base[0] = x;
+    if (L > 0 && !vs_sequential_forward_range(m, x, NULL, 0, L, r->base + 1)) return NULL;
+    for (int64_t l = 0; l < L; l++) {
+        step *st = &r->steps[l];
+        step_of(m->children[l], st);
+        const vs_tensor *a = r->base[l], *b = r->base[l + 1];
+        st->c = a->shape[1], st->h = a->shape[2], st->w = a->shape[3];
+        st->oc = b->shape[1], st->oh = b->shape[2], st->ow = b->shape[3];
+    }
+    vs_tensor *out = NULL;
+    for (int64_t i0 = 0; i0 < n;) {
+        const int64_t nb = plan_chunk(r, boxes, i0, n);
+        vs_scope_begin();
+        vs_tensor *y = chunk_forward(r, x, fill, boxes + 6 * i0, nb);
+        if (y && !out) {
+            int64_t shape[VS_MAX_DIMS];
+            memcpy(shape, y->shape, sizeof shape);
+            shape[0] = n;
+            out = vs_keep(vs_tensor_new(y->ndim, shape));
+        }
+        bool ok = y && out;
+        if (ok) memcpy(out->data + i0 * (out->size / n), y->data, (size_t)y->size * sizeof(float));
+        vs_scope_end();
+        if (!ok) return NULL;
+        i0 += nb;
+    }
+    return out;
+}
+
+vs_tensor *vs_sequential_forward_boxes(vs_module *m, vs_tensor *x, vs_tensor *fill, int64_t n, const int64_t *boxes,
+                                       vs_error *err)
+{
+    if (check_args(m, x, fill, n, boxes, err) != VS_OK) return NULL;
+    const bool prev = vs_set_grad_enabled(false);
+    boxes_run r = {.m = m};
+    vs_scope_begin();
+    vs_tensor *y = vs_scope_return(boxes_forward(&r, x, fill, n, boxes));
+    vs_set_grad_enabled(prev);
+    free(r.steps);
+    free(r.base);
+    free(r.db);
+    free(r.off);
+    free(r.used);
+    free(r.cost);
+    free(r.d);
+    free(r.scratch);
+    if (!y)
+        vs_error_set(err, vs_last_error()->code ? vs_last_error()->code : VS_ERR_STATE, "forward boxes: %s",
+                     vs_last_error()->msg);
+    return y;
+}
