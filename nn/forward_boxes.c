@@ -2,14 +2,15 @@
  * "Krypton" idea occlusion profits from.  Copy i equals x except inside a small box, so its
  * activation after layer l equals x's own activation B_l except inside a "dirty" spatial box that
  * grows with the receptive field.  Each layer of the leading run of supported layers computes only
- * that box, for all copies of a chunk at once (values of copy i are columns off[i] .. off[i+1] of
- * one [channels, P] matrix, row-major inside the box):
+ * that box, for all copies of a chunk at once.  Values are kept channels last: copy i owns rows
+ * off[i] .. off[i+1] of one [P, channels] matrix, its box in row-major order.
  *   conv2d      im2col of the patched input (B_l outside the copy's box, its dirty values inside,
- *               zero padding) over the output box, then one vs_sgemm with the weight [oc, c k k];
+ *               zero padding), one row (ki, kj, c) per output position - k contiguous runs of k c
+ *               floats - then one vs_sgemm with the weight permuted to [k, k, c, oc];
  *   max / avg   the same patched tiles, each window reduced as ops_pool.c does (same values);
  *   pool2d
  *   pointwise   activations, dropout and batch norm in evaluation mode: the module's own forward
- *               on the values seen as [1, c, 1, P].
+ *               on the values seen as a batch of P one-pixel images [P, c, 1, 1].
  * At the first other layer (flatten, linear, norms over space, residual blocks, ...) the copies are
  * materialised (B_l with each copy's box written in) and the rest of the model runs as usual. */
 #include "autograd/kernels.h"
@@ -22,6 +23,7 @@
 #define BOXES_CHUNK 64                  /* copies per chunk at most */
 #define BOXES_BUDGET ((int64_t)1 << 23) /* floats of one layer's values and columns per chunk (32 MB) */
 #define GATHER_GRAIN 8                  /* copies per task of the parallel gathers */
+#define CONV_BLOCK ((int64_t)1 << 16)   /* floats of im2col rows per product (256 KB, cache-sized) */
 
 typedef enum step_kind { STEP_CONV, STEP_MAX_POOL, STEP_AVG_POOL, STEP_POINTWISE } step_kind;
 
@@ -46,11 +48,14 @@ typedef struct boxes_run {
     step *steps;      /* [nsteps] */
     vs_tensor **base; /* [nsteps + 1] base activations [1, c, h, w]; base[0] = x */
     dirty *db;        /* [(nsteps + 1) * BOXES_CHUNK]: dirty box of copy i after layer l at l*CHUNK + i */
-    int64_t *off;     /* [(nsteps + 1) * (BOXES_CHUNK + 1)]: column offsets, off[.. + nb] = P */
+    int64_t *off;     /* [(nsteps + 1) * (BOXES_CHUNK + 1)]: row offsets of the copies, off[.. + nb] = P */
     int64_t *used;    /* [nsteps + 1] scratch floats of the chunk being planned */
     int64_t *cost;    /* [nsteps + 1] the same for the copy being planned */
     dirty *d;         /* [nsteps + 1] its dirty boxes */
-    float *scratch;   /* im2col columns and tiles, grown as needed */
+    const float **hwc;   /* [nsteps] base[l] channels last [h, w, c] (window layers) */
+    const float **wperm; /* [nsteps] conv weights as [k, k, c, oc] */
+    float *layouts;      /* the storage of both */
+    float *scratch;      /* im2col rows and tiles, grown as needed */
     size_t scratch_cap;
 } boxes_run;
 
@@ -199,21 +204,21 @@ static bool scratch_reserve(boxes_run *r, int64_t floats)
 
 /* ---- values of the chunk's dirty boxes --------------------------------------------------------------- */
 
-/* Dirty values at the input [1, C, 1, P]: x inside each copy's box, channels [c0, c0 + channels)
+/* Dirty values at the input [P, C, 1, 1]: x inside each copy's box, channels [c0, c0 + channels)
  * taken from fill. */
 static vs_tensor *input_values(const boxes_run *r, const vs_tensor *x, const vs_tensor *fill, const int64_t *boxes, int64_t nb)
 {
     const int64_t C = x->shape[1], H = x->shape[2], W = x->shape[3], P = offs_at(r, 0)[nb];
-    vs_tensor *v = vs_tensor_new(VS_SHAPE(1, C, 1, P));
+    vs_tensor *v = vs_tensor_new(VS_SHAPE(P, C, 1, 1));
     if (!v) return NULL;
     for (int64_t i = 0; i < nb; i++) {
         const int64_t *b = boxes + 6 * i;
         const dirty d = boxes_at(r, 0)[i];
-        for (int64_t c = 0; c < C; c++) {
-            const float *src = (c >= b[0] && c < b[0] + b[3] ? fill : x)->data + c * H * W;
-            float *dst = v->data + c * P + offs_at(r, 0)[i];
-            for (int64_t y = 0; y < d.h; y++) memcpy(dst + y * d.w, src + (d.y0 + y) * W + d.x0, (size_t)d.w * sizeof(float));
-        }
+        float *dst = v->data + offs_at(r, 0)[i] * C;
+        for (int64_t y = 0; y < d.h; y++)
+            for (int64_t q = 0; q < d.w; q++)
+                for (int64_t c = 0; c < C; c++)
+                    dst[(y * d.w + q) * C + c] = (c >= b[0] && c < b[0] + b[3] ? fill : x)->data[(c * H + d.y0 + y) * W + d.x0 + q];
     }
     return v;
 }
@@ -221,126 +226,137 @@ static vs_tensor *input_values(const boxes_run *r, const vs_tensor *x, const vs_
 /* A parallel gather over the copies of a chunk through one window layer. */
 typedef struct gather_job {
     const step *st;
-    const float *base;      /* B_l [c, h, w] */
-    const float *vals;      /* dirty values [c, pin] */
+    const float *base;       /* B_l channels last [h, w, c] */
+    const float *vals;       /* dirty values [pin, c] */
     const dirty *din, *dout; /* [nb] */
     const int64_t *oin, *oout;
-    int64_t pin, pout;
-    float *dst;             /* conv: columns [c k k, pout]; pools: values [c, pout] */
-    float *tiles;           /* one tile of tile_floats per task */
+    float *dst;              /* conv: im2col rows [pout, k k c] from copy `first` on; pools: values [pout, c] */
+    float *tiles;            /* one tile of tile_floats per task */
+    int64_t first;           /* the loop's copies are first + [0, n) */
     int64_t tile_floats;
 } gather_job;
 
-/* tile [c, th, tw] = the patched input of one copy over rows [ty, ty + th), columns [tx, tx + tw):
- * pad outside the image, the copy's dirty values inside its box d, the base elsewhere. */
+/* tile [th, tw, c] = the patched input of one copy over rows [ty, ty + th), columns [tx, tx + tw):
+ * pad outside the image, the copy's dirty values vals [d.h d.w, c] inside its box d, the base
+ * elsewhere.  Channels last, a tile row is one or two copies of contiguous memory. */
 static void patch_tile(const gather_job *j, dirty d, const float *vals, int64_t ty, int64_t tx, int64_t th, int64_t tw,
                        float pad, float *tile)
 {
     const step *st = j->st;
-    const int64_t lo = tx < 0 ? -tx : 0, hi = tx + tw > st->w ? st->w - tx : tw; /* columns inside the image */
-    for (int64_t c = 0; c < st->c; c++)
-        for (int64_t r = 0; r < th; r++) {
-            const int64_t y = ty + r;
-            float *dst = tile + (c * th + r) * tw;
-            if (y < 0 || y >= st->h || hi <= lo) {
-                for (int64_t q = 0; q < tw; q++) dst[q] = pad;
-                continue;
-            }
-            for (int64_t q = 0; q < lo; q++) dst[q] = pad;
-            memcpy(dst + lo, j->base + (c * st->h + y) * st->w + tx + lo, (size_t)(hi - lo) * sizeof(float));
-            for (int64_t q = hi; q < tw; q++) dst[q] = pad;
-            if (y < d.y0 || y >= d.y0 + d.h) continue;
-            /* columns of the dirty box inside the tile */
-            int64_t a = d.x0 > tx ? d.x0 : tx, e = d.x0 + d.w < tx + tw ? d.x0 + d.w : tx + tw;
-            if (e > a)
-                memcpy(dst + a - tx, vals + c * j->pin + (y - d.y0) * d.w + (a - d.x0), (size_t)(e - a) * sizeof(float));
+    const int64_t C = st->c, lo = tx < 0 ? -tx : 0, hi = tx + tw > st->w ? st->w - tx : tw; /* columns inside the image */
+    for (int64_t r = 0; r < th; r++) {
+        const int64_t y = ty + r;
+        float *dst = tile + r * tw * C;
+        if (y < 0 || y >= st->h || hi <= lo) {
+            for (int64_t q = 0; q < tw * C; q++) dst[q] = pad;
+            continue;
         }
+        for (int64_t q = 0; q < lo * C; q++) dst[q] = pad;
+        memcpy(dst + lo * C, j->base + (y * st->w + tx + lo) * C, (size_t)((hi - lo) * C) * sizeof(float));
+        for (int64_t q = hi * C; q < tw * C; q++) dst[q] = pad;
+        if (y < d.y0 || y >= d.y0 + d.h) continue;
+        /* columns of the dirty box inside the tile */
+        const int64_t a = d.x0 > tx ? d.x0 : tx, e = d.x0 + d.w < tx + tw ? d.x0 + d.w : tx + tw;
+        if (e > a) memcpy(dst + (a - tx) * C, vals + ((y - d.y0) * d.w + a - d.x0) * C, (size_t)((e - a) * C) * sizeof(float));
+    }
 }
 
 /* Does v replace the running maximum m?  ops_pool.c's rule: the first maximum wins, NaN propagates. */
 static inline bool max_takes(float v, float m) { return m == m && !(v <= m); }
 
-/* Window (oy, ox) of channel c of a tile [c, th, tw] reduced like vs_max_pool2d / vs_avg_pool2d.
- * Padding is -inf (max; never wins, every window holds a real element) or 0 (avg; adding +0 to the
- * double sum changes nothing, so the sum equals the clipped one and the divisor is k^2). */
-static float pool_window(const step *st, const float *tile, int64_t tw, int64_t oy, int64_t ox)
+/* Window (oy, ox) of a tile [th, tw, c] reduced per channel like vs_max_pool2d / vs_avg_pool2d, into
+ * out[c].  Padding is -inf (max; never wins, every window holds a real element) or 0 (avg; adding +0
+ * to the double sum changes nothing, so it equals the clipped sum, and the divisor is k^2). */
+static void pool_window(const step *st, const float *tile, int64_t tw, int64_t oy, int64_t ox, float *out)
 {
-    const float *w0 = tile + oy * st->s * tw + ox * st->s;
-    if (st->kind == STEP_MAX_POOL) {
-        float m = w0[0];
-        for (int64_t a = 0; a < st->k; a++)
-            for (int64_t b = 0; b < st->k; b++)
-                if (max_takes(w0[a * tw + b], m)) m = w0[a * tw + b];
-        return m;
+    const int64_t C = st->c;
+    const float *w0 = tile + (oy * st->s * tw + ox * st->s) * C;
+    for (int64_t c = 0; c < C; c++) {
+        if (st->kind == STEP_MAX_POOL) {
+            float m = w0[c];
+            for (int64_t a = 0; a < st->k; a++)
+                for (int64_t b = 0; b < st->k; b++)
+                    if (max_takes(w0[(a * tw + b) * C + c], m)) m = w0[(a * tw + b) * C + c];
+            out[c] = m;
+        } else {
+            double sum = 0;
+            for (int64_t a = 0; a < st->k; a++)
+                for (int64_t b = 0; b < st->k; b++) sum += w0[(a * tw + b) * C + c];
+            out[c] = (float)(sum * (1.0 / (double)(st->k * st->k)));
+        }
     }
-    double sum = 0;
-    for (int64_t a = 0; a < st->k; a++)
-        for (int64_t b = 0; b < st->k; b++) sum += w0[a * tw + b];
-    return (float)(sum * (1.0 / (double)(st->k * st->k)));
 }
 
 static void gather_copies(void *ctx, int64_t begin, int64_t end)
 {
     const gather_job *j = ctx;
     const step *st = j->st;
+    const int64_t C = st->c, k = st->k, s = st->s;
     float *tile = j->tiles + (begin / GATHER_GRAIN) * j->tile_floats;
     const float pad = st->kind == STEP_MAX_POOL ? -INFINITY : 0.0f;
-    for (int64_t i = begin; i < end; i++) {
+    for (int64_t i = j->first + begin; i < j->first + end; i++) {
         const dirty o = j->dout[i];
         if (o.h == 0) continue;
-        const int64_t th = tile_side(st, o.h), tw = tile_side(st, o.w), k = st->k, s = st->s;
-        patch_tile(j, j->din[i], j->vals + j->oin[i], o.y0 * s - st->p, o.x0 * s - st->p, th, tw, pad, tile);
-        for (int64_t c = 0; c < st->c; c++) {
-            const float *t = tile + c * th * tw;
-            if (st->kind != STEP_CONV) {
-                float *dst = j->dst + c * j->pout + j->oout[i];
-                for (int64_t oy = 0; oy < o.h; oy++)
-                    for (int64_t ox = 0; ox < o.w; ox++) dst[oy * o.w + ox] = pool_window(st, t, tw, oy, ox);
-                continue;
-            }
-            /* im2col: row (c, ki, kj) of the columns, the copy's output box in row-major order */
-            for (int64_t ki = 0; ki < k; ki++)
-                for (int64_t kj = 0; kj < k; kj++) {
-                    float *dst = j->dst + ((c * k + ki) * k + kj) * j->pout + j->oout[i];
-                    for (int64_t oy = 0; oy < o.h; oy++) {
-                        const float *src = t + (oy * s + ki) * tw + kj;
-                        for (int64_t ox = 0; ox < o.w; ox++) dst[oy * o.w + ox] = src[ox * s];
-                    }
+        const int64_t th = tile_side(st, o.h), tw = tile_side(st, o.w);
+        patch_tile(j, j->din[i], j->vals + j->oin[i] * C, o.y0 * s - st->p, o.x0 * s - st->p, th, tw, pad, tile);
+        for (int64_t oy = 0; oy < o.h; oy++)
+            for (int64_t ox = 0; ox < o.w; ox++) {
+                const int64_t q = j->oout[i] + oy * o.w + ox;
+                if (st->kind != STEP_CONV) {
+                    pool_window(st, tile, tw, oy, ox, j->dst + q * C);
+                    continue;
                 }
-        }
+                /* im2col row of output (oy, ox): (ki, kj, c) at (ki k + kj) c; each ki is one run */
+                float *dst = j->dst + (q - j->oout[j->first]) * k * k * C;
+                for (int64_t ki = 0; ki < k; ki++)
+                    memcpy(dst + ki * k * C, tile + ((oy * s + ki) * tw + ox * s) * C, (size_t)(k * C) * sizeof(float));
+            }
     }
 }
 
-/* Values after the window layer l (conv or pool) of the chunk's nb copies: [1, oc, 1, pout]. */
+/* Values after the window layer l (conv or pool) of the chunk's nb copies: [pout, oc, 1, 1].  A conv
+ * runs over blocks of copies whose im2col rows fit CONV_BLOCK floats, so that the rows are still in
+ * cache when the product reads them. */
 static vs_tensor *window_step(boxes_run *r, int64_t l, const vs_tensor *vals, int64_t nb)
 {
     const step *st = &r->steps[l];
-    gather_job j = {.st = st, .base = r->base[l]->data, .vals = vals->data, .din = boxes_at(r, l), .dout = boxes_at(r, l + 1),
-                    .oin = offs_at(r, l), .oout = offs_at(r, l + 1), .pin = offs_at(r, l)[nb], .pout = offs_at(r, l + 1)[nb]};
-    vs_tensor *out = vs_tensor_new(VS_SHAPE(1, st->oc, 1, j.pout));
-    if (!out || j.pout == 0) return out;
+    gather_job j = {.st = st, .base = r->hwc[l], .vals = vals->data, .din = boxes_at(r, l), .dout = boxes_at(r, l + 1),
+                    .oin = offs_at(r, l), .oout = offs_at(r, l + 1)};
+    const int64_t pout = j.oout[nb];
+    vs_tensor *out = vs_tensor_new(VS_SHAPE(pout, st->oc, 1, 1));
+    if (!out || pout == 0) return out;
+    const bool conv = st->kind == STEP_CONV;
+    const int64_t kkc = st->k * st->k * st->c;
+    int64_t block = conv ? CONV_BLOCK : 0;
     for (int64_t i = 0; i < nb; i++) {
         const dirty o = j.dout[i];
-        int64_t t = o.h ? st->c * tile_side(st, o.h) * tile_side(st, o.w) : 0;
+        int64_t t = o.h ? tile_side(st, o.h) * tile_side(st, o.w) * st->c : 0;
         if (t > j.tile_floats) j.tile_floats = t;
+        if (conv && o.h * o.w * kkc > block) block = o.h * o.w * kkc;
     }
-    const int64_t ckk = st->c * st->k * st->k, tasks = (nb + GATHER_GRAIN - 1) / GATHER_GRAIN;
-    const int64_t cols = st->kind == STEP_CONV ? ckk * j.pout : 0;
-    if (!scratch_reserve(r, cols + tasks * j.tile_floats)) {
-        vs_set_last_error(VS_ERR_NOMEM, "out of memory for %lld floats of columns", (long long)(cols + tasks * j.tile_floats));
+    const int64_t tasks = (nb + GATHER_GRAIN - 1) / GATHER_GRAIN;
+    if (!scratch_reserve(r, block + tasks * j.tile_floats)) {
+        vs_set_last_error(VS_ERR_NOMEM, "out of memory for %lld floats of columns", (long long)(block + tasks * j.tile_floats));
         return NULL;
     }
-    j.tiles = r->scratch + cols;
-    j.dst = st->kind == STEP_CONV ? r->scratch : out->data;
-    vs_parallel_for(nb, GATHER_GRAIN, gather_copies, &j);
-    if (st->kind != STEP_CONV) return out;
-    /* out [oc, pout] = W [oc, c k k] cols [c k k, pout] + bias */
+    j.tiles = r->scratch + block;
+    j.dst = conv ? r->scratch : out->data;
+    if (!conv) {
+        vs_parallel_for(nb, GATHER_GRAIN, gather_copies, &j);
+        return out;
+    }
+    /* out [pout, oc] = rows [pout, k k c] W' + bias, W' = the weight as [k, k, c, oc], block by block */
     const vs_tensor *bias = vs_module_param(st->m, "bias");
     if (bias)
-        for (int64_t o = 0; o < st->oc; o++)
-            for (int64_t q = 0; q < j.pout; q++) out->data[o * j.pout + q] = bias->data[o];
-    vs_sgemm(false, false, st->oc, j.pout, ckk, 1.0f, st->m->params[0]->data, ckk, r->scratch, j.pout, bias ? 1.0f : 0.0f,
-             out->data, j.pout);
+        for (int64_t q = 0; q < pout; q++) memcpy(out->data + q * st->oc, bias->data, (size_t)st->oc * sizeof(float));
+    for (int64_t g0 = 0, g1; g0 < nb; g0 = g1) {
+        for (g1 = g0 + 1; g1 < nb && (j.oout[g1 + 1] - j.oout[g0]) * kkc <= block;) g1++;
+        j.first = g0;
+        vs_parallel_for(g1 - g0, GATHER_GRAIN, gather_copies, &j);
+        const int64_t q0 = j.oout[g0];
+        vs_sgemm(false, false, j.oout[g1] - q0, st->oc, kkc, 1.0f, r->scratch, kkc, r->wperm[l], st->oc, bias ? 1.0f : 0.0f,
+                 out->data + q0 * st->oc, st->oc);
+    }
     return out;
 }
 
@@ -349,22 +365,23 @@ static vs_tensor *window_step(boxes_run *r, int64_t l, const vs_tensor *vals, in
 static vs_tensor *materialise(const boxes_run *r, const vs_tensor *vals, int64_t nb)
 {
     const vs_tensor *base = r->base[r->nsteps];
-    const int64_t C = base->shape[1], H = base->shape[2], W = base->shape[3], P = offs_at(r, r->nsteps)[nb];
+    const int64_t C = base->shape[1], H = base->shape[2], W = base->shape[3];
     vs_tensor *a = vs_tensor_new(VS_SHAPE(nb, C, H, W));
     if (!a) return NULL;
     for (int64_t i = 0; i < nb; i++) {
         float *img = a->data + i * C * H * W;
         const dirty d = boxes_at(r, r->nsteps)[i];
+        const float *v = vals->data + offs_at(r, r->nsteps)[i] * C;
         memcpy(img, base->data, (size_t)(C * H * W) * sizeof(float));
-        for (int64_t c = 0; c < C; c++)
-            for (int64_t y = 0; y < d.h; y++)
-                memcpy(img + (c * H + d.y0 + y) * W + d.x0, vals->data + c * P + offs_at(r, r->nsteps)[i] + y * d.w,
-                       (size_t)d.w * sizeof(float));
+        for (int64_t y = 0; y < d.h; y++)
+            for (int64_t q = 0; q < d.w; q++)
+                for (int64_t c = 0; c < C; c++) img[(c * H + d.y0 + y) * W + d.x0 + q] = v[(y * d.w + q) * C + c];
     }
     return a;
 }
 
-/* Outputs of the chunk of nb copies starting at box i0 (boxes planned). */
+/* Outputs of the chunk of nb copies starting at box i0 (boxes planned).  Values are channels last,
+ * [P, c, 1, 1] - a batch of P one-pixel images - so a pointwise layer is the module's own forward. */
 static vs_tensor *chunk_forward(boxes_run *r, vs_tensor *x, vs_tensor *fill, const int64_t *boxes, int64_t nb)
 {
     vs_tensor *v = input_values(r, x, fill, boxes, nb);
@@ -378,6 +395,40 @@ static vs_tensor *chunk_forward(boxes_run *r, vs_tensor *x, vs_tensor *fill, con
     vs_tensor *a = v ? materialise(r, v, nb) : NULL;
     if (!a || r->nsteps == r->m->n_children) return a;
     return vs_sequential_forward_range(r->m, a, NULL, r->nsteps, r->m->n_children, NULL);
+}
+
+/* Channels-last copies of the base activations feeding window layers, and the conv weights as
+ * [k, k, c, oc]: rows in the im2col rows' (ki, kj, c) order. */
+static bool prepare_layouts(boxes_run *r)
+{
+    size_t total = 0;
+    for (int64_t l = 0; l < r->nsteps; l++) {
+        const step *st = &r->steps[l];
+        if (st->kind == STEP_POINTWISE) continue;
+        total += (size_t)(st->c * st->h * st->w);
+        if (st->kind == STEP_CONV) total += (size_t)(st->oc * st->k * st->k * st->c);
+    }
+    r->layouts = malloc((total ? total : 1) * sizeof(float));
+    if (!r->layouts) return false;
+    float *p = r->layouts;
+    for (int64_t l = 0; l < r->nsteps; l++) {
+        const step *st = &r->steps[l];
+        if (st->kind == STEP_POINTWISE) continue;
+        const int64_t C = st->c, HW = st->h * st->w, kk = st->k * st->k;
+        const float *b = r->base[l]->data;
+        r->hwc[l] = p;
+        for (int64_t c = 0; c < C; c++)
+            for (int64_t q = 0; q < HW; q++) p[q * C + c] = b[c * HW + q];
+        p += C * HW;
+        if (st->kind != STEP_CONV) continue;
+        const float *w = st->m->params[0]->data;
+        r->wperm[l] = p;
+        for (int64_t o = 0; o < st->oc; o++)
+            for (int64_t c = 0; c < C; c++)
+                for (int64_t t = 0; t < kk; t++) p[(t * C + c) * st->oc + o] = w[(o * C + c) * kk + t];
+        p += st->oc * kk * C;
+    }
+    return true;
 }
 
 /* Base pass and chunks; the result [n, ...] (owned by the current scope) or NULL (last error set). */
@@ -401,7 +452,9 @@ static vs_tensor *boxes_forward(boxes_run *r, vs_tensor *x, vs_tensor *fill, int
     r->used = calloc((size_t)L + 1, sizeof *r->used);
     r->cost = calloc((size_t)L + 1, sizeof *r->cost);
     r->d = calloc((size_t)L + 1, sizeof *r->d);
-    if (!r->steps || !r->base || !r->db || !r->off || !r->used || !r->cost || !r->d) {
+    r->hwc = calloc((size_t)L + 1, sizeof *r->hwc);
+    r->wperm = calloc((size_t)L + 1, sizeof *r->wperm);
+    if (!r->steps || !r->base || !r->db || !r->off || !r->used || !r->cost || !r->d || !r->hwc || !r->wperm) {
         vs_set_last_error(VS_ERR_NOMEM, "out of memory");
         return NULL;
     }
@@ -413,6 +466,10 @@ static vs_tensor *boxes_forward(boxes_run *r, vs_tensor *x, vs_tensor *fill, int
         const vs_tensor *a = r->base[l], *b = r->base[l + 1];
         st->c = a->shape[1], st->h = a->shape[2], st->w = a->shape[3];
         st->oc = b->shape[1], st->oh = b->shape[2], st->ow = b->shape[3];
+    }
+    if (!prepare_layouts(r)) {
+        vs_set_last_error(VS_ERR_NOMEM, "out of memory");
+        return NULL;
     }
     vs_tensor *out = NULL;
     for (int64_t i0 = 0; i0 < n;) {
@@ -450,6 +507,9 @@ vs_tensor *vs_sequential_forward_boxes(vs_module *m, vs_tensor *x, vs_tensor *fi
     free(r.used);
     free(r.cost);
     free(r.d);
+    free(r.hwc);
+    free(r.wperm);
+    free(r.layouts);
     free(r.scratch);
     if (!y)
         vs_error_set(err, vs_last_error()->code ? vs_last_error()->code : VS_ERR_STATE, "forward boxes: %s",
