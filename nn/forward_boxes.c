@@ -44,9 +44,11 @@ typedef struct dirty {
 /* State of one call: the prefix, its base activations, and the plan of the current chunk. */
 typedef struct boxes_run {
     vs_module *m;
+    vs_tensor *x, *fill;       /* [1, c, h, w] the input and what the boxes take from */
+    vs_tensor *y_base;         /* the model's output for x [1, ...] */
     int64_t nsteps;   /* layers [0, nsteps) are incremental */
     step *steps;      /* [nsteps] */
-    vs_tensor **base; /* [nsteps + 1] base activations [1, c, h, w]; base[0] = x */
+    vs_tensor **base; /* [n_children + 1] base activations, [1, c, h, w] up to base[nsteps]; base[0] = x */
     dirty *db;        /* [(nsteps + 1) * BOXES_CHUNK]: dirty box of copy i after layer l at l*CHUNK + i */
     int64_t *off;     /* [(nsteps + 1) * (BOXES_CHUNK + 1)]: row offsets of the copies, off[.. + nb] = P */
     int64_t *used;    /* [nsteps + 1] scratch floats of the chunk being planned */
@@ -155,6 +157,25 @@ static dirty step_box(const step *st, dirty d)
 /* Rows and columns of the input a window layer reads for the output box o (padding included). */
 static int64_t tile_side(const step *st, int64_t n) { return (n - 1) * st->s + st->k; }
 
+/* The dirty box at the input of a copy: the bounding box of the positions of box b where fill
+ * differs from x (bitwise) in one of the box's channels - empty when the box changes nothing, as
+ * when occluding background with a background baseline. */
+static dirty input_box(const vs_tensor *x, const vs_tensor *fill, const int64_t *b)
+{
+    const int64_t H = x->shape[2], W = x->shape[3];
+    int64_t y0 = INT64_MAX, y1 = -1, x0 = INT64_MAX, x1 = -1;
+    for (int64_t c = b[0]; c < b[0] + b[3]; c++)
+        for (int64_t y = b[1]; y < b[1] + b[4]; y++) {
+            const float *u = x->data + (c * H + y) * W, *v = fill->data + (c * H + y) * W;
+            for (int64_t q = b[2]; q < b[2] + b[5]; q++)
+                if (memcmp(u + q, v + q, sizeof(float)) != 0) {
+                    y0 = y < y0 ? y : y0, y1 = y > y1 ? y : y1;
+                    x0 = q < x0 ? q : x0, x1 = q > x1 ? q : x1;
+                }
+        }
+    return y1 < 0 ? (dirty){0, 0, 0, 0} : (dirty){y0, x0, y1 - y0 + 1, x1 - x0 + 1};
+}
+
 /* Dirty boxes and column offsets of the copies from i0 on, as many as fit BOXES_CHUNK and (beyond
  * the first) BOXES_BUDGET floats of values and columns at every layer.  Returns the copy count. */
 static int64_t plan_chunk(boxes_run *r, const int64_t *boxes, int64_t i0, int64_t n)
@@ -165,15 +186,14 @@ static int64_t plan_chunk(boxes_run *r, const int64_t *boxes, int64_t i0, int64_
     const vs_tensor *last = r->base[L];
     const int64_t whole = last->shape[1] * last->shape[2] * last->shape[3]; /* a materialised copy */
     while (nb < BOXES_CHUNK && i0 + nb < n) {
-        const int64_t *b = boxes + 6 * (i0 + nb);
         dirty *d = r->d;
         int64_t *cost = r->cost;
         bool fits = true;
-        d[0] = (dirty){b[1], b[2], b[4], b[5]};
+        d[0] = input_box(r->x, r->fill, boxes + 6 * (i0 + nb));
         for (int64_t l = 0; l <= L; l++) {
             if (l < L) d[l + 1] = step_box(&r->steps[l], d[l]);
             if (l == L) {
-                cost[l] = whole;
+                cost[l] = d[l].h ? whole : 0;
             } else {
                 const step *st = &r->steps[l];
                 int64_t pin = d[l].h * d[l].w, pout = d[l + 1].h * d[l + 1].w;
@@ -360,17 +380,18 @@ static vs_tensor *window_step(boxes_run *r, int64_t l, const vs_tensor *vals, in
     return out;
 }
 
-/* The chunk's activations after the prefix as a batch [nb, c, h, w]: the base with each copy's
- * dirty values written into its box. */
-static vs_tensor *materialise(const boxes_run *r, const vs_tensor *vals, int64_t nb)
+/* The chunk's activations after the prefix for the `live` copies whose dirty box is not empty, as a
+ * batch [live, c, h, w]: the base with each copy's dirty values written into its box. */
+static vs_tensor *materialise(const boxes_run *r, const vs_tensor *vals, int64_t nb, int64_t live)
 {
     const vs_tensor *base = r->base[r->nsteps];
     const int64_t C = base->shape[1], H = base->shape[2], W = base->shape[3];
-    vs_tensor *a = vs_tensor_new(VS_SHAPE(nb, C, H, W));
+    vs_tensor *a = vs_tensor_new(VS_SHAPE(live, C, H, W));
     if (!a) return NULL;
-    for (int64_t i = 0; i < nb; i++) {
-        float *img = a->data + i * C * H * W;
+    for (int64_t i = 0, k = 0; i < nb; i++) {
         const dirty d = boxes_at(r, r->nsteps)[i];
+        if (d.h == 0) continue;
+        float *img = a->data + k++ * C * H * W;
         const float *v = vals->data + offs_at(r, r->nsteps)[i] * C;
         memcpy(img, base->data, (size_t)(C * H * W) * sizeof(float));
         for (int64_t y = 0; y < d.h; y++)
@@ -380,11 +401,13 @@ static vs_tensor *materialise(const boxes_run *r, const vs_tensor *vals, int64_t
     return a;
 }
 
-/* Outputs of the chunk of nb copies starting at box i0 (boxes planned).  Values are channels last,
- * [P, c, 1, 1] - a batch of P one-pixel images - so a pointwise layer is the module's own forward. */
-static vs_tensor *chunk_forward(boxes_run *r, vs_tensor *x, vs_tensor *fill, const int64_t *boxes, int64_t nb)
+/* Outputs of the chunk of nb planned copies (boxes: theirs) into rows out[nb, row].  Values are
+ * channels last, [P, c, 1, 1] - a batch of P one-pixel images - so a pointwise layer is the
+ * module's own forward.  Copies whose dirty box is empty after the prefix output the base's row;
+ * the others are materialised and go through the rest of the model as one batch. */
+static bool chunk_forward(boxes_run *r, const int64_t *boxes, int64_t nb, float *out)
 {
-    vs_tensor *v = input_values(r, x, fill, boxes, nb);
+    vs_tensor *v = input_values(r, r->x, r->fill, boxes, nb);
     for (int64_t l = 0; v && l < r->nsteps; l++) {
         const step *st = &r->steps[l];
         if (st->kind != STEP_POINTWISE)
@@ -392,9 +415,24 @@ static vs_tensor *chunk_forward(boxes_run *r, vs_tensor *x, vs_tensor *fill, con
         else if (offs_at(r, l)[nb] > 0)
             v = vs_module_forward(st->m, v, NULL);
     }
-    vs_tensor *a = v ? materialise(r, v, nb) : NULL;
-    if (!a || r->nsteps == r->m->n_children) return a;
-    return vs_sequential_forward_range(r->m, a, NULL, r->nsteps, r->m->n_children, NULL);
+    if (!v) return false;
+    const dirty *d = boxes_at(r, r->nsteps);
+    const int64_t row = r->y_base->size;
+    int64_t live = 0;
+    for (int64_t i = 0; i < nb; i++) live += d[i].h > 0;
+    vs_tensor *y = live ? materialise(r, v, nb, live) : NULL;
+    if (live && y) y = vs_sequential_forward_range(r->m, y, NULL, r->nsteps, r->m->n_children, NULL);
+    if (live && !y) return false;
+    if (live && (y->shape[0] != live || y->size != live * row)) {
+        char a[96], b[96];
+        vs_shape_str(y, a, sizeof a);
+        vs_shape_str(r->y_base, b, sizeof b);
+        vs_set_last_error(VS_ERR_SHAPE, "%lld copies gave outputs %s, one input %s: the model mixes rows", (long long)live, a, b);
+        return false;
+    }
+    for (int64_t i = 0, k = 0; i < nb; i++)
+        memcpy(out + i * row, d[i].h ? y->data + k++ * row : r->y_base->data, (size_t)row * sizeof(float));
+    return true;
 }
 
 /* Channels-last copies of the base activations feeding window layers, and the conv weights as
@@ -432,21 +470,13 @@ static bool prepare_layouts(boxes_run *r)
 }
 
 /* Base pass and chunks; the result [n, ...] (owned by the current scope) or NULL (last error set). */
-static vs_tensor *boxes_forward(boxes_run *r, vs_tensor *x, vs_tensor *fill, int64_t n, const int64_t *boxes)
+static vs_tensor *boxes_forward(boxes_run *r, int64_t n, const int64_t *boxes)
 {
     vs_module *m = r->m;
-    if (n == 0) {
-        vs_tensor *y = vs_sequential_forward_range(m, x, NULL, 0, m->n_children, NULL);
-        if (!y) return NULL;
-        int64_t shape[VS_MAX_DIMS];
-        memcpy(shape, y->shape, sizeof shape);
-        shape[0] = 0;
-        return vs_tensor_new(y->ndim, shape);
-    }
     while (r->nsteps < m->n_children && step_of(m->children[r->nsteps], &(step){0})) r->nsteps++;
     const int64_t L = r->nsteps;
     r->steps = calloc((size_t)(L ? L : 1), sizeof *r->steps);
-    r->base = calloc((size_t)L + 1, sizeof *r->base);
+    r->base = calloc((size_t)m->n_children + 1, sizeof *r->base);
     r->db = calloc((size_t)(L + 1) * BOXES_CHUNK, sizeof *r->db);
     r->off = calloc((size_t)(L + 1) * (BOXES_CHUNK + 1), sizeof *r->off);
     r->used = calloc((size_t)L + 1, sizeof *r->used);
@@ -458,8 +488,14 @@ static vs_tensor *boxes_forward(boxes_run *r, vs_tensor *x, vs_tensor *fill, int
         vs_set_last_error(VS_ERR_NOMEM, "out of memory");
         return NULL;
     }
-    r->base[0] = x;
-    if (L > 0 && !vs_sequential_forward_range(m, x, NULL, 0, L, r->base + 1)) return NULL;
+    /* the base pass: every activation of x, and its output */
+    r->base[0] = r->x;
+    r->y_base = vs_sequential_forward_range(m, r->x, NULL, 0, m->n_children, r->base + 1);
+    if (!r->y_base) return NULL;
+    if (r->y_base->ndim < 1 || r->y_base->shape[0] != 1) {
+        vs_set_last_error(VS_ERR_SHAPE, "the output of one input must have a batch dimension of 1");
+        return NULL;
+    }
     for (int64_t l = 0; l < L; l++) {
         step *st = &r->steps[l];
         step_of(m->children[l], st);
@@ -471,22 +507,16 @@ static vs_tensor *boxes_forward(boxes_run *r, vs_tensor *x, vs_tensor *fill, int
         vs_set_last_error(VS_ERR_NOMEM, "out of memory");
         return NULL;
     }
-    vs_tensor *out = NULL;
-    for (int64_t i0 = 0; i0 < n;) {
-        const int64_t nb = plan_chunk(r, boxes, i0, n);
+    int64_t shape[VS_MAX_DIMS];
+    memcpy(shape, r->y_base->shape, sizeof shape);
+    shape[0] = n;
+    vs_tensor *out = vs_tensor_new(r->y_base->ndim, shape);
+    for (int64_t i0 = 0, nb; out && i0 < n; i0 += nb) {
+        nb = plan_chunk(r, boxes, i0, n);
         vs_scope_begin();
-        vs_tensor *y = chunk_forward(r, x, fill, boxes + 6 * i0, nb);
-        if (y && !out) {
-            int64_t shape[VS_MAX_DIMS];
-            memcpy(shape, y->shape, sizeof shape);
-            shape[0] = n;
-            out = vs_keep(vs_tensor_new(y->ndim, shape));
-        }
-        bool ok = y && out;
-        if (ok) memcpy(out->data + i0 * (out->size / n), y->data, (size_t)y->size * sizeof(float));
+        const bool ok = chunk_forward(r, boxes + 6 * i0, nb, out->data + i0 * r->y_base->size);
         vs_scope_end();
         if (!ok) return NULL;
-        i0 += nb;
     }
     return out;
 }
@@ -496,9 +526,9 @@ vs_tensor *vs_sequential_forward_boxes(vs_module *m, vs_tensor *x, vs_tensor *fi
 {
     if (check_args(m, x, fill, n, boxes, err) != VS_OK) return NULL;
     const bool prev = vs_set_grad_enabled(false);
-    boxes_run r = {.m = m};
+    boxes_run r = {.m = m, .x = x, .fill = fill};
     vs_scope_begin();
-    vs_tensor *y = vs_scope_return(boxes_forward(&r, x, fill, n, boxes));
+    vs_tensor *y = vs_scope_return(boxes_forward(&r, n, boxes));
     vs_set_grad_enabled(prev);
     free(r.steps);
     free(r.base);

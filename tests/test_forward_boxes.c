@@ -86,13 +86,19 @@ static void expect_close(const vs_tensor *a, const vs_tensor *b, const char *wha
 }
 
 /* The incremental outputs of m on n boxes of a random [C, H, W] input equal the materialised
- * forward, and are bit-identical at 1, 2 and 3 threads. */
-static void check_model(vs_module *m, int64_t C, int64_t H, int64_t W, int64_t n, uint64_t seed, const char *what)
+ * forward, and are bit-identical at 1, 2 and 3 threads.  The fill is random everywhere, or (patch)
+ * equal to x except on a 3x3 patch of channel 0, so that many boxes change nothing. */
+static void check_fill(vs_module *m, int64_t C, int64_t H, int64_t W, int64_t n, uint64_t seed, bool patch, const char *what)
 {
     vs_rng r;
     vs_rng_seed(&r, seed);
     vs_scope_begin();
     vs_tensor *x = vs_tensor_rand(VS_SHAPE(1, C, H, W), &r, -1, 1), *fill = vs_tensor_rand(VS_SHAPE(1, C, H, W), &r, -2, 2);
+    if (patch) {
+        memcpy(fill->data, x->data, (size_t)x->size * sizeof(float));
+        for (int64_t y = H / 2 - 1; y <= H / 2 + 1; y++)
+            for (int64_t q = W / 3; q < W / 3 + 3; q++) fill->data[y * W + q] = 0.5f - fill->data[y * W + q];
+    }
     int64_t *boxes = malloc((size_t)n * 6 * sizeof *boxes);
     n = make_boxes(C, H, W, &r, n, boxes);
     vs_tensor *ref = vs_module_forward(m, copies(x, fill, n, boxes), NULL);
@@ -113,6 +119,12 @@ static void check_model(vs_module *m, int64_t C, int64_t H, int64_t W, int64_t n
     vs_set_threads(0);
     free(boxes);
     vs_scope_end();
+}
+
+static void check_model(vs_module *m, int64_t C, int64_t H, int64_t W, int64_t n, uint64_t seed, const char *what)
+{
+    check_fill(m, C, H, W, n, seed, false, what);
+    check_fill(m, C, H, W, n, seed, true, what);
 }
 
 static void add(vs_module *seq, vs_module *layer) { ck_assert_int_eq(vs_sequential_add(seq, layer), VS_OK); }
@@ -138,8 +150,9 @@ START_TEST(test_conv_geometries)
 {
     vs_rng r;
     vs_rng_seed(&r, 11);
-    /* k6 s2 p2 (GANMEX), k3 s1 p1, k5 s1 p2, k1, stride 3; odd sizes so that windows clip unevenly */
-    const int64_t geo[][3] = {{6, 2, 2}, {3, 1, 1}, {5, 1, 2}, {1, 1, 0}, {3, 3, 0}, {4, 3, 1}, {2, 2, 0}};
+    /* k6 s2 p2 (GANMEX), k3 s1 p1, k5 s1 p2, k1, stride 3 (k1 s3 skips pixels: boxes between them
+     * change nothing); odd sizes so that windows clip unevenly */
+    const int64_t geo[][3] = {{6, 2, 2}, {3, 1, 1}, {5, 1, 2}, {1, 1, 0}, {3, 3, 0}, {4, 3, 1}, {2, 2, 0}, {1, 3, 0}};
     for (size_t g = 0; g < sizeof geo / sizeof geo[0]; g++) {
         vs_module *m = vs_sequential_new();
         conv_act(m, 3, 4, geo[g][0], geo[g][1], geo[g][2], VS_MODULE_RELU, &r);
