@@ -461,9 +461,14 @@ static bool prepare_layouts(boxes_run *r)
         if (st->kind != STEP_CONV) continue;
         const float *w = st->m->params[0]->data;
         r->wperm[l] = p;
-        for (int64_t o = 0; o < st->oc; o++)
-            for (int64_t c = 0; c < C; c++)
-                for (int64_t t = 0; t < kk; t++) p[(t * C + c) * st->oc + o] = w[(o * C + c) * kk + t];
+        /* row (t, c) gathers column c kk + t of every output's weights: the oc source lines stay in
+         * cache while t runs */
+        for (int64_t c = 0; c < C; c++)
+            for (int64_t t = 0; t < kk; t++) {
+                const float *src = w + c * kk + t;
+                float *dst = p + (t * C + c) * st->oc;
+                for (int64_t o = 0; o < st->oc; o++) dst[o] = src[o * C * kk];
+            }
         p += st->oc * kk * C;
     }
     return true;
