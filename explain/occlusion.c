@@ -64,7 +64,8 @@ vs_status vs_attr_occlusion(vs_attr_job *j, float *attr)
     int64_t *boxes = incremental ? malloc((size_t)chunk * 6 * sizeof *boxes) : NULL;
     double *scores = malloc((size_t)chunk * sizeof *scores), *acc = calloc((size_t)j->dim, sizeof *acc), base;
     int32_t *count = calloc((size_t)j->dim, sizeof *count);
-    vs_status st = (rows || boxes) && scores && acc && count ? VS_OK : vs_error_set(j->err, VS_ERR_NOMEM, "occlusion: out of memory");
+    vs_status st = (rows || boxes) && scores && acc && count ? VS_OK
+                                                             : vs_error_set(j->err, VS_ERR_NOMEM, "occlusion: out of memory");
     if (st == VS_OK) st = vs_job_scores(j, j->x->data, 1, &base);
     for (int64_t w0 = 0; w0 < nwin && st == VS_OK; w0 += chunk) {
         int64_t n = nwin - w0 < chunk ? nwin - w0 : chunk;

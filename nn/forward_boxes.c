@@ -6,13 +6,16 @@
  * off[i] .. off[i+1] of one [P, channels] matrix, its box in row-major order.
  *   conv2d      im2col of the patched input (B_l outside the copy's box, its dirty values inside,
  *               zero padding), one row (ki, kj, c) per output position - k contiguous runs of k c
- *               floats - then one vs_sgemm with the weight permuted to [k, k, c, oc];
+ *               floats - then vs_sgemm with the weight permuted to [k, k, c, oc], over blocks of
+ *               copies whose rows fit in cache;
  *   max / avg   the same patched tiles, each window reduced as ops_pool.c does (same values);
  *   pool2d
  *   pointwise   activations, dropout and batch norm in evaluation mode: the module's own forward
  *               on the values seen as a batch of P one-pixel images [P, c, 1, 1].
  * At the first other layer (flatten, linear, norms over space, residual blocks, ...) the copies are
- * materialised (B_l with each copy's box written in) and the rest of the model runs as usual. */
+ * materialised (B_l with each copy's box written in) and the rest of the model runs as usual.  The
+ * dirty box starts as the part of the box where fill differs from x, and can vanish (stride > k);
+ * a copy whose box is empty after the prefix takes the base pass's output without any work. */
 #include "autograd/kernels.h"
 #include "nn/internal.h"
 
@@ -46,18 +49,18 @@ typedef struct boxes_run {
     vs_module *m;
     vs_tensor *x, *fill;       /* [1, c, h, w] the input and what the boxes take from */
     vs_tensor *y_base;         /* the model's output for x [1, ...] */
-    int64_t nsteps;   /* layers [0, nsteps) are incremental */
-    step *steps;      /* [nsteps] */
-    vs_tensor **base; /* [n_children + 1] base activations, [1, c, h, w] up to base[nsteps]; base[0] = x */
-    dirty *db;        /* [(nsteps + 1) * BOXES_CHUNK]: dirty box of copy i after layer l at l*CHUNK + i */
-    int64_t *off;     /* [(nsteps + 1) * (BOXES_CHUNK + 1)]: row offsets of the copies, off[.. + nb] = P */
-    int64_t *used;    /* [nsteps + 1] scratch floats of the chunk being planned */
-    int64_t *cost;    /* [nsteps + 1] the same for the copy being planned */
-    dirty *d;         /* [nsteps + 1] its dirty boxes */
-    const float **hwc;   /* [nsteps] base[l] channels last [h, w, c] (window layers) */
-    const float **wperm; /* [nsteps] conv weights as [k, k, c, oc] */
-    float *layouts;      /* the storage of both */
-    float *scratch;      /* im2col rows and tiles, grown as needed */
+    int64_t nsteps;            /* layers [0, nsteps) are incremental */
+    step *steps;               /* [nsteps] */
+    vs_tensor **base;          /* [n_children + 1] base activations ([1, c, h, w] up to nsteps); base[0] = x */
+    dirty *db;                 /* [(nsteps + 1) * BOXES_CHUNK] dirty box of copy i after layer l at l CHUNK + i */
+    int64_t *off;              /* [(nsteps + 1) * (BOXES_CHUNK + 1)] the copies' first rows; off[.. + nb] = P */
+    int64_t *used;             /* [nsteps + 1] scratch floats of the chunk being planned */
+    int64_t *cost;             /* [nsteps + 1] the same for the copy being planned */
+    dirty *d;                  /* [nsteps + 1] its dirty boxes */
+    const float **hwc;         /* [nsteps] base[l] channels last [h, w, c] (window layers) */
+    const float **wperm;       /* [nsteps] conv weights as [k, k, c, oc] */
+    float *layouts;            /* the storage of both */
+    float *scratch;            /* im2col rows and tiles, grown as needed */
     size_t scratch_cap;
 } boxes_run;
 
@@ -106,7 +109,8 @@ static vs_status check_args(vs_module *m, vs_tensor *x, vs_tensor *fill, int64_t
         if (fill) vs_shape_str(fill, b, sizeof b);
         return vs_error_set(err, VS_ERR_SHAPE, "%s: input %s and fill %s must both be [1, C, H, W]", op, a, b);
     }
-    if (n < 0 || (n > 0 && !boxes)) return vs_error_set(err, VS_ERR_ARG, "%s: %lld boxes given as %s", op, (long long)n, boxes ? "a list" : "NULL");
+    if (n < 0 || (n > 0 && !boxes))
+        return vs_error_set(err, VS_ERR_ARG, "%s: %lld boxes given as %s", op, (long long)n, boxes ? "a list" : "NULL");
     for (int64_t i = 0; i < n; i++) {
         const int64_t *b = boxes + 6 * i;
         for (int d = 0; d < 3; d++)
@@ -237,8 +241,10 @@ static vs_tensor *input_values(const boxes_run *r, const vs_tensor *x, const vs_
         float *dst = v->data + offs_at(r, 0)[i] * C;
         for (int64_t y = 0; y < d.h; y++)
             for (int64_t q = 0; q < d.w; q++)
-                for (int64_t c = 0; c < C; c++)
-                    dst[(y * d.w + q) * C + c] = (c >= b[0] && c < b[0] + b[3] ? fill : x)->data[(c * H + d.y0 + y) * W + d.x0 + q];
+                for (int64_t c = 0; c < C; c++) {
+                    const vs_tensor *src = c >= b[0] && c < b[0] + b[3] ? fill : x;
+                    dst[(y * d.w + q) * C + c] = src->data[(c * H + d.y0 + y) * W + d.x0 + q];
+                }
     }
     return v;
 }
@@ -277,7 +283,8 @@ static void patch_tile(const gather_job *j, dirty d, const float *vals, int64_t 
         if (y < d.y0 || y >= d.y0 + d.h) continue;
         /* columns of the dirty box inside the tile */
         const int64_t a = d.x0 > tx ? d.x0 : tx, e = d.x0 + d.w < tx + tw ? d.x0 + d.w : tx + tw;
-        if (e > a) memcpy(dst + (a - tx) * C, vals + ((y - d.y0) * d.w + a - d.x0) * C, (size_t)((e - a) * C) * sizeof(float));
+        if (e > a)
+            memcpy(dst + (a - tx) * C, vals + ((y - d.y0) * d.w + a - d.x0) * C, (size_t)((e - a) * C) * sizeof(float));
     }
 }
 
@@ -427,7 +434,8 @@ static bool chunk_forward(boxes_run *r, const int64_t *boxes, int64_t nb, float 
         char a[96], b[96];
         vs_shape_str(y, a, sizeof a);
         vs_shape_str(r->y_base, b, sizeof b);
-        vs_set_last_error(VS_ERR_SHAPE, "%lld copies gave outputs %s, one input %s: the model mixes rows", (long long)live, a, b);
+        vs_set_last_error(VS_ERR_SHAPE, "%lld copies gave outputs %s, one input %s: the model mixes rows", (long long)live, a,
+                          b);
         return false;
     }
     for (int64_t i = 0, k = 0; i < nb; i++)
