@@ -13,9 +13,11 @@
  *   pointwise   activations, dropout and batch norm in evaluation mode: the module's own forward
  *               on the values seen as a batch of P one-pixel images [P, c, 1, 1].
  * At the first other layer (flatten, linear, norms over space, residual blocks, ...) the copies are
- * materialised (B_l with each copy's box written in) and the rest of the model runs as usual.  The
- * dirty box starts as the part of the box where fill differs from x, and can vanish (stride > k);
- * a copy whose box is empty after the prefix takes the base pass's output without any work. */
+ * materialised (B_l with each copy's box written in) and the rest of the model runs as usual - except
+ * flatten + linear when the boxes are small: y_i = y_base + W (a_i - B), one product per position
+ * of the boxes with the weight permuted to [h w, c, out] (sparse_linear).  The dirty box starts as
+ * the part of the box where fill differs from x, and can vanish (stride > k); a copy whose box is
+ * empty after the prefix takes the base pass's output without any work. */
 #include "autograd/kernels.h"
 #include "nn/internal.h"
 
@@ -59,7 +61,10 @@ typedef struct boxes_run {
     dirty *d;                  /* [nsteps + 1] its dirty boxes */
     const float **hwc;         /* [nsteps] base[l] channels last [h, w, c] (window layers) */
     const float **wperm;       /* [nsteps] conv weights as [k, k, c, oc] */
-    float *layouts;            /* the storage of both */
+    vs_module *lin;            /* the linear after a flatten that ends the prefix, when computed sparsely */
+    float *wlin;               /* its weight as [h w, c, out] (the positions some box holds) */
+    uint8_t *lin_used;         /* [h w] positions some copy's box holds after the prefix */
+    float *layouts;            /* the storage of hwc, wperm and wlin */
     float *scratch;            /* im2col rows and tiles, grown as needed */
     size_t scratch_cap;
 } boxes_run;
@@ -216,14 +221,14 @@ static int64_t plan_chunk(boxes_run *r, const int64_t *boxes, int64_t i0, int64_
     return nb;
 }
 
+/* r->scratch of at least `floats` floats (contents not kept). */
 static bool scratch_reserve(boxes_run *r, int64_t floats)
 {
     if ((size_t)floats <= r->scratch_cap) return true;
-    float *p = realloc(r->scratch, (size_t)floats * sizeof *p);
-    if (!p) return false;
-    r->scratch = p;
-    r->scratch_cap = (size_t)floats;
-    return true;
+    free(r->scratch);
+    r->scratch = malloc((size_t)floats * sizeof *r->scratch);
+    r->scratch_cap = r->scratch ? (size_t)floats : 0;
+    return r->scratch != NULL;
 }
 
 /* ---- values of the chunk's dirty boxes --------------------------------------------------------------- */
@@ -408,6 +413,61 @@ static vs_tensor *materialise(const boxes_run *r, const vs_tensor *vals, int64_t
     return a;
 }
 
+/* flatten + linear of the `live` copies whose dirty box is not empty, without materialising them:
+ * y_i = y_base + W (a_i - B) where a_i - B is zero outside the copy's box.  Grouped by position p of
+ * the box, every copy containing p adds (a_i - B)[p, :] [c] times the weight block W_p [c, out]
+ * (one product per position; the sums run in position order, the same for any thread count). */
+static vs_tensor *sparse_linear(boxes_run *r, const vs_tensor *vals, int64_t nb, int64_t live)
+{
+    const int64_t L = r->nsteps, C = r->base[L]->shape[1], W = r->base[L]->shape[3], HW = r->base[L]->shape[2] * W;
+    const int64_t out_n = r->lin->spec.out;
+    const dirty *d = boxes_at(r, L);
+    const int64_t *off = offs_at(r, L), P = off[nb];
+    vs_tensor *y = vs_tensor_new(VS_SHAPE(live, out_n));
+    if (!y) return NULL;
+    for (int64_t k = 0; k < live; k++) memcpy(y->data + k * out_n, r->base[L + 2]->data, (size_t)out_n * sizeof(float));
+    /* order[] = (row of the value, live index of the copy) pairs sorted by position: counting sort */
+    int64_t *count = calloc((size_t)HW + 1, sizeof *count), *order = malloc((size_t)(2 * P) * sizeof *order);
+    if (!count || !order || !scratch_reserve(r, P * (C + out_n))) {
+        free(count);
+        free(order);
+        vs_set_last_error(VS_ERR_NOMEM, "out of memory for the sparse linear layer");
+        return NULL;
+    }
+    for (int64_t i = 0; i < nb; i++)
+        for (int64_t yy = 0; yy < d[i].h; yy++)
+            for (int64_t xx = 0; xx < d[i].w; xx++) count[(d[i].y0 + yy) * W + d[i].x0 + xx + 1]++;
+    for (int64_t p = 0; p < HW; p++) count[p + 1] += count[p];
+    for (int64_t i = 0, k = 0; i < nb; i++) {
+        for (int64_t yy = 0; yy < d[i].h; yy++)
+            for (int64_t xx = 0; xx < d[i].w; xx++) {
+                int64_t *e = order + 2 * count[(d[i].y0 + yy) * W + d[i].x0 + xx]++;
+                e[0] = off[i] + yy * d[i].w + xx;
+                e[1] = k;
+            }
+        k += d[i].h > 0;
+    }
+    /* count[p] is now the end of position p's entries */
+    float *delta = r->scratch, *t = r->scratch + P * C;
+    const float *base = r->hwc[L];
+    for (int64_t p = 0, e0 = 0; p < HW; e0 = count[p++]) {
+        const int64_t n = count[p] - e0;
+        if (n == 0) continue;
+        for (int64_t e = 0; e < n; e++) {
+            const float *v = vals->data + order[2 * (e0 + e)] * C;
+            for (int64_t c = 0; c < C; c++) delta[e * C + c] = v[c] - base[p * C + c];
+        }
+        vs_sgemm(false, false, n, out_n, C, 1.0f, delta, C, r->wlin + p * C * out_n, out_n, 0.0f, t, out_n);
+        for (int64_t e = 0; e < n; e++) {
+            float *dst = y->data + order[2 * (e0 + e) + 1] * out_n;
+            for (int64_t o = 0; o < out_n; o++) dst[o] += t[e * out_n + o];
+        }
+    }
+    free(count);
+    free(order);
+    return y;
+}
+
 /* Outputs of the chunk of nb planned copies (boxes: theirs) into rows out[nb, row].  Values are
  * channels last, [P, c, 1, 1] - a batch of P one-pixel images - so a pointwise layer is the
  * module's own forward.  Copies whose dirty box is empty after the prefix output the base's row;
@@ -427,8 +487,8 @@ static bool chunk_forward(boxes_run *r, const int64_t *boxes, int64_t nb, float 
     const int64_t row = r->y_base->size;
     int64_t live = 0;
     for (int64_t i = 0; i < nb; i++) live += d[i].h > 0;
-    vs_tensor *y = live ? materialise(r, v, nb, live) : NULL;
-    if (live && y) y = vs_sequential_forward_range(r->m, y, NULL, r->nsteps, r->m->n_children, NULL);
+    vs_tensor *y = !live ? NULL : r->lin ? sparse_linear(r, v, nb, live) : materialise(r, v, nb, live);
+    if (live && y) y = vs_sequential_forward_range(r->m, y, NULL, r->nsteps + (r->lin ? 2 : 0), r->m->n_children, NULL);
     if (live && !y) return false;
     if (live && (y->shape[0] != live || y->size != live * row)) {
         char a[96], b[96];
@@ -454,6 +514,7 @@ static bool prepare_layouts(boxes_run *r)
         total += (size_t)(st->c * st->h * st->w);
         if (st->kind == STEP_CONV) total += (size_t)(st->oc * st->k * st->k * st->c);
     }
+    if (r->lin) total += (size_t)(r->base[r->nsteps]->size + r->lin->params[0]->size);
     r->layouts = malloc((total ? total : 1) * sizeof(float));
     if (!r->layouts) return false;
     float *p = r->layouts;
@@ -479,7 +540,47 @@ static bool prepare_layouts(boxes_run *r)
             }
         p += st->oc * kk * C;
     }
+    if (!r->lin) return true;
+    /* the input of flatten channels last, and the linear weight [out, c h w] as [h w, c, out]: blocks
+     * of 16 outputs (one cache line per written run) read row by row */
+    const vs_tensor *a = r->base[r->nsteps];
+    const int64_t C = a->shape[1], HW = a->shape[2] * a->shape[3], K = C * HW, out_n = r->lin->spec.out;
+    r->hwc[r->nsteps] = p;
+    for (int64_t c = 0; c < C; c++)
+        for (int64_t q = 0; q < HW; q++) p[q * C + c] = a->data[c * HW + q];
+    r->wlin = p += C * HW;
+    const float *w = r->lin->params[0]->data;
+    for (int64_t c = 0; c < C; c++)
+        for (int64_t q = 0; q < HW; q++) {
+            if (!r->lin_used[q]) continue; /* no copy's box holds position q */
+            float *dst = r->wlin + (q * C + c) * out_n;
+            const float *src = w + c * HW + q; /* the lines of column q stay in cache for q + 1 */
+            for (int64_t o = 0; o < out_n; o++) dst[o] = src[o * K];
+        }
     return true;
+}
+
+/* Whether flatten + linear right after the prefix are computed sparsely (sparse_linear): when the
+ * copies' dirty boxes there cover at most half of the activation on average, so that the sparse
+ * products (and the weight's permutation) cost less than the dense layer. */
+static bool sparse_linear_pays(boxes_run *r, int64_t n, const int64_t *boxes)
+{
+    const vs_module *m = r->m;
+    const int64_t L = r->nsteps;
+    if (L + 1 >= m->n_children || m->children[L]->kind != VS_MODULE_FLATTEN || m->children[L + 1]->kind != VS_MODULE_LINEAR ||
+        r->base[L]->ndim != 4)
+        return false;
+    const int64_t W = r->base[L]->shape[3], HW = r->base[L]->shape[2] * W;
+    int64_t covered = 0;
+    r->lin_used = calloc((size_t)HW, 1);
+    if (!r->lin_used) return false;
+    for (int64_t i = 0; i < n; i++) {
+        dirty d = input_box(r->x, r->fill, boxes + 6 * i);
+        for (int64_t l = 0; l < L; l++) d = step_box(&r->steps[l], d);
+        covered += d.h * d.w;
+        for (int64_t y = d.y0; y < d.y0 + d.h; y++) memset(r->lin_used + y * W + d.x0, 1, (size_t)d.w);
+    }
+    return 2 * covered <= n * HW;
 }
 
 /* Base pass and chunks; the result [n, ...] (owned by the current scope) or NULL (last error set). */
@@ -516,6 +617,7 @@ static vs_tensor *boxes_forward(boxes_run *r, int64_t n, const int64_t *boxes)
         st->c = a->shape[1], st->h = a->shape[2], st->w = a->shape[3];
         st->oc = b->shape[1], st->oh = b->shape[2], st->ow = b->shape[3];
     }
+    r->lin = sparse_linear_pays(r, n, boxes) ? m->children[L + 1] : NULL;
     if (!prepare_layouts(r)) {
         vs_set_last_error(VS_ERR_NOMEM, "out of memory");
         return NULL;
@@ -553,6 +655,7 @@ vs_tensor *vs_sequential_forward_boxes(vs_module *m, vs_tensor *x, vs_tensor *fi
     free(r.hwc);
     free(r.wperm);
     free(r.layouts);
+    free(r.lin_used);
     free(r.scratch);
     if (!y)
         vs_error_set(err, vs_last_error()->code ? vs_last_error()->code : VS_ERR_STATE, "forward boxes: %s",

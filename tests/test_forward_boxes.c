@@ -242,6 +242,8 @@ START_TEST(test_fallbacks)
 }
 END_TEST
 
+/* The GANMEX classifier: small boxes take the sparse flatten + linear path, whole-image boxes the
+ * materialised one; both match the plain forward. */
 START_TEST(test_ganmex_mnist)
 {
     vs_rng r;
@@ -251,6 +253,14 @@ START_TEST(test_ganmex_mnist)
     ck_assert_msg(m != NULL, "%s", err.msg);
     vs_module_train(m, false);
     check_model(m, 1, 28, 28, 24, 41, "GANMEX MNIST");
+    vs_scope_begin();
+    vs_tensor *x = vs_tensor_rand(VS_SHAPE(1, 1, 28, 28), &r, 0, 1), *fill = vs_tensor_zeros(VS_SHAPE(1, 1, 28, 28));
+    const int64_t big[12] = {0, 0, 0, 1, 28, 28, 0, 2, 1, 1, 26, 25};
+    vs_tensor *ref = vs_module_forward(m, copies(x, fill, 2, big), NULL);
+    vs_tensor *y = vs_sequential_forward_boxes(m, x, fill, 2, big, &err);
+    ck_assert_msg(y != NULL, "%s", err.msg);
+    expect_close(y, ref, "GANMEX MNIST, large boxes");
+    vs_scope_end();
     vs_module_free(m);
 }
 END_TEST
