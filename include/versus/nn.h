@@ -235,7 +235,8 @@ vs_tensor *vs_sequential_forward_range(vs_module *m, vs_tensor *x, const vs_forw
  * [1, C, H, W]).  Equal to vs_module_forward on the n materialised copies up to float rounding,
  * but each leading conv2d, pooling, activation, dropout and batch-norm layer computes only the
  * region of its activation that the box changes (occlusion's incremental inference); the first
- * other layer gets the materialised copies, and a copy the box leaves unchanged gets x's output.
+ * other layer gets the materialised copies (flatten + linear: y_base + W (a - B) over the boxes when
+ * they are small), and a copy the box leaves unchanged gets x's output.
  * Dropout and batch norm must be in evaluation mode (rows must not mix).  No gradient is recorded.
  * Result [n, ...] owned by the current scope; NULL with err set. */
 vs_tensor *vs_sequential_forward_boxes(vs_module *m, vs_tensor *x, vs_tensor *fill, int64_t n, const int64_t *boxes,
