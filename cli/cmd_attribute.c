@@ -264,7 +264,9 @@ const vs_verb vs_verb_attribute = {
     "draws noise in its range, mdts takes the nearest training example of the target class\n"
     "(--baseline-data SPEC).  deepshap and expected_gradients average over a baseline set (--baselines, or\n"
     "--class-baselines K from the target class of --baseline-data).  --report writes per-row scores, the\n"
-    "completeness (IG, DeepLIFT) or efficiency (Shapley) gap, model evaluations and time.",
+    "completeness (IG, DeepLIFT) or efficiency (Shapley) gap, model evaluations and time.  Occlusion on a\n"
+    "sequential image classifier is computed incrementally: each occluded copy recomputes only the region\n"
+    "of each conv/pool activation its window changes (same values, less work).",
     attribute_opts,
     run_attribute,
 };

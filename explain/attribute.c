@@ -50,11 +50,10 @@ static vs_tensor *score_error(const char *fmt, ...)
     return NULL;
 }
 
-static vs_tensor *explained_score(const vs_model_fn *m, vs_tensor *x, int64_t target, int64_t contrast)
+/* S of every row of the model outputs out ([n, C] logits, or [n] / [n, 1] scores): [n]. */
+static vs_tensor *score_of_outputs(vs_tensor *out, int64_t n, int64_t target, int64_t contrast)
 {
-    vs_tensor *out = m->forward(m->ctx, x);
     if (!out) return NULL;
-    int64_t n = x->shape[0];
     if (out->ndim == 1 || (out->ndim == 2 && out->shape[1] == 1)) return vs_reshape(out, 1, &n);
     if (out->ndim != 2) return score_error("model output must be [N,C] or [N], got %d dims", out->ndim);
     int64_t c = out->shape[1];
@@ -70,7 +69,7 @@ static vs_tensor *explained_score(const vs_model_fn *m, vs_tensor *x, int64_t ta
 vs_tensor *vs_explained_score(const vs_model_fn *m, vs_tensor *x, int64_t target, int64_t contrast)
 {
     vs_scope_begin();
-    return vs_scope_return(explained_score(m, x, target, contrast));
+    return vs_scope_return(score_of_outputs(m->forward(m->ctx, x), x->shape[0], target, contrast));
 }
 
 void vs_job_batch_shape(const vs_attr_job *j, int64_t n, int *ndim, int64_t *shape)
@@ -106,6 +105,20 @@ vs_status vs_job_scores(vs_attr_job *j, const float *xb, int64_t rows, double *s
         j->evaluations += n;
         vs_scope_end();
     }
+    vs_set_grad_enabled(prev);
+    return st;
+}
+
+vs_status vs_job_box_scores(vs_attr_job *j, int64_t n, const int64_t *boxes, double *scores)
+{
+    bool prev = vs_set_grad_enabled(false);
+    vs_scope_begin();
+    vs_tensor *out = j->m->forward_boxes(j->m->ctx, j->x, j->baseline, n, boxes);
+    vs_tensor *s = score_of_outputs(out, n, j->target, j->contrast);
+    vs_status st = s ? VS_OK : model_error(j);
+    for (int64_t i = 0; s && i < n; i++) scores[i] = s->data[i];
+    j->evaluations += n;
+    vs_scope_end();
     vs_set_grad_enabled(prev);
     return st;
 }

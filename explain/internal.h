@@ -21,6 +21,9 @@ void vs_job_batch_shape(const vs_attr_job *j, int64_t n, int *ndim, int64_t *sha
 
 /* S for rows xb [B, ...] (no graph); scores[B]. */
 vs_status vs_job_scores(vs_attr_job *j, const float *xb, int64_t rows, double *scores);
+/* S for n copies of the job's row whose box i (boxes[6i..6i+5] = {c0, y0, x0, channels, height,
+ * width}) takes the baseline's values, through the model's forward_boxes (which must be set). */
+vs_status vs_job_box_scores(vs_attr_job *j, int64_t n, const int64_t *boxes, double *scores);
 /* S and dS/dx for rows xb [B, ...]: grads [B*dim] (float), scores [B] (may be NULL). Rows are sent to
  * the model in chunks of o->batch. */
 vs_status vs_job_grads(vs_attr_job *j, const float *xb, int64_t rows, float *grads, double *scores);

@@ -49,8 +49,18 @@ static vs_tensor *module_forward_layer(void *ctx, vs_tensor *x, int layer, vs_te
     return y;
 }
 
+static vs_tensor *module_forward_boxes(void *ctx, vs_tensor *x, vs_tensor *fill, int64_t n, const int64_t *boxes)
+{
+    vs_module_explainee *e = ctx;
+    vs_error err;
+    vs_tensor *y = vs_sequential_forward_boxes(e->module, x, fill, n, boxes, &err);
+    if (!y) vs_set_last_error(err.code, "%s", err.msg);
+    return y;
+}
+
 vs_model_fn vs_model_fn_from_module(vs_module_explainee *e)
 {
-    vs_model_fn f = {module_forward, e->module->kind == VS_MODULE_SEQUENTIAL ? module_forward_layer : NULL, e};
+    bool seq = e->module->kind == VS_MODULE_SEQUENTIAL;
+    vs_model_fn f = {module_forward, seq ? module_forward_layer : NULL, e, seq ? module_forward_boxes : NULL};
     return f;
 }

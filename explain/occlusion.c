@@ -1,16 +1,52 @@
 /* occlusion.c - occlusion (Zeiler & Fergus): slide a window over the example, replace it with the
  * baseline, and credit each covered element with the score drop, averaged over the windows that
- * cover it (Captum's convention).  Occlusion-1 is the default 1-element window. */
+ * cover it (Captum's convention).  Occlusion-1 is the default 1-element window.  Models with an
+ * incremental forward_boxes (sequential image classifiers) score the occluded copies without
+ * materialising them: only the region each window changes is recomputed. */
 #include "explain/internal.h"
 
 #include <stdlib.h>
 #include <string.h>
 
+/* Origin {o0, o1, o2} of window q of the pos[0] x pos[1] x pos[2] grid, windows every s. */
+static void window_origin(int64_t q, const int64_t *pos, const int64_t *s, int64_t *o)
+{
+    o[2] = (q % pos[2]) * s[2];
+    o[1] = (q / pos[2] % pos[1]) * s[1];
+    o[0] = (q / pos[2] / pos[1]) * s[0];
+}
+
+/* Scores of windows [w0, w0 + n) occluded by the baseline: through the model's incremental
+ * forward_boxes when it has one and examples are [C, H, W] (box = the window), else on rows built
+ * here (rows: scratch of n examples). */
+static vs_status window_scores(vs_attr_job *j, int64_t w0, int64_t n, const int64_t *d, const int64_t *w, const int64_t *s,
+                               const int64_t *pos, float *rows, int64_t *boxes, double *scores)
+{
+    int64_t o[3];
+    for (int64_t r = 0; r < n; r++) {
+        window_origin(w0 + r, pos, s, o);
+        if (boxes) {
+            int64_t *b = boxes + 6 * r;
+            b[0] = o[0], b[1] = o[1], b[2] = o[2], b[3] = w[0], b[4] = w[1], b[5] = w[2];
+            continue;
+        }
+        float *row = rows + r * j->dim;
+        memcpy(row, j->x->data, (size_t)j->dim * sizeof(float));
+        for (int64_t a = o[0]; a < o[0] + w[0]; a++)
+            for (int64_t b = o[1]; b < o[1] + w[1]; b++)
+                for (int64_t c = o[2]; c < o[2] + w[2]; c++) {
+                    int64_t e = (a * d[1] + b) * d[2] + c;
+                    row[e] = j->baseline->data[e];
+                }
+    }
+    return boxes ? vs_job_box_scores(j, n, boxes, scores) : vs_job_scores(j, rows, n, scores);
+}
+
 vs_status vs_attr_occlusion(vs_attr_job *j, float *attr)
 {
     int k = j->x->ndim - 1; /* dims of one example */
     if (k > 3) return vs_error_set(j->err, VS_ERR_SHAPE, "occlusion: examples of at most 3 dims");
-    int64_t d[3] = {1, 1, 1}, w[3] = {1, 1, 1}, s[3] = {1, 1, 1}, pos[3];
+    int64_t d[3] = {1, 1, 1}, w[3] = {1, 1, 1}, s[3] = {1, 1, 1}, pos[3], o[3];
     for (int i = 0; i < k; i++) {
         d[3 - k + i] = j->x->shape[1 + i];
         w[3 - k + i] = j->o->window[i] > 0 ? j->o->window[i] : 1;
@@ -23,30 +59,22 @@ vs_status vs_attr_occlusion(vs_attr_job *j, float *attr)
         nwin *= pos[i];
     }
     int64_t chunk = j->o->batch > 0 ? j->o->batch : 64;
-    float *rows = malloc((size_t)(chunk * j->dim) * sizeof *rows);
+    bool incremental = j->m->forward_boxes && k == 3;
+    float *rows = incremental ? NULL : malloc((size_t)(chunk * j->dim) * sizeof *rows);
+    int64_t *boxes = incremental ? malloc((size_t)chunk * 6 * sizeof *boxes) : NULL;
     double *scores = malloc((size_t)chunk * sizeof *scores), *acc = calloc((size_t)j->dim, sizeof *acc), base;
     int32_t *count = calloc((size_t)j->dim, sizeof *count);
-    vs_status st = rows && scores && acc && count ? VS_OK : vs_error_set(j->err, VS_ERR_NOMEM, "occlusion: out of memory");
+    vs_status st = (rows || boxes) && scores && acc && count ? VS_OK
+                                                             : vs_error_set(j->err, VS_ERR_NOMEM, "occlusion: out of memory");
     if (st == VS_OK) st = vs_job_scores(j, j->x->data, 1, &base);
     for (int64_t w0 = 0; w0 < nwin && st == VS_OK; w0 += chunk) {
         int64_t n = nwin - w0 < chunk ? nwin - w0 : chunk;
-        for (int64_t r = 0; r < n; r++) {
-            int64_t q = w0 + r, o2 = (q % pos[2]) * s[2], o1 = (q / pos[2] % pos[1]) * s[1], o0 = (q / pos[2] / pos[1]) * s[0];
-            float *row = rows + r * j->dim;
-            memcpy(row, j->x->data, (size_t)j->dim * sizeof(float));
-            for (int64_t a = o0; a < o0 + w[0]; a++)
-                for (int64_t b = o1; b < o1 + w[1]; b++)
-                    for (int64_t c = o2; c < o2 + w[2]; c++) {
-                        int64_t e = (a * d[1] + b) * d[2] + c;
-                        row[e] = j->baseline->data[e];
-                    }
-        }
-        st = vs_job_scores(j, rows, n, scores);
+        st = window_scores(j, w0, n, d, w, s, pos, rows, boxes, scores);
         for (int64_t r = 0; r < n && st == VS_OK; r++) {
-            int64_t q = w0 + r, o2 = (q % pos[2]) * s[2], o1 = (q / pos[2] % pos[1]) * s[1], o0 = (q / pos[2] / pos[1]) * s[0];
-            for (int64_t a = o0; a < o0 + w[0]; a++)
-                for (int64_t b = o1; b < o1 + w[1]; b++)
-                    for (int64_t c = o2; c < o2 + w[2]; c++) {
+            window_origin(w0 + r, pos, s, o);
+            for (int64_t a = o[0]; a < o[0] + w[0]; a++)
+                for (int64_t b = o[1]; b < o[1] + w[1]; b++)
+                    for (int64_t c = o[2]; c < o[2] + w[2]; c++) {
                         int64_t e = (a * d[1] + b) * d[2] + c;
                         acc[e] += base - scores[r];
                         count[e]++;
@@ -56,6 +84,7 @@ vs_status vs_attr_occlusion(vs_attr_job *j, float *attr)
     if (st == VS_OK)
         for (int64_t e = 0; e < j->dim; e++) attr[e] = count[e] ? (float)(acc[e] / count[e]) : 0.0f;
     free(rows);
+    free(boxes);
     free(scores);
     free(acc);
     free(count);

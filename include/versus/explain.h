@@ -29,6 +29,10 @@ typedef struct vs_model_fn {
     /* Optional (Grad-CAM): outputs as above, and *act = the activation after layer `layer`. */
     vs_tensor *(*forward_layer)(void *ctx, vs_tensor *x, int layer, vs_tensor **act);
     void *ctx;
+    /* Optional (occlusion): outputs as `forward` for n copies of x [1, C, H, W] whose box i
+     * {c0, y0, x0, channels, height, width} = boxes[6i..6i+5] takes fill's values; NULL when the
+     * model has no incremental path (see vs_sequential_forward_boxes). */
+    vs_tensor *(*forward_boxes)(void *ctx, vs_tensor *x, vs_tensor *fill, int64_t n, const int64_t *boxes);
 } vs_model_fn;
 
 typedef enum vs_attr_method {
@@ -90,7 +94,7 @@ typedef struct vs_module_explainee {
 } vs_module_explainee;
 
 /* The vs_model_fn of e (forward in evaluation mode; forward_layer for sequential classifiers, where
- * layer -1 means the last conv2d). */
+ * layer -1 means the last conv2d; forward_boxes for sequential classifiers, incremental). */
 vs_model_fn vs_model_fn_from_module(vs_module_explainee *e);
 
 /* ---- baselines (GANMEX section 2) ------------------------------------------------------------------ */

@@ -230,6 +230,17 @@ vs_tensor *vs_module_forward(vs_module *m, vs_tensor *x, const vs_forward_ctx *c
  * the output of layer i (Grad-CAM takes the activation of one layer and differentiates the rest). */
 vs_tensor *vs_sequential_forward_range(vs_module *m, vs_tensor *x, const vs_forward_ctx *ctx, int64_t begin,
                                        int64_t end, vs_tensor **outs);
+/* Outputs of the sequential m for n copies of one input x [1, C, H, W]: copy i equals x except that
+ * the box boxes[6i..6i+5] = {c0, y0, x0, channels, height, width} takes fill's values (fill
+ * [1, C, H, W]).  Equal to vs_module_forward on the n materialised copies up to float rounding,
+ * but each leading conv2d, pooling, activation, dropout and batch-norm layer computes only the
+ * region of its activation that the box changes (occlusion's incremental inference); the first
+ * other layer gets the materialised copies (flatten + linear: y_base + W (a - B) over the boxes when
+ * they are small), and a copy the box leaves unchanged gets x's output.
+ * Dropout and batch norm must be in evaluation mode (rows must not mix).  No gradient is recorded.
+ * Result [n, ...] owned by the current scope; NULL with err set. */
+vs_tensor *vs_sequential_forward_boxes(vs_module *m, vs_tensor *x, vs_tensor *fill, int64_t n, const int64_t *boxes,
+                                       vs_error *err);
 /* s[i] = similarity(encoder(a)[i], encoder(b)[i]): [N].  ctx_b NULL means ctx_a (graph pairs use
  * one context per side). */
 vs_tensor *vs_siamese_forward(vs_module *m, vs_tensor *a, const vs_forward_ctx *ctx_a, vs_tensor *b,
