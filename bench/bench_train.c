@@ -22,7 +22,7 @@ typedef enum train_kind {
     K_STARGAN,  /* StarGAN-style generator on 28x28, L1 loss */
     K_WGAN_GP,  /* conv critic with the gradient penalty (double backward) */
     K_IG,       /* integrated gradients, 200 steps, batches of 64 (no Adam step) */
-    K_OCCLUSION, /* occlusion-1 through vs_attribute: 784 one-pixel windows, batches of 64 */
+    K_OCCLUSION, /* occlusion-1 through vs_attribute: 784 one-pixel windows, incremental */
     K_SALIENCY  /* gradient of the target logit for a batch of 64 */
 } train_kind;
 
@@ -267,7 +267,8 @@ static void run_ig(train_state *s)
 }
 
 /* Occlusion-1 of image 0 through the library: vs_attribute on the module's model_fn (target class
- * 3, zero baseline, one-pixel windows, batches of 64), which takes the incremental path. */
+ * 3, zero baseline, one-pixel windows), which takes the incremental path (all windows in one call;
+ * PyTorch's twin evaluates them in batches of 64, as Captum does). */
 static void run_occlusion(train_state *s)
 {
     vs_module_explainee e = {s->m, NULL};
@@ -435,7 +436,7 @@ const vs_bench_case vs_bench_train_cases[] = {
     TRAIN("train", "wgan_gp_disc_step", "conv critic 28x28, batch 16, WGAN loss + gradient penalty + Adam", K_WGAN_GP,
           16),
     TRAIN("explain", "ig200_mnist", "IG 200 steps on the GANMEX MNIST classifier, batches of 64", K_IG, 64),
-    TRAIN("explain", "occlusion1_mnist", "Occlusion-1 via vs_attribute: 784 one-pixel windows, batches of 64, incremental", K_OCCLUSION, 64),
+    TRAIN("explain", "occlusion1_mnist", "Occlusion-1 via vs_attribute: 784 one-pixel windows, incremental", K_OCCLUSION, 64),
     TRAIN("explain", "saliency64_mnist", "input gradient of the target logit, batch 64", K_SALIENCY, 64),
 };
 const size_t vs_bench_train_count = sizeof vs_bench_train_cases / sizeof vs_bench_train_cases[0];

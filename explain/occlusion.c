@@ -58,8 +58,10 @@ vs_status vs_attr_occlusion(vs_attr_job *j, float *attr)
         pos[i] = (d[i] - w[i]) / s[i] + 1;
         nwin *= pos[i];
     }
-    int64_t chunk = j->o->batch > 0 ? j->o->batch : 64;
     bool incremental = j->m->forward_boxes && k == 3;
+    /* The incremental path takes every window in one call: it chunks the copies itself, within a
+     * memory budget, and makes the base pass and its weight layouts once instead of per batch. */
+    int64_t chunk = incremental ? nwin : j->o->batch > 0 ? j->o->batch : 64;
     float *rows = incremental ? NULL : malloc((size_t)(chunk * j->dim) * sizeof *rows);
     int64_t *boxes = incremental ? malloc((size_t)chunk * 6 * sizeof *boxes) : NULL;
     double *scores = malloc((size_t)chunk * sizeof *scores), *acc = calloc((size_t)j->dim, sizeof *acc), base;

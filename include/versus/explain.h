@@ -63,7 +63,8 @@ typedef struct vs_attr_opts {
     int64_t n_segments;
     float kernel_width;        /* lime: width of the exponential kernel on cosine distance (default 0.25) */
     float ridge;               /* lime: L2 penalty (default 1.0) */
-    int batch;                 /* rows per model call for batched evaluations (default 64) */
+    int batch;                 /* rows per model call for batched evaluations (default 64); occlusion through
+                                * forward_boxes sends every window in one call (the hook chunks them itself) */
     uint64_t seed;
 } vs_attr_opts;
 
