@@ -12,9 +12,11 @@
  *
  * Thread scaling of the workloads in SCALING (the kernels issue's 2-thread target) is measured
  * pairwise as well, when --threads lists 1 and a larger count: samples at 1 and N threads alternate
- * (1,N then N,1), and the line {"suite":"scaling", "ratio_median":...} gives the median over pairs of
- * time(1) / time(N).  On a shared VM whose speed drifts over minutes, that ratio of neighbours is
- * steadier than the ratio of two medians measured minutes apart. */
+ * (1,N then N,1), each of at least SCALING_SAMPLE_S after one untimed run at its thread count (so a
+ * pool that slept during the 1-thread sample is awake again), and the line {"suite":"scaling",
+ * "ratio_median":...} gives the median over pairs of time(1) / time(N).  On a shared VM whose speed
+ * drifts over minutes, that ratio of neighbours is steadier than the ratio of two medians measured
+ * minutes apart. */
 #include "bench.h"
 #include "autograd/kernels.h"
 #include "versus/threads.h"
@@ -43,6 +45,8 @@ static const struct {
  * call overhead), and warm-up runs at least this long before the first sample. */
 #define MIN_SAMPLE_S 2e-3
 #define WARMUP_S 50e-3
+/* A pairwise scaling sample lasts at least this long (see the top comment). */
+#define SCALING_SAMPLE_S 20e-3
 
 typedef struct options {
     int threads[MAX_THREAD_COUNTS];
@@ -236,10 +240,11 @@ static void print_table(const result *res, size_t n)
     }
 }
 
-/* Seconds per run of `iters` runs of the workload at `threads` threads. */
+/* Seconds per run of `iters` runs of the workload at `threads` threads, after one untimed run. */
 static double sample_s(const vs_bench_case *c, void *state, int threads, long iters)
 {
     vs_set_threads(threads);
+    c->run(state);
     const double t0 = now_s();
     for (long i = 0; i < iters; i++) c->run(state);
     return (now_s() - t0) / (double)iters;
@@ -261,7 +266,7 @@ static bool measure_scaling(const vs_bench_case *c, int threads, int reps, FILE 
     (void)sample_s(c, one, 1, 1);
     (void)sample_s(c, many, threads, 1);
     const double once = sample_s(c, one, 1, 1);
-    const long iters = once >= MIN_SAMPLE_S ? 1 : (long)(MIN_SAMPLE_S / (once > 1e-9 ? once : 1e-9)) + 1;
+    const long iters = once >= SCALING_SAMPLE_S ? 1 : (long)(SCALING_SAMPLE_S / (once > 1e-9 ? once : 1e-9)) + 1;
     for (double start = now_s(); now_s() - start < WARMUP_S;) {
         (void)sample_s(c, one, 1, iters);
         (void)sample_s(c, many, threads, iters);

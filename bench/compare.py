@@ -2,12 +2,18 @@
 """bench/compare.py - join vs_bench and torch_reference.py JSON lines into Markdown tables.
 
     compare.py [--commit HASH] FILE...
+    compare.py --summary [--commit HASH] RUN_DIR...
+
 
 Matrix products: rows are (workload, threads); columns are GFLOP/s of versus, PyTorch and numpy
 (OpenBLAS) and the ratios versus/PyTorch and versus/numpy (above 1: versus is faster).  Training
 steps and explainers: seconds per run of each side and PyTorch time / versus time (above 1: versus
 is faster), then the peak resident memory of each side when the --rss lines are given.  Ends with
 the performance targets of the kernels issue, reported (not asserted).
+
+--summary reads several runs of `make bench-compare`, each a directory holding that run's
+versus.jsonl and reference.jsonl, and prints every ratio per run with its median across runs, the
+thread scaling (pairwise when vs_bench measured it) and the targets with the medians.
 """
 import json
 import os
@@ -61,17 +67,24 @@ def ratio(a, b):
 def main(argv):
     commit = None
     paths = []
+    summary_mode = False
     i = 1
     while i < len(argv):
         if argv[i] == "--commit" and i + 1 < len(argv):
             commit = argv[i + 1]
             i += 2
+        elif argv[i] == "--summary":
+            summary_mode = True
+            i += 1
         else:
             paths.append(argv[i])
             i += 1
     if not paths:
         print(__doc__.strip(), file=sys.stderr)
         return 2
+    if summary_mode:
+        print("\n".join(summary(paths, commit)))
+        return 0
     rows, order, info, rss, scaling = load(paths)
     out = []
     has_sgemm = any(rows[k].get("versus", {}).get("suite") == "sgemm" for k in order)
@@ -155,6 +168,105 @@ def share(row, seconds, peak):
 
 def pct(x):
     return "%.0f%%" % (100 * x) if x is not None else "-"
+
+
+def median(xs):
+    xs = sorted(x for x in xs if x is not None)
+    if not xs:
+        return None
+    n = len(xs)
+    return xs[n // 2] if n % 2 else 0.5 * (xs[n // 2 - 1] + xs[n // 2])
+
+
+def time_goal(name):
+    """The kernels issue's target for PyTorch time / versus time, or None."""
+    return 2.0 if name in ("ig200_mnist", "occlusion1_mnist") else 1.5 if name.endswith("_step") else None
+
+
+def summary(dirs, commit):
+    """Ratios of several runs side by side (see the module doc)."""
+    runs = [load([os.path.join(d, "versus.jsonl"), os.path.join(d, "reference.jsonl")]) for d in dirs]
+    order = []
+    for rows, o, _, _, _ in runs:
+        order += [k for k in o if k not in order]
+    nr = len(runs)
+    head = "| workload | threads | " + " | ".join("run %d" % (r + 1) for r in range(nr)) + " | median | target |"
+    rule = "|---|---:|" + "---:|" * (nr + 2)
+    out = ["Runs: " + ", ".join("`%s`" % d for d in dirs) + (" at commit `%s`." % commit if commit else "."), ""]
+
+    def table(title, pick, target):
+        out.extend([title, "", head, rule])
+        for key in order:
+            vals = [pick(rows.get(key, {}), rows) for rows, _, _, _, _ in runs]
+            if all(v is None for v in vals):
+                continue
+            out.append("| %s | %d | %s | **%s** | %s |" % (key[0], key[1], " | ".join(fmt(v, "%.2f") for v in vals),
+                                                          fmt(median(vals), "%.2f"), target(key)))
+        out.append("")
+
+    def time_ratio(row, rows):
+        v, t = row.get("versus"), row.get("torch")
+        if not v or not t or v.get("suite") not in ("conv", "train", "explain"):
+            return None
+        return t["median_s"] / v["median_s"]
+
+    def blas_ratio(row, rows):
+        v, n = row.get("versus"), row.get("numpy")
+        if not v or not n or v.get("suite") != "sgemm":
+            return None
+        return v["gflops"] / n["gflops"] if n["gflops"] else None
+
+    def share_of_peak(impl):
+        def pick(row, rows):
+            v = row.get("versus")
+            if not v or v.get("suite") not in ("train", "explain") or impl not in row:
+                return None
+            peaks = fma_peaks(rows, list(rows.keys()))
+            return share(row, row[impl]["median_s"], peaks.get(v["threads"]))
+        return pick
+
+    def blas_goal(key):
+        return "0.9" if key[0] in ("sgemm_nn_256", "sgemm_nn_512", "sgemm_nn_1024") else \
+            "1.2" if key[0].startswith("linear_") else "-"
+
+    table("PyTorch's median time / versus's (above 1: versus faster): single convolutions, training steps "
+          "(forward, loss, backward, Adam) and explainers.", time_ratio,
+          lambda k: fmt(time_goal(k[0]), "%.1f") if k[1] == 1 else "-")
+    table("SGEMM, versus GFLOP/s over numpy's OpenBLAS in the same run.", blas_ratio, blas_goal)
+    table("Share of the FMA peak reached by versus (dense conv/linear flops over time; Occlusion counts 785 full "
+          "forwards).", share_of_peak("versus"), lambda k: "-")
+    table("Share of the FMA peak reached by PyTorch on the same flops.", share_of_peak("torch"), lambda k: "-")
+
+    out.extend(["Thread scaling, versus: 1-thread time / 2-thread time.", "",
+                "| workload | measure | " + " | ".join("run %d" % (r + 1) for r in range(nr)) + " | median | target |",
+                "|---|---|" + "---:|" * (nr + 2)])
+    for name in ("sgemm_nn_512", "ganmex_mnist_step"):
+        meds, pairs = [], []
+        for rows, _, _, _, scaling in runs:
+            one, two = rows.get((name, 1), {}).get("versus"), rows.get((name, 2), {}).get("versus")
+            meds.append(one["median_s"] / two["median_s"] if one and two else None)
+            pairs.append(scaling[name]["ratio_median"] if name in scaling else None)
+        out.append("| %s | ratio of medians | %s | **%s** | 1.8 |" % (name, " | ".join(fmt(v, "%.2f") for v in meds),
+                                                                     fmt(median(meds), "%.2f")))
+        if any(p is not None for p in pairs):
+            out.append("| %s | median of alternating pairs | %s | **%s** | 1.8 |" % (
+                name, " | ".join(fmt(v, "%.2f") for v in pairs), fmt(median(pairs), "%.2f")))
+    out.append("")
+
+    out.extend(["What each time target needs: the share of the FMA peak versus would have to reach to be the target's",
+                "factor faster than PyTorch's median time (median over the runs); above 100% no implementation doing",
+                "the same flops can meet it.", "",
+                "| workload | target | PyTorch % of peak | needed % of peak | versus % of peak |", "|---|---:|---:|---:|---:|"])
+    for key in order:
+        goal = time_goal(key[0])
+        if not goal or key[1] != 1:
+            continue
+        t = median([share_of_peak("torch")(rows.get(key, {}), rows) for rows, _, _, _, _ in runs])
+        v = median([share_of_peak("versus")(rows.get(key, {}), rows) for rows, _, _, _, _ in runs])
+        if t is None:
+            continue
+        out.append("| %s | %.1f | %s | %s | %s |" % (key[0], goal, pct(t), pct(goal * t), pct(v)))
+    return out
 
 
 def ms(seconds):
