@@ -194,14 +194,14 @@ def summary(dirs, commit):
     rule = "|---|---:|" + "---:|" * (nr + 2)
     out = ["Runs: " + ", ".join("`%s`" % d for d in dirs) + (" at commit `%s`." % commit if commit else "."), ""]
 
-    def table(title, pick, target):
+    def table(title, pick, target, show=lambda v: fmt(v, "%.2f")):
         out.extend([title, "", head, rule])
         for key in order:
             vals = [pick(rows.get(key, {}), rows) for rows, _, _, _, _ in runs]
             if all(v is None for v in vals):
                 continue
-            out.append("| %s | %d | %s | **%s** | %s |" % (key[0], key[1], " | ".join(fmt(v, "%.2f") for v in vals),
-                                                          fmt(median(vals), "%.2f"), target(key)))
+            out.append("| %s | %d | %s | **%s** | %s |" % (key[0], key[1], " | ".join(show(v) for v in vals),
+                                                          show(median(vals)), target(key)))
         out.append("")
 
     def time_ratio(row, rows):
@@ -234,8 +234,8 @@ def summary(dirs, commit):
           lambda k: fmt(time_goal(k[0]), "%.1f") if k[1] == 1 else "-")
     table("SGEMM, versus GFLOP/s over numpy's OpenBLAS in the same run.", blas_ratio, blas_goal)
     table("Share of the FMA peak reached by versus (dense conv/linear flops over time; Occlusion counts 785 full "
-          "forwards).", share_of_peak("versus"), lambda k: "-")
-    table("Share of the FMA peak reached by PyTorch on the same flops.", share_of_peak("torch"), lambda k: "-")
+          "forwards).", share_of_peak("versus"), lambda k: "-", pct)
+    table("Share of the FMA peak reached by PyTorch on the same flops.", share_of_peak("torch"), lambda k: "-", pct)
 
     out.extend(["Thread scaling, versus: 1-thread time / 2-thread time.", "",
                 "| workload | measure | " + " | ".join("run %d" % (r + 1) for r in range(nr)) + " | median | target |",
