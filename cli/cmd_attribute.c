@@ -266,7 +266,10 @@ const vs_verb vs_verb_attribute = {
     "--class-baselines K from the target class of --baseline-data).  --report writes per-row scores, the\n"
     "completeness (IG, DeepLIFT) or efficiency (Shapley) gap, model evaluations and time.  Occlusion on a\n"
     "sequential image classifier is computed incrementally: each occluded copy recomputes only the region\n"
-    "of each conv/pool activation its window changes (same values, less work).",
+    "of each conv/pool activation its window changes (same values, less work).  Integrated gradients on a\n"
+    "sequential that starts conv/linear, ReLU, conv/linear sums the gradients along the path without\n"
+    "re-running its first two layers per step: the first is affine along the path and only the units\n"
+    "whose ReLU flips update the second (same values up to rounding).",
     attribute_opts,
     run_attribute,
 };

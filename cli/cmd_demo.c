@@ -296,7 +296,7 @@ static int one_vs_one(uint64_t seed, FILE *html)
         vs_scope_end();
     }
     for (int i = 0; i < 4; i++) vs_zero_grad(params[i]);
-    vs_model_fn m = {demo_forward, NULL, &net, NULL};
+    vs_model_fn m = {.forward = demo_forward, .ctx = &net};
     vs_tensor *q = vs_tensor_from(VS_SHAPE(1, DEMO_D), (float[]){1.2f, 0.9f, -1.5f, 0.3f, 2.0f, -0.7f, 0.1f, 1.1f});
     printf("\n== one-vs-one attributions: why class 1 and not class 0?  (label = [x0 + x1 > 0], 8 features)\n");
     fprintf(html, "<h2>One-vs-one attributions of a classifier</h2>\n<p>A two-layer network learns label = [x0 + x1 &gt; 0] from 8 "

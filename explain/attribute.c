@@ -123,6 +123,23 @@ vs_status vs_job_box_scores(vs_attr_job *j, int64_t n, const int64_t *boxes, dou
     return st;
 }
 
+static vs_tensor *job_score(void *sctx, vs_tensor *out)
+{
+    const vs_attr_job *j = sctx;
+    return score_of_outputs(out, out->shape[0], j->target, j->contrast);
+}
+
+vs_status vs_job_path_grads(vs_attr_job *j, int64_t n, const double *a, const double *w, float *grad_sum, bool *used)
+{
+    *used = false;
+    if (!j->m->path_grads) return VS_OK;
+    const int64_t chunk = j->o->batch > 0 ? j->o->batch : 64;
+    if (j->m->path_grads(j->m->ctx, j->x, j->baseline, n, a, w, job_score, j, chunk, grad_sum, used) != VS_OK)
+        return model_error(j);
+    if (*used) j->evaluations += n;
+    return VS_OK;
+}
+
 vs_status vs_job_grads(vs_attr_job *j, const float *xb, int64_t rows, float *grads, double *scores)
 {
     int64_t chunk = j->o->batch > 0 ? j->o->batch : 64;

@@ -24,6 +24,9 @@ vs_status vs_job_scores(vs_attr_job *j, const float *xb, int64_t rows, double *s
 /* S for n copies of the job's row whose box i (boxes[6i..6i+5] = {c0, y0, x0, channels, height,
  * width}) takes the baseline's values, through the model's forward_boxes (which must be set). */
 vs_status vs_job_box_scores(vs_attr_job *j, int64_t n, const int64_t *boxes, double *scores);
+/* grad_sum[dim] = sum_k w[k] dS/dx at x' + a[k] (x - x') through the model's path_grads hook;
+ * *used false when the model has none (or not for this input): then nothing is done. */
+vs_status vs_job_path_grads(vs_attr_job *j, int64_t n, const double *a, const double *w, float *grad_sum, bool *used);
 /* S and dS/dx for rows xb [B, ...]: grads [B*dim] (float), scores [B] (may be NULL). Rows are sent to
  * the model in chunks of o->batch. */
 vs_status vs_job_grads(vs_attr_job *j, const float *xb, int64_t rows, float *grads, double *scores);

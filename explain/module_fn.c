@@ -58,9 +58,29 @@ static vs_tensor *module_forward_boxes(void *ctx, vs_tensor *x, vs_tensor *fill,
     return y;
 }
 
+/* Integrated gradients through vs_sequential_path_grads; images and row vectors as the first
+ * layer takes them (conv2d: [1, C, H, W], linear: [1, F]). */
+static vs_status module_path_grads(void *ctx, vs_tensor *x, vs_tensor *baseline, int64_t n, const double *a, const double *w,
+                                   vs_tensor *(*score)(void *sctx, vs_tensor *out), void *sctx, int64_t chunk,
+                                   float *grad_sum, bool *used)
+{
+    vs_module_explainee *e = ctx;
+    const vs_module *first = e->module->children[0];
+    *used = x->ndim == (first->kind == VS_MODULE_CONV2D ? 4 : 2);
+    if (!*used) return VS_OK;
+    vs_error err;
+    vs_status st = vs_sequential_path_grads(e->module, x, baseline, n, a, w, score, sctx, chunk, grad_sum, &err);
+    if (st != VS_OK) vs_set_last_error(err.code, "%s", err.msg);
+    return st;
+}
+
 vs_model_fn vs_model_fn_from_module(vs_module_explainee *e)
 {
     bool seq = e->module->kind == VS_MODULE_SEQUENTIAL;
-    vs_model_fn f = {module_forward, seq ? module_forward_layer : NULL, e, seq ? module_forward_boxes : NULL};
+    vs_model_fn f = {.forward = module_forward,
+                     .forward_layer = seq ? module_forward_layer : NULL,
+                     .ctx = e,
+                     .forward_boxes = seq ? module_forward_boxes : NULL,
+                     .path_grads = vs_sequential_has_path_grads(e->module) ? module_path_grads : NULL};
     return f;
 }

@@ -59,7 +59,7 @@ static double rel_delta(const vs_attr_report *r)
 static void check_linear(vs_attr_method method, int64_t contrast, double tol)
 {
     mlp lin = make_mlp(1, D, 0, C, 0);
-    vs_model_fn m = {mlp_forward, NULL, &lin, NULL};
+    vs_model_fn m = {.forward = mlp_forward, .ctx = &lin};
     vs_rng r;
     vs_rng_seed(&r, 7);
     vs_tensor *x = vs_tensor_randn(VS_SHAPE(2, D), &r, 0, 1);
@@ -107,7 +107,7 @@ END_TEST
 START_TEST(test_linear_lime)
 {
     mlp lin = make_mlp(1, D, 0, C, 0);
-    vs_model_fn m = {mlp_forward, NULL, &lin, NULL};
+    vs_model_fn m = {.forward = mlp_forward, .ctx = &lin};
     vs_tensor *x = vs_tensor_full(VS_SHAPE(1, D), 1.0f);
     vs_attr_opts o;
     vs_attr_opts_init(&o, VS_ATTR_LIME);
@@ -129,7 +129,7 @@ END_TEST
 
 static vs_attr_report run(mlp *net, vs_attr_method method, int steps, vs_ig_rule rule, const vs_tensor *x, const vs_tensor *b, vs_tensor **out)
 {
-    vs_model_fn m = {mlp_forward, NULL, net, NULL};
+    vs_model_fn m = {.forward = mlp_forward, .ctx = net};
     vs_attr_opts o;
     vs_attr_opts_init(&o, method);
     o.steps = steps;
@@ -180,7 +180,7 @@ START_TEST(test_deeplift_summation_relu)
     ck_assert_msg(rel_delta(&rep) < 1e-5, "summation to delta off by %g", rel_delta(&rep));
     ck_assert_int_eq(rep.evaluations, 3 * 2);
     /* DeepSHAP over a set: efficiency against the mean baseline score holds on average */
-    vs_model_fn m = {mlp_forward, NULL, &net, NULL};
+    vs_model_fn m = {.forward = mlp_forward, .ctx = &net};
     vs_tensor *set = vs_tensor_randn(VS_SHAPE(5, 12), &r, 0, 0.3f);
     vs_attr_opts o;
     vs_attr_opts_init(&o, VS_ATTR_DEEPSHAP);
@@ -210,7 +210,7 @@ END_TEST
 START_TEST(test_one_vs_one_is_difference)
 {
     mlp net = make_mlp(8, 10, 8, C, 2);
-    vs_model_fn m = {mlp_forward, NULL, &net, NULL};
+    vs_model_fn m = {.forward = mlp_forward, .ctx = &net};
     vs_rng r;
     vs_rng_seed(&r, 17);
     vs_tensor *x = vs_tensor_randn(VS_SHAPE(1, 10), &r, 0, 1);
@@ -287,7 +287,7 @@ static void free_cnn(cnn *m)
 
 static vs_attr_report run_cnn(cnn *net, vs_attr_method method, int steps, const vs_tensor *x, const vs_tensor *b)
 {
-    vs_model_fn m = {cnn_forward, NULL, net, NULL};
+    vs_model_fn m = {.forward = cnn_forward, .ctx = net};
     vs_attr_opts o;
     vs_attr_opts_init(&o, method);
     o.steps = steps;
@@ -366,7 +366,7 @@ END_TEST
 START_TEST(test_kernel_shap_converges)
 {
     mlp net = make_mlp(29, 8, 12, C, 2);
-    vs_model_fn m = {mlp_forward, NULL, &net, NULL};
+    vs_model_fn m = {.forward = mlp_forward, .ctx = &net};
     vs_rng r;
     vs_rng_seed(&r, 31);
     vs_tensor *x = vs_tensor_randn(VS_SHAPE(1, 8), &r, 0, 1.5f);
@@ -406,7 +406,7 @@ START_TEST(test_kernel_shap_dummy_features)
      * coalitions of 6 features compose only 2^3 distinct inputs, each evaluated once, and the
      * dummies get 0 (a linear model: the others get w (x - x')). */
     mlp lin = make_mlp(1, D, 0, C, 0);
-    vs_model_fn m = {mlp_forward, NULL, &lin, NULL};
+    vs_model_fn m = {.forward = mlp_forward, .ctx = &lin};
     const float xv[D] = {1.5f, 0, -2, 0, 0.5f, 0};
     vs_tensor *x = vs_tensor_zeros(VS_SHAPE(1, D));
     memcpy(x->data, xv, sizeof xv);
@@ -439,7 +439,7 @@ END_TEST
 START_TEST(test_segments_and_smoothgrad)
 {
     mlp lin = make_mlp(1, D, 0, C, 0);
-    vs_model_fn m = {mlp_forward, NULL, &lin, NULL};
+    vs_model_fn m = {.forward = mlp_forward, .ctx = &lin};
     vs_tensor *x = vs_tensor_full(VS_SHAPE(1, D), 2.0f);
     int32_t seg[D] = {0, 0, 1, 1, 2, 2};
     vs_attr_opts o;
@@ -469,7 +469,7 @@ END_TEST
 START_TEST(test_bad_input)
 {
     mlp lin = make_mlp(1, D, 0, C, 0);
-    vs_model_fn m = {mlp_forward, NULL, &lin, NULL};
+    vs_model_fn m = {.forward = mlp_forward, .ctx = &lin};
     vs_tensor *x = vs_tensor_full(VS_SHAPE(1, D), 2.0f);
     vs_tensor *bad = vs_tensor_zeros(VS_SHAPE(1, D + 1));
     vs_attr_opts o;

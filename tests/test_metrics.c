@@ -62,7 +62,7 @@ START_TEST(test_model_metrics_linear)
 {
     /* S(x) = w . x with w = (4, -1, 2, 0.5); flipping means x -> 1 - x. */
     lin l = {vs_tensor_from(VS_SHAPE(1, 4), (float[]){4, -1, 2, 0.5f})};
-    vs_model_fn m = {lin_forward, NULL, &l, NULL};
+    vs_model_fn m = {.forward = lin_forward, .ctx = &l};
     vs_tensor *x = vs_tensor_from(VS_SHAPE(1, 4), (float[]){1, 0, 1, 1});
     vs_tensor *attr = vs_tensor_from(VS_SHAPE(1, 4), (float[]){4, 1, 2, 0.5f}); /* order 0, 2, 1, 3 */
     vs_perturb_opts o;

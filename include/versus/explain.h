@@ -33,6 +33,13 @@ typedef struct vs_model_fn {
      * {c0, y0, x0, channels, height, width} = boxes[6i..6i+5] takes fill's values; NULL when the
      * model has no incremental path (see vs_sequential_forward_boxes). */
     vs_tensor *(*forward_boxes)(void *ctx, vs_tensor *x, vs_tensor *fill, int64_t n, const int64_t *boxes);
+    /* Optional (integrated gradients): grad_sum = sum_k w[k] dS/dx at x' + a[k] (x - x') for n points,
+     * S = score(sctx, outputs), points in chunks of `chunk`; *used = false (nothing done) when the
+     * model cannot for this input, and the caller evaluates the points one by one
+     * (see vs_sequential_path_grads). */
+    vs_status (*path_grads)(void *ctx, vs_tensor *x, vs_tensor *baseline, int64_t n, const double *a, const double *w,
+                            vs_tensor *(*score)(void *sctx, vs_tensor *out), void *sctx, int64_t chunk, float *grad_sum,
+                            bool *used);
 } vs_model_fn;
 
 typedef enum vs_attr_method {

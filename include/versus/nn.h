@@ -241,6 +241,20 @@ vs_tensor *vs_sequential_forward_range(vs_module *m, vs_tensor *x, const vs_forw
  * Result [n, ...] owned by the current scope; NULL with err set. */
 vs_tensor *vs_sequential_forward_boxes(vs_module *m, vs_tensor *x, vs_tensor *fill, int64_t n, const int64_t *boxes,
                                        vs_error *err);
+/* The explained score of a batch of outputs (a callback of the caller's): [N]. */
+typedef vs_tensor *(*vs_path_score)(void *sctx, vs_tensor *out);
+/* Whether vs_sequential_path_grads takes m: a sequential whose first three layers are two conv2d or
+ * two linear layers with a ReLU or leaky ReLU between them. */
+bool vs_sequential_has_path_grads(const vs_module *m);
+/* Integrated gradients' gradient sum: grad_sum[x->size] = sum_k w[k] dS/dx at x' + a[k] (x - x'),
+ * S = score(sctx, outputs of m), for n points, the points run in chunks of `chunk` through the layers
+ * after the first three.  The first layer is affine along the path and its ReLU mask changes for few
+ * neurons between points, so the second layer costs two products for all points plus a column of its
+ * weight per flipped neuron and point (nn/path_grads.c).  Equal to the point-by-point gradients up to
+ * float rounding.  x and baseline [1, ...], one shape.  VS_ERR_ARG when m does not fit. */
+vs_status vs_sequential_path_grads(vs_module *m, vs_tensor *x, vs_tensor *baseline, int64_t n, const double *a,
+                                   const double *w, vs_path_score score, void *sctx, int64_t chunk, float *grad_sum,
+                                   vs_error *err);
 /* s[i] = similarity(encoder(a)[i], encoder(b)[i]): [N].  ctx_b NULL means ctx_a (graph pairs use
  * one context per side). */
 vs_tensor *vs_siamese_forward(vs_module *m, vs_tensor *a, const vs_forward_ctx *ctx_a, vs_tensor *b,
