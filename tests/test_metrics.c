@@ -115,7 +115,7 @@ START_TEST(test_cascading_randomization)
     vs_rng r;
     vs_rng_seed(&r, 4);
     lin l = {vs_tensor_randn(VS_SHAPE(1, 64), &r, 0, 1)};
-    casc c = {{lin_forward, NULL, &l, NULL}, vs_tensor_rand(VS_SHAPE(1, 64), &r, 0.5f, 1)};
+    casc c = {{.forward = lin_forward, .ctx = &l}, vs_tensor_rand(VS_SHAPE(1, 64), &r, 0.5f, 1)};
     float before = l.w->data[7];
     vs_tensor *const layer0[1] = {l.w};
     vs_tensor *const *layers[1] = {layer0};
