@@ -368,7 +368,7 @@ START_TEST(test_files)
     ck_assert_str_eq(back->source, path);
     char *a = write_str(j, 2), *b = write_str(back, 2);
     ck_assert_str_eq(a, b);
-    size_t n;
+    size_t n = 0;
     char *file = slurp(path, &n);
     ck_assert_uint_eq(n, strlen(a) + 1);
     ck_assert_int_eq(file[n - 1], '\n');
@@ -377,7 +377,7 @@ START_TEST(test_files)
     vs_json_set(nan, "x", vs_json_new_number(NAN));
     ck_assert_int_eq(vs_json_write_file(path, nan, &e), VS_ERR_NUMERIC);
     ck_assert_ptr_nonnull(strstr(e.msg, path));
-    size_t n2;
+    size_t n2 = 0;
     char *file2 = slurp(path, &n2);
     ck_assert_uint_eq(n, n2);
     ck_assert_int_eq(memcmp(file, file2, n), 0);

@@ -219,7 +219,7 @@ START_TEST(test_round_trip_files)
     vs_tensor_free(y);
 
     /* a write that fails half-way (file size limit) leaves the old file and no temporary */
-    size_t good_n;
+    size_t good_n = 0;
     unsigned char *good = io_slurp(path, &good_n);
     vs_tensor *big = vs_tensor_full(1, (int64_t[]){100000}, 1.0f);
     struct rlimit old = io_fsize_limit(50000);

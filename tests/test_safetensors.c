@@ -220,7 +220,7 @@ START_TEST(test_round_trip_files)
     vs_safetensors_free(st);
 
     /* a write that fails half-way keeps the good file and leaves no temporary */
-    size_t good_n;
+    size_t good_n = 0;
     unsigned char *good = io_slurp(path, &good_n);
     vs_tensor *big = vs_tensor_zeros(1, (int64_t[]){200000});
     vs_safetensors_item bi = {"big", big};
