@@ -69,15 +69,16 @@ static vs_tensor *apply_t(const vs_module *l, vs_tensor *g, const vs_tensor *lik
     return vs_conv_transpose2d(g, l->params[0], NULL, &o);
 }
 
-/* The second layer as seen from one first-layer unit i: it meets the weight at w[wofs[t] + o ws]
- * and the outputs at z[zofs[t] + o zs] for o < o_count and t < reach(q, i) (conv2d: the outputs
- * whose window holds i's pixel, and the tap there; linear: column i). */
+/* The second layer as seen from one first-layer unit i, channels last: the weight permuted to
+ * wt[tap][o] (tap = (c k + ki) k + kj for conv2d, the input feature for linear) and the running
+ * sums over the second layer's outputs kept as z[pos][o] (pos = oy ow + ox; one pos for linear), so
+ * that unit i meets wt rows wofs[t] and z rows zofs[t] for t < reach(q, i), each a run of o floats
+ * (conv2d: the outputs whose window holds i's pixel, and the tap there; linear: row i). */
 typedef struct second_layer {
-    const float *w;
+    float *wt;                   /* [taps][o], owned by the caller */
     bool conv;
     int64_t c1, h1, w1;          /* first-layer output [c1, h1, w1] (linear: c1 features) */
-    int64_t o, oh, ow, k, s, p;  /* outputs [o, oh, ow] (linear: o features), kernel, stride, padding */
-    int64_t ws, zs;              /* strides of o in the weight and in the outputs */
+    int64_t o, oh, ow, k, s, p;  /* outputs [o, oh, ow] (linear: o features, oh = ow = 1), kernel, stride, padding */
     int64_t *wofs, *zofs;        /* [k * k] (linear: [1]), filled by reach */
 } second_layer;
 
@@ -105,16 +106,26 @@ static int64_t reach(const second_layer *q, int64_t i)
 /* z += v * column i of W2. */
 static void add_column(const second_layer *q, int64_t i, double v, double *z)
 {
-    for (int64_t t = 0, n = reach(q, i); t < n; t++)
-        for (int64_t o = 0; o < q->o; o++) z[q->zofs[t] + o * q->zs] += v * q->w[q->wofs[t] + o * q->ws];
+    for (int64_t t = 0, n = reach(q, i); t < n; t++) {
+        const float *restrict wr = q->wt + q->wofs[t] * q->o;
+        double *restrict zr = z + q->zofs[t] * q->o;
+        for (int64_t o = 0; o < q->o; o++) zr[o] += v * wr[o];
+    }
 }
 
-/* (W2^T g)[i]. */
+/* (W2^T g)[i], summed in 8 interleaved lanes (so the loop vectorises) added in a fixed order. */
 static double row_t(const second_layer *q, int64_t i, const double *g)
 {
-    double s = 0;
-    for (int64_t t = 0, n = reach(q, i); t < n; t++)
-        for (int64_t o = 0; o < q->o; o++) s += (double)q->w[q->wofs[t] + o * q->ws] * g[q->zofs[t] + o * q->zs];
+    double lane[8] = {0}, s = 0;
+    for (int64_t t = 0, n = reach(q, i); t < n; t++) {
+        const float *restrict wr = q->wt + q->wofs[t] * q->o;
+        const double *restrict gr = g + q->zofs[t] * q->o;
+        int64_t o = 0;
+        for (; o + 8 <= q->o; o += 8)
+            for (int l = 0; l < 8; l++) lane[l] += (double)wr[o + l] * gr[o + l];
+        for (; o < q->o; o++) s += (double)wr[o] * gr[o];
+    }
+    for (int l = 0; l < 8; l++) s += lane[l];
     return s;
 }
 
@@ -153,10 +164,16 @@ static bool find_flips(const float *A, const float *B, int64_t n1, int64_t n, co
     for (int64_t i = 0; i < n1; i++) {
         F[i] = mask_of((float)a[order[0]] * A[i] + B[i], slope);
         E[i] = mask_of((float)a[order[n - 1]] * A[i] + B[i], slope);
-        int64_t k = 0;
-        if (E[i] != F[i]) /* fl(a A + B) is monotone in a: one flip at most */
-            while (mask_of((float)a[order[k]] * A[i] + B[i], slope) == F[i]) k++;
-        t[i] = E[i] != F[i] ? k : n;
+        /* fl(a A + B) is monotone in a: one flip at most, found by bisection (F at lo, E at hi) */
+        int64_t lo = 0, hi = n - 1;
+        while (E[i] != F[i] && hi - lo > 1) {
+            const int64_t mid = lo + (hi - lo) / 2;
+            if (mask_of((float)a[order[mid]] * A[i] + B[i], slope) == F[i])
+                lo = mid;
+            else
+                hi = mid;
+        }
+        t[i] = E[i] != F[i] ? hi : n;
         f->off[t[i] + 1]++;
     }
     for (int64_t k = 0; k <= n; k++) f->off[k + 1] += f->off[k];
@@ -190,6 +207,7 @@ vs_status vs_sequential_path_grads(vs_module *m, vs_tensor *x, vs_tensor *baseli
     float *F = NULL, *E = NULL;
     double *U = NULL, *V = NULL, *gsum = NULL, *pre = NULL;
     int64_t *order = NULL, *wofs = NULL, *zofs = NULL;
+    float *wt = NULL;
     flips f = {0};
     /* the first layer along the path, the flips, and the second layer at the first point's masks */
     vs_tensor *A = apply(l1, vs_sub(x, baseline), false), *B = apply(l1, baseline, true);
@@ -221,24 +239,30 @@ vs_status vs_sequential_path_grads(vs_module *m, vs_tensor *x, vs_tensor *baseli
     }
     const bool conv = l2->kind == VS_MODULE_CONV2D;
     const vs_tensor *w2 = l2->params[0], *b2 = vs_module_param(l2, "bias");
-    second_layer q = {.w = w2->data, .conv = conv, .c1 = n1, .o = P->size, .k = 1, .ws = n1, .zs = 1};
+    second_layer q = {.conv = conv, .c1 = n1, .o = P->size, .oh = 1, .ow = 1, .k = 1};
     if (conv) {
         q.c1 = A->shape[1], q.h1 = A->shape[2], q.w1 = A->shape[3];
         q.o = P->shape[1], q.oh = P->shape[2], q.ow = P->shape[3], q.k = w2->shape[2];
         q.s = l2->spec.stride, q.p = l2->spec.padding;
-        q.ws = q.c1 * q.k * q.k, q.zs = q.oh * q.ow;
     }
-    const int64_t n2 = P->size, plane = conv ? q.oh * q.ow : 1;
+    const int64_t n2 = P->size, plane = q.oh * q.ow, taps = w2->size / q.o;
     q.wofs = wofs = malloc((size_t)(q.k * q.k) * sizeof *wofs);
     q.zofs = zofs = malloc((size_t)(q.k * q.k) * sizeof *zofs);
+    q.wt = wt = malloc((size_t)w2->size * sizeof *wt);
     U = malloc((size_t)n2 * sizeof *U);
     V = malloc((size_t)n2 * sizeof *V);
     gsum = calloc((size_t)n2, sizeof *gsum);
-    if (!U || !V || !gsum || !q.wofs || !q.zofs) {
+    if (!U || !V || !gsum || !wofs || !zofs || !wt) {
         st = vs_error_set(err, VS_ERR_NOMEM, "path gradients: out of memory");
         goto out;
     }
-    for (int64_t o = 0; o < n2; o++) U[o] = P->data[o], V[o] = Q->data[o];
+    for (int64_t o = 0; o < q.o; o++)
+        for (int64_t t = 0; t < taps; t++) wt[t * q.o + o] = w2->data[o * taps + t];
+    for (int64_t o = 0; o < q.o; o++)
+        for (int64_t pos = 0; pos < plane; pos++) {
+            U[pos * q.o + o] = P->data[o * plane + pos];
+            V[pos * q.o + o] = Q->data[o * plane + pos] + (b2 ? b2->data[o] : 0.0f);
+        }
     /* the points in increasing a, in chunks: z2 from U and V, the rest of the model and its gradient */
     vs_set_grad_enabled(true);
     for (int64_t p0 = 0; p0 < n && st == VS_OK; p0 += chunk) {
@@ -263,7 +287,8 @@ vs_status vs_sequential_path_grads(vs_module *m, vs_tensor *x, vs_tensor *baseli
             }
             const double ap = a[order[p]];
             float *z = z2->data + r * n2;
-            for (int64_t o = 0; o < n2; o++) z[o] = (float)(ap * U[o] + V[o] + (b2 ? b2->data[o / plane] : 0.0f));
+            for (int64_t o = 0; o < q.o; o++)
+                for (int64_t pos = 0; pos < plane; pos++) z[o * plane + pos] = (float)(ap * U[pos * q.o + o] + V[pos * q.o + o]);
             seed->data[r] = (float)w[order[p]];
         }
         vs_set_requires_grad(z2, true);
@@ -278,7 +303,8 @@ vs_status vs_sequential_path_grads(vs_module *m, vs_tensor *x, vs_tensor *baseli
                 const int64_t p = p0 + r;
                 for (int64_t t = f.off[p]; t < f.off[p + 1]; t++) pre[f.idx[t]] = row_t(&q, f.idx[t], gsum);
                 const float *gp = g->data + r * n2;
-                for (int64_t o = 0; o < n2; o++) gsum[o] += gp[o];
+                for (int64_t o = 0; o < q.o; o++)
+                    for (int64_t pos = 0; pos < plane; pos++) gsum[pos * q.o + o] += gp[o * plane + pos];
             }
         }
         vs_scope_end();
@@ -288,7 +314,8 @@ vs_status vs_sequential_path_grads(vs_module *m, vs_tensor *x, vs_tensor *baseli
         /* E . W2^T (sum g) + (F - E) . W2^T (sum of g before the flip), then W1^T of it */
         vs_tensor *G = vs_tensor_new(P->ndim, P->shape);
         if (G)
-            for (int64_t o = 0; o < n2; o++) G->data[o] = (float)gsum[o];
+            for (int64_t o = 0; o < q.o; o++)
+                for (int64_t pos = 0; pos < plane; pos++) G->data[o * plane + pos] = (float)gsum[pos * q.o + o];
         vs_tensor *h = G ? apply_t(l2, G, A) : NULL;
         if (h)
             for (int64_t i = 0; i < n1; i++) h->data[i] = (float)(E[i] * (double)h->data[i] + ((double)F[i] - E[i]) * pre[i]);
@@ -311,6 +338,7 @@ out:
     free(order);
     free(wofs);
     free(zofs);
+    free(wt);
     free(f.off);
     free(f.idx);
     return st;
