@@ -136,6 +136,19 @@ START_TEST(test_mlp)
     ck_assert_msg(g < 1e-4, "relative gap %g", g);
     vs_scope_end();
     vs_module_free(m);
+    /* nothing after the second layer, and a single point */
+    vs_module *short_layers[] = {vs_linear_new(6, 8, true, &r), vs_activation_new(VS_MODULE_LEAKY_RELU, 0.2f), vs_linear_new(8, 3, false, &r)};
+    m = seq(3, short_layers);
+    randomise(m, &r, 1.0f);
+    vs_scope_begin();
+    x = vs_tensor_rand(VS_SHAPE(1, 6), &r, -1, 1);
+    vs_tensor *bl = vs_tensor_rand(VS_SHAPE(1, 6), &r, -1, 1);
+    g = ig_gap(m, x, bl, 33, VS_IG_GAUSS_LEGENDRE, 0, NULL);
+    ck_assert_msg(g < 1e-4, "short model: relative gap %g", g);
+    g = ig_gap(m, x, bl, 1, VS_IG_MIDDLE, 2, NULL);
+    ck_assert_msg(g < 1e-4, "one point: relative gap %g", g);
+    vs_scope_end();
+    vs_module_free(m);
 }
 END_TEST
 
