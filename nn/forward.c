@@ -32,7 +32,7 @@ static vs_tensor *linear_forward(vs_module *m, vs_tensor *x)
     return vs_reshape(y, x->ndim, shape);
 }
 
-static vs_conv_opts conv_opts(const vs_module *m)
+vs_conv_opts vs_module_conv_opts(const vs_module *m)
 {
     const vs_layer_spec *s = &m->spec;
     vs_conv_opts o = {0};
@@ -52,10 +52,10 @@ static vs_tensor *layer_forward(vs_module *m, vs_tensor *x, const vs_forward_ctx
     case VS_MODULE_LINEAR:
         return linear_forward(m, x);
     case VS_MODULE_CONV2D:
-        o = conv_opts(m);
+        o = vs_module_conv_opts(m);
         return vs_conv2d(x, m->params[0], vs_module_param(m, "bias"), &o);
     case VS_MODULE_CONV_TRANSPOSE2D:
-        o = conv_opts(m);
+        o = vs_module_conv_opts(m);
         return vs_conv_transpose2d(x, m->params[0], vs_module_param(m, "bias"), &o);
     case VS_MODULE_MAX_POOL2D:
         return vs_max_pool2d(x, (int)s->kernel, (int)s->stride, (int)s->padding);

@@ -23,6 +23,8 @@ vs_module *vs_layer_alloc(const vs_layer_spec *s, vs_error *err);
 
 /* Forward of the graph layers (gnn_layers.c). */
 vs_tensor *vs_gnn_forward(vs_module *m, vs_tensor *x, const vs_forward_ctx *ctx);
+/* The vs_conv_opts of a conv2d / conv_transpose2d module (stride, padding, output padding). */
+vs_conv_opts vs_module_conv_opts(const vs_module *m);
 /* Reset of one layer's own tensors (init.c); children are reset by the caller. */
 vs_status vs_layer_reset_own(vs_module *m, vs_rng *r);
 

@@ -41,20 +41,12 @@ bool vs_sequential_has_path_grads(const vs_module *m)
     return path_layers(m, &l1, &slope, &l2);
 }
 
-static vs_conv_opts conv_opts_of(const vs_module *m)
-{
-    vs_conv_opts o = {0};
-    o.stride[0] = o.stride[1] = (int)m->spec.stride;
-    o.padding[0] = o.padding[1] = (int)m->spec.padding;
-    return o;
-}
-
 /* y = layer(x) with or without its bias. */
 static vs_tensor *apply(const vs_module *l, vs_tensor *x, bool bias)
 {
     vs_tensor *b = bias ? vs_module_param(l, "bias") : NULL;
     if (l->kind == VS_MODULE_LINEAR) return vs_linear(x, l->params[0], b);
-    const vs_conv_opts o = conv_opts_of(l);
+    const vs_conv_opts o = vs_module_conv_opts(l);
     return vs_conv2d(x, l->params[0], b, &o);
 }
 
@@ -62,7 +54,7 @@ static vs_tensor *apply(const vs_module *l, vs_tensor *x, bool bias)
 static vs_tensor *apply_t(const vs_module *l, vs_tensor *g, const vs_tensor *like)
 {
     if (l->kind == VS_MODULE_LINEAR) return vs_matmul(g, l->params[0]);
-    vs_conv_opts o = conv_opts_of(l);
+    vs_conv_opts o = vs_module_conv_opts(l);
     const int64_t k = l->params[0]->shape[2], s = o.stride[0], p = o.padding[0];
     o.output_padding[0] = (int)((like->shape[2] + 2 * p - k) % s);
     o.output_padding[1] = (int)((like->shape[3] + 2 * p - k) % s);
