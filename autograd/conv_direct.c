@@ -46,8 +46,7 @@ static float *scratch_floats(size_t floats, void **owned)
 {
     *owned = NULL;
     if (floats > SIZE_MAX / sizeof(float) / 2) return NULL;
-    const size_t bytes = floats * sizeof(float);
-    return bytes <= ((size_t)32 << 20) ? vs_scratch(VS_SCRATCH_CONV, bytes) : (float *)(*owned = malloc(bytes));
+    return vs_scratch_or_own(VS_SCRATCH_CONV, floats * sizeof(float), owned);
 }
 
 /* ---- forward: y = conv2d(x, w) + bias --------------------------------------------------------- */

@@ -61,6 +61,12 @@ typedef enum vs_scratch_slot {
     VS_SCRATCH_SLOTS
 } vs_scratch_slot;
 void *vs_scratch(vs_scratch_slot slot, size_t bytes);
+/* Largest buffer vs_scratch_or_own keeps per thread (32 MiB). */
+#define VS_SCRATCH_KEEP ((size_t)32 << 20)
+/* `bytes` of scratch: this thread's slot when bytes <= VS_SCRATCH_KEEP (*owned = NULL), else a fresh
+ * 64-byte aligned block the caller frees (*owned, the same pointer), so one huge call does not keep
+ * its memory for the thread's life.  NULL when memory runs out. */
+void *vs_scratch_or_own(vs_scratch_slot slot, size_t bytes, void **owned);
 
 /* ---- instruction sets (isa.c) ---- */
 

@@ -318,8 +318,6 @@ VS_VECTOR_CLONES VS_SHORT_COPIES static void col2im(const conv_geom *g, const fl
  * columns is 576 KiB) while the product is still wide enough.  Depends on the geometry only. */
 #define CONV_CHUNK_COLS 128
 #define CONV_CHUNK_MAX 64
-/* Larger scratch matrices are allocated per chunk rather than kept per thread. */
-#define CONV_SCRATCH_KEEP ((size_t)32 << 20)
 
 static int64_t conv_grain(const conv_geom *g)
 {
@@ -362,7 +360,7 @@ static bool scratch_get(const conv_geom *g, int64_t nb, conv_scratch *s)
     ncol = (ncol + 15) & ~(size_t)15;
     npatch = (npatch + 15) & ~(size_t)15;
     bytes = (ncol + npatch + nph) * sizeof(float);
-    float *base = bytes <= CONV_SCRATCH_KEEP ? vs_scratch(VS_SCRATCH_CONV, bytes) : (s->owned = malloc(bytes));
+    float *base = vs_scratch_or_own(VS_SCRATCH_CONV, bytes, &s->owned);
     if (!base) return false;
     s->col = base;
     s->patch = base + ncol;
@@ -550,7 +548,7 @@ static bool weight_grad_run(conv_batch *j, float *dw)
     size_t bytes;
     void *owned = NULL;
     if (!vs_size_mul((size_t)j->lanes, (size_t)j->wsize * sizeof(float), &bytes) ||
-        !(j->out = bytes <= CONV_SCRATCH_KEEP ? vs_scratch(VS_SCRATCH_CONV_PARTS, bytes) : (owned = malloc(bytes)))) {
+        !(j->out = vs_scratch_or_own(VS_SCRATCH_CONV_PARTS, bytes, &owned))) {
         vs_set_last_error(VS_ERR_NOMEM, "%s: out of memory for the partial weight gradients", j->op);
         return false;
     }

@@ -307,6 +307,14 @@ void *vs_scratch(vs_scratch_slot slot, size_t bytes)
     return s->buf[slot];
 }
 
+void *vs_scratch_or_own(vs_scratch_slot slot, size_t bytes, void **owned)
+{
+    *owned = NULL;
+    if (bytes <= VS_SCRATCH_KEEP) return vs_scratch(slot, bytes);
+    const size_t rounded = (bytes + 63) & ~(size_t)63;
+    return rounded < bytes ? NULL : (*owned = aligned_alloc(64, rounded));
+}
+
 #if defined(__GNUC__)
 /* At exit: join the workers and free the exiting (main) thread's scratch, whose key destructor
  * would not run. */
