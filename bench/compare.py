@@ -331,7 +331,7 @@ def targets(out, rows, order, scaling):
         v, t = row.get("versus"), row.get("torch")
         if key[1] != 1 or not v or not t or v.get("suite") not in ("train", "explain"):
             continue
-        goal = 2.0 if key[0] in ("ig200_mnist", "occlusion1_mnist") else 1.5 if key[0].endswith("_step") else None
+        goal = time_goal(key[0])
         if goal:
             need = share(row, t["median_s"] / goal, peaks.get(1))
             out.append("| PyTorch time / versus time >= %.1f | %s | 1 | %.2f | %s |" % (goal, key[0], t["median_s"] / v["median_s"],
