@@ -177,6 +177,12 @@ static bool selected(const char *filter, const char *name)
     return false;
 }
 
+/* Runs of a workload that takes `once` seconds for a sample to last at least min_s. */
+static long runs_per_sample(double once, double min_s)
+{
+    return once >= min_s ? 1 : (long)(min_s / (once > 1e-9 ? once : 1e-9)) + 1;
+}
+
 /* Median seconds per run of c at `threads` threads; false when setup fails. */
 static bool measure(const vs_bench_case *c, int threads, int reps, result *r)
 {
@@ -187,7 +193,7 @@ static bool measure(const vs_bench_case *c, int threads, int reps, result *r)
     double t0 = now_s();
     c->run(state);
     double once = now_s() - t0;
-    long iters = once >= MIN_SAMPLE_S ? 1 : (long)(MIN_SAMPLE_S / (once > 1e-9 ? once : 1e-9)) + 1;
+    long iters = runs_per_sample(once, MIN_SAMPLE_S);
     for (double start = now_s(); now_s() - start < WARMUP_S;) c->run(state);
     double samples[MAX_REPS];
     for (int s = 0; s < reps; s++) {
@@ -266,7 +272,7 @@ static bool measure_scaling(const vs_bench_case *c, int threads, int reps, FILE 
     (void)sample_s(c, one, 1, 1);
     (void)sample_s(c, many, threads, 1);
     const double once = sample_s(c, one, 1, 1);
-    const long iters = once >= SCALING_SAMPLE_S ? 1 : (long)(SCALING_SAMPLE_S / (once > 1e-9 ? once : 1e-9)) + 1;
+    const long iters = runs_per_sample(once, SCALING_SAMPLE_S);
     for (double start = now_s(); now_s() - start < WARMUP_S;) {
         (void)sample_s(c, one, 1, iters);
         (void)sample_s(c, many, threads, iters);

@@ -242,44 +242,40 @@ static vs_tensor *input_grad(train_state *s, vs_tensor *xb)
     return g;
 }
 
-/* IG of image 0 against the zero baseline through the library: vs_attribute, 200 midpoint steps
- * (alpha_k = (k + 1/2) / 200, weights 1/200), target class 3, which sums the gradients along the
- * path with vs_sequential_path_grads (PyTorch's twin evaluates the 200 points in batches of 64). */
-static void run_ig(train_state *s)
+/* Attributions of image 0 through the library, as a user gets them: vs_attribute on the module's
+ * model_fn with options o (target class 3, zero baseline, batches of 64).  IG takes the path engine
+ * (vs_sequential_path_grads), Occlusion the incremental forward (vs_sequential_forward_boxes);
+ * PyTorch's twins evaluate every point and copy in full, in batches of 64, as Captum does. */
+static void attribute_image0(train_state *s, vs_attr_opts *o)
 {
     vs_module_explainee e = {s->m, NULL};
     const vs_model_fn fn = vs_model_fn_from_module(&e);
-    vs_attr_opts o;
-    vs_attr_opts_init(&o, VS_ATTR_INTEGRATED_GRADIENTS);
-    o.target = 3;
-    o.steps = IG_STEPS;
-    o.ig_rule = VS_IG_MIDDLE;
-    o.batch = EXPLAIN_BATCH;
+    o->target = 3;
+    o->batch = EXPLAIN_BATCH;
     vs_scope_begin();
     const int64_t one[4] = {1, 1, 28, 28};
     vs_tensor *x0 = vs_tensor_from(4, one, s->x->data), *attr = NULL;
     vs_error err;
-    if (x0 && vs_attribute(&fn, x0, &o, &attr, NULL, &err) == VS_OK) explain_sink = attr->data[392];
+    if (x0 && vs_attribute(&fn, x0, o, &attr, NULL, &err) == VS_OK) explain_sink = attr->data[392];
     vs_scope_end();
 }
 
-/* Occlusion-1 of image 0 through the library: vs_attribute on the module's model_fn (target class
- * 3, zero baseline, one-pixel windows), which takes the incremental path (all windows in one call;
- * PyTorch's twin evaluates them in batches of 64, as Captum does). */
+/* IG with 200 midpoint steps: alpha_k = (k + 1/2) / 200, weights 1/200. */
+static void run_ig(train_state *s)
+{
+    vs_attr_opts o;
+    vs_attr_opts_init(&o, VS_ATTR_INTEGRATED_GRADIENTS);
+    o.steps = IG_STEPS;
+    o.ig_rule = VS_IG_MIDDLE;
+    attribute_image0(s, &o);
+}
+
+/* Occlusion-1: one-pixel windows. */
 static void run_occlusion(train_state *s)
 {
-    vs_module_explainee e = {s->m, NULL};
-    const vs_model_fn fn = vs_model_fn_from_module(&e);
     vs_attr_opts o;
     vs_attr_opts_init(&o, VS_ATTR_OCCLUSION);
-    o.target = 3;
-    o.batch = EXPLAIN_BATCH;
-    vs_scope_begin();
-    const int64_t one[4] = {1, 1, 28, 28};
-    vs_tensor *x0 = vs_tensor_from(4, one, s->x->data), *attr = NULL;
-    vs_error err;
-    if (x0 && vs_attribute(&fn, x0, &o, &attr, NULL, &err) == VS_OK) explain_sink = attr->data[783];
-    vs_scope_end();
+    attribute_image0(s, &o);
 }
 
 static void train_run(void *state)
