@@ -24,9 +24,9 @@ vs_status vs_attr_integrated_gradients(vs_attr_job *j, float *attr)
     if (n < 1 || (j->o->ig_rule == VS_IG_TRAPEZOID && n < 2) || n > 100000)
         return vs_error_set(j->err, VS_ERR_ARG, "integrated gradients: %d steps (need 1..100000, trapezoid 2..)", n);
     double *a = malloc((size_t)n * sizeof *a), *w = malloc((size_t)n * sizeof *w);
-    float *path = malloc((size_t)(n * j->dim) * sizeof *path), *g = malloc((size_t)(n * j->dim) * sizeof *g);
+    float *g = malloc((size_t)j->dim * sizeof *g), *path = NULL;
     vs_status st = VS_OK;
-    if (!a || !w || !path || !g) {
+    if (!a || !w || !g) {
         st = vs_error_set(j->err, VS_ERR_NOMEM, "integrated gradients: out of memory for %d steps", n);
         goto out;
     }
@@ -37,6 +37,14 @@ vs_status vs_attr_integrated_gradients(vs_attr_job *j, float *attr)
     if (st != VS_OK || used) {
         if (st == VS_OK)
             for (int64_t i = 0; i < j->dim; i++) attr[i] = (float)((x[i] - b[i]) * (double)g[i]);
+        goto out;
+    }
+    /* point by point: the path's rows, then their gradients (g grows to n rows) */
+    float *gn = realloc(g, (size_t)(n * j->dim) * sizeof *g);
+    path = malloc((size_t)(n * j->dim) * sizeof *path);
+    if (gn) g = gn;
+    if (!gn || !path) {
+        st = vs_error_set(j->err, VS_ERR_NOMEM, "integrated gradients: out of memory for %d steps", n);
         goto out;
     }
     for (int k = 0; k < n; k++)
