@@ -25,6 +25,7 @@
 #include "versus/model.h"
 #include "versus/npy.h"
 #include "versus/safetensors.h"
+#include "versus/optimize.h"
 #include "versus/snx.h"
 #include "versus/metrics.h"
 #include "versus/pairs.h"
