@@ -4,10 +4,20 @@
 #include "explain/internal.h"
 
 #include <math.h>
+#include <stddef.h>
 #include <stdlib.h>
 
-vs_status vs_attr_gradcam(vs_attr_job *j, float *attr)
+typedef struct gradcam_opts {
+    int layer;
+} gradcam_opts;
+
+static void gradcam_defaults(void *o) { ((gradcam_opts *)o)->layer = -1; }
+
+static void gradcam_legacy(const vs_attr_opts *l, void *o) { ((gradcam_opts *)o)->layer = l->layer; }
+
+static vs_status gradcam_run(vs_attr_job *j, const void *opts, float *attr)
 {
+    const int layer = ((const gradcam_opts *)opts)->layer;
     if (!j->m->forward_layer) return vs_error_set(j->err, VS_ERR_ARG, "gradcam: the model does not expose its layers");
     if (j->x->ndim != 4) return vs_error_set(j->err, VS_ERR_SHAPE, "gradcam: inputs must be images [N,C,H,W]");
     vs_status st = VS_OK;
@@ -16,7 +26,7 @@ vs_status vs_attr_gradcam(vs_attr_job *j, float *attr)
     vs_tensor *act = NULL;
     vs_tensor *xt = vs_copy(j->x);
     vs_set_requires_grad(xt, true); /* so the graph is recorded through the model */
-    vs_tensor *out = j->m->forward_layer(j->m->ctx, xt, j->o->layer, &act);
+    vs_tensor *out = j->m->forward_layer(j->m->ctx, xt, layer, &act);
     j->evaluations++;
     vs_tensor *s = NULL, *g = NULL;
     if (out && act) {
@@ -31,7 +41,7 @@ vs_status vs_attr_gradcam(vs_attr_job *j, float *attr)
         s = vs_reshape(s, 1, &one);
     }
     if (!s || !act || act->ndim != 4 || !s->requires_grad) {
-        st = vs_error_set(j->err, VS_ERR_ARG, "gradcam: layer %d has no [1,C,h,w] activation the score depends on%s%s", j->o->layer,
+        st = vs_error_set(j->err, VS_ERR_ARG, "gradcam: layer %d has no [1,C,h,w] activation the score depends on%s%s", layer,
                           vs_last_error()->code ? ": " : "", vs_last_error()->code ? vs_last_error()->msg : "");
     } else if (vs_grad(1, &s, NULL, 1, &act, &g, false) != VS_OK) {
         st = vs_error_set(j->err, VS_ERR_STATE, "gradcam: %s", vs_last_error()->msg);
@@ -68,3 +78,13 @@ vs_status vs_attr_gradcam(vs_attr_job *j, float *attr)
     vs_set_grad_enabled(prev);
     return st;
 }
+
+static const vs_method_param gradcam_params[] = {
+    {"layer", VS_PARAM_INT, offsetof(gradcam_opts, layer), 0, 100000, NULL, "layer index in the sequential (default: the last conv2d)"},
+    {NULL, 0, 0, 0, 0, NULL, NULL},
+};
+
+const vs_method vs_method_gradcam = {
+    "gradcam", "a conv layer's activations weighted by their mean gradient, upsampled (Selvaraju et al. 2017)",
+    VS_OUTPUT_FEATURES, VS_METHOD_LAYERS, sizeof(gradcam_opts), gradcam_defaults, gradcam_params, gradcam_run, gradcam_legacy,
+};

@@ -1,8 +1,10 @@
 # explain: attribution methods, metrics, the papers' explainers.
-versusinclude_HEADERS += include/versus/explain.h include/versus/metrics.h
+versusinclude_HEADERS += include/versus/explain.h include/versus/method.h include/versus/metrics.h
 noinst_HEADERS += explain/internal.h explain/lstsq.h
-libversus_la_SOURCES += explain/attribute.c explain/quadrature.c explain/gradients.c explain/deeplift.c \
-	explain/occlusion.c explain/gradcam.c explain/shapley.c explain/metrics.c \
+libversus_la_SOURCES += explain/registry.c explain/explain.c explain/attribute.c explain/quadrature.c \
+	explain/saliency.c explain/input_x_gradient.c explain/integrated_gradients.c explain/smoothgrad.c \
+	explain/expected_gradients.c explain/deeplift.c explain/occlusion.c explain/gradcam.c explain/shapley.c \
+	explain/kernel_shap.c explain/lime.c explain/integrated_hessians.c explain/metrics.c \
 	explain/module_fn.c explain/baselines.c explain/lstsq.c
 if HAVE_CHECK
 check_PROGRAMS += tests/test_attribute

@@ -16,14 +16,14 @@ void vs_perturb_opts_init(vs_perturb_opts *o)
 }
 
 /* A job that only scores rows: the metric functions reuse the explainers' batching. */
-static vs_status metric_job(const vs_model_fn *m, const vs_tensor *x, const vs_perturb_opts *po, vs_attr_opts *ao, vs_attr_job *j,
-                            vs_error *err)
+static vs_status metric_job(const vs_model_fn *m, const vs_tensor *x, const vs_perturb_opts *po, vs_explain_request *rq,
+                            vs_attr_job *j, vs_error *err)
 {
-    vs_attr_opts_init(ao, VS_ATTR_SALIENCY);
-    ao->batch = po->batch > 0 ? po->batch : 64;
+    vs_explain_request_init(rq);
+    rq->batch = po->batch > 0 ? po->batch : 64;
     memset(j, 0, sizeof *j);
     j->m = m;
-    j->o = ao;
+    j->r = rq;
     j->x = (vs_tensor *)x;
     j->target = po->target;
     j->contrast = po->contrast;
@@ -75,9 +75,9 @@ vs_status vs_perturbation_curve(const vs_model_fn *m, const vs_tensor *x, const 
                                 double **curve, int64_t *n_points, vs_error *err)
 {
     *curve = NULL;
-    vs_attr_opts ao;
+    vs_explain_request rq;
     vs_attr_job j;
-    vs_status st = metric_job(m, x, o, &ao, &j, err);
+    vs_status st = metric_job(m, x, o, &rq, &j, err);
     if (st != VS_OK) return st;
     if (!attr || attr->size != j.dim) return vs_error_set(err, VS_ERR_SHAPE, "perturbation curve: attributions and input differ in size");
     int64_t per = o->per_step > 0 ? o->per_step : 1;
@@ -195,12 +195,12 @@ double vs_spearman(const double *x, const double *y, int64_t n)
 vs_status vs_faithfulness_monotonicity(const vs_model_fn *m, const vs_tensor *x, const vs_tensor *attr, const vs_perturb_opts *o,
                                        double *faithfulness, double *monotonicity, vs_error *err)
 {
-    vs_attr_opts ao;
+    vs_explain_request rq;
     vs_attr_job j;
-    vs_status st = metric_job(m, x, o, &ao, &j, err);
+    vs_status st = metric_job(m, x, o, &rq, &j, err);
     if (st != VS_OK) return st;
     if (!attr || attr->size != j.dim) return vs_error_set(err, VS_ERR_SHAPE, "faithfulness: attributions and input differ in size");
-    int64_t chunk = ao.batch;
+    int64_t chunk = rq.batch;
     float *rows = malloc((size_t)(chunk * j.dim) * sizeof *rows);
     double *e = malloc((size_t)j.dim * sizeof *e), *a = malloc((size_t)j.dim * sizeof *a), *ae = malloc((size_t)j.dim * sizeof *ae), s0;
     if (!rows || !e || !a || !ae) st = vs_error_set(err, VS_ERR_NOMEM, "faithfulness: out of memory");

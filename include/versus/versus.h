@@ -17,6 +17,7 @@
 #include "versus/plot.h"
 #include "versus/superpixel.h"
 #include "versus/explain.h"
+#include "versus/method.h"
 #include "versus/json.h"
 #include "versus/nn.h"
 #include "versus/gnn.h"
