@@ -21,3 +21,7 @@ if HAVE_CHECK
 check_PROGRAMS += tests/test_lstsq
 TESTS += tests/test_lstsq
 endif
+if HAVE_CHECK
+check_PROGRAMS += tests/test_method
+TESTS += tests/test_method
+endif

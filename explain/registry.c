@@ -166,7 +166,7 @@ vs_status vs_method_opts_set(vs_method_opts *o, const char *name, const char *va
             ok = n < 3 && parse_long(t, p->lo, p->hi, &v);
             if (ok) v3[n++] = (int)v;
         }
-        if (!ok || n == 0 || value[strlen(value) - 1] == ',')
+        if (!ok || n == 0 || value[strlen(value) - 1] == ',' || value[0] == ',' || strstr(value, ",,"))
             return vs_error_set(err, VS_ERR_ARG, "%s: option --%s expects one to three integers in [%g, %g] as C,H,W, got '%s'", m->name,
                                 name, p->lo, p->hi, value);
         memcpy(at, v3, sizeof v3);
