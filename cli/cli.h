@@ -80,6 +80,9 @@ typedef struct vs_verb {
 extern const vs_verb *const vs_verbs[];  /* NULL-terminated, in help order */
 const vs_verb *vs_find_verb(const char *name);
 
+/* Fill the attribute verb's option table and manual from the method registry (before any verb runs). */
+void vs_cli_attribute_init(void);
+
 /* Verbs. */
 extern const vs_verb vs_verb_help;
 extern const vs_verb vs_verb_demo;

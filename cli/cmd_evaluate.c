@@ -12,10 +12,11 @@
 static const vs_cli_opt evaluate_opts[] = {
     {"model", 1, "model directory"},
     {"input", 1, "inputs X.npy [N, ...]"},
-    {"attributions", 1, "attributions A.npy, the shape of X"},
+    {"attributions", 1, "attributions A.npy, the shape of X; or interactions [N, F, F] (completeness only)"},
     {"target", 1, "explained class (default: the predicted class of each row)"},
     {"contrast", 1, "one-vs-one: the score is S_target - S_contrast"},
-    {"reference", 1, "Siamese model: the reference R.npy [1, ...]"},
+    {"reference", 1, "Siamese model: the reference R.npy [1, ...] (interactions: or one row per input row)"},
+    {"side", 1, "interactions of pairs: the side they explain, query (default), reference or both"},
     {"replace", 1, "what a flipped feature becomes: one-minus (1 - x, inputs in [0,1]; default), zero, or FILE.npy [1, ...]"},
     {"per-step", 1, "features flipped per perturbation-curve point (default 1)"},
     {"aopc-steps", 1, "L of AOPC_L (default 100)"},
@@ -95,6 +96,92 @@ static int write_heatmaps(eval_ctx *c, const char *path, int64_t n)
     return rc;
 }
 
+/* Interactions [N, F, F]: F the elements of one input row, or of both sides of a pair. */
+static bool is_interactions(const vs_tensor *x, const vs_tensor *attr)
+{
+    int64_t n = x->shape[0], dim = x->size / n;
+    return !vs_same_shape(x, attr) && attr->ndim == 3 && attr->shape[0] == n && attr->shape[1] == attr->shape[2] &&
+           (attr->shape[1] == dim || attr->shape[1] == 2 * dim);
+}
+
+/* Interactions are judged by their completeness: the matrix of each row sums to S(x) - S(x').  The
+ * perturbation metrics rank single features and do not apply. */
+static int evaluate_interactions(const vs_args *a, eval_ctx *c, const char *apath, int64_t target, int64_t contrast)
+{
+    static const char *const feature_only[] = {"replace", "per-step", "aopc-steps", "edge", "cascade", "heatmaps", "curves"};
+    for (size_t k = 0; k < sizeof feature_only / sizeof feature_only[0]; k++)
+        if (vs_args_has(a, feature_only[k]))
+            return vs_usage_error("evaluate", "--%s ranks single features: it does not apply to interactions [N, F, F] (%s)", feature_only[k],
+                                  apath);
+    vs_explain_request rq;
+    vs_explain_request_init(&rq);
+    rq.target = target;
+    rq.contrast = contrast;
+    rq.reference = c->reference;
+    const char *side = vs_args_get(a, "side");
+    int sd = side ? vs_side_from_name(side) : VS_SIDE_QUERY;
+    if (sd < 0) return vs_usage_error("evaluate", "--side expects query, reference or both, got '%s'", side);
+    rq.side = (vs_side)sd;
+    int64_t n = c->x->shape[0], dim = c->x->size / n, F = c->attr->shape[1];
+    if ((F == 2 * dim) != (rq.side == VS_SIDE_BOTH))
+        return vs_fail("%s: interactions over %lld features, but %s side%s of rows of %lld elements has %lld", apath, (long long)F,
+                       vs_side_name(rq.side), rq.side == VS_SIDE_BOTH ? "s" : "", (long long)dim,
+                       (long long)(rq.side == VS_SIDE_BOTH ? 2 * dim : dim));
+    c->ex.module = c->model;
+    c->ex.reference = NULL;
+    c->fn = vs_model_fn_from_module(&c->ex);
+    double *gap = malloc((size_t)n * sizeof *gap), *diag = malloc((size_t)n * sizeof *diag), *cross = malloc((size_t)n * sizeof *cross);
+    vs_error err;
+    int rc = gap && diag && cross ? 0 : vs_fail("out of memory");
+    if (rc == 0 && vs_explain_completeness(&c->fn, c->x, &rq, c->attr, gap, &err) != VS_OK) rc = vs_fail("%s", err.msg);
+    double worst = 0, mean_abs = 0, mean_diag, sd_diag, mean_cross, sd_cross;
+    for (int64_t i = 0; rc == 0 && i < n; i++) {
+        const float *G = c->attr->data + i * F * F;
+        double total = 0, d = 0, q = 0;
+        for (int64_t u = 0; u < F; u++)
+            for (int64_t v = 0; v < F; v++) {
+                total += fabs(G[u * F + v]);
+                if (u == v) d += fabs(G[u * F + v]);
+                if (u < F / 2 && v >= F / 2) q += 2 * fabs(G[u * F + v]); /* both off-diagonal blocks */
+            }
+        diag[i] = total > 0 ? d / total : NAN;
+        cross[i] = total > 0 && rq.side == VS_SIDE_BOTH ? q / total : NAN;
+        if (fabs(gap[i]) > fabs(worst)) worst = gap[i];
+        mean_abs += fabs(gap[i]) / n;
+    }
+    if (rc) goto out;
+    stats(diag, n, &mean_diag, &sd_diag);
+    stats(cross, n, &mean_cross, &sd_cross);
+    const char *out = vs_args_get(a, "out");
+    FILE *f = out ? fopen(out, "w") : stdout;
+    if (!f) {
+        rc = vs_fail("%s: cannot write", out);
+        goto out;
+    }
+    fprintf(f, "{\"output\": \"interactions\", \"rows\": %lld, \"features\": %lld, \"side\": \"%s\",\n", (long long)n, (long long)F,
+            vs_side_name(rq.side));
+    fputs(" \"completeness\": {\"largest_gap\": ", f);
+    vs_cli_put_num(f, worst);
+    fputs(", \"mean_abs_gap\": ", f);
+    vs_cli_put_num(f, mean_abs);
+    fputs(", \"direction\": \"lower is better\"},\n \"main_effect_share\": ", f);
+    vs_cli_put_num(f, mean_diag);
+    fputs(", \"query_reference_share\": ", f);
+    vs_cli_put_num(f, mean_cross);
+    fputs(",\n \"gaps\": [", f);
+    for (int64_t i = 0; i < n; i++) {
+        if (i) fputs(", ", f);
+        vs_cli_put_num(f, gap[i]);
+    }
+    fputs("]}\n", f);
+    if (out && fclose(f) != 0) rc = vs_fail("%s: write failed", out);
+out:
+    free(gap);
+    free(diag);
+    free(cross);
+    return rc;
+}
+
 static int run_evaluate(int argc, char **argv)
 {
     vs_args a;
@@ -121,10 +208,14 @@ static int run_evaluate(int argc, char **argv)
     rc = 0;
     if (!(c.model = vs_model_load(model_dir, NULL, &err))) return vs_fail("%s", err.msg);
     if (vs_npy_read(input, &c.x, &err) != VS_OK || vs_npy_read(apath, &c.attr, &err) != VS_OK) rc = vs_fail("%s", err.msg);
-    if (rc == 0 && (c.x->ndim < 2 || !vs_same_shape(c.x, c.attr)))
-        rc = vs_fail("%s: attributions must have the shape of the inputs %s", apath, input);
     if (rc == 0 && vs_args_get(&a, "reference") && vs_npy_read(vs_args_get(&a, "reference"), &c.reference, &err) != VS_OK)
         rc = vs_fail("%s", err.msg);
+    if (rc == 0 && c.x->ndim >= 2 && is_interactions(c.x, c.attr)) {
+        rc = evaluate_interactions(&a, &c, apath, target, contrast);
+        goto done;
+    }
+    if (rc == 0 && (c.x->ndim < 2 || !vs_same_shape(c.x, c.attr)))
+        rc = vs_fail("%s: attributions must have the shape of the inputs %s (or be interactions [N, F, F])", apath, input);
     if (rc == 0 && c.model->kind == VS_MODULE_SIAMESE && !c.reference) rc = vs_fail("%s is a Siamese model: give --reference R.npy", model_dir);
     int64_t n = rc == 0 ? c.x->shape[0] : 0, dim = n ? c.x->size / n : 0;
     if (rc == 0 && replace && !zero_replace && strcmp(replace, "one-minus") != 0) {

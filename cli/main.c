@@ -32,6 +32,7 @@ int main(int argc, char **argv)
         fputs("usage: versus <verb> [options]   (versus help lists the verbs)\n", stderr);
         return 2;
     }
+    vs_cli_attribute_init();
     const char *verb = argv[1];
     if (strcmp(verb, "--version") == 0 || strcmp(verb, "version") == 0) {
         printf("versus %s\n", vs_version());

@@ -133,6 +133,78 @@ static vs_tensor *row_or_zeros(int nd, const int64_t *shape, const float *data)
     return data ? vs_tensor_from(nd, shape, data) : vs_tensor_zeros(nd, shape);
 }
 
+/* The job of row i: the explained input (the row, one side of its pair, or both as [1, 2, ...]) and
+ * its baseline, seen through pm/pf for pairs.  Tensors are created in the current scope. */
+static vs_status row_job(const vs_model_fn *model, const vs_tensor *x, int64_t i, const vs_explain_request *r, int ex_nd,
+                         const int64_t *ex_shape, pair_model *pm, vs_model_fn *pf, vs_attr_job *jp, vs_error *err)
+{
+    int64_t n = x->shape[0], dim = x->size / n;
+    int64_t row_shape[VS_MAX_DIMS];
+    memcpy(row_shape, x->shape, sizeof row_shape);
+    row_shape[0] = 1;
+    vs_tensor *xr = vs_tensor_from(x->ndim, row_shape, x->data + i * dim), *rr = NULL;
+    *pm = (pair_model){.m = model, .x = xr, .side = r->side};
+    *pf = (vs_model_fn){.forward = pair_forward, .ctx = pm};
+    vs_attr_job j = {.m = model, .r = r, .dim = ex_nd > x->ndim ? 2 * dim : dim, .contrast = r->contrast, .err = err};
+    const float *xb = r->baseline ? r->baseline->data : NULL;
+    if (r->reference) {
+        rr = vs_tensor_from(x->ndim, row_shape, r->reference->data + (r->reference->shape[0] == 1 ? 0 : i) * dim);
+        const float *rb = r->reference_baseline ? r->reference_baseline->data : NULL;
+        pm->r = rr;
+        j.m = pf;
+        if (r->side == VS_SIDE_QUERY) {
+            j.x = xr;
+            j.baseline = row_or_zeros(x->ndim, row_shape, xb);
+        } else if (r->side == VS_SIDE_REFERENCE) {
+            j.x = rr;
+            j.baseline = row_or_zeros(x->ndim, row_shape, rb);
+        } else {
+            j.x = vs_reshape(vs_concat(2, (vs_tensor *[]){xr, rr}, 0), ex_nd, ex_shape);
+            j.baseline = vs_reshape(vs_concat(2, (vs_tensor *[]){row_or_zeros(x->ndim, row_shape, xb), row_or_zeros(x->ndim, row_shape, rb)}, 0),
+                                    ex_nd, ex_shape);
+        }
+    } else {
+        j.x = xr;
+        j.baseline = row_or_zeros(x->ndim, row_shape, xb);
+    }
+    *jp = j;
+    if (!j.x || !j.baseline || (r->reference && !rr)) return vs_error_set(err, VS_ERR_NOMEM, "explain: out of memory");
+    return VS_OK;
+}
+
+vs_status vs_explain_completeness(const vs_model_fn *model, vs_tensor *x, const vs_explain_request *r, const vs_tensor *expl,
+                                  double *gaps, vs_error *err)
+{
+    if (!model || !model->forward || !x || x->ndim < 2 || x->shape[0] < 1 || !expl || !r)
+        return vs_error_set(err, VS_ERR_ARG, "completeness: model, inputs [N, ...], request and explanation are required");
+    bool both = r->reference && r->side == VS_SIDE_BOTH;
+    if (both && x->ndim + 1 > VS_MAX_DIMS) return vs_error_set(err, VS_ERR_SHAPE, "completeness: too many dimensions");
+    int ex_nd;
+    int64_t ex_shape[VS_MAX_DIMS];
+    explained_shape(x, r, &ex_nd, ex_shape);
+    int64_t n = x->shape[0], ex_dim = (both ? 2 : 1) * (x->size / n);
+    vs_status st = check_request(model, x, vs_method_find("integrated_gradients"), r, ex_dim, err);
+    if (st != VS_OK) return st;
+    if (expl->ndim < 1 || expl->shape[0] != n || expl->size % n)
+        return vs_error_set(err, VS_ERR_SHAPE, "completeness: the explanation must have %lld rows", (long long)n);
+    int64_t per = expl->size / n;
+    for (int64_t i = 0; i < n && st == VS_OK; i++) {
+        vs_scope_begin();
+        pair_model pm;
+        vs_model_fn pf;
+        vs_attr_job j;
+        st = row_job(model, x, i, r, ex_nd, ex_shape, &pm, &pf, &j, err);
+        double sx = NAN, sb = NAN, sum = 0;
+        if (st == VS_OK) st = vs_job_resolve_target(&j, r->target);
+        if (st == VS_OK) st = vs_job_scores(&j, j.x->data, 1, &sx);
+        if (st == VS_OK) st = vs_job_scores(&j, j.baseline->data, 1, &sb);
+        for (int64_t k = 0; k < per; k++) sum += expl->data[i * per + k];
+        gaps[i] = sum - (sx - sb);
+        vs_scope_end();
+    }
+    return st;
+}
+
 vs_status vs_explain(const vs_model_fn *model, vs_tensor *x, const vs_method *m, const vs_method_opts *opts,
                      const vs_explain_request *r, vs_tensor **out, vs_attr_report *report, vs_error *err)
 {
@@ -172,35 +244,10 @@ vs_status vs_explain(const vs_model_fn *model, vs_tensor *x, const vs_method *m,
     bool complete = m->flags & VS_METHOD_COMPLETE, single_baseline = !(m->flags & VS_METHOD_BASELINE_SET);
     for (int64_t i = 0; i < n && st == VS_OK; i++) {
         vs_scope_begin();
-        int64_t row_shape[VS_MAX_DIMS];
-        memcpy(row_shape, x->shape, sizeof row_shape);
-        row_shape[0] = 1;
-        vs_tensor *xr = vs_tensor_from(x->ndim, row_shape, x->data + i * dim), *rr = NULL;
-        pair_model pm = {.m = model, .x = xr, .side = r->side};
-        vs_model_fn pf = {.forward = pair_forward, .ctx = &pm};
-        vs_attr_job j = {.m = model, .r = r, .dim = ex_dim, .contrast = r->contrast, .err = err};
-        const float *xb = r->baseline ? r->baseline->data : NULL;
-        if (r->reference) {
-            rr = vs_tensor_from(x->ndim, row_shape, r->reference->data + (r->reference->shape[0] == 1 ? 0 : i) * dim);
-            const float *rb = r->reference_baseline ? r->reference_baseline->data : NULL;
-            pm.r = rr;
-            j.m = &pf;
-            if (r->side == VS_SIDE_QUERY) {
-                j.x = xr;
-                j.baseline = row_or_zeros(x->ndim, row_shape, xb);
-            } else if (r->side == VS_SIDE_REFERENCE) {
-                j.x = rr;
-                j.baseline = row_or_zeros(x->ndim, row_shape, rb);
-            } else {
-                j.x = vs_reshape(vs_concat(2, (vs_tensor *[]){xr, rr}, 0), ex_nd, ex_shape);
-                j.baseline = vs_reshape(vs_concat(2, (vs_tensor *[]){row_or_zeros(x->ndim, row_shape, xb), row_or_zeros(x->ndim, row_shape, rb)}, 0),
-                                        ex_nd, ex_shape);
-            }
-        } else {
-            j.x = xr;
-            j.baseline = row_or_zeros(x->ndim, row_shape, xb);
-        }
-        if (!j.x || !j.baseline || (r->reference && !rr)) st = vs_error_set(err, VS_ERR_NOMEM, "%s: out of memory", m->name);
+        pair_model pm;
+        vs_model_fn pf;
+        vs_attr_job j;
+        st = row_job(model, x, i, r, ex_nd, ex_shape, &pm, &pf, &j, err);
         if (st == VS_OK) st = vs_job_resolve_target(&j, r->target);
         j.evaluations = 0; /* only the method's own model evaluations are reported */
         float *dst = res->data + i * out_row;

@@ -121,6 +121,11 @@ vs_status vs_explain_shape(const vs_method *m, const vs_tensor *x, const vs_expl
 vs_status vs_explain(const vs_model_fn *model, vs_tensor *x, const vs_method *m, const vs_method_opts *opts,
                      const vs_explain_request *r, vs_tensor **out, vs_attr_report *report, vs_error *err);
 
+/* Completeness of any explanation expl [N, ...] of x under r (features, both sides or interactions):
+ * gaps[i] = sum of row i of expl - (S(x_i) - S(x_i')), the score and baseline as vs_explain sees them. */
+vs_status vs_explain_completeness(const vs_model_fn *model, vs_tensor *x, const vs_explain_request *r, const vs_tensor *expl,
+                                  double *gaps, vs_error *err);
+
 #ifdef __cplusplus
 }
 #endif
