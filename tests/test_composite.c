@@ -2,6 +2,7 @@
  * (inputs or intermediates), messages for bad programs, save/load round trips, gradients through the
  * wiring ops, instance norm's running statistics, and the zoo's composites (names and shapes). */
 #include "gradcheck.h"
+#include "io_check.h"
 #include "versus/versus.h"
 #include "vs_check.h"
 
@@ -235,27 +236,15 @@ END_TEST
 
 static char DIR_[512];
 
+/* The text of a file (malloc'd). */
 static char *slurp(const char *path)
 {
-    FILE *f = fopen(path, "rb");
-    ck_assert_ptr_nonnull(f);
-    static char bufs[2][1 << 17];
-    static int k;
-    char *buf = bufs[k++ & 1];
-    size_t n = fread(buf, 1, sizeof bufs[0] - 1, f);
-    buf[n] = 0;
-    fclose(f);
-    return buf;
-}
-
-static void remove_dir(void)
-{
-    char p[600];
-    snprintf(p, sizeof p, "%s/model.json", DIR_);
-    unlink(p);
-    snprintf(p, sizeof p, "%s/model.safetensors", DIR_);
-    unlink(p);
-    rmdir(DIR_);
+    size_t n;
+    unsigned char *b = io_slurp(path, &n);
+    ck_assert_ptr_nonnull(b);
+    char *s = realloc(b, n + 1);
+    s[n] = 0;
+    return s;
 }
 
 /* Save m, load it back, save again: same outputs (for inputs xs) and the same model.json. */
@@ -267,12 +256,14 @@ static void round_trip(vs_module *m, int n_in, vs_tensor **xs)
     ck_assert_msg(vs_model_save(m, 0, NULL, DIR_, &err) == VS_OK, "%s", err.msg);
     char jpath[600];
     snprintf(jpath, sizeof jpath, "%s/model.json", DIR_);
-    char *first = strdup(slurp(jpath));
+    char *first = slurp(jpath);
     vs_module *back = vs_model_load(DIR_, NULL, &err);
     ck_assert_msg(back != NULL, "%s", err.msg);
     ck_assert_int_eq(vs_model_save(back, 0, NULL, DIR_, &err), VS_OK);
-    ck_assert_str_eq(slurp(jpath), first);
+    char *second = slurp(jpath);
+    ck_assert_str_eq(second, first);
     free(first);
+    free(second);
     vs_scope_begin();
     vs_named_tensors g = {0};
     for (int i = 0; i < n_in; i++) vs_named_tensors_push(&g, vs_composite_input_name(m, i), xs[i], false);
@@ -286,7 +277,7 @@ static void round_trip(vs_module *m, int n_in, vs_tensor **xs)
     vs_named_tensors_clear(&g);
     vs_scope_end();
     vs_module_free(back);
-    remove_dir();
+    io_remove_model_dir(DIR_);
 }
 
 START_TEST(test_save_load)
