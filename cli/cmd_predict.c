@@ -156,7 +156,9 @@ const vs_verb vs_verb_predict = {
     "row [1,p]) in the shape model.json's \"input\" gives.  A classifier writes its scores (logits)\n"
     "[N,C].  A Siamese model needs --reference: R holds one example (compared with every row of X)\n"
     "or N (row i with row i), and Y is the cosine similarity [N] of the two embeddings; > 0 means\n"
-    "\"same class\".  Graph models are not supported here (their inputs are graphs, not arrays).",
+    "\"same class\".  A composite model (model.json's \"composite\") gets X as its first input and\n"
+    "writes its first output (a VAE built by versus: mu).  Graph models are not supported here\n"
+    "(their inputs are graphs, not arrays).",
     predict_opts,
     run_predict,
 };
