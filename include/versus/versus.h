@@ -26,6 +26,7 @@
 #include "versus/npy.h"
 #include "versus/safetensors.h"
 #include "versus/snx.h"
+#include "versus/report.h"
 #include "versus/metrics.h"
 #include "versus/pairs.h"
 #include "versus/synth.h"
