@@ -154,6 +154,9 @@ static void draw_panel(vs_sbuf *b, const vs_graph_drawing *g, int k, const doubl
                             "stroke-linecap=\"round\"/>\n",
                          PX(g->src[e]), PY(g->src[e]), PX(g->dst[e]), PY(g->dst[e]));
     const float *w = g->weights[k];
+    for (int64_t e = 0; e < g->n_edges; e++) /* the bare structure, so that weight-0 edges still show */
+        vs_sb_printf(b, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#c8c8c8\"/>\n", PX(g->src[e]), PY(g->src[e]),
+                     PX(g->dst[e]), PY(g->dst[e]));
     for (int64_t e = 0; e < g->n_edges; e++) {
         double v = w[e];
         if (!isfinite(v)) {

@@ -407,13 +407,23 @@ static void sensitivity_figures(const snx_bench *b, vs_report *r)
         }
 }
 
-/* Graphs: the first pair's query drawn once per explanation (its SNX-global mask, then the local
+/* Graphs: the first query with planted edges drawn once per explanation (its SNX-global mask, then the local
  * masks of SNX, SM and GNNExplainer against the first reference), the planted motif highlighted.
  * Directed edge weights are averaged over both directions. */
 static int example_figure(const snx_bench *b, vs_report *r)
 {
     if (!b->graph || b->pairs.n < 1) return 0;
-    int64_t q = b->pairs.idx[0], ref = b->pairs.idx[1];
+    int64_t pk = 0; /* the first pair whose query holds planted edges, else the first pair */
+    for (int64_t k = 0; b->truth && k < b->pairs.n; k++) {
+        const vs_graph *h = &b->d->graphs[b->pairs.idx[2 * k]];
+        bool any = false;
+        for (int64_t e = 0; h->edge_truth && e < h->n_edges; e++) any |= h->edge_truth[e] != 0;
+        if (any) {
+            pk = k;
+            break;
+        }
+    }
+    int64_t q = b->pairs.idx[2 * pk], ref = b->pairs.idx[2 * pk + 1];
     const vs_graph *g = &b->d->graphs[q];
     int64_t ne = 0;
     for (int64_t e = 0; e < g->n_edges; e++) ne += g->src[e] < g->dst[e];
@@ -426,9 +436,9 @@ static int example_figure(const snx_bench *b, vs_report *r)
     }
     char caption[600];
     snprintf(caption, sizeof caption,
-             "Test pair 1: query graph %lld (class %lld) against reference %lld (%s class).  Each panel draws the query with one "
-             "explanation's edge mask: thicker, darker edges weigh more.%s",
-             (long long)q, (long long)b->d->y[q], (long long)ref, b->pairs.label[0] ? "the same" : "another",
+             "Test pair %lld: query graph %lld (class %lld) against reference %lld (%s class).  Each panel draws the query with "
+             "one explanation's edge mask (mean of both directions, 0 to 1): thicker, darker edges weigh more.%s",
+             (long long)pk + 1, (long long)q, (long long)b->d->y[q], (long long)ref, b->pairs.label[pk] ? "the same" : "another",
              g->edge_truth ? "  The vermillion halo marks the planted motif: a faithful explanation weighs those edges highest." : "");
     vs_report_figure *f = vs_report_figure_new(r, VS_FIGURE_GRAPH, "example", "One query and its explanations", NULL, NULL, caption);
     const vs_snx_method shown[4] = {VS_SNX_GLOBAL, VS_SNX_GDA, VS_SNX_SM, VS_SNX_GNNEXPLAINER};
@@ -439,7 +449,7 @@ static int example_figure(const snx_bench *b, vs_report *r)
             if (at >= 0) m = b->glob[G_SNX]->ms + b->glob[G_SNX]->s_off[at];
         } else if (k > 0) {
             const snx_method_run *run = vs_snx_bench_find_run(b, shown[k]);
-            if (run) m = run->e->ms + run->e->s_off[0];
+            if (run) m = run->e->ms + run->e->s_off[pk];
         }
         if (!m) continue;
         int64_t i = 0;

@@ -262,7 +262,7 @@ void vs_report_number(vs_report_table *t, int row, int col, double value, double
     c->kind = VS_CELL_NUMBER;
     c->value = value;
     c->spread = isfinite(spread) ? spread : NAN;
-    c->digits = digits < 0 ? 0 : digits > 9 ? 9 : digits;
+    c->digits = digits < -9 ? -9 : digits > 9 ? 9 : digits;
 }
 
 void vs_report_pvalue(vs_report_table *t, int row, int col, double p, vs_cell_sig sig)

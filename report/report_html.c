@@ -4,6 +4,7 @@
 #include "datasets/sbuf.h"
 #include "report/internal.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -23,7 +24,7 @@ static const char css[] =
     "table{border-collapse:collapse;font-size:.86rem;min-width:50%}\n"
     "caption{caption-side:top;text-align:left;color:var(--muted);font-size:.88rem;padding:0 0 .5em;max-width:90ch}\n"
     "th,td{padding:.36em .6em;border-bottom:1px solid var(--rule);white-space:nowrap}\n"
-    "thead th{background:var(--band);border-bottom:2px solid #b9c0cc;text-align:right;font-weight:600}\n"
+    "thead th{background:var(--band);border-bottom:2px solid #b9c0cc;text-align:right;font-weight:600;white-space:normal;vertical-align:bottom}\n"
     "thead th:first-child,td.text{text-align:left}\n"
     "tbody tr:nth-child(even){background:#fbfcfd}tbody tr:hover{background:#eef4fa}\n"
     "td.num{text-align:right;font-variant-numeric:tabular-nums}\n"
@@ -80,11 +81,16 @@ static void html_cell(vs_sbuf *b, const vs_report_table *t, const vs_report_cell
     case VS_CELL_NUMBER:
         vs_sb_printf(b, "<td class=\"num%s\"%s><span class=\"v\">", c->rank == VS_RANK_BEST ? " best" : c->rank == VS_RANK_SECOND ? " second" : "",
                      c->rank == VS_RANK_BEST ? " title=\"best\"" : c->rank == VS_RANK_SECOND ? " title=\"runner-up\"" : "");
-        snprintf(buf, sizeof buf, "%.*f", c->digits, c->value);
-        vs_sb_printf(b, "%s</span>", buf);
-        if (c->spread == c->spread) {
-            snprintf(buf, sizeof buf, "%.*f", c->digits, c->spread);
-            vs_sb_printf(b, " <span class=\"sd\">(%s)</span>", buf);
+        {
+            vs_report_cell one = *c;
+            one.spread = NAN;
+            vs_report_cell_number(&one, buf, sizeof buf);
+            vs_sb_printf(b, "%s</span>", buf);
+            if (!isnan(c->spread)) {
+                one.value = c->spread;
+                vs_report_cell_number(&one, buf, sizeof buf);
+                vs_sb_printf(b, " <span class=\"sd\">(%s)</span>", buf);
+            }
         }
         vs_sb_printf(b, "</td>");
         return;

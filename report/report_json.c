@@ -272,7 +272,7 @@ static void read_cell(jr *rd, vs_report_table *t, int r, int c, const vs_json *v
         const vs_json *s = vs_json_get(v, "spread"), *d = vs_json_get(v, "digits");
         const char *rank = string_member(rd, v, "rank", false, field);
         if (x->type != VS_JSON_NUMBER || (s && s->type != VS_JSON_NUMBER)) return bad(rd, v, field, "\"value\" and \"spread\": numbers");
-        if (d && vs_json_int(d, 0, 9, &digits, NULL) != VS_OK) return bad(rd, d, field, "\"digits\": an integer 0..9");
+        if (d && vs_json_int(d, -9, 9, &digits, NULL) != VS_OK) return bad(rd, d, field, "\"digits\": an integer -9..9");
         if (rank && strcmp(rank, "best") && strcmp(rank, "second")) return bad(rd, v, field, "\"rank\": \"best\" or \"second\"");
         vs_report_number(t, r, c, x->number, s ? s->number : NAN, (int)digits);
         if (rank) t->cells[r * t->n_cols + c].rank = rank[0] == 'b' ? VS_RANK_BEST : VS_RANK_SECOND;

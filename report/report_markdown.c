@@ -10,10 +10,10 @@ void vs_report_cell_number(const vs_report_cell *c, char *buf, size_t n)
 {
     if (c->kind == VS_CELL_PVALUE) {
         snprintf(buf, n, "%.2g", c->value);
-    } else if (isnan(c->spread)) {
-        snprintf(buf, n, "%.*f", c->digits, c->value);
     } else {
-        snprintf(buf, n, "%.*f (%.*f)", c->digits, c->value, c->digits, c->spread);
+        int d = c->digits < 0 ? -c->digits : c->digits;
+        const char *f = c->digits < 0 ? (isnan(c->spread) ? "%.*e" : "%.*e (%.*e)") : (isnan(c->spread) ? "%.*f" : "%.*f (%.*f)");
+        snprintf(buf, n, f, d, c->value, d, c->spread);
     }
 }
 

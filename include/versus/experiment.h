@@ -41,6 +41,14 @@ void vs_snx_experiment_opts_init(vs_snx_experiment_opts *o);
  * data in the format "versus-bench-snx/1", figures conformity, gda, violated, sensitivity_local,
  * sensitivity_global (and _present on tabular data), example (graphs: one query drawn with its masks). */
 vs_status vs_snx_experiment(const vs_dataset *d, const vs_snx_experiment_opts *o, vs_report **out, vs_error *err);
+/* The demo (versus demo): a Siamese MLP on synthetic credit applicants and a Siamese GCN on synthetic
+ * graphs with a planted motif, one query explained against a same-class and an other-class reference
+ * with SNX-global and SNX (and saliency maps), every explanation scored (faithfulness, counterfactual,
+ * conformity, violated constraints, precision and recall against the planted truth), and a classifier
+ * explained one-vs-one with integrated gradients, DeepLIFT and Kernel SHAP.  Data format
+ * "versus-demo/1"; figures tabular_masks, tabular_gda, tabular_violated, graph_masks (node-link),
+ * graph_gda, graph_violated.  progress (may be NULL) receives the training lines. */
+vs_status vs_demo_experiment(uint64_t seed, FILE *progress, vs_report **out, vs_error *err);
 /* The method names the experiment knows, comma-separated (for messages and help). */
 const char *vs_snx_experiment_method_names(void);
 

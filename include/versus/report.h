@@ -55,7 +55,7 @@ typedef struct vs_report_cell {
     char *text;         /* TEXT */
     double value;       /* NUMBER: the value; PVALUE: p */
     double spread;      /* NUMBER: standard deviation shown in parentheses; NaN: none */
-    int digits;         /* NUMBER: decimals */
+    int digits;         /* NUMBER: decimals (0..9); -1..-9: exponent notation with that many decimals */
     vs_cell_rank rank;
     vs_cell_sig sig;
     int note;           /* MISSING: index into the table's notes */
@@ -153,7 +153,8 @@ vs_report_table *vs_report_table_new(vs_report *r, const char *caption, int n_co
 /* Append a row of missing cells; its index, or -1 when out of memory. */
 int vs_report_table_row(vs_report_table *t);
 void vs_report_text(vs_report_table *t, int row, int col, const char *text);
-/* value (spread) with digits decimals; spread NaN: none; value NaN: a missing cell "not defined". */
+/* value (spread) with digits decimals (negative: |digits| in exponent notation); spread NaN: none;
+ * value NaN: a missing cell "not defined". */
 void vs_report_number(vs_report_table *t, int row, int col, double value, double spread, int digits);
 /* p-value (NaN: missing, "no test") with its significance mark. */
 void vs_report_pvalue(vs_report_table *t, int row, int col, double p, vs_cell_sig sig);
