@@ -1,0 +1,30 @@
+/* task_registry.c - the training tasks by name, and the task a model asks for.  A new task is one
+ * file defining a `const vs_task` and one line here. */
+#include "nn/train_internal.h"
+
+#include <string.h>
+
+
+const char *const vs_task_one_model[] = {"model", NULL};
+const char *const vs_task_one_loss[] = {"loss", NULL};
+
+static const vs_task *const tasks[] = {
+    &vs_task_classifier,
+    &vs_task_siamese,
+};
+#define N_TASKS ((int)(sizeof tasks / sizeof tasks[0]))
+
+const vs_task *vs_task_at(int i) { return i >= 0 && i < N_TASKS ? tasks[i] : NULL; }
+
+const vs_task *vs_task_find(const char *name)
+{
+    for (int i = 0; i < N_TASKS; i++)
+        if (strcmp(tasks[i]->name, name) == 0) return tasks[i];
+    return NULL;
+}
+
+const vs_task *vs_task_for_model(const vs_module *m, vs_error *err)
+{
+    (void)err;
+    return m->kind == VS_MODULE_SIAMESE ? &vs_task_siamese : &vs_task_classifier;
+}
