@@ -251,7 +251,7 @@ START_TEST(test_bad_json)
                       "\"kernel\" must be an integer, got 2.5");
     expect_spec_error("{\"format\": \"versus-model/2\", \"sequential\": [{\"op\": \"relu\"}]}", "unsupported format \"versus-model/2\"");
     expect_spec_error("{\"sequential\": [{\"op\": \"relu\"}]}", "format");
-    expect_spec_error("{\"format\": \"versus-model/1\"}", "exactly one of \"sequential\" and \"siamese\"");
+    expect_spec_error("{\"format\": \"versus-model/1\"}", "exactly one of \"sequential\", \"siamese\" and \"composite\"");
     expect_spec_error("{\"format\": \"versus-model/1\", \"sequential\": []}", "non-empty array");
     expect_spec_error("{\"format\": \"versus-model/1\", \"sequential\": [{\"op\": \"residual\"}]}", "needs \"sequential\"");
     expect_spec_error("{\"format\": \"versus-model/1\", \"input\": [1, 0], \"sequential\": [{\"op\": \"relu\"}]}", "model.json:1:43");

@@ -20,6 +20,7 @@
 #include "versus/explain.h"
 #include "versus/json.h"
 #include "versus/nn.h"
+#include "versus/composite.h"
 #include "versus/gnn.h"
 #include "versus/optim.h"
 #include "versus/arch.h"
