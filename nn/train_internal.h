@@ -60,7 +60,7 @@ extern const char *const vs_task_one_model[], *const vs_task_one_loss[];
 /* Metrics "train_accuracy" and "test_accuracy" (classifier and Siamese tasks). */
 vs_status vs_train_put_accuracies(vs_train_result *res, double train, double test);
 /* The tasks of the registry (task_*.c). */
-extern const vs_task vs_task_classifier, vs_task_siamese;
+extern const vs_task vs_task_classifier, vs_task_siamese, vs_task_vae, vs_task_gan;
 
 /* Write t's sample grid for the current global step into o->sample_dir (train_samples.c). */
 vs_status vs_train_write_samples(vs_trainer *t, vs_error *err);
