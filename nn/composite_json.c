@@ -160,7 +160,10 @@ static vs_status layer_node(node_ctx *c, vs_module_kind kind, vs_cnode *n)
     }
     vs_layer_spec_clear(&s);
     if (st == VS_OK) return VS_OK;
-    /* e.msg starts with its own position when it comes from the reader */
+    /* the reader's messages start with the position of the bad value: keep it in front */
+    const char *rest = strstr(e.msg, ": ");
+    if (rest && c->json->source && strncmp(e.msg, c->json->source, strlen(c->json->source)) == 0)
+        return vs_error_set(c->err, st, "%.*s: %s: %s", (int)(rest - e.msg), e.msg, c->label, rest + 2);
     return at(c->err, st, c->json, "%s: %s", c->label, e.msg);
 }
 

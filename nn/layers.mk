@@ -8,3 +8,12 @@ if HAVE_CHECK
 check_PROGRAMS += tests/test_nn tests/test_optim tests/test_model_io tests/test_path_grads tests/test_forward_boxes
 TESTS += tests/test_nn tests/test_optim tests/test_model_io tests/test_path_grads tests/test_forward_boxes
 endif
+
+# composite models: the Check suite, and the PyTorch round trip (a versus-side tool and a script).
+check_PROGRAMS += tests/composite_tool
+TESTS += tests/torch_composite.sh
+EXTRA_DIST += tests/torch_composite.sh tests/torch_composite.py
+if HAVE_CHECK
+check_PROGRAMS += tests/test_composite
+TESTS += tests/test_composite
+endif

@@ -4,6 +4,7 @@
 #include "versus/gnn.h"
 #include "versus/model.h"
 #include "versus/safetensors.h"
+#include "io_check.h"
 #include "vs_check.h"
 
 #include <stdio.h>
@@ -33,15 +34,7 @@ static void make_dir_name(const char *tag)
     snprintf(DIR_, sizeof DIR_, "%s/versus_test_model_%ld_%s", vs_test_tmpdir(), (long)getpid(), tag);
 }
 
-static void remove_dir(void)
-{
-    char p[600];
-    snprintf(p, sizeof p, "%s/model.json", DIR_);
-    unlink(p);
-    snprintf(p, sizeof p, "%s/model.safetensors", DIR_);
-    unlink(p);
-    rmdir(DIR_);
-}
+static void remove_dir(void) { io_remove_model_dir(DIR_); }
 
 static void write_text(const char *file, const char *text)
 {

@@ -1,0 +1,282 @@
+"""tests/torch_composite.py - composite models round trip between PyTorch and versus.
+
+StarGAN's Generator and PatchGAN Discriminator (yunjey/stargan model.py, the image channel count made
+a parameter) and PyTorch's VAE example, as their authors wrote them:
+  1. PyTorch -> versus: the classes' weights (random running statistics included) are written with a
+     safetensors writer of our own; versus loads them with the architecture's model.json (for the VAE a
+     model.json written here, as a user would) and its outputs match PyTorch's to 1e-5.
+  2. versus -> PyTorch: versus-built models (running statistics moved by a training-mode forward) load
+     into the same classes with load_state_dict(strict=True) and give versus's outputs.
+usage: torch_composite.py COMPOSITE_TOOL WORKDIR; exit 0 pass, 1 fail, 77 skip (torch missing).
+"""
+import json
+import os
+import struct
+import subprocess
+import sys
+
+try:
+    import numpy as np
+    import torch
+    import torch.nn as nn
+    import torch.nn.functional as F
+except ImportError as e:  # the test is skipped without torch
+    print(f"SKIP: {e} (install python3-torch)")
+    sys.exit(77)
+
+
+# ---- StarGAN (yunjey/stargan model.py; `3` image channels made `channels`) ----------------------------
+class ResidualBlock(nn.Module):
+    """Residual Block with instance normalization."""
+    def __init__(self, dim_in, dim_out):
+        super(ResidualBlock, self).__init__()
+        self.main = nn.Sequential(
+            nn.Conv2d(dim_in, dim_out, kernel_size=3, stride=1, padding=1, bias=False),
+            nn.InstanceNorm2d(dim_out, affine=True, track_running_stats=True),
+            nn.ReLU(inplace=True),
+            nn.Conv2d(dim_out, dim_out, kernel_size=3, stride=1, padding=1, bias=False),
+            nn.InstanceNorm2d(dim_out, affine=True, track_running_stats=True))
+
+    def forward(self, x):
+        return x + self.main(x)
+
+
+class Generator(nn.Module):
+    """Generator network."""
+    def __init__(self, conv_dim=64, c_dim=5, repeat_num=6, channels=3):
+        super(Generator, self).__init__()
+        layers = []
+        layers.append(nn.Conv2d(channels+c_dim, conv_dim, kernel_size=7, stride=1, padding=3, bias=False))
+        layers.append(nn.InstanceNorm2d(conv_dim, affine=True, track_running_stats=True))
+        layers.append(nn.ReLU(inplace=True))
+        curr_dim = conv_dim
+        for i in range(2):
+            layers.append(nn.Conv2d(curr_dim, curr_dim*2, kernel_size=4, stride=2, padding=1, bias=False))
+            layers.append(nn.InstanceNorm2d(curr_dim*2, affine=True, track_running_stats=True))
+            layers.append(nn.ReLU(inplace=True))
+            curr_dim = curr_dim * 2
+        for i in range(repeat_num):
+            layers.append(ResidualBlock(dim_in=curr_dim, dim_out=curr_dim))
+        for i in range(2):
+            layers.append(nn.ConvTranspose2d(curr_dim, curr_dim//2, kernel_size=4, stride=2, padding=1, bias=False))
+            layers.append(nn.InstanceNorm2d(curr_dim//2, affine=True, track_running_stats=True))
+            layers.append(nn.ReLU(inplace=True))
+            curr_dim = curr_dim // 2
+        layers.append(nn.Conv2d(curr_dim, channels, kernel_size=7, stride=1, padding=3, bias=False))
+        layers.append(nn.Tanh())
+        self.main = nn.Sequential(*layers)
+
+    def forward(self, x, c):
+        c = c.view(c.size(0), c.size(1), 1, 1)
+        c = c.repeat(1, 1, x.size(2), x.size(3))
+        x = torch.cat([x, c], dim=1)
+        return self.main(x)
+
+
+class Discriminator(nn.Module):
+    """Discriminator network with PatchGAN."""
+    def __init__(self, image_size=128, conv_dim=64, c_dim=5, repeat_num=6, channels=3):
+        super(Discriminator, self).__init__()
+        layers = []
+        layers.append(nn.Conv2d(channels, conv_dim, kernel_size=4, stride=2, padding=1))
+        layers.append(nn.LeakyReLU(0.01))
+        curr_dim = conv_dim
+        for i in range(1, repeat_num):
+            layers.append(nn.Conv2d(curr_dim, curr_dim*2, kernel_size=4, stride=2, padding=1))
+            layers.append(nn.LeakyReLU(0.01))
+            curr_dim = curr_dim * 2
+        kernel_size = int(image_size / np.power(2, repeat_num))
+        self.main = nn.Sequential(*layers)
+        self.conv1 = nn.Conv2d(curr_dim, 1, kernel_size=3, stride=1, padding=1, bias=False)
+        self.conv2 = nn.Conv2d(curr_dim, c_dim, kernel_size=kernel_size, bias=False)
+
+    def forward(self, x):
+        h = self.main(x)
+        out_src = self.conv1(h)
+        out_cls = self.conv2(h)
+        return out_src, out_cls.view(out_cls.size(0), out_cls.size(1))
+
+
+# ---- PyTorch's VAE example (examples/vae/main.py) ---------------------------------------------------
+class VAE(nn.Module):
+    def __init__(self):
+        super(VAE, self).__init__()
+        self.fc1 = nn.Linear(784, 400)
+        self.fc21 = nn.Linear(400, 20)
+        self.fc22 = nn.Linear(400, 20)
+        self.fc3 = nn.Linear(20, 400)
+        self.fc4 = nn.Linear(400, 784)
+
+    def encode(self, x):
+        h1 = F.relu(self.fc1(x))
+        return self.fc21(h1), self.fc22(h1)
+
+    def reparameterize(self, mu, logvar):
+        std = torch.exp(0.5*logvar)
+        eps = torch.randn_like(std)
+        return mu + eps*std
+
+    def decode(self, z):
+        h3 = F.relu(self.fc3(z))
+        return torch.sigmoid(self.fc4(h3))
+
+    def forward(self, x):
+        mu, logvar = self.encode(x.view(-1, 784))
+        z = self.reparameterize(mu, logvar)
+        return self.decode(z), mu, logvar
+
+
+# A model.json for the VAE, written as a user would (README's composite form).
+VAE_JSON = {
+    "format": "versus-model/1",
+    "composite": {
+        "inputs": {"x": [1, 28, 28]},
+        "models": {"fc1": {"op": "linear", "in": 784, "out": 400},
+                   "fc21": {"op": "linear", "in": 400, "out": 20},
+                   "fc22": {"op": "linear", "in": 400, "out": 20},
+                   "fc3": {"op": "linear", "in": 20, "out": 400},
+                   "fc4": {"op": "linear", "in": 400, "out": 784}},
+        "graph": [{"op": "flatten", "in": "x", "out": "xf"},
+                  {"call": "fc1", "in": "xf", "out": "a1"},
+                  {"op": "relu", "in": "a1", "out": "h1"},
+                  {"call": "fc21", "in": "h1", "out": "mu"},
+                  {"call": "fc22", "in": "h1", "out": "logvar"},
+                  {"op": "reparameterize", "in": ["mu", "logvar"], "out": "z"},
+                  {"call": "fc3", "in": "z", "out": "a3"},
+                  {"op": "relu", "in": "a3", "out": "h3"},
+                  {"call": "fc4", "in": "h3", "out": "logits"},
+                  {"op": "reshape", "in": "logits", "shape": [1, 28, 28], "out": "x_logits"}],
+        "outputs": ["mu", "logvar", "x_logits"],
+        "task": "vae"}}
+
+
+# ---- safetensors (torch in Debian has no safetensors module) ----------------------------------------
+def save_safetensors(path, state):
+    header, blobs, off = {}, [], 0
+    for name, t in state.items():
+        if name.endswith("num_batches_tracked"):
+            continue
+        b = t.detach().contiguous().float().numpy().astype("<f4").tobytes()
+        header[name] = {"dtype": "F32", "shape": list(t.shape), "data_offsets": [off, off + len(b)]}
+        blobs.append(b)
+        off += len(b)
+    h = json.dumps(header).encode()
+    h += b" " * ((8 - len(h) % 8) % 8)
+    with open(path, "wb") as f:
+        f.write(struct.pack("<Q", len(h)) + h + b"".join(blobs))
+
+
+def load_safetensors(path):
+    with open(path, "rb") as f:
+        data = f.read()
+    n = struct.unpack("<Q", data[:8])[0]
+    header = json.loads(data[8:8 + n])
+    out = {}
+    for name, e in header.items():
+        if name == "__metadata__":
+            continue
+        assert e["dtype"] == "F32", (name, e["dtype"])
+        a, b = e["data_offsets"]
+        arr = np.frombuffer(data[8 + n + a:8 + n + b], dtype="<f4").reshape(e["shape"])
+        out[name] = torch.from_numpy(arr.copy())
+    return out
+
+
+# ---- driving versus ---------------------------------------------------------------------------------
+TOOL, WORK = sys.argv[1], sys.argv[2]
+failures = 0
+
+
+def run(*args):
+    r = subprocess.run([TOOL, *args], capture_output=True, text=True)
+    if r.returncode != 0:
+        raise SystemExit(f"FAIL: composite_tool {' '.join(args)}: {r.stderr.strip()}")
+
+
+def versus_eval(model_dir, inputs):
+    out = os.path.join(model_dir, "out")
+    os.makedirs(out, exist_ok=True)
+    pairs = []
+    for name, t in inputs.items():
+        p = os.path.join(model_dir, f"in_{name}.npy")
+        np.save(p, t.numpy().astype(np.float32))
+        pairs.append(f"{name}={p}")
+    run("eval", model_dir, out, *pairs)
+    return lambda name: torch.from_numpy(np.load(os.path.join(out, f"{name}.npy")))
+
+
+def compare(what, got, want, tol=1e-5):
+    global failures
+    err = (got - want).abs().max().item()
+    scale = max(1.0, want.abs().max().item())
+    ok = got.shape == want.shape and err <= tol * scale
+    print(f"{'ok' if ok else 'FAIL'}: {what}: max |versus - torch| = {err:.3g} (shape {tuple(got.shape)})")
+    failures += not ok
+
+
+def randomize_running_stats(m, g):
+    for name, b in m.named_buffers():
+        if name.endswith("running_mean"):
+            b.copy_(torch.randn(b.shape, generator=g) * 0.2)
+        elif name.endswith("running_var"):
+            b.copy_(torch.rand(b.shape, generator=g) + 0.5)
+
+
+def models():
+    """(versus arch, torch class instance, inputs, torch outputs by versus name)."""
+    def gen_out(m, x):
+        return {"y": m(x["x"], x["c"])}
+
+    def critic_out(m, x):
+        src, cls = m(x["x"])
+        return {"src": src, "cls": cls}
+
+    def vae_out(m, x):
+        mu, logvar = m.encode(x["x"].view(-1, 784))
+        # versus evaluates without a generator: z = mu; x_logits are the decoder's logits
+        return {"mu": mu, "logvar": logvar, "x_logits": m.fc4(F.relu(m.fc3(mu))).view(-1, 1, 28, 28)}
+
+    g = torch.Generator().manual_seed(3)
+    c = torch.zeros(5, 3)
+    c[torch.arange(5), torch.arange(5) % 3] = 1
+    return [
+        ("stargan-gen", lambda: Generator(conv_dim=8, c_dim=3, repeat_num=2, channels=1),
+         {"x": torch.rand(5, 1, 28, 28, generator=g) * 2 - 1, "c": c}, gen_out),
+        ("stargan-critic", lambda: Discriminator(image_size=32, conv_dim=8, c_dim=5, repeat_num=3, channels=3),
+         {"x": torch.rand(5, 3, 32, 32, generator=g) * 2 - 1}, critic_out),
+        ("vae", VAE, {"x": torch.rand(5, 1, 28, 28, generator=g)}, vae_out),
+    ]
+
+
+torch.manual_seed(0)
+for arch, make, inputs, outputs in models():
+    # 1. PyTorch -> versus
+    d = os.path.join(WORK, f"{arch}-from-torch")
+    os.makedirs(d, exist_ok=True)
+    m = make()
+    with torch.no_grad():
+        randomize_running_stats(m, torch.Generator().manual_seed(5))
+    m.eval()
+    if arch == "vae":
+        with open(os.path.join(d, "model.json"), "w") as f:
+            json.dump(VAE_JSON, f, indent=1)
+    else:
+        run("build", arch, d)  # the architecture's model.json; its weights are replaced below
+    save_safetensors(os.path.join(d, "model.safetensors"), m.state_dict())
+    got = versus_eval(d, inputs)
+    with torch.no_grad():
+        for name, want in outputs(m, inputs).items():
+            compare(f"{arch} PyTorch -> versus, {name}", got(name), want)
+
+    # 2. versus -> PyTorch
+    d = os.path.join(WORK, f"{arch}-from-versus")
+    run("build", arch, d)
+    m = make()
+    m.load_state_dict(load_safetensors(os.path.join(d, "model.safetensors")), strict=True)
+    m.eval()
+    got = versus_eval(d, inputs)
+    with torch.no_grad():
+        for name, want in outputs(m, inputs).items():
+            compare(f"{arch} versus -> PyTorch, {name}", got(name), want)
+
+sys.exit(1 if failures else 0)
