@@ -272,4 +272,5 @@ const vs_verb vs_verb_attribute = {
     "whose ReLU flips update the second (same values up to rounding).",
     attribute_opts,
     run_attribute,
+    NULL,
 };

@@ -82,4 +82,5 @@ const vs_verb vs_verb_bench = {
     "OUT defaults to bench/results/snx-<data>.  SNX explains tabular rows and graphs, not images.",
     bench_opts,
     run_bench,
+    NULL,
 };

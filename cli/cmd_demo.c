@@ -421,4 +421,5 @@ const vs_verb vs_verb_demo = {
     "figures (masks, GDA convergence, violated constraints).",
     demo_opts,
     run_demo,
+    NULL,
 };

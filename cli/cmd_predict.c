@@ -159,4 +159,5 @@ const vs_verb vs_verb_predict = {
     "\"same class\".  Graph models are not supported here (their inputs are graphs, not arrays).",
     predict_opts,
     run_predict,
+    NULL,
 };

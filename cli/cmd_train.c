@@ -424,42 +424,71 @@ static int run_train(int argc, char **argv)
     return rc;
 }
 
+/* `versus help train` after the usage: the zoo and the tasks with their options, from the registries. */
+static void train_help(void)
+{
+    printf("\nArchitectures (--arch); input sizes and class counts come from the data:\n");
+    for (int i = 0; vs_zoo_at(i); i++) {
+        const vs_zoo_entry *e = vs_zoo_at(i);
+        printf("  %-20s ", e->name);
+        for (const char *p = e->help; *p; p++) {
+            putchar(*p);
+            if (*p == '\n') printf("  %-20s ", "");
+        }
+        printf("\n");
+    }
+    printf("\nTasks (chosen by the model; options with --task-opts name=value,...):\n");
+    for (int i = 0; vs_task_at(i); i++) {
+        const vs_task *t = vs_task_at(i);
+        printf("  %s\n", t->help);
+        for (const vs_task_opt_def *o = t->opts; o && o->name; o++) {
+            char def[64];
+            if (o->choices) snprintf(def, sizeof def, "%s", o->choices[(int)o->def]);
+            else snprintf(def, sizeof def, "%g", o->def);
+            printf("      %-12s %s (default %s)\n", o->name, o->help, def);
+        }
+    }
+}
+
 const vs_verb vs_verb_train = {
     "train",
-    "train a classifier or a Siamese model and write its model directory",
+    "train a model (classifier, Siamese, VAE, GAN) and write its model directory",
     "usage: versus train (--arch NAME | --spec model.json) --data SPEC [data flags] [--test-data SPEC]\n"
     "                    [--classes C,...] [--epochs N] [--batch-size B] [--optimizer sgd|adam] [--lr X]\n"
-    "                    [--pairs snx|random] [--seed S] [--checkpoint-every N] --out DIR [--resume]\n\n"
-    "Architectures (--arch); input sizes and class counts come from the data:\n"
-    "  ganmex-mnist         GANMEX A.1 MNIST/SVHN classifier (square images, e.g. mnist-train)\n"
-    "  ganmex-cifar10       GANMEX A.1 CIFAR10 classifier, widths 32-64-128-256 ([3,32,32] images)\n"
-    "  cem-fashion-clothes  CEM-MAF Table 5 classifier on Fashion-MNIST clothes: classes 0,1,2,3,4,6\n"
-    "                       (T-shirt/top, trouser, pullover, dress, coat, shirt) relabelled 0..5\n"
-    "  cem-fashion-shoes    the same network on Fashion-MNIST shoes: classes 5,7,9 (sandal, sneaker,\n"
-    "                       ankle boot) relabelled 0..2 (the subsets apply to 10-class data; --classes overrides)\n"
-    "  mlp                  tabular classifier: linear p->64, relu, linear 64->classes\n"
-    "  siamese-mlp          Siamese MLP on tabular rows: linear p->64, relu, linear 64->32, cosine similarity\n"
-    "  siamese-gcn          Siamese GNN on graphs: 3 GCN layers (32 wide) with relu, mean readout, cosine\n"
-    "  siamese-gin          the same with GIN layers\n\n"
-    "Classifiers minimise cross-entropy and report accuracy.  Siamese models see pairs of rows: the loss is\n"
-    "the binary cross-entropy of sigmoid(5 cos(enc(a), enc(b))) against [same class], a pair is called\n"
-    "same-class when the cosine is > 0, and the reported figure is that pair accuracy.  Pairs (--pairs):\n"
-    "snx = the SNX protocol (each training row with 2 same-class and 2 other-class partners, fixed),\n"
-    "random = 4 fresh balanced random pairs per training row each epoch; both are evaluated on SNX pairs.\n\n"
+    "                    [--betas B1,B2] [--weight-decay X] [--clip-norm X] [--lr-schedule S]\n"
+    "                    [--optimizers NAME:key=value,...;...] [--task-opts name=value,...]\n"
+    "                    [--pairs snx|random] [--seed S] [--checkpoint-every N] [--sample-every N]\n"
+    "                    --out DIR [--resume]\n\n"
+    "The task follows the model (listed below): a model.json composite names it (\"task\"), a Siamese model\n"
+    "is trained on pairs, anything else as a classifier.  Classifiers minimise cross-entropy and report\n"
+    "accuracy.  Siamese models see pairs of rows: the loss is the binary cross-entropy of\n"
+    "sigmoid(5 cos(enc(a), enc(b))) against [same class], a pair is called same-class when the cosine is\n"
+    "> 0, and the reported figure is that pair accuracy.  Pairs (--pairs): snx = the SNX protocol (each\n"
+    "training row with 2 same-class and 2 other-class partners, fixed), random = 4 fresh balanced random\n"
+    "pairs per training row each epoch; both are evaluated on SNX pairs.  A GAN has two optimizers,\n"
+    "\"generator\" and \"critic\"; every other task one, \"model\".  --lr, --betas, --weight-decay,\n"
+    "--clip-norm and --lr-schedule set them all; --optimizers sets one by name, e.g.\n"
+    "  --optimizers 'generator:lr=1e-4,beta1=0.5,beta2=0.999;critic:lr=1e-4,beta1=0.5,beta2=0.999'\n"
+    "The learning rate follows --lr-schedule per epoch: step:S:G multiplies it by G every S epochs,\n"
+    "cosine[:T] anneals it to 0 over T epochs (default: the run's).\n\n"
     "Without --test-data, --data is split 70/30 per class with --seed (the same split and pairs as\n"
     "'versus data export --pairs'); metrics.json records split_seed and train_frac so the test portion\n"
-    "can be recovered.  --seed also seeds synthetic data, the initial weights, the batch order and\n"
-    "dropout: the same command gives the same model, bit for bit.\n\n"
-    "Writes DIR/model.json, DIR/model.safetensors, DIR/metrics.json (accuracies, epochs, seed, data SPEC,\n"
-    "loss per epoch, wall time) and DIR/checkpoint.safetensors (weights, optimizer and loop state,\n"
-    "written atomically at each epoch end, every --checkpoint-every steps, and on Ctrl-C, which stops the\n"
-    "run cleanly; a second Ctrl-C ends it at once).  --resume continues from the checkpoint with the same\n"
-    "flags (--epochs may grow) and ends with the bits an uninterrupted run would have.  A loss or gradient\n"
-    "that stops being finite ends the run with a message naming the epoch and step.  Progress is shown on\n"
-    "standard error when it is a terminal.  The last line of standard output is\n"
+    "can be recovered.  --seed also seeds synthetic data, the initial weights, the batch order, dropout\n"
+    "and the tasks' noise: the same command gives the same model, bit for bit.\n\n"
+    "Writes DIR/model.json, DIR/model.safetensors, DIR/metrics.json (the task's metrics, epochs, seed,\n"
+    "data SPEC, \"history\": the mean of each loss term per epoch, wall time), DIR/checkpoint.safetensors\n"
+    "(every model, optimizer and random stream and the loop state, written atomically at each epoch end,\n"
+    "every --checkpoint-every steps, and on Ctrl-C, which stops the run cleanly; a second Ctrl-C ends it\n"
+    "at once) and for generative models DIR/samples/step-N.png every --sample-every steps and at the end.\n"
+    "--resume continues from the checkpoint with the same flags (--epochs may grow), also after the\n"
+    "process was killed, and ends with the bits an uninterrupted run would have.  A loss or gradient\n"
+    "that stops being finite ends the run with a message naming the epoch and step.  Progress (every\n"
+    "loss term) is shown on standard error when it is a terminal.  The last line of standard output is\n"
     "  accuracy: train A test B          (classifiers)\n"
     "  pair accuracy: train A test B     (Siamese models)\n"
+    "  NAME VALUE  NAME VALUE ...        (other tasks: their metrics, e.g. test_elbo for a VAE)\n"
     "--threads T sets the kernels' threads; the result does not depend on it.",
     train_opts,
     run_train,
+    train_help,
 };

@@ -14,6 +14,7 @@ static const vs_task *const tasks[] = {
     &vs_task_classifier,
     &vs_task_siamese,
     &vs_task_vae,
+    &vs_task_gan,
 };
 #define N_TASKS ((int)(sizeof tasks / sizeof tasks[0]))
 

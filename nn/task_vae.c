@@ -76,15 +76,14 @@ static vs_status vae_forward(vs_module *m, const vs_dataset *d, const int64_t *r
     return VS_OK;
 }
 
-/* The DIP-VAE penalty of the batch (see the header comment). */
-static vs_tensor *dip_penalty(vs_tensor *mu, vs_tensor *logvar, int which, double lambda_od, double lambda_d)
+vs_tensor *vs_train_dip_penalty(vs_tensor *mu, vs_tensor *logvar, bool ii, double lambda_od, double lambda_d)
 {
     int64_t n = mu->shape[0], k = mu->shape[1];
     vs_tensor *centred = vs_sub(mu, vs_mean(mu, VS_AXIS(0), true));
     vs_tensor *cov = vs_mul_scalar(vs_matmul_t(centred, true, centred, false), 1.0f / (float)n);
     vs_tensor *eye = vs_tensor_zeros(VS_SHAPE(k, k));
     for (int64_t i = 0; eye && i < k; i++) eye->data[i * k + i] = 1;
-    if (which == DIP_II) cov = vs_add(cov, vs_mul(eye, vs_mean(vs_exp(logvar), VS_AXIS(0), false)));
+    if (ii) cov = vs_add(cov, vs_mul(eye, vs_mean(vs_exp(logvar), VS_AXIS(0), false)));
     vs_tensor *off = vs_mul(cov, vs_add_scalar(vs_neg(eye), 1));
     vs_tensor *diag = vs_sub(vs_mul(cov, eye), eye);
     return vs_add(vs_mul_scalar(vs_sum(vs_mul(off, off), VS_ALL_AXES, false), (float)lambda_od),
@@ -99,7 +98,7 @@ static vs_status vae_step(vs_task_run *r, const int64_t *rows, int64_t n, double
     vs_tensor *loss = vs_add(p.recon, vs_mul_scalar(p.kl, (float)r->opt[OPT_BETA]));
     vs_tensor *dip = NULL;
     if ((int)r->opt[OPT_DIP] != DIP_NONE) {
-        dip = dip_penalty(p.mu, p.logvar, (int)r->opt[OPT_DIP], r->opt[OPT_LAMBDA_OD], r->opt[OPT_LAMBDA_D]);
+        dip = vs_train_dip_penalty(p.mu, p.logvar, (int)r->opt[OPT_DIP] == DIP_II, r->opt[OPT_LAMBDA_OD], r->opt[OPT_LAMBDA_D]);
         loss = vs_add(loss, dip);
     }
     terms[1] = vs_item(p.recon), terms[2] = vs_item(p.kl), terms[3] = dip ? vs_item(dip) : 0;

@@ -99,6 +99,7 @@ static void progress_of(const vs_trainer *t, double session_seconds, int64_t ses
     p->terms = t->task->terms;
     for (int k = 0; k < t->n_terms; k++) p->term[k] = t->term_count[k] ? t->term_sum[k] / (double)t->term_count[k] : NAN;
     p->loss = p->term[0];
+    for (int k = 0; k < t->n_optims; k++) p->lr[k] = vs_optim_lr(t->opt[k]);
     p->seconds = session_seconds;
     p->rate = session_seconds > 0 ? (double)session_steps / session_seconds : 0;
 }
@@ -225,6 +226,9 @@ vs_status vs_train(vs_module *m, const vs_dataset *d, const vs_train_opts *o, vs
 {
     memset(res, 0, sizeof *res);
     res->final_loss = NAN;
+    vs_error scratch;
+    if (!err) err = &scratch; /* tasks may read err->code */
+    vs_error_clear(err);
     vs_status st = check_opts(d, o, err);
     if (st != VS_OK) return st;
     const vs_task *task = vs_task_for_model(m, err);

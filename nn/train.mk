@@ -2,12 +2,12 @@
 versusinclude_HEADERS += include/versus/train.h include/versus/task.h include/versus/zoo.h
 noinst_HEADERS += nn/train_internal.h
 libversus_la_SOURCES += nn/train.c nn/train_ckpt.c nn/train_data.c nn/train_eval.c nn/train_progress.c nn/train_opts.c \
-	nn/train_samples.c nn/task_run.c nn/task_registry.c nn/task_classifier.c nn/task_siamese.c nn/task_vae.c nn/zoo.c
+	nn/train_samples.c nn/task_run.c nn/task_registry.c nn/task_classifier.c nn/task_siamese.c nn/task_vae.c nn/task_gan.c nn/zoo.c
 versus_SOURCES += cli/cmd_train.c cli/cmd_predict.c
 
 if HAVE_CHECK
-check_PROGRAMS += tests/test_train
-TESTS += tests/test_train
+check_PROGRAMS += tests/test_train tests/test_tasks
+TESTS += tests/test_train tests/test_tasks
 endif
 TESTS += tests/cli_train.sh
 EXTRA_DIST += tests/cli_train.sh tests/check_data.sh

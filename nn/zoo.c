@@ -1,8 +1,11 @@
 /* zoo.c - the architectures of `versus train --arch`, by name: each entry checks the data and calls
  * a constructor of versus/arch.h.  A new architecture is one entry here. */
 #include "versus/arch.h"
+#include "versus/composite.h"
+#include "versus/json.h"
 #include "versus/zoo.h"
 
+#include <stdio.h>
 #include <string.h>
 
 /* Fashion-MNIST classes of the CEM-MAF subsets (the bag, class 8, is in neither). */
@@ -81,6 +84,112 @@ static vs_module *siamese_gin(const vs_dataset *d, vs_rng *r, vs_error *err)
     return vs_arch_siamese_gnn(VS_MODULE_GIN_CONV, d->n_node_features, GNN_HIDDEN, GNN_LAYERS, SIAMESE_EMBEDDING, r, err);
 }
 
+/* ---- generative models ---------------------------------------------------------------------------- */
+
+#define VAE_HIDDEN 400
+#define VAE_LATENT 20
+#define DIP_HIDDEN 1200
+#define DIP_LATENT 16
+#define STARGAN_CONV_DIM 32
+#define STARGAN_G_REPEAT 3
+#define GAN_MLP_NOISE 64
+#define GAN_MLP_HIDDEN 256
+
+static int image_input(const vs_dataset *d, int64_t *in)
+{
+    for (int i = 0; i < d->ndim; i++) in[i] = d->shape[i];
+    return d->ndim;
+}
+
+static vs_module *vae(const vs_dataset *d, vs_rng *r, vs_error *err)
+{
+    int64_t in[VS_MAX_DIMS];
+    int nd = image_input(d, in);
+    return vs_arch_vae_mlp(nd, in, VAE_HIDDEN, VAE_LATENT, r, err);
+}
+
+static vs_module *dip_vae(const vs_dataset *d, vs_rng *r, vs_error *err)
+{
+    int64_t in[VS_MAX_DIMS];
+    int nd = image_input(d, in);
+    return vs_arch_dip_vae_mlp(nd, in, DIP_HIDDEN, DIP_LATENT, r, err);
+}
+
+/* conv4 s2 p1 halvings that leave a side of at least 2 (3 for 28 and 32). */
+static int64_t critic_depth(int64_t side)
+{
+    int64_t k = 0;
+    while (side / 2 >= 2 && k < 6) side /= 2, k++;
+    return k;
+}
+
+static vs_module *stargan(const vs_dataset *d, vs_rng *r, vs_error *err)
+{
+    if (d->shape[1] != d->shape[2] || d->shape[1] % 4 != 0) {
+        vs_error_set(err, VS_ERR_ARG, "stargan-gen needs square images with a side divisible by 4; %s has %lldx%lld", d->name,
+                     (long long)d->shape[1], (long long)d->shape[2]);
+        return NULL;
+    }
+    vs_module *g = vs_arch_stargan_generator(d->shape[0], d->shape[1], d->n_classes, STARGAN_CONV_DIM, STARGAN_G_REPEAT, r, err);
+    vs_module *c = g ? vs_arch_stargan_critic(d->shape[0], d->shape[1], d->n_classes, STARGAN_CONV_DIM, critic_depth(d->shape[1]), r, err)
+                     : NULL;
+    if (!c) {
+        vs_module_free(g);
+        return NULL;
+    }
+    return vs_arch_gan(g, c, err);
+}
+
+/* An unconditional MLP GAN: generator z [64] -> 256 -> relu -> p -> sigmoid, reshaped to the image;
+ * critic flatten -> 256 -> leaky relu 0.2 -> 1. */
+static vs_module *gan_mlp(const vs_dataset *d, vs_rng *r, vs_error *err)
+{
+    int64_t p = d->dim, z = GAN_MLP_NOISE;
+    vs_layer_spec g[4], c[4];
+    vs_layer_spec_init(&g[0], VS_MODULE_LINEAR);
+    g[0].in = z, g[0].out = GAN_MLP_HIDDEN;
+    vs_layer_spec_init(&g[1], VS_MODULE_RELU);
+    vs_layer_spec_init(&g[2], VS_MODULE_LINEAR);
+    g[2].in = GAN_MLP_HIDDEN, g[2].out = p;
+    vs_layer_spec_init(&g[3], VS_MODULE_SIGMOID);
+    vs_layer_spec_init(&c[0], VS_MODULE_FLATTEN);
+    vs_layer_spec_init(&c[1], VS_MODULE_LINEAR);
+    c[1].in = p, c[1].out = GAN_MLP_HIDDEN;
+    vs_layer_spec_init(&c[2], VS_MODULE_LEAKY_RELU);
+    c[2].slope = 0.2;
+    vs_layer_spec_init(&c[3], VS_MODULE_LINEAR);
+    c[3].in = GAN_MLP_HIDDEN, c[3].out = 1;
+    int64_t in[VS_MAX_DIMS];
+    int nd = image_input(d, in);
+    vs_module *net = vs_sequential_from_spec(g, 4, 1, &z, r, err);
+    vs_module *critic = net ? vs_sequential_from_spec(c, 4, nd, in, r, err) : NULL;
+    vs_module *gen = critic ? vs_composite_new() : NULL;
+    char node[160];
+    snprintf(node, sizeof node, "{\"op\": \"reshape\", \"in\": \"h\", \"shape\": [%lld, %lld, %lld], \"out\": \"y\"}",
+             (long long)in[0], (long long)in[1], (long long)in[2]);
+    vs_json *call = NULL, *reshape = NULL;
+    bool ok = gen && vs_composite_add_input(gen, "z", 1, &z) == VS_OK;
+    if (gen) {
+        ok = vs_composite_add_model(gen, "net", net) == VS_OK && ok;
+        net = NULL; /* the composite owns it now (or freed it) */
+    }
+    const char *call_text = "{\"call\": \"net\", \"in\": \"z\", \"out\": \"h\"}";
+    ok = ok && vs_json_parse(call_text, strlen(call_text), "gan-mlp", NULL, &call, err) == VS_OK &&
+         vs_json_parse(node, strlen(node), "gan-mlp", NULL, &reshape, err) == VS_OK &&
+         vs_composite_add_node_json(gen, call, err) == VS_OK && vs_composite_add_node_json(gen, reshape, err) == VS_OK &&
+         vs_composite_add_output(gen, "y") == VS_OK;
+    vs_json_free(call);
+    vs_json_free(reshape);
+    if (!ok) {
+        if (err && err->code == VS_OK) vs_error_set(err, VS_ERR_NOMEM, "gan-mlp: %s", vs_last_error()->msg);
+        vs_module_free(net);
+        vs_module_free(gen);
+        vs_module_free(critic);
+        return NULL;
+    }
+    return vs_arch_gan(gen, critic, err);
+}
+
 static const vs_zoo_entry zoo[] = {
     {"ganmex-mnist", "GANMEX A.1 MNIST/SVHN classifier (square images, e.g. mnist-train)", VS_DATA_IMAGES, NULL, 0, NULL, ganmex_mnist},
     {"ganmex-cifar10", "GANMEX A.1 CIFAR10 classifier, widths 32-64-128-256 ([3,32,32] images)", VS_DATA_IMAGES, NULL, 0, NULL,
@@ -99,6 +208,16 @@ static const vs_zoo_entry zoo[] = {
     {"siamese-gcn", "Siamese GNN on graphs: 3 GCN layers (32 wide) with relu, mean readout, cosine", VS_DATA_GRAPHS, NULL, 0, NULL,
      siamese_gcn},
     {"siamese-gin", "the same with GIN layers", VS_DATA_GRAPHS, NULL, 0, NULL, siamese_gin},
+    {"vae", "PyTorch's VAE example: fc p->400, relu, mu/logvar 400->20 each, fc 20->400, relu,\n"
+     "400->p Bernoulli logits (task vae; 784-400-20 on MNIST)", VS_DATA_IMAGES, NULL, 0, NULL, vae},
+    {"dip-vae", "DIP-VAE's MLP (CEM-MAF Table 4): encoder p-1200-1200-2x16, decoder 16-1200-1200-1200-p;\n"
+     "task vae with the DIP-VAE-i penalty (dip=i, lambda_od 10, lambda_d 100)", VS_DATA_IMAGES, NULL, 0,
+     "dip=i,lambda_od=10,lambda_d=100", dip_vae},
+    {"stargan-gen", "StarGAN generator G(x, c) (32 wide, 3 residual blocks, tanh) and PatchGAN critic with\n"
+     "src/cls heads (task gan, WGAN-GP, images in [-1,1]; square images, side divisible by 4)", VS_DATA_IMAGES, NULL, 0,
+     "range=tanh", stargan},
+    {"gan-mlp", "unconditional GAN: generator z[64]-256-p sigmoid, critic p-256-1 (task gan, WGAN-GP)", VS_DATA_IMAGES, NULL, 0, NULL,
+     gan_mlp},
 };
 #define ZOO_N ((int)(sizeof zoo / sizeof zoo[0]))
 

@@ -309,6 +309,11 @@ START_TEST(test_progress_format_and_silence)
     p.rate = 0.1;
     vs_train_progress_format(&p, line, sizeof line);
     ck_assert_ptr_nonnull(strstr(line, "ETA 2:35:30"));
+    /* every term computed so far, those not yet computed left out */
+    static const char *const terms[] = {"d_loss", "g_loss", "gp", NULL};
+    p = (vs_train_progress){.epoch = 1, .epochs = 1, .step = 1, .steps = 2, .n_terms = 3, .terms = terms, .term = {-1.20345, NAN, 0.1}};
+    vs_train_progress_format(&p, line, sizeof line);
+    ck_assert_str_eq(line, "epoch 1/1 [##########..........] step 1/2  d_loss -1.203  gp 0.1  0.0 steps/s  ETA ?");
 
     /* not a terminal: nothing is drawn */
     FILE *f = tmpfile();

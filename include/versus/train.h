@@ -95,6 +95,7 @@ typedef struct vs_train_progress {
     int n_terms;                  /* the task's loss terms and their means over the epoch so far */
     const char *const *terms;
     double term[VS_TASK_MAX_TERMS];
+    float lr[VS_TASK_MAX_OPTIMS]; /* each optimiser's learning rate in this epoch (task->optims order) */
     double seconds;               /* wall time of this session's training so far */
     double rate;                  /* steps per second in this session */
 } vs_train_progress;
@@ -201,7 +202,8 @@ vs_status vs_train_pair_accuracy(vs_module *m, const vs_dataset *d, const vs_pai
 vs_status vs_dataset_select_classes(const vs_dataset *d, const int64_t *classes, int64_t k, vs_dataset **out,
                                     vs_error *err);
 
-/* The progress bar's line: "epoch 2/10  step 57/110  loss 0.2345  61.3 steps/s  ETA 1:02:03". */
+/* The progress bar's line: "epoch 2/10 [###.....] step 57/110  loss 0.2345  61.3 steps/s  ETA 1:02:03", every
+ * loss term computed so far in the epoch ("d_loss -1.203  g_loss 0.8  gp 0.1"). */
 void vs_train_progress_format(const vs_train_progress *p, char *buf, size_t n);
 
 #ifdef __cplusplus
