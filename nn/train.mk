@@ -9,8 +9,8 @@ if HAVE_CHECK
 check_PROGRAMS += tests/test_train tests/test_tasks
 TESTS += tests/test_train tests/test_tasks
 endif
-TESTS += tests/cli_train.sh
-EXTRA_DIST += tests/cli_train.sh tests/check_data.sh
+TESTS += tests/cli_train.sh tests/cli_resume_kill.sh
+EXTRA_DIST += tests/cli_train.sh tests/cli_resume_kill.sh tests/check_data.sh
 
 # Accuracy targets on the real data sets (slow; not part of `make check`): trains the GANMEX MNIST
 # classifier and the CEM-MAF Fashion-MNIST shoes classifier with `versus train` and checks the last line.
