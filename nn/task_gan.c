@@ -340,6 +340,36 @@ static vs_status gan_sample(vs_task_run *r, vs_rng *rng, vs_tensor **out, int *r
     return y ? VS_OK : vs_error_set(err, vs_last_error()->code, "samples: %s", vs_last_error()->msg);
 }
 
+/* Conditional: G(x, one_hot(cls)) for source images x; unconditional: G(z) for noise rows z.  In and
+ * out in [0,1] (range=tanh maps both). */
+static vs_status gan_predict(vs_module *m, const double *opt, vs_tensor *x, int64_t cls, vs_tensor **y, vs_error *err)
+{
+    gan_state s = {.g = vs_module_child(m, "generator"), .d = vs_module_child(m, "critic")};
+    if (!s.g) return vs_error_set(err, VS_ERR_ARG, "gan: the model has no \"generator\"");
+    s.conditional = s.g->kind == VS_MODULE_COMPOSITE && vs_composite_defines(s.g, "c") && vs_composite_defines(s.g, "x");
+    bool tanh_range = (int)opt[OPT_RANGE] == RANGE_TANH;
+    vs_tensor *out;
+    if (s.conditional) {
+        int64_t C = 0, cs[VS_MAX_DIMS];
+        for (int64_t i = 0; i < vs_composite_n_inputs(s.g); i++)
+            if (strcmp(vs_composite_input_name(s.g, i), "c") == 0 && vs_composite_input_shape(s.g, i, cs) == 1) C = cs[0];
+        if (cls < 0 || cls >= C)
+            return vs_error_set(err, VS_ERR_ARG, "a conditional generator needs a target class in [0, %lld) (--class C)", (long long)C);
+        int64_t n = x->shape[0], *c = malloc((size_t)n * sizeof *c);
+        if (!c) return vs_error_set(err, VS_ERR_NOMEM, "out of memory");
+        for (int64_t i = 0; i < n; i++) c[i] = cls;
+        out = generate(&s, tanh_range ? vs_add_scalar(vs_mul_scalar(x, 2), -1) : x, c, n, C, NULL, NULL, err);
+        free(c);
+    } else {
+        if (cls >= 0) return vs_error_set(err, VS_ERR_ARG, "the generator is unconditional; --class applies to conditional generators");
+        const char *name = "z", *want = "y";
+        if (vs_task_eval(s.g, 1, &name, &x, 1, &want, &out, NULL, err) != VS_OK) return err->code;
+    }
+    if (!out) return err->code;
+    *y = tanh_range ? vs_mul_scalar(vs_add_scalar(out, 1), 0.5f) : out;
+    return *y ? VS_OK : vs_error_set(err, vs_last_error()->code, "%s", vs_last_error()->msg);
+}
+
 const vs_task vs_task_gan = {
     .name = "gan",
     .help = "gan: a composite of \"generator\" (z -> y, or StarGAN x, c -> y) and \"critic\" (x -> src [, cls]);\n"
@@ -355,4 +385,5 @@ const vs_task vs_task_gan = {
     .step = gan_step,
     .evaluate = gan_evaluate,
     .sample = gan_sample,
+    .predict = gan_predict,
 };

@@ -174,6 +174,20 @@ static vs_status vae_sample(vs_task_run *r, vs_rng *rng, vs_tensor **out, int *r
     return *out ? VS_OK : vs_error_set(err, vs_last_error()->code, "samples: %s", vs_last_error()->msg);
 }
 
+/* Reconstructions sigmoid(decoder(mu)) of x, in x's shape. */
+static vs_status vae_predict(vs_module *m, const double *opt, vs_tensor *x, int64_t cls, vs_tensor **y, vs_error *err)
+{
+    (void)opt;
+    if (cls >= 0) return vs_error_set(err, VS_ERR_ARG, "a VAE reconstructs its input; --class applies to conditional generators");
+    const char *want = "x_logits";
+    vs_tensor *logits;
+    vs_status st = vs_task_eval(m, 1, x_name, &x, 1, &want, &logits, NULL, err);
+    if (st != VS_OK) return st;
+    if (logits->size != x->size) return vs_error_set(err, VS_ERR_SHAPE, "vae: x_logits has %lld values for %lld inputs", (long long)logits->size, (long long)x->size);
+    *y = vs_reshape(vs_sigmoid(logits), x->ndim, x->shape);
+    return *y ? VS_OK : vs_error_set(err, vs_last_error()->code, "%s", vs_last_error()->msg);
+}
+
 const vs_task vs_task_vae = {
     .name = "vae",
     .help = "vae: a composite x -> mu, logvar, x_logits (Bernoulli decoder); loss = recon + beta KL [+ DIP-VAE\n"
@@ -186,4 +200,5 @@ const vs_task vs_task_vae = {
     .step = vae_step,
     .evaluate = vae_evaluate,
     .sample = vae_sample,
+    .predict = vae_predict,
 };

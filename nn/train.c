@@ -209,7 +209,7 @@ static vs_status setup(vs_trainer *t, vs_error *err)
     for (t->n_opts = 0; k->opts && k->opts[t->n_opts].name; t->n_opts++) {}
     assert(t->n_terms >= 1 && t->n_terms <= VS_TASK_MAX_TERMS && t->n_optims >= 1 && t->n_optims <= VS_TASK_MAX_OPTIMS);
     assert(t->n_streams <= VS_TASK_MAX_STREAMS && t->n_opts <= VS_TASK_MAX_OPTS);
-    vs_status st = vs_train_task_opts(k, t->o->task_opts, t->run.opt, err);
+    vs_status st = vs_task_opts_parse(k, t->o->task_opts, t->run.opt, err);
     for (int i = 0; st == VS_OK && i < t->n_optims; i++) {
         vs_module *sub = vs_task_model(&t->run, k->optims[i]);
         if (!sub)

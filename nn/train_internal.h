@@ -51,8 +51,6 @@ vs_status vs_train_checkpoint_read(vs_trainer *t, vs_error *err);
 /* "training diverged at epoch E/N, step S/M: why (a smaller learning rate may help)" */
 vs_status vs_train_diverged(const vs_trainer *t, vs_error *err, const char *why);
 int64_t vs_train_steps_per_epoch(const vs_trainer *t);
-/* The task's option values (defaults, then "name=value,..." from spec) into out (train_opts.c). */
-vs_status vs_train_task_opts(const vs_task *task, const char *spec, double *out, vs_error *err);
 /* The settings of optimiser name: o's defaults, or its per_optim entry (train_opts.c). */
 vs_status vs_train_optim_for(const vs_train_opts *o, const char *name, vs_train_optim *out, vs_error *err);
 /* Single-model, single-loss tasks: optims {"model"}, terms {"loss"} (task_registry.c). */

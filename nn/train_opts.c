@@ -191,7 +191,7 @@ static vs_status task_key(void *ctx, const char *k, size_t kl, const char *v, si
     return VS_OK;
 }
 
-vs_status vs_train_task_opts(const vs_task *task, const char *spec, double *out, vs_error *err)
+vs_status vs_task_opts_parse(const vs_task *task, const char *spec, double *out, vs_error *err)
 {
     for (int i = 0; task->opts && task->opts[i].name; i++) out[i] = task->opts[i].def;
     task_opts_ctx c = {task, out};

@@ -96,6 +96,10 @@ typedef struct vs_task {
     /* Images for a sample grid: *out [rows*cols, c, h, w] in [0,1] owned by the current scope, drawn
      * from rng only (the training streams are untouched).  NULL unless generative. */
     vs_status (*sample)(vs_task_run *r, vs_rng *rng, vs_tensor **out, int *rows, int *cols, vs_error *err);
+    /* `versus predict` on a trained model (may be NULL: the model's forward): *y for the examples x
+     * [N, ...] (owned by the current scope), deterministic (no noise is drawn).  opt holds the option
+     * values the model was trained with (vs_task_opts_parse); cls is a target class or -1. */
+    vs_status (*predict)(vs_module *m, const double *opt, vs_tensor *x, int64_t cls, vs_tensor **y, vs_error *err);
 } vs_task;
 
 /* ---- the registry ------------------------------------------------------------------------------- */
@@ -104,6 +108,10 @@ const vs_task *vs_task_at(int i);                     /* i-th registered task, N
 /* The task of m: composite "task" key, else "siamese" for Siamese modules, else "classifier".
  * NULL with err set when the key names no task. */
 const vs_task *vs_task_for_model(const vs_module *m, vs_error *err);
+
+/* The values of task's options: the defaults, then "name=value,..." (spec may be NULL) into
+ * opt[VS_TASK_MAX_OPTS].  VS_ERR_ARG naming the option otherwise. */
+vs_status vs_task_opts_parse(const vs_task *task, const char *spec, double *opt, vs_error *err);
 
 /* ---- for task steps ----------------------------------------------------------------------------- */
 
