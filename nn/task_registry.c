@@ -7,6 +7,9 @@
 #include <string.h>
 
 
+/* the tasks, one file each (task_*.c) */
+extern const vs_task vs_task_classifier, vs_task_siamese, vs_task_vae, vs_task_gan;
+
 const char *const vs_task_one_model[] = {"model", NULL};
 const char *const vs_task_one_loss[] = {"loss", NULL};
 

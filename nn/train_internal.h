@@ -60,8 +60,6 @@ vs_status vs_train_put_accuracies(vs_train_result *res, double train, double tes
 /* DIP-VAE's penalty of a batch (task_vae.c): C = Cov_batch[mu] (+ mean_batch diag(e^logvar) when ii),
  * lambda_od sum_{i != j} C_ij^2 + lambda_d sum_i (C_ii - 1)^2; mu, logvar [n,k]; a scalar. */
 vs_tensor *vs_train_dip_penalty(vs_tensor *mu, vs_tensor *logvar, bool ii, double lambda_od, double lambda_d);
-/* The tasks of the registry (task_*.c). */
-extern const vs_task vs_task_classifier, vs_task_siamese, vs_task_vae, vs_task_gan;
 
 /* Write t's sample grid for the current global step into o->sample_dir (train_samples.c). */
 vs_status vs_train_write_samples(vs_trainer *t, vs_error *err);

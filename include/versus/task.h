@@ -5,8 +5,8 @@
  * task says what a step does with a batch of items, which named optimisers it needs, which loss
  * terms it reports, which extra random streams and options it takes, how to evaluate the trained
  * model and (for generative models) how to draw a grid of samples.  Adding a task is one file
- * defining a `const vs_task` and one entry in the registry (nn/task_registry.c); nothing else
- * switches on task names.
+ * defining a `const vs_task` (listed in nn/train.mk) and its lines in the registry
+ * (nn/task_registry.c); nothing else switches on task names.
  *
  * Tasks shipped (value names of the models they train: the conventions of versus/composite.h):
  *   classifier  rows; loss = cross_entropy(m(x), y); metrics train/test accuracy.
