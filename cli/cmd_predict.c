@@ -219,8 +219,9 @@ const vs_verb vs_verb_predict = {
     "\"same class\".  A VAE writes its reconstructions sigmoid(decoder(mu)) in X's shape.  A GAN writes\n"
     "generated images in [0,1]: a conditional (StarGAN) generator translates the images X to class\n"
     "--class C, an unconditional one maps the noise rows X [N,k] to images.  The task options the model\n"
-    "was trained with (e.g. range=tanh) come from DIR/metrics.json.  Graph models are not supported here\n"
-    "(their inputs are graphs, not arrays).",
+    "was trained with (e.g. range=tanh) come from DIR/metrics.json.  Any other composite model\n"
+    "(model.json's \"composite\") gets X as its first input and writes its first output.  Graph models\n"
+    "are not supported here (their inputs are graphs, not arrays).",
     predict_opts,
     run_predict,
     NULL,
