@@ -355,4 +355,5 @@ const vs_verb vs_verb_attribute = {
     attribute_usage,
     attribute_opts,
     run_attribute,
+    NULL,
 };

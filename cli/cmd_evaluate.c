@@ -389,4 +389,5 @@ const vs_verb vs_verb_evaluate = {
     "the original and the randomised maps of the first row (Adebayo et al.).",
     evaluate_opts,
     run_evaluate,
+    NULL,
 };
