@@ -14,3 +14,6 @@ if HAVE_CHECK
 check_PROGRAMS += tests/test_fault
 TESTS += tests/test_fault
 endif
+# The shared library exports only vs_ symbols (see VS_EXPORTED_PRIVATE in Makefile.am).
+TESTS += tests/exports.sh
+EXTRA_DIST += tests/exports.sh
