@@ -5,7 +5,9 @@ libversus_la_SOURCES += explain/registry.c explain/explain.c explain/attribute.c
 	explain/saliency.c explain/input_x_gradient.c explain/integrated_gradients.c explain/smoothgrad.c \
 	explain/expected_gradients.c explain/deeplift.c explain/occlusion.c explain/gradcam.c explain/shapley.c \
 	explain/kernel_shap.c explain/lime.c explain/integrated_hessians.c explain/metrics.c \
-	explain/module_fn.c explain/baselines.c explain/lstsq.c
+	explain/module_fn.c explain/baselines.c explain/lstsq.c \
+	explain/guided_backprop.c explain/guided_gradcam.c explain/lrp.c explain/feature_ablation.c \
+	explain/shapley_sampling.c explain/noise_tunnel.c explain/layer_attribution.c
 if HAVE_CHECK
 check_PROGRAMS += tests/test_attribute
 TESTS += tests/test_attribute
@@ -25,3 +27,10 @@ if HAVE_CHECK
 check_PROGRAMS += tests/test_method
 TESTS += tests/test_method
 endif
+# the new methods: known answers (Check), and Captum's definitions in PyTorch through the CLI
+if HAVE_CHECK
+check_PROGRAMS += tests/test_breadth
+TESTS += tests/test_breadth
+endif
+TESTS += tests/torch_captum.sh tests/cli_breadth.sh
+EXTRA_DIST += tests/torch_captum.sh tests/torch_captum.py tests/cli_breadth.sh
