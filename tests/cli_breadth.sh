@@ -69,6 +69,34 @@ check "neuron outside the layer" 1 $V attribute --model clf --input tab/X.npy --
 grep_out "neuron named" "neuron 64" err.txt
 check "layer past the end" 1 $V attribute --model clf --input tab/X.npy --method layer_activation --layer 2 --out x.npy
 check "unknown lrp rule" 2 $V attribute --model clf --input tab/X.npy --method lrp --lrp-rule omega --out x.npy
+# the Quantus metrics of versus evaluate
+cat > cnn0.json <<'JSON'
+{"format": "versus-model/1", "input": [1, 16, 16], "sequential": [
+  {"op": "conv2d", "in": 1, "out": 4, "kernel": 3}, {"op": "relu"}, {"op": "max_pool2d", "kernel": 2},
+  {"op": "flatten"}, {"op": "linear", "in": 196, "out": 2}]}
+JSON
+check "train an unpadded cnn" 0 $V train --spec cnn0.json --data synthetic-shapes --n 60 --epochs 1 --seed 1 --out cnn0
+for m in saliency input_x_gradient; do
+    check "attribute $m" 0 $V attribute --model cnn0 --input shapes/X.npy --method $m --out e_$m.npy
+    check "evaluate $m" 0 $V evaluate --model cnn0 --input shapes/X.npy --attributions e_$m.npy --method $m --samples 2 \
+        --mask-data synthetic-shapes --replace zero --out e_$m.json
+    for k in complexity effective_complexity non_sensitivity pointing_game relevance_mass relevance_rank top_k_intersection auc \
+        max_sensitivity avg_sensitivity local_lipschitz random_logit_ssim input_invariance; do
+        grep_out "$m: $k reported" "\"$k\": {\"mean\": [0-9]" e_$m.json
+    done
+done
+# Kindermans et al.: the gradient is invariant to a shift the first layer absorbs, input x gradient is not
+grep_out "saliency is input invariant" '"input_invariance": {"mean": 1,' e_saliency.json
+grep_out "input x gradient is not" '"input_invariance": {"mean": 0,' e_input_x_gradient.json
+check "a padded first conv cannot absorb the shift" 0 $V evaluate --model cnn --input shapes/X.npy --attributions cnn_lrp.npy \
+    --method saliency --samples 1 --out pad.json
+grep_out "input invariance null there" '"input_invariance": {"mean": null' pad.json
+check "a mask of the wrong size" 1 $V evaluate --model cnn0 --input shapes/X.npy --attributions e_saliency.npy --mask tab/X.npy
+check "no planted mask" 1 $V evaluate --model clf --input tab/X.npy --attributions mlp_lrp.npy --mask-data adult
+check "an interaction method for robustness" 2 $V evaluate --model cnn0 --input shapes/X.npy --attributions e_saliency.npy \
+    --method integrated_hessians
+check "help evaluate" 0 $V help evaluate
+for k in Yeh Bhatt Arras Theiner Fawcett Sixt Kindermans Chalasani PointingGame LocalLipschitzEstimate; do grep_out "help: $k" "$k" out.txt; done
 check "help lists the methods" 0 $V help attribute
 for m in $FEATURE guided_gradcam feature_permutation layer_conductance neuron_conductance; do grep_out "help: $m" "$m" out.txt; done
 
