@@ -220,7 +220,7 @@ vs_status vs_faithfulness_monotonicity(const vs_model_fn *m, const vs_tensor *x,
 {
     if (!x || !attr || attr->size != x->size) return vs_error_set(err, VS_ERR_SHAPE, "faithfulness: attributions and input differ in size");
     int64_t dim = x->size;
-    double *e = malloc((size_t)dim * sizeof *e), *a = malloc((size_t)dim * sizeof *a), *ae = malloc((size_t)dim * sizeof *ae);
+    double *e = malloc((size_t)dim * sizeof *e), *a = calloc((size_t)dim, sizeof *a), *ae = calloc((size_t)dim, sizeof *ae);
     vs_status st = e && a && ae ? vs_single_feature_effects(m, x, o, e, err) : vs_error_set(err, VS_ERR_NOMEM, "faithfulness: out of memory");
     if (st == VS_OK) {
         for (int64_t i = 0; i < dim; i++) a[i] = attr->data[i];
