@@ -496,6 +496,10 @@ static void un_backward(vs_node *n, vs_tensor *out, vs_tensor *g, vs_tensor **gi
         gin[0] = vs_mul(g, rescale_multiplier(n, x, out));
         return;
     }
+    if (op == U_RELU && (n->rule == VS_RULE_GUIDED || n->rule == VS_RULE_DECONV)) {
+        gin[0] = vs_relu(n->rule == VS_RULE_GUIDED ? vs_mul(g, deriv_const(n, x, out)) : g);
+        return;
+    }
     switch (op) {
     case U_NEG: gin[0] = vs_neg(g); break;
     case U_EXP: gin[0] = vs_mul(g, out); break;

@@ -11,7 +11,6 @@ usage: torch_composite.py COMPOSITE_TOOL WORKDIR; exit 0 pass, 1 fail, 77 skip (
 """
 import json
 import os
-import struct
 import subprocess
 import sys
 
@@ -54,36 +53,9 @@ VAE_JSON = {
         "task": "vae"}}
 
 
-# ---- safetensors (torch in Debian has no safetensors module) ----------------------------------------
-def save_safetensors(path, state):
-    header, blobs, off = {}, [], 0
-    for name, t in state.items():
-        if name.endswith("num_batches_tracked"):
-            continue
-        b = t.detach().contiguous().float().numpy().astype("<f4").tobytes()
-        header[name] = {"dtype": "F32", "shape": list(t.shape), "data_offsets": [off, off + len(b)]}
-        blobs.append(b)
-        off += len(b)
-    h = json.dumps(header).encode()
-    h += b" " * ((8 - len(h) % 8) % 8)
-    with open(path, "wb") as f:
-        f.write(struct.pack("<Q", len(h)) + h + b"".join(blobs))
-
-
-def load_safetensors(path):
-    with open(path, "rb") as f:
-        data = f.read()
-    n = struct.unpack("<Q", data[:8])[0]
-    header = json.loads(data[8:8 + n])
-    out = {}
-    for name, e in header.items():
-        if name == "__metadata__":
-            continue
-        assert e["dtype"] == "F32", (name, e["dtype"])
-        a, b = e["data_offsets"]
-        arr = np.frombuffer(data[8 + n + a:8 + n + b], dtype="<f4").reshape(e["shape"])
-        out[name] = torch.from_numpy(arr.copy())
-    return out
+# ---- safetensors: tests/torch_io.py ----------------------------------------------------------------
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from torch_io import load_safetensors, save_safetensors  # noqa: E402
 
 
 # ---- driving versus ---------------------------------------------------------------------------------
