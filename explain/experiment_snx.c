@@ -572,6 +572,7 @@ static int dual_variants(snx_bench *b)
             row->fa = summarise(ev, n, offsetof(vs_snx_eval, fa), tmp);
             row->cf = summarise(ev, n, offsetof(vs_snx_eval, cf), tmp);
             row->conf = summarise(ev, n, offsetof(vs_snx_eval, conformity), tmp);
+            row->prec = summarise(ev, n, offsetof(vs_snx_eval, precision), tmp);
             for (int64_t k = 0; k < n; k++)
                 tmp[k] = ev[k].n_constraints > 0 ? (double)ev[k].violated / (double)ev[k].n_constraints : NAN;
             vs_mean_std(tmp, n, &row->viol.mean, &row->viol.std);

@@ -103,7 +103,7 @@ typedef struct snx_bench {
     /* Table V: per dual variant and constrained method, the scores of the main protocol */
     struct snx_dual_row {
         bool done;
-        snx_summary fa, cf, conf, viol;
+        snx_summary fa, cf, conf, viol, prec; /* prec: against planted truth (NAN without) */
         double changed_uc;     /* mean 1 - Jaccard of its top selection with SNX-UC's */
         double differs_snx;    /* mean 1 - Jaccard of its top selection with SNX's (same variant) */
     } dual[SNX_N_DUAL][SNX_N_DUAL_METHODS];

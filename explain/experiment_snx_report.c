@@ -90,7 +90,7 @@ static bool scores_json(const snx_bench *b, vs_json *o, const snx_method_run *r,
     return ok && vs_json_set(o, "per_pair_conformity", evals_json(r->ev[sel], n, offsetof(vs_snx_eval, conformity))) == VS_OK;
 }
 
-/* The results data (format versus-bench-snx/1): settings, every summary, per-pair values, traces. */
+/* The results data (format versus-bench-snx/2): settings, every summary, per-pair values, traces. */
 static vs_json *results_data(const snx_bench *b)
 {
     vs_json *j = vs_json_new_object(), *methods = vs_json_new_array(), *globals = vs_json_new_array(), *pairs = vs_json_new_array();
@@ -195,7 +195,8 @@ static vs_json *results_data(const snx_bench *b)
                  vs_json_set(o, "method", vs_json_new_string(vs_snx_method_name(vs_snx_dual_methods[i]))) == VS_OK &&
                  vs_json_set(o, "faithfulness", summary_json(d->fa)) == VS_OK && vs_json_set(o, "counterfactual", summary_json(d->cf)) == VS_OK &&
                  vs_json_set(o, "conformity", summary_json(d->conf)) == VS_OK && vs_json_set(o, "violated_fraction", summary_json(d->viol)) == VS_OK &&
-                 vs_json_set(o, "changed_from_uc", num(d->changed_uc)) == VS_OK && vs_json_set(o, "differs_from_snx", num(d->differs_snx)) == VS_OK;
+                 vs_json_set(o, "changed_from_uc", num(d->changed_uc)) == VS_OK && vs_json_set(o, "differs_from_snx", num(d->differs_snx)) == VS_OK &&
+                 vs_json_set(o, "precision", summary_json(d->prec)) == VS_OK;
         }
     vs_json_free(methods);
     vs_json_free(globals);
@@ -613,6 +614,44 @@ static void table4(const snx_bench *b, vs_report *r)
     }
 }
 
+/* One comparison of SNX with method m on a score into buf: "better/worse/no different (x vs y, p)". */
+static void verdict(const snx_bench *b, vs_snx_method m, int what, char *buf, size_t cap)
+{
+    const snx_method_run *s = b->snx_run >= 0 ? &b->run[b->snx_run] : NULL, *o = vs_snx_bench_find_run(b, m);
+    if (!s || !o) {
+        snprintf(buf, cap, "not run");
+        return;
+    }
+    double a = what == 0 ? s->fa[SEL_PRESENT].mean : what == 1 ? s->cf[SEL_PRESENT].mean : s->prec.mean;
+    double c = what == 0 ? o->fa[SEL_PRESENT].mean : what == 1 ? o->cf[SEL_PRESENT].mean : o->prec.mean;
+    double p = what == 0 ? o->p_fa[SEL_PRESENT] : what == 1 ? o->p_cf[SEL_PRESENT] : o->p_prec;
+    bool better = what == 0 ? a < c : a > c;
+    snprintf(buf, cap, "%s (SNX %.3f, %s %.3f, paired p = %.2g)",
+             !(p < 0.05) ? "no significant difference" : better ? "SNX better" : "SNX worse", a, vs_snx_method_name(m), c, p);
+}
+
+/* The paper's main claim on this run, in words, and the model's competence. */
+static void findings(const snx_bench *b, vs_report *r)
+{
+    vs_report_heading(r, 2, "Findings");
+    char fa[200], cf[200];
+    const vs_snx_method against[2] = {VS_SNX_DES, VS_SNX_SM};
+    for (int i = 0; i < 2; i++) {
+        if (b->graph && against[i] == VS_SNX_DES) continue;
+        verdict(b, against[i], 0, fa, sizeof fa);
+        verdict(b, against[i], 1, cf, sizeof cf);
+        vs_report_item(r, "SNX against %s (Table II, main protocol): FA %s; CF %s.", vs_snx_method_name(against[i]), fa, cf);
+    }
+    if (b->truth) {
+        verdict(b, VS_SNX_SM, 2, fa, sizeof fa);
+        vs_report_item(r, "Precision against the planted truth, SNX against sm: %s; Table V shows how the dual moves it.", fa);
+    }
+    vs_report_item(r, "Model: test pair accuracy %.3f against %.3f for the nearest-neighbour baseline: %s.", b->pair_acc, b->nn_pair_acc,
+                   b->pair_acc >= 0.7 ? "at least 0.7"
+                   : b->nn_pair_acc < 0.7 ? "below 0.7, and so is the baseline: the features cap what a simple model reaches"
+                                          : "below 0.7 while the baseline is above it: the Siamese model is the weak part");
+}
+
 /* Table V: the dual variants side by side. */
 static void table5(const snx_bench *b, vs_report *r)
 {
@@ -621,10 +660,10 @@ static void table5(const snx_bench *b, vs_report *r)
                            "rest of the report uses it).  changed vs UC: mean over the pairs of 1 - Jaccard of the method's top "
                            "selection with SNX-UC's (0: the constraints changed nothing); differs from SNX: the same against SNX under "
                            "the same dual (inter, union and DES bound differently, so they should differ from SNX).");
-    const char *head[8] = {"dual", "method", "FA", "CF", "conformity", "violated", "changed vs UC", "differs from SNX"};
-    vs_better better[8] = {VS_BETTER_NONE, VS_BETTER_NONE, VS_BETTER_LOWER, VS_BETTER_HIGHER, VS_BETTER_HIGHER, VS_BETTER_LOWER,
-                           VS_BETTER_NONE, VS_BETTER_NONE};
-    vs_report_table *t = vs_report_table_new(r, NULL, 8, head, better);
+    const char *head[9] = {"dual", "method", "FA", "CF", "conformity", "violated", "changed vs UC", "differs from SNX", "precision"};
+    vs_better better[9] = {VS_BETTER_NONE, VS_BETTER_NONE, VS_BETTER_LOWER, VS_BETTER_HIGHER, VS_BETTER_HIGHER, VS_BETTER_LOWER,
+                           VS_BETTER_NONE, VS_BETTER_NONE, VS_BETTER_HIGHER};
+    vs_report_table *t = vs_report_table_new(r, NULL, b->truth ? 9 : 8, head, better);
     for (int v = 0; t && v < SNX_N_DUAL; v++)
         for (int i = 0; i < SNX_N_DUAL_METHODS; i++) {
             const struct snx_dual_row *d = &b->dual[v][i];
@@ -639,6 +678,7 @@ static void table5(const snx_bench *b, vs_report *r)
             summary_cell(t, row, 5, d->viol, false);
             vs_report_number(t, row, 6, d->changed_uc, NAN, 3);
             vs_report_number(t, row, 7, d->differs_snx, NAN, 3);
+            if (b->truth) summary_cell(t, row, 8, d->prec, false);
         }
 }
 
@@ -723,6 +763,7 @@ int vs_snx_bench_report(const snx_bench *b, vs_report **out)
     table3(b, r);
     if (!b->graph) table4(b, r);
     table5(b, r);
+    findings(b, r);
 
     vs_report_heading(r, 2, "Figures");
     conformity_figure(b, r);
