@@ -14,7 +14,7 @@ static const vs_cli_opt bench_opts[] = {
     {"model", 1, "trained Siamese model directory (versus train --arch siamese-...); default: train one"},
     {"epochs", 1, "training epochs without --model (default 3 tabular, 100 graphs)"},
     {"weight-decay", 1, "Adam weight decay without --model (default: tabular 0 or 0.05 by validation pair accuracy, graphs 0)"},
-    {"pairing", 1, "training pairs without --model: snx (fixed SNX pairs) or random (fresh each epoch); default snx tabular, random graphs"},
+    {"pairing", 1, "training pairs without --model: snx (fixed SNX pairs) or random (fresh each epoch); default snx"},
     {"gamma", 1, "gamma of Eqs. 4 and 6 (default: tabular chosen by the stage-1 criterion, graphs Section IV-H)"},
     {"pairs", 1, "test pairs explained, the first N of the SNX protocol (default 1000 tabular, 240 graphs)"},
     {"methods", 1, "comma-separated methods (default: every method of the data kind)"},
@@ -62,8 +62,8 @@ const vs_verb vs_verb_bench = {
     "Reproduces the structure of the SNX paper's evaluation (Section IV) on one data set.  The Siamese\n"
     "model is --model DIR (its split and pairs recovered from DIR/metrics.json), or one trained here:\n"
     "siamese-mlp (p -> 64 -> 32) on tabular data, a 3-layer GIN (32 wide, 16-d embedding) on graphs,\n"
-    "Adam with lr 0.01 for --epochs, seeded by --seed, on the fixed SNX training pairs (tabular) or on\n"
-    "fresh random pairs each epoch (graphs; --pairing); on tabular data the weight decay is 0 or 0.05,\n"
+    "Adam with lr 0.01 for --epochs, seeded by --seed, on the fixed SNX training pairs (--pairing random:\n"
+    "fresh random pairs each epoch); on tabular data the weight decay is 0 or 0.05,\n"
     "whichever gives the better pair accuracy on a validation split of the training portion.  A\n"
     "nearest-neighbour baseline (majority class of the nearest training rows, pair same-class when the\n"
     "classes agree) shows the pair accuracy the features allow.  On tabular data gamma is chosen from\n"

@@ -30,7 +30,7 @@ typedef struct vs_snx_experiment_opts {
     int64_t epochs;            /* training epochs without model_dir (3 tabular, 100 graphs) */
     int64_t pairs;             /* the first N test pairs of the SNX protocol (1000 tabular, 240 graphs) */
     double weight_decay;       /* < 0: tabular 0 or 0.05 by validation pair accuracy, graphs 0 */
-    const char *pairing;       /* training pairs "snx" or "random", NULL: tabular snx, graphs random */
+    const char *pairing;       /* training pairs "snx" or "random", NULL: snx */
     double gamma;              /* < 0: tabular chosen by the stage-1 criterion, graphs Section IV-H */
     const char *methods;       /* comma-separated names, NULL: every method of the data kind */
     int iters, pre_iters, global_iters, baseline_iters, pg_epochs; /* 0: Section IV-H (pre_iters: < 0) */
