@@ -60,6 +60,7 @@ static int options(const vs_args *a, vs_snx_experiment_opts *o)
     o->model_dir = vs_args_get(a, "model");
     o->tag = vs_args_get(a, "tag");
     o->methods = vs_args_get(a, "methods");
+    o->pairing = vs_args_get(a, "pairing");
     o->progress = stderr;
     if (!o->spec) return vs_usage_error("bench", "--data SPEC is required (adult, bank, credit, compas, mutag, synthetic-tabular, ...)");
     if (o->model_dir && vs_args_has(a, "epochs")) return vs_usage_error("bench", "--epochs trains a model; it does not go with --model");
