@@ -29,3 +29,4 @@ endif
 versusinclude_HEADERS += include/versus/experiment.h
 noinst_HEADERS += explain/experiment_snx.h
 libversus_la_SOURCES += explain/experiment_snx.c explain/experiment_snx_report.c explain/experiment_demo.c
+include $(top_srcdir)/explain/svae.mk
