@@ -52,7 +52,7 @@ static vs_status train_setting(const vs_dataset *train, const vs_dataset *test, 
     else snprintf(opts, sizeof opts, "alpha=%.17g,unlabelled=%.17g", s->alpha, o->unlabelled);
     vs_train_opts t;
     vs_train_opts_init(&t);
-    t.epochs = o->epochs, t.batch_size = o->batch, t.optim.lr = (float)o->lr, t.seed = (uint64_t)(o->seed + k);
+    t.epochs = s->svae && o->svae_epochs > 0 ? o->svae_epochs : o->epochs, t.batch_size = o->batch, t.optim.lr = (float)o->lr, t.seed = (uint64_t)(o->seed + k);
     t.task_opts = opts, t.test = test;
     vs_train_result res = {0};
     vs_status st = vs_train(m, train, &t, &res, err);
@@ -155,9 +155,10 @@ static vs_json *data_json(const vs_svae_experiment_opts *o, const svae_setting *
     ok = ok && vs_json_set(d, "commit", o->commit ? vs_json_new_string(o->commit) : vs_json_new_null()) == VS_OK;
     vs_json *set = vs_json_new_object();
     ok = ok && set && vs_json_set(d, "settings", set) == VS_OK;
-    const char *ikeys[] = {"seed", "runs", "epochs", "batch", "hidden", "z1", "z2", "n_invariance", "n_divergence"};
-    const int64_t ivals[] = {o->seed, o->runs, o->epochs, o->batch, o->hidden, o->z1, o->z2, o->n_invariance, o->n_divergence};
-    for (int i = 0; ok && i < 9; i++) ok = vs_json_set(set, ikeys[i], vs_json_new_int(ivals[i])) == VS_OK;
+    const char *ikeys[] = {"seed", "runs", "epochs", "svae_epochs", "batch", "hidden", "z1", "z2", "n_invariance", "n_divergence"};
+    const int64_t ivals[] = {o->seed, o->runs, o->epochs, o->svae_epochs > 0 ? o->svae_epochs : o->epochs, o->batch, o->hidden, o->z1, o->z2,
+                             o->n_invariance, o->n_divergence};
+    for (int i = 0; ok && i < 10; i++) ok = vs_json_set(set, ikeys[i], vs_json_new_int(ivals[i])) == VS_OK;
     ok = ok && vs_json_set(set, "lr", num(o->lr)) == VS_OK && vs_json_set(set, "unlabelled", num(o->unlabelled)) == VS_OK;
     for (int i = 0; ok && i < n_set; i++) {
         vs_json *m = vs_json_new_object();
@@ -210,10 +211,11 @@ static void build_report(vs_report *r, const vs_svae_experiment_opts *o, const s
     vs_report_paragraph(r,
                         "Every network has one hidden layer of %lld units (encoders q(z|x,y), q(z|x) / q(y|x), decoder); SVAE's latent "
                         "has z1 = %lld classifier dims and z2 = %lld nuisance dims, M2's z has %lld dims.  Adam lr %g, batch %lld, "
-                        "%lld epochs, %lld run(s) per setting (seed %lld + run).  M2 is trained with Eq. 8 as written "
-                        "(unlabelled weight %g).",
+                        "%lld epochs for the SVAE and %lld for M2 (train s: the budget), %lld run(s) per setting (seed %lld + run).  "
+                        "M2 is trained with Eq. 8 as written (unlabelled weight %g).",
                         (long long)o->hidden, (long long)o->z1, (long long)o->z2, (long long)o->z2, o->lr, (long long)o->batch,
-                        (long long)o->epochs, (long long)o->runs, (long long)o->seed, o->unlabelled);
+                        (long long)(o->svae_epochs > 0 ? o->svae_epochs : o->epochs), (long long)o->epochs, (long long)o->runs,
+                        (long long)o->seed, o->unlabelled);
     if (o->command) vs_report_paragraph(r, "Command: `%s`%s%s", o->command, o->commit ? ", commit " : "", o->commit ? o->commit : "");
     if (o->tag) vs_report_paragraph(r, "%s", o->tag);
 
@@ -311,7 +313,7 @@ vs_status vs_svae_experiment(const vs_dataset *train, const vs_dataset *test, co
     if (train->kind != VS_DATA_IMAGES || test->kind != VS_DATA_IMAGES)
         return vs_error_set(err, VS_ERR_ARG, "svae experiment: needs images (mnist, fashion-mnist, ...); %s holds other data", o->spec);
     if (o->runs < 1 || o->runs > SVAE_MAX_RUNS) return vs_error_set(err, VS_ERR_ARG, "svae experiment: runs must be in [1, %d]", SVAE_MAX_RUNS);
-    if (o->epochs < 0 || o->hidden < 1 || o->z1 < 1 || o->z2 < 2 || o->n_invariance < 1 || o->n_divergence < 1)
+    if (o->epochs < 0 || o->svae_epochs < 0 || o->hidden < 1 || o->z1 < 1 || o->z2 < 2 || o->n_invariance < 1 || o->n_divergence < 1)
         return vs_error_set(err, VS_ERR_ARG, "svae experiment: epochs >= 0, hidden >= 1, z1 >= 1, z2 >= 2 and the test counts >= 1");
     double sigmas[SVAE_MAX_SIGMAS];
     int ns;

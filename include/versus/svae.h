@@ -109,6 +109,8 @@ typedef struct vs_svae_experiment_opts {
     int64_t seed;                /* run r uses seed + r (default 1) */
     int64_t runs;                /* trainings per setting (default 1) */
     int64_t epochs;              /* default 8 */
+    int64_t svae_epochs;         /* the SVAE's epochs (0: epochs); M2's Eq. 8 decodes every class, so an
+                                    M2 epoch costs about C + 1 SVAE epochs: equal time is a fair budget */
     int64_t batch;               /* default 64 */
     double lr;                   /* Adam (default 1e-3) */
     int64_t hidden, z1, z2;      /* default 256, 10, 5 */
