@@ -14,6 +14,7 @@ static const vs_cli_opt svae_opts[] = {
     VS_DATA_CLI_OPTS,
     {"data", 1, "training SPEC (default mnist-train; fashion-mnist-train for Fashion-MNIST)"},
     {"test-data", 1, "test SPEC (default: --data without its -train suffix)"},
+    {"train-rows", 1, "train on the first N rows of --data (default 10000, mnist-train's size; 0: all)"},
     {"runs", 1, "trainings per setting, reported as mean (std) (default 1)"},
     {"epochs", 1, "training epochs of every model (default 8)"},
     {"svae-epochs", 1, "the SVAE's epochs (default --epochs; an M2 epoch costs about C + 1 SVAE epochs)"},
@@ -58,7 +59,7 @@ static int options(const vs_args *a, vs_svae_experiment_opts *o, char *test_spec
     else return vs_usage_error("bench", "--test-data SPEC is required when --data does not end in -train");
     int64_t v;
     if ((rc = vs_args_int(a, "seed", 1, 0, INT64_MAX, &o->seed)) || (rc = vs_args_int(a, "runs", 1, 1, 10, &o->runs)) ||
-        (rc = vs_args_int(a, "epochs", 8, 0, 100000, &o->epochs)) || (rc = vs_args_int(a, "svae-epochs", 0, 0, 100000, &o->svae_epochs)) || (rc = vs_args_int(a, "batch-size", 64, 1, 65536, &o->batch)) ||
+        (rc = vs_args_int(a, "epochs", 8, 0, 100000, &o->epochs)) || (rc = vs_args_int(a, "train-rows", 10000, 0, INT64_MAX, &o->train_rows)) || (rc = vs_args_int(a, "svae-epochs", 0, 0, 100000, &o->svae_epochs)) || (rc = vs_args_int(a, "batch-size", 64, 1, 65536, &o->batch)) ||
         (rc = vs_args_float(a, "lr", 1e-3, 1e-9, 10, &o->lr)) || (rc = vs_args_int(a, "hidden", 256, 1, 1 << 16, &o->hidden)) ||
         (rc = vs_args_int(a, "z1", 10, 1, 4096, &o->z1)) || (rc = vs_args_int(a, "z2", 5, 2, 4096, &o->z2)) ||
         (rc = pair_flag(a, "alphas", 0, 1e9, o->alpha)) || (rc = pair_flag(a, "betas", 0, 1, o->beta)) ||

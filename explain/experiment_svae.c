@@ -5,6 +5,7 @@
  * and the report. */
 #include "explain/experiment_svae.h"
 #include "versus/arch.h"
+#include "versus/pairs.h"
 #include "versus/ops.h"
 #include "versus/train.h"
 
@@ -20,7 +21,7 @@
 void vs_svae_experiment_opts_init(vs_svae_experiment_opts *o)
 {
     memset(o, 0, sizeof *o);
-    o->seed = 1, o->runs = 1, o->epochs = 8, o->batch = 64, o->lr = 1e-3;
+    o->seed = 1, o->runs = 1, o->train_rows = 10000, o->epochs = 8, o->batch = 64, o->lr = 1e-3;
     o->hidden = 256, o->z1 = 10, o->z2 = 5;
     o->alpha[0] = 60, o->alpha[1] = 6000, o->beta[0] = 0.01, o->beta[1] = 0.9;
     o->unlabelled = 1;
@@ -155,10 +156,10 @@ static vs_json *data_json(const vs_svae_experiment_opts *o, const svae_setting *
     ok = ok && vs_json_set(d, "commit", o->commit ? vs_json_new_string(o->commit) : vs_json_new_null()) == VS_OK;
     vs_json *set = vs_json_new_object();
     ok = ok && set && vs_json_set(d, "settings", set) == VS_OK;
-    const char *ikeys[] = {"seed", "runs", "epochs", "svae_epochs", "batch", "hidden", "z1", "z2", "n_invariance", "n_divergence"};
-    const int64_t ivals[] = {o->seed, o->runs, o->epochs, o->svae_epochs > 0 ? o->svae_epochs : o->epochs, o->batch, o->hidden, o->z1, o->z2,
+    const char *ikeys[] = {"seed", "runs", "train_rows", "epochs", "svae_epochs", "batch", "hidden", "z1", "z2", "n_invariance", "n_divergence"};
+    const int64_t ivals[] = {o->seed, o->runs, o->train_rows, o->epochs, o->svae_epochs > 0 ? o->svae_epochs : o->epochs, o->batch, o->hidden, o->z1, o->z2,
                              o->n_invariance, o->n_divergence};
-    for (int i = 0; ok && i < 10; i++) ok = vs_json_set(set, ikeys[i], vs_json_new_int(ivals[i])) == VS_OK;
+    for (int i = 0; ok && i < 11; i++) ok = vs_json_set(set, ikeys[i], vs_json_new_int(ivals[i])) == VS_OK;
     ok = ok && vs_json_set(set, "lr", num(o->lr)) == VS_OK && vs_json_set(set, "unlabelled", num(o->unlabelled)) == VS_OK;
     for (int i = 0; ok && i < n_set; i++) {
         vs_json *m = vs_json_new_object();
@@ -204,16 +205,16 @@ static vs_json *data_json(const vs_svae_experiment_opts *o, const svae_setting *
     return d;
 }
 
-static void build_report(vs_report *r, const vs_svae_experiment_opts *o, const svae_setting *s, int n_set, const double *sigmas, int ns,
-                         const svae_figures *f)
+static void build_report(vs_report *r, const vs_svae_experiment_opts *o, int64_t n_train, const svae_setting *s, int n_set,
+                         const double *sigmas, int ns, const svae_figures *f)
 {
     vs_report_heading(r, 1, "SVAE: learning a classifier's invariances (%s)", o->spec);
     vs_report_paragraph(r,
-                        "Every network has one hidden layer of %lld units (encoders q(z|x,y), q(z|x) / q(y|x), decoder); SVAE's latent "
+                        "Trained on the first %lld rows of the training data.  Every network has one hidden layer of %lld units (encoders q(z|x,y), q(z|x) / q(y|x), decoder); SVAE's latent "
                         "has z1 = %lld classifier dims and z2 = %lld nuisance dims, M2's z has %lld dims.  Adam lr %g, batch %lld, "
                         "%lld epochs for the SVAE and %lld for M2 (train s: the budget), %lld run(s) per setting (seed %lld + run).  "
                         "M2 is trained with Eq. 8 as written (unlabelled weight %g).",
-                        (long long)o->hidden, (long long)o->z1, (long long)o->z2, (long long)o->z2, o->lr, (long long)o->batch,
+                        (long long)n_train, (long long)o->hidden, (long long)o->z1, (long long)o->z2, (long long)o->z2, o->lr, (long long)o->batch,
                         (long long)(o->svae_epochs > 0 ? o->svae_epochs : o->epochs), (long long)o->epochs, (long long)o->runs,
                         (long long)o->seed, o->unlabelled);
     if (o->command) vs_report_paragraph(r, "Command: `%s`%s%s", o->command, o->commit ? ", commit " : "", o->commit ? o->commit : "");
@@ -305,10 +306,27 @@ static void build_report(vs_report *r, const vs_svae_experiment_opts *o, const s
     for (int i = 0; i < f->n_files; i++) vs_report_item(r, "`%s`", f->files[i]);
 }
 
+static vs_status run(const vs_dataset *train, const vs_dataset *test, const vs_svae_experiment_opts *o, vs_report **out, vs_error *err);
+
 vs_status vs_svae_experiment(const vs_dataset *train, const vs_dataset *test, const vs_svae_experiment_opts *o, vs_report **out,
                              vs_error *err)
 {
     *out = NULL;
+    if (o->train_rows < 0) return vs_error_set(err, VS_ERR_ARG, "svae experiment: train_rows must be >= 0");
+    if (o->train_rows == 0 || train->n <= o->train_rows) return run(train, test, o, out, err);
+    int64_t *idx = malloc((size_t)o->train_rows * sizeof *idx);
+    vs_dataset *sub = NULL;
+    if (!idx) return vs_error_set(err, VS_ERR_NOMEM, "svae experiment: out of memory");
+    for (int64_t i = 0; i < o->train_rows; i++) idx[i] = i;
+    vs_status st = vs_dataset_subset(train, idx, o->train_rows, &sub, err);
+    free(idx);
+    if (st == VS_OK) st = run(sub, test, o, out, err);
+    vs_dataset_free(sub);
+    return st;
+}
+
+static vs_status run(const vs_dataset *train, const vs_dataset *test, const vs_svae_experiment_opts *o, vs_report **out, vs_error *err)
+{
     if (!o->spec) return vs_error_set(err, VS_ERR_ARG, "svae experiment: the data set name is required");
     if (train->kind != VS_DATA_IMAGES || test->kind != VS_DATA_IMAGES)
         return vs_error_set(err, VS_ERR_ARG, "svae experiment: needs images (mnist, fashion-mnist, ...); %s holds other data", o->spec);
@@ -346,7 +364,7 @@ vs_status vs_svae_experiment(const vs_dataset *train, const vs_dataset *test, co
     vs_report *r = st == VS_OK ? vs_report_new() : NULL;
     if (st == VS_OK && !r) st = vs_error_set(err, VS_ERR_NOMEM, "svae experiment: out of memory");
     if (st == VS_OK) {
-        build_report(r, o, s, n_set, sigmas, ns, &f);
+        build_report(r, o, train->n, s, n_set, sigmas, ns, &f);
         vs_json *d = data_json(o, s, n_set, sigmas, ns, &f);
         if (!d) st = vs_error_set(err, VS_ERR_NOMEM, "svae experiment: out of memory");
         else vs_report_set_data(r, d);

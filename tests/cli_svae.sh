@@ -20,13 +20,15 @@ check "help train lists svae" 0 $V help train
 grep_out "svae in the zoo" "  svae " out.txt
 grep_out "m2 in the zoo" "  m2 " out.txt
 grep_out "beta documented" "beta" out.txt
-check "train svae" 0 $V train --arch svae $D --epochs 2 --task-opts alpha=10,beta=0.9 --out sv --sample-every 100
+check "train svae" 0 $V train --arch svae $D --epochs 2 --alpha 10 --beta 0.9 --out sv --sample-every 100
+grep_out "--alpha and --beta are task options" '"task_opts": "alpha=10,beta=0.9"' sv/metrics.json
 grep_out "accuracy printed" "test_accuracy" out.txt
 grep_out "R printed" "test_R" out.txt
 exists "invariance grid" sv/samples/step-00000004.png
 check "train m2" 0 $V train --arch m2 $D --epochs 1 --task-opts alpha=10,unlabelled=1 --out m2
 check "svae has no unlabelled" 1 $V train --arch svae $D --epochs 1 --task-opts unlabelled=1 --out bad
-check "beta in [0, 1]" 1 $V train --arch svae $D --epochs 1 --task-opts beta=2 --out bad
+check "beta in [0, 1]" 1 $V train --arch svae $D --epochs 1 --beta 2 --out bad
+grep_out "beta named" "beta" err.txt
 check "export" 0 $V data export synthetic-shapes --n 120 --out x
 check "predict class logits" 0 $V predict --model sv --input x/X.npy --out y.npy
 shape_is "logits [N, 2]" y.npy "(120, 2)"

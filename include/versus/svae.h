@@ -108,6 +108,7 @@ typedef struct vs_svae_experiment_opts {
     const char *spec;            /* data set name shown in the report (required) */
     int64_t seed;                /* run r uses seed + r (default 1) */
     int64_t runs;                /* trainings per setting (default 1) */
+    int64_t train_rows;          /* train on the first N rows (default 10000, mnist-train's size; 0: all) */
     int64_t epochs;              /* default 8 */
     int64_t svae_epochs;         /* the SVAE's epochs (0: epochs); M2's Eq. 8 decodes every class, so an
                                     M2 epoch costs about C + 1 SVAE epochs: equal time is a fair budget */
