@@ -33,6 +33,7 @@ vs_status vs_svae_invariant(vs_module *m, const vs_svae_layout *l, vs_tensor *x,
         vs_argmax_rows(logits, pred);
         for (int64_t i = 0; i < max_draws && *got < want; i++)
             if (label < 0 || pred[i] == label) idx[(*got)++] = i;
+        if (*got == 0) idx[0] = 0; /* none kept: a one-row placeholder the caller ignores (*got is 0) */
         *out = vs_index_select(xt, 0, idx, *got ? *got : 1);
         if (!*out) st = vs_error_set(err, VS_ERR_NOMEM, "invariant samples: out of memory");
     }

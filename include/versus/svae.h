@@ -71,7 +71,7 @@ vs_status vs_svae_posterior(vs_module *m, const vs_svae_layout *l, vs_tensor *x,
 
 /* Invariant samples of one image x [1, ...] (Section 3.0.1): decodes of (z1 of x, z2 ~ N(0, sigma^2))
  * drawn from rng, max_draws of them at most, keeping those f classifies as label (label < 0: all)
- * until want are found: *out [*got, ...] (*got may be 0). */
+ * until want are found: *out [*got, ...] (when *got is 0, *out holds one unchecked draw). */
 vs_status vs_svae_invariant(vs_module *m, const vs_svae_layout *l, vs_tensor *x, int64_t label, double sigma, int64_t want,
                             int64_t max_draws, vs_rng *rng, vs_tensor **out, int64_t *got, vs_error *err);
 /* Where counterfactuals put z1 (Section 3.1.2), [C, k1]: SVAE, the mean of q(z1|x) over the images of
