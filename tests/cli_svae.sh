@@ -9,11 +9,6 @@ W=cli_svae.dir
 rm -rf "$W"
 mkdir -p "$W"
 cd "$W" || exit 1
-npy_shape() { head -c 128 "$1" | LC_ALL=C tr -cd '[:print:]' | LC_ALL=C sed -n "s/.*'shape': \(([^)]*)\).*/\1/p"; }
-shape_is() { # description, file, shape
-    s=$(npy_shape "$2")
-    if [ "$s" = "$3" ]; then ok; else bad "$1: shape '$s', wanted '$3'"; fi
-}
 D="--data synthetic-shapes --n 120"
 
 check "help train lists svae" 0 $V help train
