@@ -31,20 +31,23 @@ static const vs_cli_opt bench_opts[] = {
 static int run_bench(int argc, char **argv)
 {
     if (argc >= 1 && strcmp(argv[0], "perf") == 0) return vs_bench_perf("versus bench perf", argc, argv);
+    if (argc >= 1 && strcmp(argv[0], "svae") == 0) return vs_bench_svae(argc, argv);
     vs_args a;
     int rc = vs_args_parse("bench", bench_opts, argc, argv, &a);
     if (rc) return rc;
     if (a.n_pos < 1) return vs_usage_error("bench", "expected a benchmark: 'versus bench snx --data SPEC ...'");
     if (a.n_pos > 1) return vs_usage_error("bench", "unexpected argument '%s'", a.pos[1]);
     if (strcmp(a.pos[0], "snx") == 0) return vs_bench_snx(&a, argc, argv);
-    return vs_usage_error("bench", "unknown benchmark '%s' (snx or perf)", a.pos[0]);
+    return vs_usage_error("bench", "unknown benchmark '%s' (snx, svae or perf)", a.pos[0]);
 }
 
 const vs_verb vs_verb_bench = {
     "bench",
-    "reproduce a paper's tables and figures (SNX: Tables II-V, Figs. 3-7); time kernels (perf)",
+    "reproduce a paper's tables and figures (SNX: Tables II-V, Figs. 3-7; SVAE: Table 1, Figs. 2-7); time kernels (perf)",
     "usage: versus bench snx --data SPEC [--model DIR] [--pairs N] [--seed S] [--epochs E] [--out DIR]\n"
     "                        [--methods M,...] [--gamma G] [--weight-decay W] [--pairing snx|random] [--tag TEXT]\n"
+    "       versus bench svae [--data mnist-train|fashion-mnist-train] [--epochs E] [--runs R] [--alphas A1,A2]\n"
+    "                        [--betas B1,B2] [--hidden H] [--sigmas S,...] [--methods M,...] [--commit HASH] [--out DIR]\n"
     "       versus bench perf [--threads 1,2] [--filter SUBSTR,...] [--reps N] [--json FILE] [--list] [--rss]\n\n"
     "perf times the engine: peak FMA throughput, SGEMM (square 64-1024 and the linear layers' skinny\n"
     "shapes), single convolutions of the papers' models (forward, and forward + backward), one training\n"
@@ -58,6 +61,26 @@ const vs_verb vs_verb_bench = {
     "(a \"scaling\" JSON line).\n"
     "The same program is bench/vs_bench; `make bench-compare` runs PyTorch on the same workloads and\n"
     "prints the ratios.\n\n"
+    "svae:\n"
+    "Reproduces \"Learning the invariances of a classifier with a supervised VAE\" at a small scale.  On --data\n"
+    "(default mnist-train; the first --train-rows 10000 images; test: --test-data, default the SPEC without\n"
+    "-train) it trains the SVAE\n"
+    "(Eq. 6, z1 = --z1 classifier dims, z2 = --z2 nuisance dims) for every (alpha, beta) of --alphas x --betas\n"
+    "(default 60,6000 x 0.01,0.9, the paper's MNIST values) and M2 (Eq. 8 with its unlabelled terms, weight\n"
+    "--unlabelled; z of --z2 dims) for every alpha, all with one hidden layer of --hidden units (default 256),\n"
+    "Adam --lr 0.001, batch 64, --epochs 8 (the SVAE: --svae-epochs, default the same; an M2 epoch costs about\n"
+    "C + 1 SVAE epochs), --runs 1 (seed + run).  Reported: Table 1 (R = E log p(x|z) per\n"
+    "test image with the true label, test accuracy, KL); the invariance test of Fig. 2 on --invariance test\n"
+    "images (labels kept and L2 distance when z2 ~ N(0, sigma^2) for each of --sigmas, decoded and classified\n"
+    "again; labels_kept.svg, diversity.svg); with the SVAE of (A2, B2) and the first correctly classified test\n"
+    "image of --class (default 3): fig3_invariant_grid.png (two nuisance dims crossed, step 0.75),\n"
+    "fig4_classifier.png (the classifier's attributions by --methods: GradientSHAP = expected_gradients over\n"
+    "32 training images, IG with a zero baseline, saliency, input x gradient), fig5_divergence_z2.png and\n"
+    "fig6_divergence_z1.png (attributions of d(x, x~) = KL(q(z_k|x) || q(z_k|x~)) at 3 invariant samples,\n"
+    "baseline x), fig7_counterfactuals.png (z1 set to each class's mean over training images, z2 kept, with\n"
+    "the first method's Eq. 9 attribution), and over --divergence test images the mean divergences of\n"
+    "invariant samples and counterfactuals and the counterfactual success of SVAE and M2.\n"
+    "Default OUT: bench/results/svae-<test data>.\n\n"
     "snx:\n"
     "Reproduces the structure of the SNX paper's evaluation (Section IV) on one data set.  The Siamese\n"
     "model is --model DIR (its split and pairs recovered from DIR/metrics.json), or one trained here:\n"
