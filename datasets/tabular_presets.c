@@ -152,17 +152,20 @@ static void preset_opts(preset_id id, vs_csv_opts *o)
         break;
     case P_BANK:
         o->delimiter = ';';
+        o->no_header = -1;
         o->label = "y";
         o->drop = bank_drop;
         break;
     case P_COMPAS:
         o->delimiter = ',';
+        o->no_header = -1;
         o->label = "two_year_recid";
         o->keep = compas_keep;
         o->numeric_min_distinct = 5;
         break;
     case P_CREDIT:
         o->delimiter = ',';
+        o->no_header = -1;
         o->column_names = credit_names;
         o->label = "default.payment.next.month";
         o->drop = credit_drop;

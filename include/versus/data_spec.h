@@ -25,7 +25,7 @@ extern "C" {
 typedef struct vs_data_flags {
     const char *path;         /* --path: folder or file of a preset */
     char delimiter;           /* --delimiter (CSV); 0 = sniff */
-    int no_header;            /* --no-header */
+    int no_header;            /* --no-header 1, --header -1, 0 = sniff (see vs_csv_opts) */
     const char *label;        /* --label COL: name or 0-based index */
     const char *drop;         /* --drop COL,... */
     const char *categorical;  /* --categorical COL,... */
