@@ -115,6 +115,18 @@ static vs_status load_idx_spec(const char *pair, vs_dataset **out, vs_error *err
     return vs_load_idx(images, comma + 1, "idx", out, err);
 }
 
+/* A generator's failure prefixed with the SPEC and its size: "synthetic-tabular --n 100000000: ...". */
+static vs_status synth_named(const char *spec, const vs_data_flags *f, vs_status st, vs_error *err)
+{
+    if (st != VS_OK && err) {
+        char msg[VS_ERROR_MSG_MAX];
+        snprintf(msg, sizeof msg, "%s", err->msg);
+        if (f && f->n) vs_error_set(err, st, "%s --n %lld: %s", spec, (long long)f->n, msg);
+        else vs_error_set(err, st, "%s: %s", spec, msg);
+    }
+    return st;
+}
+
 vs_status vs_load_spec(const char *spec, const vs_data_flags *f, vs_dataset **out, vs_error *err)
 {
     *out = NULL;
@@ -151,7 +163,7 @@ vs_status vs_load_spec(const char *spec, const vs_data_flags *f, vs_dataset **ou
             o.seed = f->seed;
             if (f->n) o.n = f->n;
         }
-        return vs_synth_tabular(&o, out, err);
+        return synth_named(spec, f, vs_synth_tabular(&o, out, err), err);
     }
     if (strcmp(spec, "synthetic-graph") == 0) {
         vs_synth_graph_opts o;
@@ -160,7 +172,7 @@ vs_status vs_load_spec(const char *spec, const vs_data_flags *f, vs_dataset **ou
             o.seed = f->seed;
             if (f->n) o.n = f->n;
         }
-        return vs_synth_graphs(&o, out, err);
+        return synth_named(spec, f, vs_synth_graphs(&o, out, err), err);
     }
     if (strcmp(spec, "synthetic-shapes") == 0) {
         vs_synth_shapes_opts o;
@@ -169,7 +181,7 @@ vs_status vs_load_spec(const char *spec, const vs_data_flags *f, vs_dataset **ou
             o.seed = f->seed;
             if (f->n) o.n = f->n;
         }
-        return vs_synth_shapes(&o, out, err);
+        return synth_named(spec, f, vs_synth_shapes(&o, out, err), err);
     }
     return vs_error_set(err, VS_ERR_ARG, "unknown data SPEC '%s' (expected a preset name or csv:FILE, tu:DIR/PREFIX, idx:IMAGES,LABELS)", spec);
 }

@@ -77,7 +77,7 @@ bool vs_similarity_from_name(const char *name, vs_similarity *s); /* false when 
 /* One layer as model.json describes it.  vs_layer_spec_init() marks every field absent (integers
  * VS_SPEC_ABSENT, numbers NaN); building a layer fills absent fields with the defaults below and
  * rejects fields that do not apply to the op. */
-#define VS_SPEC_ABSENT (-1)
+#define VS_SPEC_ABSENT INT64_MIN /* no JSON integer is this (they are limited to 9e15), so -1 is an error, not "absent" */
 typedef struct vs_layer_spec {
     vs_module_kind op;
     int64_t in, out;            /* linear, conv2d, conv_transpose2d, gcn_conv, gin_conv */
