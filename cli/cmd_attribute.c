@@ -20,7 +20,7 @@ static const vs_cli_opt attribute_opts[] = {
     {"baseline-data", 1, "SPEC of training data for the mdts baseline and --class-baselines"},
     {"class-baselines", 1, "deepshap / expected_gradients: K baselines drawn from the target class of --baseline-data"},
     {"baselines", 1, "deepshap / expected_gradients: a set of baselines B.npy [B, ...]"},
-    {"steps", 1, "integrated gradients: gradient evaluations (default 50)"},
+    {"steps", 1, "integrated gradients: gradient evaluations (default 50; gauss-legendre at most 4096)"},
     {"ig-rule", 1, "gauss-legendre (default), left, right, middle, trapezoid"},
     {"samples", 1, "smoothgrad / expected gradients / lime / kernel_shap samples"},
     {"noise", 1, "smoothgrad: noise sigma as a fraction of the input range (default 0.15)"},
@@ -131,6 +131,7 @@ static int run_attribute(int argc, char **argv)
     if (!c.model) return vs_fail("%s", err.msg);
     if (!(c.x = read_npy(input, "input", &err))) rc = vs_fail("%s", err.msg);
     if (rc == 0 && c.x->ndim < 2) rc = vs_fail("%s: inputs must be [N, ...] with a batch dimension", input);
+    if (rc == 0 && c.x->shape[0] < 1) rc = vs_fail("%s: holds no inputs (its first dimension is 0)", input);
     if (rc == 0 && vs_args_get(&a, "reference") && !(c.reference = read_npy(vs_args_get(&a, "reference"), "reference", &err)))
         rc = vs_fail("%s", err.msg);
     if (rc == 0 && c.model->kind == VS_MODULE_SIAMESE && !c.reference)

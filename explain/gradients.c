@@ -23,6 +23,10 @@ vs_status vs_attr_integrated_gradients(vs_attr_job *j, float *attr)
     int n = j->o->steps;
     if (n < 1 || (j->o->ig_rule == VS_IG_TRAPEZOID && n < 2) || n > 100000)
         return vs_error_set(j->err, VS_ERR_ARG, "integrated gradients: %d steps (need 1..100000, trapezoid 2..)", n);
+    if (j->o->ig_rule == VS_IG_GAUSS_LEGENDRE && n > VS_GAUSS_LEGENDRE_MAX)
+        return vs_error_set(j->err, VS_ERR_ARG, "integrated gradients: the gauss-legendre rule takes at most %d steps "
+                            "(exact for polynomials of degree %d), got %d; more steps need --ig-rule middle or trapezoid",
+                            VS_GAUSS_LEGENDRE_MAX, 2 * VS_GAUSS_LEGENDRE_MAX - 1, n);
     double *a = malloc((size_t)n * sizeof *a), *w = malloc((size_t)n * sizeof *w);
     float *g = malloc((size_t)j->dim * sizeof *g), *path = NULL;
     vs_status st = VS_OK;

@@ -320,6 +320,7 @@ static vs_status read_header(npy_src *src, npy_header *hd, vs_error *err)
     if (!text) return vs_error_set(err, VS_ERR_NOMEM, "%s: out of memory", name);
     s = src_read(src, text, hlen, err);
     text[hlen] = '\0';
+    if (!s && memchr(text, '\0', hlen)) s = fail(err, name, "NUL byte in the header (a Python literal has none)");
     if (!s) s = parse_dict(text, hlen, name, hd, err);
     free(text);
     if (s) return s;
