@@ -17,7 +17,8 @@ const char *vs_data_spec_help(void)
            "  fashion-mnist | fashion-mnist-train         Fashion-MNIST (--path or /usr/share/datasets/fashion-mnist)\n"
            "  synthetic-tabular | synthetic-graph | synthetic-shapes   planted ground truth (--seed, --n)\n"
            "  colored-mnist                               MNIST test, each image one of three colours (--seed)\n"
-           "  csv:FILE | tu:DIR/PREFIX | idx:IMAGES,LABELS any file in those formats\n";
+           "  csv:FILE | tu:DIR/PREFIX | idx:IMAGES,LABELS any file in those formats\n"
+           "  graphs:DIR                                  graphs from 'versus data export', or a folder with one TU set\n";
 }
 
 /* $VERSUS_DATA/<sub> into buf, or NULL with an error when neither it nor --path is set. */
@@ -136,6 +137,7 @@ vs_status vs_load_spec(const char *spec, const vs_data_flags *f, vs_dataset **ou
     if (strncmp(spec, "csv:", 4) == 0) return load_csv_spec(spec + 4, f, out, err);
     if (strncmp(spec, "tu:", 3) == 0) return load_tu_spec(spec + 3, out, err);
     if (strncmp(spec, "idx:", 4) == 0) return load_idx_spec(spec + 4, out, err);
+    if (strncmp(spec, "graphs:", 7) == 0) return vs_load_graph_dir(spec + 7, out, err);
     for (const char *const *p = vs_tabular_preset_names(); *p; p++)
         if (strcmp(spec, *p) == 0) return vs_load_preset_tabular(spec, f ? f->path : NULL, out, err);
     if (strcmp(spec, "mutag") == 0) {

@@ -40,6 +40,35 @@ check "a bad delimiter is a usage error" 2 $V data describe "csv:$W/german.data"
 check "train a small mlp" 0 $V train --arch mlp --data synthetic-tabular --n 200 --epochs 1 --out "$W/mlp"
 check "export its inputs" 0 $V data export synthetic-tabular --n 20 --out "$W/x"
 
+# ---- predict on graphs: a folder from data export, a TU folder, a SPEC; one row per graph ----------
+check "export graphs" 0 $V data export synthetic-graph --n 40 --seed 3 --out "$W/g"
+check "export one reference graph" 0 $V data export synthetic-graph --n 1 --seed 9 --out "$W/g1"
+check "train a Siamese GCN" 0 $V train --arch siamese-gcn --data "graphs:$W/g" --epochs 1 --out "$W/sg"
+check "predict graphs against one reference" 0 $V predict --model "$W/sg" --input "$W/g" --reference "$W/g1" --out "$W/s1.npy"
+grep_out "one similarity per graph" "\[40\]" out.txt
+check "predict graphs pairwise" 0 $V predict --model "$W/sg" --input "$W/g" --reference "$W/g" --out "$W/s2.npy"
+check "export five references" 0 $V data export synthetic-graph --n 5 --out "$W/g5"
+refused "a Siamese graph model needs --reference" $V predict --model "$W/sg" --input "$W/g" --out "$W/s.npy"
+refused "references: 1 or one per graph" $V predict --model "$W/sg" --input "$W/g" --reference "graphs:$W/g5" --out "$W/s.npy"
+grep_out "reference count named" "5 graphs, expected 1" err.txt
+printf '{"format": "versus-model/1", "input": [3], "sequential": [{"op": "gcn_conv", "in": 3, "out": 8}, {"op": "relu"}, {"op": "mean_readout"}, {"op": "linear", "in": 8, "out": 2}]}\n' >"$W/gcls.json"
+check "train a graph classifier" 0 $V train --spec "$W/gcls.json" --data "graphs:$W/g" --epochs 2 --out "$W/gc"
+check "predict a graph classifier" 0 $V predict --model "$W/gc" --input "$W/g" --out "$W/p1.npy"
+grep_out "scores per graph" "\[40,2\]" out.txt
+check "the same from graphs:DIR" 0 $V predict --model "$W/gc" --input "graphs:$W/g" --out "$W/p2.npy"
+same "folder and SPEC agree" "$W/p1.npy" "$W/p2.npy"
+mkdir -p "$W/tu3" # a TU folder: two graphs, node labels 0..2 (three one-hot features)
+printf '1, 2\n2, 1\n2, 3\n3, 2\n4, 5\n5, 4\n' >"$W/tu3/T_A.txt"
+printf '1\n1\n1\n2\n2\n' >"$W/tu3/T_graph_indicator.txt"
+printf '1\n-1\n' >"$W/tu3/T_graph_labels.txt"
+printf '0\n1\n2\n0\n1\n' >"$W/tu3/T_node_labels.txt"
+check "predict a TU folder" 0 $V predict --model "$W/gc" --input "$W/tu3" --out "$W/p3.npy"
+grep_out "TU: scores per graph" "\[2,2\]" out.txt
+check "and its tu: SPEC" 0 $V predict --model "$W/gc" --input "tu:$W/tu3/T" --out "$W/p4.npy"
+same "TU folder and SPEC agree" "$W/p3.npy" "$W/p4.npy"
+refused "graphs for an array model" $V predict --model "$W/gc" --input "$W/x/X.npy" --out "$W/p.npy"
+refused "a hostile graph folder" $V predict --model "$W/gc" --input "$H/graphs/no_reverse" --out "$W/p.npy"
+
 # ---- the corpus --------------------------------------------------------------------------------------
 for f in "$H"/npy/*.npy; do
     refused "npy $(basename "$f")" $V predict --model "$W/mlp" --input "$f" --out "$W/y.npy"
@@ -65,6 +94,9 @@ for d in "$H"/idx/*/; do
 done
 for d in "$H"/tu/*/; do
     refused "tu $(basename "$d")" $V data describe "tu:${d}DS"
+done
+for d in "$H"/graphs/*/; do
+    refused "graphs $(basename "$d")" $V data describe "graphs:$d"
 done
 
 # ---- inputs without an end, and claims larger than the machine --------------------------------------

@@ -117,6 +117,11 @@ vs_status vs_parse_tu_mem(const vs_tu_files *files, const char *prefix, vs_datas
  * PREFIX_node_labels.txt, PREFIX_node_attributes.txt, PREFIX_edge_labels.txt (a file holding gzip
  * data is gunzipped), then vs_parse_tu_mem; messages name the file path and line. */
 vs_status vs_load_tu(const char *dir, const char *prefix, vs_dataset **out, vs_error *err);
+/* A folder of graphs: what `versus data export` writes for graphs (node_features.npy [nodes, F],
+ * node_graph.npy [nodes] nondecreasing graph ids, edges.npy [E, 2] global node ids grouped by graph,
+ * each edge both ways, y.npy optional) or a TU folder holding one PREFIX_A.txt.  Name "graphs" or the
+ * TU prefix; classes 0..max label. */
+vs_status vs_load_graph_dir(const char *dir, vs_dataset **out, vs_error *err);
 
 #ifdef __cplusplus
 }

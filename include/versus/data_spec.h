@@ -9,6 +9,7 @@
  *   synthetic-tabular | synthetic-graph | synthetic-shapes    generated from --seed (and --n)
  *   colored-mnist                                  MNIST test tinted with one of three colours (--seed)
  *   csv:FILE   tu:DIR/PREFIX   idx:IMAGES,LABELS   any file in those formats
+ *   graphs:DIR                                     an exported graph set or a TU folder (vs_load_graph_dir)
  * The returned data set is owned by the caller (vs_dataset_free). */
 #ifndef VERSUS_DATA_SPEC_H
 #define VERSUS_DATA_SPEC_H

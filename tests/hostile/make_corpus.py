@@ -3,7 +3,7 @@
 # run this only to change them).  Every file is small and every one must make versus exit 1 with a
 # "versus: " message (tests/cli_hostile.sh runs them).  Layout: npy/*.npy (given to predict as X),
 # safetensors/*.safetensors and model/*.json (a model directory's weights or spec), csv/*.csv
-# (data describe), idx/CASE/{images,labels} and tu/CASE/DS_*.txt (data describe).
+# (data describe), idx/CASE/{images,labels}, tu/CASE/DS_*.txt and graphs/CASE/*.npy (data describe).
 import gzip, json, os, shutil, struct
 
 here = os.path.dirname(os.path.abspath(__file__))
@@ -22,7 +22,7 @@ def npy_bytes(header, data=b'', version=(1, 0)):
     return b'\x93NUMPY' + bytes(version) + struct.pack('<H', len(h)) + h + data
 
 
-for d in ['npy', 'safetensors', 'model', 'csv', 'idx', 'tu']:
+for d in ['npy', 'safetensors', 'model', 'csv', 'idx', 'tu', 'graphs']:
     shutil.rmtree(os.path.join(here, d), ignore_errors=True)
 
 # ---- .npy: the preamble, the header dict, the sizes it claims -------------------------------------
@@ -152,3 +152,32 @@ tu_case('three_columns', '1, 2, 3\n', '1\n1\n1\n', '1\n')
 tu_case('empty_indicator', '1, 2\n', '', '1\n')
 tu_case('node_labels_short', '1, 2\n', '1\n1\n', '1\n', '0\n')
 tu_case('huge_number', '1, 99999999999999999999999\n', '1\n1\n', '1\n')
+
+
+# ---- exported graph sets (graphs:DIR): node ids, graph ids, reverse edges --------------------------------
+def arr(shape, values, code):
+    fmt = {'<f4': 'f', '<i8': 'q'}[code]
+    dims = '(%d,)' % shape[0] if len(shape) == 1 else '(' + ', '.join(str(x) for x in shape) + ')'
+    return npy_bytes("{'descr': '%s', 'fortran_order': False, 'shape': %s, }" % (code, dims), struct.pack('<%d%s' % (len(values), fmt), *values))
+
+
+def graph_case(name, nodes, node_graph, edges, y=None, feats=None):
+    f = feats if feats is not None else [1.0] * nodes
+    put('graphs/%s/node_features.npy' % name, arr((nodes, len(f) // nodes if nodes else 1), f, '<f4'))
+    put('graphs/%s/node_graph.npy' % name, arr((len(node_graph),), node_graph, '<i8'))
+    put('graphs/%s/edges.npy' % name, arr((len(edges) // 2, 2), edges, '<i8'))
+    if y is not None:
+        put('graphs/%s/y.npy' % name, arr((len(y),), y, '<i8'))
+
+
+graph_case('no_reverse', 3, [0, 0, 0], [0, 1, 1, 2, 2, 1])
+graph_case('node_past_end', 2, [0, 0], [0, 5, 5, 0])
+graph_case('across_graphs', 2, [0, 1], [0, 1, 1, 0])
+graph_case('graph_ids_decrease', 3, [1, 0, 1], [])
+graph_case('graph_id_negative', 2, [-1, 0], [])
+graph_case('rows_mismatch', 3, [0, 0], [])
+graph_case('edges_not_pairs', 2, [0, 0], [0, 1, 1, 0], feats=[1.0, 1.0])
+put('graphs/edges_not_pairs/edges.npy', arr((4,), [0, 1, 1, 0], '<i8'))
+graph_case('label_negative', 2, [0, 1], [], y=[0, -3])
+graph_case('node_graph_float', 2, [0, 0], [])
+put('graphs/node_graph_float/node_graph.npy', arr((2,), [0.5, 0.0], '<f4'))
