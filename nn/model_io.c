@@ -23,6 +23,12 @@ static vs_status at(vs_error *err, vs_status code, const vs_json *node, const ch
 
 static vs_status layers_from_json(const vs_json *arr, vs_layer_spec **out, int64_t *n, int depth, vs_error *err);
 
+/* The fields written as true/false (and read from either a boolean or a number). */
+static bool is_flag(const char *field)
+{
+    return strcmp(field, "bias") == 0 || strcmp(field, "train_eps") == 0 || strcmp(field, "ceil_mode") == 0;
+}
+
 static vs_status layer_from_json(const vs_json *o, vs_layer_spec *s, int depth, vs_error *err)
 {
     if (o->type != VS_JSON_OBJECT) return at(err, VS_ERR_FORMAT, o, "a layer must be an object", NULL, NULL);
@@ -46,7 +52,7 @@ static vs_status layer_from_json(const vs_json *o, vs_layer_spec *s, int depth, 
         double value;
         if (v->type == VS_JSON_NUMBER)
             value = v->is_int ? (double)v->integer : v->number;
-        else if (v->type == VS_JSON_BOOL && (strcmp(mb->key, "bias") == 0 || strcmp(mb->key, "train_eps") == 0))
+        else if (v->type == VS_JSON_BOOL && is_flag(mb->key))
             value = v->boolean;
         else
             return at(err, VS_ERR_FORMAT, v, "expected a number for \"", mb->key, "\"");
@@ -119,7 +125,9 @@ static vs_json *layer_to_json(const vs_module *m, vs_error *err)
         const char *name = vs_spec_field_name(f);
         double v;
         if (!vs_layer_spec_get(&m->spec, name, &v)) continue;
-        vs_json *val = strcmp(name, "bias") == 0 || strcmp(name, "train_eps") == 0 ? vs_json_new_bool(v != 0)
+        /* PyTorch's defaults of the later fields are left out: model.json files stay as they were */
+        if ((strcmp(name, "dilation") == 0 && v == 1) || (strcmp(name, "ceil_mode") == 0 && v == 0)) continue;
+        vs_json *val = is_flag(name) ? vs_json_new_bool(v != 0)
                        : fabs(v) < 9.0e15 && v == (double)(int64_t)v              ? vs_json_new_int((int64_t)v)
                                                                                   : vs_json_new_number(v);
         ok = vs_json_set(o, name, val) == VS_OK;
