@@ -164,6 +164,9 @@ refused "--out a directory" $V predict --model "$W/mlp" --input "$W/x/X.npy" --o
 check "a write after a kill" 0 $V predict --model "$W/mlp" --input "$W/x/X.npy" --out "$W/y.npy"
 if [ ! -e "$W/y.npy.tmp-AbC123" ]; then ok; else bad "stale temporary left"; fi
 if [ -e "$W/y.npy.tmp-XyZ789" ]; then ok; else bad "a fresh temporary (another writer's) removed"; fi
+mkdir -p "$W/ck" && : >"$W/ck/checkpoint.safetensors.tmp-k1LLed" && touch -t 200001010000 "$W/ck/checkpoint.safetensors.tmp-k1LLed"
+check "a training run after a kill" 0 $V train --arch mlp --data synthetic-tabular --n 100 --epochs 1 --out "$W/ck"
+if [ ! -e "$W/ck/checkpoint.safetensors.tmp-k1LLed" ]; then ok; else bad "the killed checkpoint's temporary was left"; fi
 
 rm -rf "$W" out.txt err.txt
 echo "cli_hostile: $pass passed, $fails failed"
