@@ -76,10 +76,14 @@ typedef struct vs_verb {
     const char *usage;             /* synopsis and description for `versus help VERB` */
     const vs_cli_opt *opts;        /* flags, for the help text and the parser */
     int (*run)(int argc, char **argv); /* argv[0] is the first word after the verb */
+    void (*more_help)(void);       /* printed after usage by `versus help VERB` (registries); may be NULL */
 } vs_verb;
 
 extern const vs_verb *const vs_verbs[];  /* NULL-terminated, in help order */
 const vs_verb *vs_find_verb(const char *name);
+
+/* Fill the attribute verb's option table and manual from the method registry (before any verb runs). */
+void vs_cli_attribute_init(void);
 
 /* Verbs. */
 extern const vs_verb vs_verb_help;
@@ -91,5 +95,6 @@ extern const vs_verb vs_verb_attribute;
 extern const vs_verb vs_verb_evaluate;
 extern const vs_verb vs_verb_explain;
 extern const vs_verb vs_verb_bench;
+extern const vs_verb vs_verb_report;
 
 #endif

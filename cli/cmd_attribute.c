@@ -7,52 +7,109 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const vs_cli_opt attribute_opts[] = {
+/* The verb's own flags; the methods' options follow them in attribute_opts (vs_cli_attribute_init). */
+static const vs_cli_opt common_opts[] = {
     {"model", 1, "model directory (model.json + model.safetensors)"},
     {"input", 1, "inputs X.npy [N, ...]"},
-    {"method", 1, "saliency, input_x_gradient, integrated_gradients, smoothgrad, expected_gradients, deeplift, deepshap, "
-                  "occlusion, gradcam, lime, kernel_shap, shapley_exact"},
+    {"method", 1, "a method of the registry (listed above)"},
     {"target", 1, "explained class (default: the predicted class of each row)"},
     {"contrast", 1, "one-vs-one: explain S_target - S_contrast"},
-    {"reference", 1, "Siamese model: the reference R.npy [1, ...]; the explained score is the similarity"},
-    {"baseline", 1, "zero, max, min, mean, blur, uniform, mdts, or FILE.npy (default zero)"},
+    {"reference", 1, "Siamese model: R.npy, one row [1, ...] for every query or one per row [N, ...]"},
+    {"side", 1, "with --reference: query (default), reference, or both (one joint explanation [N, 2, ...])"},
+    {"baseline", 1, "zero, max, min, mean, blur, uniform, mdts, or FILE.npy (default zero); per side for pairs"},
     {"blur-sigma", 1, "blur baseline: Gaussian sigma in pixels (default 5)"},
     {"baseline-data", 1, "SPEC of training data for the mdts baseline and --class-baselines"},
-    {"class-baselines", 1, "deepshap / expected_gradients: K baselines drawn from the target class of --baseline-data"},
-    {"baselines", 1, "deepshap / expected_gradients: a set of baselines B.npy [B, ...]"},
-    {"steps", 1, "integrated gradients: gradient evaluations (default 50; gauss-legendre at most 4096)"},
-    {"ig-rule", 1, "gauss-legendre (default), left, right, middle, trapezoid"},
-    {"samples", 1, "smoothgrad / expected gradients / lime / kernel_shap samples"},
-    {"noise", 1, "smoothgrad: noise sigma as a fraction of the input range (default 0.15)"},
-    {"abs", 0, "saliency: the magnitude of the gradient"},
-    {"window", 1, "occlusion window C,H,W (default 1,1,1)"},
-    {"stride", 1, "occlusion stride C,H,W (default 1,1,1)"},
-    {"layer", 1, "gradcam: layer index in the sequential (default: the last conv2d)"},
-    {"segments", 1, "lime / kernel_shap / shapley_exact on images: N SLIC superpixels as features"},
+    {"class-baselines", 1, "baseline-set methods: K baselines drawn from the target class of --baseline-data"},
+    {"baselines", 1, "baseline-set methods: a set of baselines B.npy [B, ...]"},
+    {"segments", 1, "coalition methods on images: N SLIC superpixels as features"},
+    {"feature-mask", 1, "feature-group methods: M.npy of one row's shape, the group (an integer >= 0) of every element"},
     {"seed", 1, "random seed (default 0)"},
     {"report", 1, "write the run's completeness/efficiency gap, evaluations and time as JSON"},
-    {"out", 1, "attributions A.npy, the shape of X"},
-    {NULL, 0, NULL},
+    {"out", 1, "the explanation A.npy: the shape of X (side both: [N, 2, ...]); interactions [N, F, F]"},
 };
 
-/* "a,b,c" -> up to 3 positive ints. */
-static int parse_triple(const vs_args *a, const char *name, int out[3])
+#define N_COMMON ((int)(sizeof common_opts / sizeof common_opts[0]))
+#define MAX_OPTS 160
+
+static vs_cli_opt attribute_opts[MAX_OPTS];
+static char option_help[MAX_OPTS][480];
+
+/* Methods taking option `name`, comma separated, into buf. */
+static void methods_with(const char *name, char *buf, size_t n)
 {
-    const char *v = vs_args_get(a, name);
-    out[0] = out[1] = out[2] = 0;
-    if (!v) return 0;
-    int n = 0;
-    const char *p = v;
-    while (*p && n < 3) {
-        char *end;
-        long x = strtol(p, &end, 10);
-        if (end == p || x < 1 || x > 100000) break;
-        out[n++] = (int)x;
-        p = *end == ',' ? end + 1 : end;
-        if (*end != ',' && *end != '\0') break;
+    size_t o = 0;
+    buf[0] = '\0';
+    for (int i = 0; i < vs_method_count() && o < n; i++)
+        if (vs_method_param_find(vs_method_at(i), name)) o += (size_t)snprintf(buf + o, n - o, "%s%s", o ? ", " : "", vs_method_at(i)->name);
+}
+
+#define ATTRIBUTE_USAGE                                                                                       \
+    "usage: versus attribute --model DIR --input X.npy --method M [--target C] [--contrast C2]\n"                \
+    "         [--reference R.npy [--side query|reference|both]] [--baseline zero|max|min|mean|blur|uniform|mdts|FILE.npy]\n" \
+    "         [method options] [--seed S] [--report R.json] --out A.npy\n\n"                                      \
+    "Explains every row of X with a method of the registry.  The explained score of a row is the logit of\n"     \
+    "--target (default: the predicted class), minus the logit of --contrast when given (one-vs-one: \"why\n"      \
+    "target and not contrast\"); for a Siamese model, the similarity of the pair (query X[i], reference R[i]);\n" \
+    "one reference row applies to every query.  --side picks what is explained: the query (reference\n"          \
+    "fixed), the reference (query fixed), or both as one joint input [2, ...] with baseline (x', r'), so\n"      \
+    "completeness holds over both sides (IG: the sum of both sides = f(x, r) - f(x', r')); the output is\n"     \
+    "then [N, 2, ...].  Interaction methods write [N, F, F] (F the elements of the explained input; with\n"     \
+    "--side both the block [0:F/2, F/2:F] is query feature x reference feature).  Baselines are per row\n"      \
+    "(and per reference row): max/min/mean fill the row with its own max/min/mean, blur smooths it\n"           \
+    "(--blur-sigma), uniform draws noise in its range, mdts takes the nearest training example of the target\n" \
+    "class (--baseline-data SPEC).  Baseline-set methods average over --baselines, or --class-baselines K\n"    \
+    "from the target class of --baseline-data.  --report writes per-row scores, the completeness or\n"         \
+    "efficiency gap (LRP: the relevance conservation gap sum - S(x)), model evaluations and time.  Layer\n"    \
+    "methods write the activation shape of their --layer ([N, ...]).  --feature-mask groups elements into\n" \
+    "features for the coalition and ablation methods, as Captum's feature_mask.    Occlusion on a sequential image classifier recomputes\n"     \
+    "only the region of each activation its window changes; integrated gradients on a sequential that starts\n" \
+    "conv/linear, ReLU, conv/linear sums the gradients along the path without re-running its first two layers\n" \
+    "per step (same values up to rounding).  Options of other methods than --method are ignored."
+
+static char attribute_usage[16384];
+
+/* `versus help attribute`: the synopsis, then the methods of the registry with their output and
+ * options (defaults in brackets), appended to the verb's usage text. */
+static void usage_init(void)
+{
+    size_t n = sizeof attribute_usage, o = (size_t)snprintf(attribute_usage, n, "%s", ATTRIBUTE_USAGE);
+    o += (size_t)snprintf(attribute_usage + o, o < n ? n - o : 0, "\n\nMethods (--method):");
+    for (int i = 0; i < vs_method_count() && o < n; i++) {
+        const vs_method *m = vs_method_at(i);
+        vs_method_opts *mo = vs_method_opts_new(m);
+        o += (size_t)snprintf(attribute_usage + o, o < n ? n - o : 0, "\n  %-21s %s\n  %-21s returns %s%s%s%s", m->name, m->help, "",
+                              vs_method_output_name(m->output), m->output == VS_OUTPUT_INTERACTIONS ? " [N, F, F]" : m->output == VS_OUTPUT_LAYER ? " [N, <layer>]" : "",
+                              m->flags & VS_METHOD_COMPLETE ? ", sums to S(x) - S(x')" : m->flags & VS_METHOD_CONSERVES ? ", sums to S(x)" : "",
+                              m->flags & VS_METHOD_BASELINE_SET ? ", needs a baseline set" : "");
+        const char *sep = "; options";
+        for (const vs_method_param *p = m->params; mo && p->name && o < n; p++) {
+            char def[64];
+            vs_method_opts_format(mo, p, def, sizeof def);
+            o += (size_t)snprintf(attribute_usage + o, n - o, "%s --%s [%s]", sep, p->name, def);
+            sep = ",";
+        }
+        vs_method_opts_free(mo);
     }
-    if (*p != '\0' || n == 0) return vs_usage_error(a->verb, "option '--%s' expects up to three positive integers C,H,W, got '%s'", name, v);
-    return 0;
+}
+
+void vs_cli_attribute_init(void)
+{
+    usage_init();
+    int k = 0;
+    for (int i = 0; i < N_COMMON; i++) attribute_opts[k++] = common_opts[i];
+    /* every option of every method, once; help: the methods that take it */
+    for (int i = 0; i < vs_method_count(); i++)
+        for (const vs_method_param *p = vs_method_at(i)->params; p->name && k < MAX_OPTS - 2; p++) {
+            bool seen = false;
+            for (int q = 0; q < k && !seen; q++) seen = attribute_opts[q].has_arg != 2 && strcmp(attribute_opts[q].name, p->name) == 0;
+            if (seen) continue;
+            char who[320];
+            methods_with(p->name, who, sizeof who);
+            snprintf(option_help[k], sizeof option_help[k], "%s: %s", who, p->help);
+            attribute_opts[k] = (vs_cli_opt){p->name, p->kind != VS_PARAM_SWITCH, option_help[k]};
+            k++;
+        }
+    attribute_opts[k] = (vs_cli_opt){NULL, 0, NULL};
 }
 
 static vs_tensor *read_npy(const char *path, const char *what, vs_error *err)
@@ -68,9 +125,64 @@ typedef struct attr_cli {
     vs_module_explainee ex;
     vs_model_fn fn;
     vs_tensor *x, *reference, *baseline_file, *baselines;
+    int32_t *groups;   /* --feature-mask: group of every element of a row, numbered 0.. in order of appearance */
+    int64_t n_groups;
     vs_dataset *train;
     int baseline_kind; /* -1: a file */
 } attr_cli;
+
+/* Method options given on the command line into o; 0, or 2 after a usage message. */
+static int method_flags(const vs_args *a, const vs_method *m, vs_method_opts *o)
+{
+    vs_error err;
+    for (const vs_method_param *p = m->params; p->name; p++) {
+        if (!vs_args_has(a, p->name)) continue;
+        if (vs_method_opts_set(o, p->name, vs_args_get(a, p->name), &err) != VS_OK) return vs_usage_error("attribute", "%s", err.msg);
+    }
+    return 0;
+}
+
+/* --feature-mask M.npy: dim integers >= 0 (any shape with one row's elements); groups renumbered
+ * 0.. in order of first appearance.  0, or 1 after a message naming the file. */
+static int read_feature_mask(const char *path, int64_t dim, attr_cli *c)
+{
+    vs_error err;
+    vs_tensor *m = read_npy(path, "feature mask", &err);
+    if (!m) return vs_fail("%s", err.msg);
+    int rc = m->size == dim ? 0 : vs_fail("%s: the feature mask must have one input row's %lld elements, not %lld", path, (long long)dim,
+                                          (long long)m->size);
+    float *seen = NULL; /* group values in order of appearance */
+    if (rc == 0 && (!(c->groups = malloc((size_t)dim * sizeof *c->groups)) || !(seen = malloc((size_t)dim * sizeof *seen))))
+        rc = vs_fail("out of memory");
+    for (int64_t i = 0; i < dim && rc == 0; i++) {
+        float v = m->data[i];
+        if (!(v >= 0 && v <= 1e9f && v == floorf(v))) {
+            rc = vs_fail("%s: element %lld of the feature mask is %g; groups are integers >= 0", path, (long long)i, (double)v);
+            break;
+        }
+        int64_t k = 0;
+        while (k < c->n_groups && seen[k] != v) k++;
+        if (k == c->n_groups) seen[c->n_groups++] = v;
+        c->groups[i] = (int32_t)k;
+    }
+    free(seen);
+    vs_tensor_free(m);
+    return rc;
+}
+
+/* The baseline of one row into b (dim floats): a file's, or of a kind computed from the row. */
+static int row_baseline(const attr_cli *c, const vs_tensor *row, int64_t target, float sigma, vs_rng *r, int64_t i, float *b)
+{
+    vs_error err;
+    if (c->baseline_file) {
+        memcpy(b, c->baseline_file->data, (size_t)row->size * sizeof(float));
+        return 0;
+    }
+    if (vs_make_baseline((vs_baseline_kind)c->baseline_kind, row->data, row->ndim - 1, row->shape + 1, sigma, r, c->train, target, b,
+                         &err) != VS_OK)
+        return vs_fail("row %lld: %s", (long long)i, err.msg);
+    return 0;
+}
 
 static int run_attribute(int argc, char **argv)
 {
@@ -82,62 +194,69 @@ static int run_attribute(int argc, char **argv)
                *out_path = vs_args_get(&a, "out");
     if (!model_dir || !input || !method || !out_path)
         return vs_usage_error("attribute", "--model, --input, --method and --out are required");
-    int m = vs_attr_method_from_name(method);
-    if (m < 0) return vs_usage_error("attribute", "unknown method '%s'", method);
-    vs_attr_opts o;
-    vs_attr_opts_init(&o, (vs_attr_method)m);
-    int64_t target, contrast, steps, samples, layer, seed, class_k, n_seg;
-    double noise, sigma;
-    if ((rc = vs_args_int(&a, "target", -1, 0, 1 << 30, &target)) || (rc = vs_args_int(&a, "contrast", -1, 0, 1 << 30, &contrast)) ||
-        (rc = vs_args_int(&a, "steps", o.steps, 1, 100000, &steps)) ||
-        (rc = vs_args_int(&a, "samples", o.samples, 1, 10000000, &samples)) ||
-        (rc = vs_args_int(&a, "layer", -1, 0, 100000, &layer)) || (rc = vs_args_int(&a, "seed", 0, 0, INT64_MAX, &seed)) ||
-        (rc = vs_args_int(&a, "class-baselines", 0, 1, 1000000, &class_k)) ||
-        (rc = vs_args_int(&a, "segments", 0, 2, 100000, &n_seg)) || (rc = vs_args_float(&a, "noise", o.noise, 0, 100, &noise)) ||
-        (rc = vs_args_float(&a, "blur-sigma", 5.0, 1e-3, 1000, &sigma)) || (rc = parse_triple(&a, "window", o.window)) ||
-        (rc = parse_triple(&a, "stride", o.stride)))
+    const vs_method *meth = vs_method_find(method);
+    if (!meth) return vs_usage_error("attribute", "unknown method '%s' (versus help attribute lists them)", method);
+    vs_method_opts *mopts = vs_method_opts_new(meth);
+    if (!mopts) return vs_fail("out of memory");
+    if ((rc = method_flags(&a, meth, mopts))) {
+        vs_method_opts_free(mopts);
         return rc;
-    if (vs_args_has(&a, "target") && target == contrast) return vs_usage_error("attribute", "--target and --contrast are the same class");
-    const char *rule = vs_args_get(&a, "ig-rule");
-    if (rule) {
-        static const char *const rules[] = {"gauss-legendre", "left", "right", "middle", "trapezoid"};
-        int k = 0;
-        while (k < 5 && strcmp(rule, rules[k]) != 0) k++;
-        if (k == 5) return vs_usage_error("attribute", "unknown --ig-rule '%s'", rule);
-        o.ig_rule = (vs_ig_rule)k;
     }
-    o.contrast = contrast;
-    o.steps = (int)steps;
-    o.samples = (int)samples;
-    o.layer = (int)layer;
-    o.seed = (uint64_t)seed;
-    o.noise = (float)noise;
-    o.abs = vs_args_has(&a, "abs");
+    int64_t target, contrast, seed, class_k, n_seg;
+    double sigma;
+    if ((rc = vs_args_int(&a, "target", -1, 0, 1 << 30, &target)) || (rc = vs_args_int(&a, "contrast", -1, 0, 1 << 30, &contrast)) ||
+        (rc = vs_args_int(&a, "seed", 0, 0, INT64_MAX, &seed)) || (rc = vs_args_int(&a, "class-baselines", 0, 1, 1000000, &class_k)) ||
+        (rc = vs_args_int(&a, "segments", 0, 2, 100000, &n_seg)) || (rc = vs_args_float(&a, "blur-sigma", 5.0, 1e-3, 1000, &sigma))) {
+        vs_method_opts_free(mopts);
+        return rc;
+    }
+    vs_explain_request rq;
+    vs_explain_request_init(&rq);
+    rq.contrast = contrast;
+    rq.seed = (uint64_t)seed;
+    const char *side = vs_args_get(&a, "side");
+    int sd = side ? vs_side_from_name(side) : VS_SIDE_QUERY;
+    rc = vs_args_has(&a, "target") && target == contrast ? vs_usage_error("attribute", "--target and --contrast are the same class") : 0;
+    if (rc == 0 && sd < 0) rc = vs_usage_error("attribute", "--side expects query, reference or both, got '%s'", side);
+    if (rc == 0 && side && !vs_args_get(&a, "reference")) rc = vs_usage_error("attribute", "--side needs --reference R.npy");
+    if (rc == 0 && n_seg && sd != VS_SIDE_QUERY) rc = vs_usage_error("attribute", "--segments describes the query: use --side query");
+    rq.side = (vs_side)(sd < 0 ? 0 : sd);
 
     attr_cli c = {0};
     vs_error err;
     c.baseline_kind = VS_BASELINE_ZERO;
     const char *bl = vs_args_get(&a, "baseline");
-    if (bl) {
+    if (rc == 0 && bl) {
         c.baseline_kind = vs_baseline_from_name(bl);
         if (c.baseline_kind < 0 && !strstr(bl, ".npy"))
-            return vs_usage_error("attribute", "--baseline expects zero, max, min, mean, blur, uniform, mdts or FILE.npy, got '%s'", bl);
+            rc = vs_usage_error("attribute", "--baseline expects zero, max, min, mean, blur, uniform, mdts or FILE.npy, got '%s'", bl);
     }
-    if ((c.baseline_kind == VS_BASELINE_MDTS || class_k) && !vs_args_get(&a, "baseline-data"))
-        return vs_usage_error("attribute", "the mdts baseline and --class-baselines need --baseline-data SPEC");
-
-    rc = 0;
+    if (rc == 0 && (c.baseline_kind == VS_BASELINE_MDTS || class_k) && !vs_args_get(&a, "baseline-data"))
+        rc = vs_usage_error("attribute", "the mdts baseline and --class-baselines need --baseline-data SPEC");
+    if (rc) {
+        vs_method_opts_free(mopts);
+        return rc;
+    }
     c.model = vs_model_load(model_dir, NULL, &err);
-    if (!c.model) return vs_fail("%s", err.msg);
+    if (!c.model) {
+        vs_method_opts_free(mopts);
+        return vs_fail("%s", err.msg);
+    }
+    const char *rpath = vs_args_get(&a, "reference");
     if (!(c.x = read_npy(input, "input", &err))) rc = vs_fail("%s", err.msg);
     if (rc == 0 && c.x->ndim < 2) rc = vs_fail("%s: inputs must be [N, ...] with a batch dimension", input);
     if (rc == 0 && c.x->shape[0] < 1) rc = vs_fail("%s: holds no inputs (its first dimension is 0)", input);
-    if (rc == 0 && vs_args_get(&a, "reference") && !(c.reference = read_npy(vs_args_get(&a, "reference"), "reference", &err)))
-        rc = vs_fail("%s", err.msg);
+    if (rc == 0 && rpath && !(c.reference = read_npy(rpath, "reference", &err))) rc = vs_fail("%s", err.msg);
     if (rc == 0 && c.model->kind == VS_MODULE_SIAMESE && !c.reference)
         rc = vs_fail("%s is a Siamese model: give the reference with --reference R.npy", model_dir);
-    if (rc == 0 && c.reference && (c.reference->size != c.x->size / c.x->shape[0] || c.reference->shape[0] != 1))
-        rc = vs_fail("%s: the reference must be one row [1, ...] of the inputs' shape", vs_args_get(&a, "reference"));
+    if (rc == 0 && c.reference && c.model->kind != VS_MODULE_SIAMESE)
+        rc = vs_fail("%s is a classifier; --reference applies to Siamese models", model_dir);
+    if (rc == 0 && c.reference) {
+        bool ok = c.reference->ndim == c.x->ndim && (c.reference->shape[0] == 1 || c.reference->shape[0] == c.x->shape[0]);
+        for (int i = 1; ok && i < c.x->ndim; i++) ok = c.reference->shape[i] == c.x->shape[i];
+        if (!ok) rc = vs_fail("%s: the reference must be one row [1, ...] or one per row [%lld, ...] of the inputs' row shape", rpath,
+                              (long long)c.x->shape[0]);
+    }
     if (rc == 0 && c.baseline_kind < 0) {
         if (!(c.baseline_file = read_npy(bl, "baseline", &err)))
             rc = vs_fail("%s", err.msg);
@@ -150,46 +269,65 @@ static int run_attribute(int argc, char **argv)
         vs_data_flags df = {.seed = 1};
         if (vs_load_spec(vs_args_get(&a, "baseline-data"), &df, &c.train, &err) != VS_OK) rc = vs_fail("%s", err.msg);
     }
-    if (rc == 0 && (o.method == VS_ATTR_DEEPSHAP || o.method == VS_ATTR_EXPECTED_GRADIENTS) && !c.baselines && !class_k)
+    const char *mask_path = vs_args_get(&a, "feature-mask");
+    if (rc == 0 && mask_path && n_seg) rc = vs_usage_error("attribute", "--feature-mask and --segments both define the features: give one");
+    if (rc == 0 && mask_path && !(meth->flags & VS_METHOD_SEGMENTS))
+        rc = vs_usage_error("attribute", "%s does not take feature groups (--feature-mask)", method);
+    if (rc == 0 && mask_path && sd != VS_SIDE_QUERY) rc = vs_usage_error("attribute", "--feature-mask describes the query: use --side query");
+    if (rc == 0 && mask_path) rc = read_feature_mask(mask_path, c.x->size / c.x->shape[0], &c);
+    if (rc == 0 && (meth->flags & VS_METHOD_BASELINE_SET) && !c.baselines && !class_k)
         rc = vs_usage_error("attribute", "%s needs a baseline set: --baselines B.npy or --class-baselines K --baseline-data SPEC", method);
     if (rc) goto done;
 
     c.ex.module = c.model;
-    c.ex.reference = c.reference;
+    c.ex.reference = NULL;
     c.fn = vs_model_fn_from_module(&c.ex);
 
     int64_t n = c.x->shape[0], dim = c.x->size / n;
-    int nd = c.x->ndim;
-    int64_t row_shape[VS_MAX_DIMS];
+    int nd = c.x->ndim, out_nd;
+    int64_t row_shape[VS_MAX_DIMS], out_shape[VS_MAX_DIMS];
     memcpy(row_shape, c.x->shape, sizeof row_shape);
     row_shape[0] = 1;
-    vs_tensor *attr = vs_tensor_zeros(c.x->ndim, c.x->shape);
+    rq.reference = c.reference;
+    rq.segments = c.groups;
+    rq.n_segments = c.n_groups;
+    if ((meth->output == VS_OUTPUT_LAYER ? vs_explain_layer_shape(&c.fn, meth, mopts, c.x, &out_nd, out_shape, &err)
+                                         : vs_explain_shape(meth, c.x, &rq, &out_nd, out_shape, &err)) != VS_OK) {
+        rc = vs_fail("%s", err.msg);
+        goto done;
+    }
+    vs_tensor *attr = vs_tensor_zeros(out_nd, out_shape);
+    int64_t out_row = attr ? attr->size / n : 0;
     double worst = NAN, seconds = 0;
     int64_t evals = 0;
     FILE *rep = NULL;
     const char *rep_path = vs_args_get(&a, "report");
-    if (rep_path && !(rep = fopen(rep_path, "w"))) {
-        rc = vs_fail("%s: cannot write the report", rep_path);
+    if (!attr) rc = vs_fail("out of memory for the explanation");
+    if (rc == 0 && rep_path && !(rep = fopen(rep_path, "w"))) rc = vs_fail("%s: cannot write the report", rep_path);
+    if (rc) {
         vs_tensor_free(attr);
         goto done;
     }
-    if (rep) fprintf(rep, "{\"method\": \"%s\", \"rows\": [\n", method);
+    if (rep) fprintf(rep, "{\"method\": \"%s\", \"output\": \"%s\", \"side\": \"%s\", \"rows\": [\n", method,
+                     vs_method_output_name(meth->output), vs_side_name(rq.side));
     vs_rng r;
     vs_rng_seed(&r, (uint64_t)seed);
     int32_t *seg = n_seg ? malloc((size_t)dim * sizeof *seg) : NULL;
     for (int64_t i = 0; i < n && rc == 0; i++) {
         vs_scope_begin();
-        vs_tensor *row = vs_tensor_from(nd, row_shape, c.x->data + i * dim);
-        vs_attr_opts ro = o;
+        vs_tensor *row = vs_tensor_from(nd, row_shape, c.x->data + i * dim), *rrow = NULL;
+        vs_explain_request ro = rq;
+        if (c.reference) {
+            rrow = vs_tensor_from(nd, row_shape, c.reference->data + (c.reference->shape[0] == 1 ? 0 : i) * dim);
+            ro.reference = rrow;
+        }
         ro.target = target >= 0 ? target : vs_predicted_class(&c.fn, row);
-        /* the baseline of this row */
-        vs_tensor *b = vs_tensor_new(nd, row_shape);
-        if (c.baseline_file)
-            memcpy(b->data, c.baseline_file->data, (size_t)dim * sizeof(float));
-        else if (vs_make_baseline((vs_baseline_kind)c.baseline_kind, row->data, nd - 1, row_shape + 1, (float)sigma, &r, c.train,
-                                  ro.target, b->data, &err) != VS_OK)
-            rc = vs_fail("row %lld: %s", (long long)i, err.msg);
+        /* the baselines of this row (and of its reference) */
+        vs_tensor *b = vs_tensor_new(nd, row_shape), *rb = rrow ? vs_tensor_new(nd, row_shape) : NULL;
+        rc = row_baseline(&c, row, ro.target, (float)sigma, &r, i, b->data);
+        if (rc == 0 && rb) rc = row_baseline(&c, rrow, ro.target, (float)sigma, &r, i, rb->data);
         ro.baseline = b;
+        ro.reference_baseline = rb;
         ro.baselines = c.baselines;
         if (rc == 0 && class_k) {
             vs_tensor *set = NULL;
@@ -210,9 +348,10 @@ static int run_attribute(int argc, char **argv)
         }
         vs_tensor *ra = NULL;
         vs_attr_report rr;
-        if (rc == 0 && vs_attribute(&c.fn, row, &ro, &ra, &rr, &err) != VS_OK) rc = vs_fail("row %lld: %s", (long long)i, err.msg);
+        if (rc == 0 && vs_explain(&c.fn, row, meth, mopts, &ro, &ra, &rr, &err) != VS_OK)
+            rc = vs_fail("row %lld: %s", (long long)i, err.msg);
         if (rc == 0) {
-            memcpy(attr->data + i * dim, ra->data, (size_t)dim * sizeof(float));
+            memcpy(attr->data + i * out_row, ra->data, (size_t)out_row * sizeof(float));
             if (!isnan(rr.delta) && (isnan(worst) || fabs(rr.delta) > fabs(worst))) worst = rr.delta;
             evals += rr.evaluations;
             seconds += rr.seconds;
@@ -243,10 +382,12 @@ static int run_attribute(int argc, char **argv)
                 (long long)evals, seconds, worst);
     vs_tensor_free(attr);
 done:
+    vs_method_opts_free(mopts);
     vs_tensor_free(c.x);
     vs_tensor_free(c.reference);
     vs_tensor_free(c.baseline_file);
     vs_tensor_free(c.baselines);
+    free(c.groups);
     vs_dataset_free(c.train);
     vs_module_free(c.model);
     return rc;
@@ -254,23 +395,9 @@ done:
 
 const vs_verb vs_verb_attribute = {
     "attribute",
-    "attributions of a saved model's inputs (12 methods, one-vs-one)",
-    "usage: versus attribute --model DIR --input X.npy --method M [--target C] [--contrast C2]\n"
-    "         [--reference R.npy] [--baseline zero|max|min|mean|blur|uniform|mdts|FILE.npy] [--steps N]\n"
-    "         [--samples N] [--seed S] [--report R.json] --out A.npy\n\n"
-    "Writes attributions of the same shape as X.  The explained score of a row is the logit of --target\n"
-    "(default: the predicted class), minus the logit of --contrast when given (one-vs-one: \"why target and\n"
-    "not contrast\"); for a Siamese model with --reference, the similarity to the reference.  Baselines are\n"
-    "per row: max/min/mean fill the row with its own max/min/mean, blur smooths it (--blur-sigma), uniform\n"
-    "draws noise in its range, mdts takes the nearest training example of the target class\n"
-    "(--baseline-data SPEC).  deepshap and expected_gradients average over a baseline set (--baselines, or\n"
-    "--class-baselines K from the target class of --baseline-data).  --report writes per-row scores, the\n"
-    "completeness (IG, DeepLIFT) or efficiency (Shapley) gap, model evaluations and time.  Occlusion on a\n"
-    "sequential image classifier is computed incrementally: each occluded copy recomputes only the region\n"
-    "of each conv/pool activation its window changes (same values, less work).  Integrated gradients on a\n"
-    "sequential that starts conv/linear, ReLU, conv/linear sums the gradients along the path without\n"
-    "re-running its first two layers per step: the first is affine along the path and only the units\n"
-    "whose ReLU flips update the second (same values up to rounding).",
+    "explanations of a saved model's inputs or pairs by any registered method",
+    attribute_usage,
     attribute_opts,
     run_attribute,
+    NULL,
 };

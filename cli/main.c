@@ -16,6 +16,7 @@ const vs_verb *const vs_verbs[] = {
     &vs_verb_evaluate,
     &vs_verb_explain,
     &vs_verb_bench,
+    &vs_verb_report,
     &vs_verb_help,
     NULL,
 };
@@ -33,6 +34,7 @@ int main(int argc, char **argv)
         fputs("usage: versus <verb> [options]   (versus help lists the verbs)\n", stderr);
         return 2;
     }
+    vs_cli_attribute_init();
     const char *verb = argv[1];
     if (strcmp(verb, "--version") == 0 || strcmp(verb, "version") == 0) {
         printf("versus %s\n", vs_version());

@@ -1,5 +1,6 @@
-/* attribute.c - the one entry point of the attribution methods: resolves the explained score and
- * baseline for each row, runs the method, and reports its axioms (completeness/efficiency). */
+/* attribute.c - what every method's job shares: the explained score of model outputs, scores and
+ * gradients of batches of rows, the resolved target; and vs_attribute, the legacy entry point, a
+ * thin layer that runs the registry's method of the same name (explain.c). */
 #include "explain/internal.h"
 
 #include <math.h>
@@ -7,7 +8,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 static const char *const method_names[VS_ATTR_COUNT] = {
     "saliency", "input_x_gradient", "integrated_gradients", "smoothgrad", "expected_gradients", "deeplift",
@@ -72,6 +72,8 @@ vs_tensor *vs_explained_score(const vs_model_fn *m, vs_tensor *x, int64_t target
     return vs_scope_return(score_of_outputs(m->forward(m->ctx, x), x->shape[0], target, contrast));
 }
 
+int64_t vs_job_chunk(const vs_attr_job *j) { return j->r->batch > 0 ? j->r->batch : 64; }
+
 void vs_job_batch_shape(const vs_attr_job *j, int64_t n, int *ndim, int64_t *shape)
 {
     *ndim = j->x->ndim;
@@ -79,7 +81,7 @@ void vs_job_batch_shape(const vs_attr_job *j, int64_t n, int *ndim, int64_t *sha
     for (int i = 1; i < j->x->ndim; i++) shape[i] = j->x->shape[i];
 }
 
-static vs_status model_error(vs_attr_job *j)
+vs_status vs_job_model_error(vs_attr_job *j)
 {
     return vs_error_set(j->err, vs_last_error()->code ? vs_last_error()->code : VS_ERR_STATE, "model evaluation failed: %s",
                         vs_last_error()->msg);
@@ -87,7 +89,7 @@ static vs_status model_error(vs_attr_job *j)
 
 vs_status vs_job_scores(vs_attr_job *j, const float *xb, int64_t rows, double *scores)
 {
-    int64_t chunk = j->o->batch > 0 ? j->o->batch : 64;
+    int64_t chunk = vs_job_chunk(j);
     bool prev = vs_set_grad_enabled(false);
     vs_status st = VS_OK;
     for (int64_t r0 = 0; r0 < rows && st == VS_OK; r0 += chunk) {
@@ -99,7 +101,7 @@ vs_status vs_job_scores(vs_attr_job *j, const float *xb, int64_t rows, double *s
         vs_tensor *xt = vs_tensor_from(nd, shape, xb + r0 * j->dim);
         vs_tensor *s = xt ? vs_explained_score(j->m, xt, j->target, j->contrast) : NULL;
         if (!s)
-            st = model_error(j);
+            st = vs_job_model_error(j);
         else
             for (int64_t i = 0; i < n; i++) scores[r0 + i] = s->data[i];
         j->evaluations += n;
@@ -115,7 +117,7 @@ vs_status vs_job_box_scores(vs_attr_job *j, int64_t n, const int64_t *boxes, dou
     vs_scope_begin();
     vs_tensor *out = j->m->forward_boxes(j->m->ctx, j->x, j->baseline, n, boxes);
     vs_tensor *s = score_of_outputs(out, n, j->target, j->contrast);
-    vs_status st = s ? VS_OK : model_error(j);
+    vs_status st = s ? VS_OK : vs_job_model_error(j);
     for (int64_t i = 0; s && i < n; i++) scores[i] = s->data[i];
     j->evaluations += n;
     vs_scope_end();
@@ -123,26 +125,27 @@ vs_status vs_job_box_scores(vs_attr_job *j, int64_t n, const int64_t *boxes, dou
     return st;
 }
 
-static vs_tensor *job_score(void *sctx, vs_tensor *out)
+vs_tensor *vs_job_score_of(const vs_attr_job *j, vs_tensor *out)
 {
-    const vs_attr_job *j = sctx;
-    return score_of_outputs(out, out->shape[0], j->target, j->contrast);
+    return out ? score_of_outputs(out, out->shape[0], j->target, j->contrast) : NULL;
 }
+
+static vs_tensor *job_score(void *sctx, vs_tensor *out) { return vs_job_score_of(sctx, out); }
 
 vs_status vs_job_path_grads(vs_attr_job *j, int64_t n, const double *a, const double *w, float *grad_sum, bool *used)
 {
     *used = false;
     if (!j->m->path_grads) return VS_OK;
-    const int64_t chunk = j->o->batch > 0 ? j->o->batch : 64;
+    const int64_t chunk = vs_job_chunk(j);
     if (j->m->path_grads(j->m->ctx, j->x, j->baseline, n, a, w, job_score, j, chunk, grad_sum, used) != VS_OK)
-        return model_error(j);
+        return vs_job_model_error(j);
     if (*used) j->evaluations += n;
     return VS_OK;
 }
 
 vs_status vs_job_grads(vs_attr_job *j, const float *xb, int64_t rows, float *grads, double *scores)
 {
-    int64_t chunk = j->o->batch > 0 ? j->o->batch : 64;
+    int64_t chunk = vs_job_chunk(j);
     bool prev = vs_set_grad_enabled(true);
     vs_status st = VS_OK;
     for (int64_t r0 = 0; r0 < rows && st == VS_OK; r0 += chunk) {
@@ -156,9 +159,9 @@ vs_status vs_job_grads(vs_attr_job *j, const float *xb, int64_t rows, float *gra
         vs_tensor *s = xt ? vs_explained_score(j->m, xt, j->target, j->contrast) : NULL;
         vs_tensor *ones = s ? vs_ones_like(s) : NULL, *g = NULL;
         if (!s || !s->requires_grad) {
-            st = s ? vs_error_set(j->err, VS_ERR_STATE, "the explained score does not depend on the input") : model_error(j);
+            st = s ? vs_error_set(j->err, VS_ERR_STATE, "the explained score does not depend on the input") : vs_job_model_error(j);
         } else if (vs_grad(1, &s, &ones, 1, &xt, &g, false) != VS_OK) {
-            st = model_error(j);
+            st = vs_job_model_error(j);
         } else {
             memcpy(grads + r0 * j->dim, g->data, (size_t)(n * j->dim) * sizeof(float));
             if (scores)
@@ -187,8 +190,7 @@ int64_t vs_predicted_class(const vs_model_fn *m, vs_tensor *x)
     return best;
 }
 
-/* Predicted class of one row (argmax of the outputs), or 0 for single-score models. */
-static vs_status resolve_target(vs_attr_job *j, int64_t want)
+vs_status vs_job_resolve_target(vs_attr_job *j, int64_t want)
 {
     bool prev = vs_set_grad_enabled(false);
     vs_scope_begin();
@@ -196,7 +198,7 @@ static vs_status resolve_target(vs_attr_job *j, int64_t want)
     vs_status st = VS_OK;
     j->evaluations++;
     if (!out) {
-        st = model_error(j);
+        st = vs_job_model_error(j);
     } else if (out->ndim == 2 && out->shape[1] > 1) {
         int64_t c = out->shape[1];
         if (want >= c)
@@ -216,109 +218,30 @@ static vs_status resolve_target(vs_attr_job *j, int64_t want)
     return st;
 }
 
-static bool has_completeness(vs_attr_method m)
-{
-    return m == VS_ATTR_INTEGRATED_GRADIENTS || m == VS_ATTR_DEEPLIFT || m == VS_ATTR_KERNEL_SHAP ||
-           m == VS_ATTR_SHAPLEY_EXACT;
-}
-
-static vs_status run_method(vs_attr_job *j, float *attr)
-{
-    switch (j->o->method) {
-    case VS_ATTR_SALIENCY:
-    case VS_ATTR_INPUT_X_GRADIENT: return vs_attr_gradient_methods(j, attr);
-    case VS_ATTR_INTEGRATED_GRADIENTS: return vs_attr_integrated_gradients(j, attr);
-    case VS_ATTR_SMOOTHGRAD: return vs_attr_smoothgrad(j, attr);
-    case VS_ATTR_EXPECTED_GRADIENTS: return vs_attr_expected_gradients(j, attr);
-    case VS_ATTR_DEEPLIFT: return vs_attr_deeplift(j, j->baseline->data, attr);
-    case VS_ATTR_DEEPSHAP: return vs_attr_deepshap(j, attr);
-    case VS_ATTR_OCCLUSION: return vs_attr_occlusion(j, attr);
-    case VS_ATTR_GRADCAM: return vs_attr_gradcam(j, attr);
-    case VS_ATTR_LIME: return vs_attr_lime(j, attr);
-    case VS_ATTR_KERNEL_SHAP: return vs_attr_kernel_shap(j, attr);
-    case VS_ATTR_SHAPLEY_EXACT: return vs_attr_shapley_exact(j, attr);
-    default: return vs_error_set(j->err, VS_ERR_ARG, "unknown attribution method %d", (int)j->o->method);
-    }
-}
-
-static double now_seconds(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
+/* ---- the legacy interface ------------------------------------------------------------------------ */
 
 vs_status vs_attribute(const vs_model_fn *m, vs_tensor *x, const vs_attr_opts *o, vs_tensor **attr, vs_attr_report *report,
                        vs_error *err)
 {
     *attr = NULL;
-    if (!m || !m->forward) return vs_error_set(err, VS_ERR_ARG, "attribute: no model");
-    if (!x || x->ndim < 2 || x->shape[0] < 1)
-        return vs_error_set(err, VS_ERR_SHAPE, "attribute: inputs must be [N, ...] with N >= 1");
-    if ((unsigned)o->method >= VS_ATTR_COUNT) return vs_error_set(err, VS_ERR_ARG, "attribute: unknown method");
-    int64_t n = x->shape[0], dim = x->size / n;
-    if (o->baseline && o->baseline->size != dim)
-        return vs_error_set(err, VS_ERR_SHAPE, "baseline has %lld elements, one input has %lld", (long long)o->baseline->size,
-                            (long long)dim);
-    if (o->baselines && (o->baselines->ndim < 1 || o->baselines->shape[0] < 1 || o->baselines->size != o->baselines->shape[0] * dim))
-        return vs_error_set(err, VS_ERR_SHAPE, "baseline set must be [B, ...] with %lld elements per row", (long long)dim);
-    if ((o->method == VS_ATTR_DEEPSHAP || o->method == VS_ATTR_EXPECTED_GRADIENTS) && !o->baselines && !o->baseline)
-        return vs_error_set(err, VS_ERR_ARG, "%s needs a set of baselines", vs_attr_method_name(o->method));
-    if (o->segments) {
-        for (int64_t i = 0; i < dim; i++)
-            if (o->segments[i] < 0 || o->segments[i] >= o->n_segments)
-                return vs_error_set(err, VS_ERR_ARG, "segment id %d of element %lld outside [0, %lld)", (int)o->segments[i],
-                                    (long long)i, (long long)o->n_segments);
+    const vs_method *meth = vs_method_find(vs_attr_method_name(o->method));
+    if (!meth) return vs_error_set(err, VS_ERR_ARG, "attribute: unknown method");
+    vs_method_opts *mo = vs_method_opts_new(meth);
+    if (!mo) return vs_error_set(err, VS_ERR_NOMEM, "attribute: out of memory");
+    if (meth->from_legacy) meth->from_legacy(o, vs_method_opts_data_mut(mo));
+    vs_explain_request r;
+    vs_explain_request_init(&r);
+    r.target = o->target;
+    r.contrast = o->contrast;
+    r.baseline = o->baseline;
+    r.baselines = o->baselines;
+    if (meth->flags & VS_METHOD_SEGMENTS) { /* the legacy struct carried segments for every method */
+        r.segments = o->segments;
+        r.n_segments = o->n_segments;
     }
-    double t0 = now_seconds();
-    vs_tensor *out = vs_tensor_zeros(x->ndim, x->shape);
-    if (!out) return vs_error_set(err, VS_ERR_NOMEM, "attribute: out of memory");
-
-    vs_attr_report rep = {.delta = NAN, .baseline_score = NAN};
-    double worst = NAN;
-    vs_status st = VS_OK;
-    int64_t evals = 0;
-    for (int64_t r = 0; r < n && st == VS_OK; r++) {
-        vs_scope_begin();
-        int nd = x->ndim;
-        int64_t shape[VS_MAX_DIMS];
-        memcpy(shape, x->shape, sizeof shape);
-        shape[0] = 1;
-        vs_attr_job j = {.m = m, .o = o, .dim = dim, .contrast = o->contrast, .err = err};
-        j.x = vs_tensor_from(nd, shape, x->data + r * dim);
-        j.baseline = o->baseline ? vs_tensor_from(nd, shape, o->baseline->data) : vs_tensor_zeros(nd, shape);
-        if (!j.x || !j.baseline) st = vs_error_set(err, VS_ERR_NOMEM, "attribute: out of memory");
-        if (st == VS_OK) st = resolve_target(&j, o->target);
-        j.evaluations = 0; /* only the method's own model evaluations are reported */
-        if (st == VS_OK) st = run_method(&j, out->data + r * dim);
-        int64_t method_evals = j.evaluations; /* the bookkeeping below is not the method's cost */
-        if (st == VS_OK) {
-            double sx, sb;
-            st = vs_job_scores(&j, j.x->data, 1, &sx);
-            rep.score = sx;
-            rep.target = j.target;
-            if (st == VS_OK && o->method != VS_ATTR_DEEPSHAP && o->method != VS_ATTR_EXPECTED_GRADIENTS) {
-                st = vs_job_scores(&j, j.baseline->data, 1, &sb);
-                rep.baseline_score = sb;
-                if (has_completeness(o->method)) {
-                    double sum = 0;
-                    for (int64_t k = 0; k < dim; k++) sum += out->data[r * dim + k];
-                    rep.delta = sum - (sx - sb);
-                    if (isnan(worst) || fabs(rep.delta) > fabs(worst)) worst = rep.delta;
-                }
-            }
-        }
-        evals += method_evals;
-        vs_scope_end();
-    }
-    if (st != VS_OK) {
-        vs_tensor_free(out);
-        return st;
-    }
-    rep.delta = worst;
-    rep.evaluations = evals;
-    rep.seconds = now_seconds() - t0;
-    if (report) *report = rep;
-    *attr = out;
-    return VS_OK;
+    r.batch = o->batch;
+    r.seed = o->seed;
+    vs_status st = vs_explain(m, x, meth, mo, &r, attr, report, err);
+    vs_method_opts_free(mo);
+    return st;
 }

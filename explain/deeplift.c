@@ -4,9 +4,11 @@
  * rule VS_RULE_RESCALE, so every nonlinearity (and max pooling) backpropagates the multiplier
  * (f(x) - f(x')) / (x - x') computed from the two halves instead of its derivative.  Linear layers
  * need no change.  With those multipliers, attr = (x - x') * m sums to S(x) - S(x') (summation to
- * delta) for networks of linear maps, rescaled nonlinearities and max pooling. */
+ * delta) for networks of linear maps, rescaled nonlinearities and max pooling.  Both methods are
+ * registered here: DeepSHAP is DeepLIFT averaged over a baseline set and shares its multipliers. */
 #include "explain/internal.h"
 
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -54,11 +56,12 @@ vs_status vs_attr_deeplift(vs_attr_job *j, const float *baseline, float *attr)
 }
 
 /* mean over baselines b of DeepLIFT(x, b) (Lundberg & Lee's DeepSHAP). */
-vs_status vs_attr_deepshap(vs_attr_job *j, float *attr)
+static vs_status deepshap_run(vs_attr_job *j, const void *opts, float *attr)
 {
-    const vs_tensor *set = j->o->baselines ? j->o->baselines : j->baseline;
+    (void)opts;
+    const vs_tensor *set = j->r->baselines ? j->r->baselines : j->baseline;
     int64_t nb = set->size / j->dim;
-    int64_t chunk = j->o->batch > 1 ? j->o->batch / 2 : 1;
+    int64_t chunk = j->r->batch > 1 ? j->r->batch / 2 : 1;
     float *g = malloc((size_t)(chunk * j->dim) * sizeof *g);
     double *acc = calloc((size_t)j->dim, sizeof *acc);
     vs_status st = g && acc ? VS_OK : vs_error_set(j->err, VS_ERR_NOMEM, "deepshap: out of memory");
@@ -75,3 +78,21 @@ vs_status vs_attr_deepshap(vs_attr_job *j, float *attr)
     free(acc);
     return st;
 }
+
+static vs_status deeplift_run(vs_attr_job *j, const void *opts, float *attr)
+{
+    (void)opts;
+    return vs_attr_deeplift(j, j->baseline->data, attr);
+}
+
+static const vs_method_param no_params[] = {{NULL, 0, 0, 0, 0, NULL, NULL}};
+
+const vs_method vs_method_deeplift = {
+    "deeplift", "DeepLIFT with the rescale rule: difference-from-baseline multipliers (Shrikumar et al. 2017)",
+    VS_OUTPUT_FEATURES, VS_METHOD_COMPLETE, 0, NULL, no_params, deeplift_run, NULL,
+};
+
+const vs_method vs_method_deepshap = {
+    "deepshap", "DeepLIFT averaged over a baseline set (Lundberg & Lee 2017)", VS_OUTPUT_FEATURES, VS_METHOD_BASELINE_SET, 0,
+    NULL, no_params, deepshap_run, NULL,
+};

@@ -3,11 +3,12 @@
 #define VERSUS_EXPLAIN_INTERNAL_H
 
 #include "versus/explain.h"
+#include "versus/method.h"
 
 /* One explained example and what every method needs to know about it. */
 typedef struct vs_attr_job {
     const vs_model_fn *m;
-    const vs_attr_opts *o;
+    const vs_explain_request *r; /* common inputs: batch, seed, baseline set, segments */
     vs_tensor *x;          /* [1, ...] the row being explained (caller's) */
     vs_tensor *baseline;   /* [1, ...] resolved single baseline (zeros when none given) */
     int64_t target, contrast;
@@ -28,22 +29,26 @@ vs_status vs_job_box_scores(vs_attr_job *j, int64_t n, const int64_t *boxes, dou
  * *used false when the model has none (or not for this input): then nothing is done. */
 vs_status vs_job_path_grads(vs_attr_job *j, int64_t n, const double *a, const double *w, float *grad_sum, bool *used);
 /* S and dS/dx for rows xb [B, ...]: grads [B*dim] (float), scores [B] (may be NULL). Rows are sent to
- * the model in chunks of o->batch. */
+ * the model in chunks of r->batch. */
 vs_status vs_job_grads(vs_attr_job *j, const float *xb, int64_t rows, float *grads, double *scores);
 
-/* Methods: write attributions of one example into attr[dim]; set *delta_ok when the method has a
- * completeness/efficiency property against the job's baseline. */
-vs_status vs_attr_gradient_methods(vs_attr_job *j, float *attr);
-vs_status vs_attr_integrated_gradients(vs_attr_job *j, float *attr);
-vs_status vs_attr_smoothgrad(vs_attr_job *j, float *attr);
-vs_status vs_attr_expected_gradients(vs_attr_job *j, float *attr);
+/* The job's target: want, or the predicted class of its row (argmax of the outputs; 0 for models
+ * with one score per row); checks the contrast class. */
+vs_status vs_job_resolve_target(vs_attr_job *j, int64_t want);
+/* The method's options struct (registry.c). */
+const void *vs_method_opts_data(const vs_method_opts *o);
+void *vs_method_opts_data_mut(vs_method_opts *o);
+/* The choices of a quadrature-rule option, in the order of vs_ig_rule. */
+#define VS_IG_RULE_CHOICES "gauss-legendre|left|right|middle|trapezoid"
+/* Rows per model call of the job. */
+int64_t vs_job_chunk(const vs_attr_job *j);
+/* The model error of the last failed op as the job's error. */
+vs_status vs_job_model_error(vs_attr_job *j);
+/* Integrated gradients of the job's row (steps points of rule): the attributions of the registry's
+ * integrated_gradients, shared with DeepLIFT's and Integrated Hessians' tests of completeness. */
+vs_status vs_job_integrated_gradients(vs_attr_job *j, int steps, vs_ig_rule rule, float *attr);
+/* DeepLIFT (rescale) of the job's row against one baseline row. */
 vs_status vs_attr_deeplift(vs_attr_job *j, const float *baseline, float *attr);
-vs_status vs_attr_deepshap(vs_attr_job *j, float *attr);
-vs_status vs_attr_occlusion(vs_attr_job *j, float *attr);
-vs_status vs_attr_gradcam(vs_attr_job *j, float *attr);
-vs_status vs_attr_lime(vs_attr_job *j, float *attr);
-vs_status vs_attr_kernel_shap(vs_attr_job *j, float *attr);
-vs_status vs_attr_shapley_exact(vs_attr_job *j, float *attr);
 
 /* Features of one example: feature id per element (segments or identity), count. */
 typedef struct vs_features {
@@ -54,5 +59,32 @@ vs_status vs_features_make(const vs_attr_job *j, vs_features *f);
 void vs_features_free(vs_features *f);
 /* Rows of inputs where feature k is present (z[k] = 1: the input's value) or absent (the baseline's). */
 void vs_features_compose(const vs_attr_job *j, const vs_features *f, const uint8_t *z, float *row);
+/* Values v(z) of n coalitions (rows of zs, each f->n bytes), each distinct input evaluated once. */
+vs_status vs_coalition_values(vs_attr_job *j, const vs_features *f, const uint8_t *zs, int64_t n, double *v);
+/* attr[dim]: a feature's value phi[k] shared equally by its elements (sums are kept). */
+void vs_features_spread(const vs_attr_job *j, const vs_features *f, const double *phi, float *attr);
+/* attr[dim]: every element carries its feature's whole value phi[k] (Captum's feature-mask convention). */
+void vs_features_assign(const vs_attr_job *j, const vs_features *f, const double *phi, float *attr);
+/* z[m] = a random coalition of exactly s of the m players (scratch[m]). */
+void vs_random_subset(vs_rng *r, int64_t m, int64_t s, uint8_t *z, int64_t *scratch);
+
+/* SmoothGrad's noise sigma = noise * (max x - min x) of the job's row (1 when the row is constant). */
+double vs_job_noise_sigma(const vs_attr_job *j, float noise);
+/* Gradients dS/dx of the job's row with the model recorded under a modified backward rule. */
+vs_status vs_job_rule_grads(vs_attr_job *j, vs_backward_rule rule, float *grads);
+/* Grad-CAM's map relu(sum_c mean(dS/dA_c) A_c) [h, w] of layer's activation A [1,C,h,w] (layer -1:
+ * the last conv2d); *cam malloc'd, the caller frees it. */
+vs_status vs_job_gradcam_map(vs_attr_job *j, int layer, float **cam, int64_t *h, int64_t *w);
+/* The explained score of model outputs out [n, C] (or [n] / [n, 1] scores) for the job: [n]. */
+vs_tensor *vs_job_score_of(const vs_attr_job *j, vs_tensor *out);
+/* Layer and neuron methods (layer_attribution.c): layer -1 resolved (the last conv2d, else the layer
+ * before the last) into *l; the activation shape [1, ...] of layer `layer` for x [1, ...]. */
+vs_status vs_layer_resolve(const vs_model_fn *model, int layer, int64_t *l, vs_error *err);
+vs_status vs_layer_shape_of(const vs_model_fn *model, vs_tensor *x, int layer, int *ndim, int64_t *shape, vs_error *err);
+/* For n rows xb: acts[n * adim] = A_l(x) (may be NULL) and, with gx, gx[n * dim] = dA_l[neuron]/dx. */
+vs_status vs_job_layer_acts(vs_attr_job *j, int64_t l, const float *xb, int64_t n, int64_t neuron, float *acts, float *gx);
+/* ga[n * adim] = dS/dA for n activations ab of shape (nd, ashape; ashape[0] ignored) fed to the
+ * layers after l. */
+vs_status vs_job_tail_grads(vs_attr_job *j, int64_t l, int nd, const int64_t *ashape, const float *ab, int64_t n, float *ga);
 
 #endif

@@ -16,14 +16,14 @@ void vs_perturb_opts_init(vs_perturb_opts *o)
 }
 
 /* A job that only scores rows: the metric functions reuse the explainers' batching. */
-static vs_status metric_job(const vs_model_fn *m, const vs_tensor *x, const vs_perturb_opts *po, vs_attr_opts *ao, vs_attr_job *j,
-                            vs_error *err)
+static vs_status metric_job(const vs_model_fn *m, const vs_tensor *x, const vs_perturb_opts *po, vs_explain_request *rq,
+                            vs_attr_job *j, vs_error *err)
 {
-    vs_attr_opts_init(ao, VS_ATTR_SALIENCY);
-    ao->batch = po->batch > 0 ? po->batch : 64;
+    vs_explain_request_init(rq);
+    rq->batch = po->batch > 0 ? po->batch : 64;
     memset(j, 0, sizeof *j);
     j->m = m;
-    j->o = ao;
+    j->r = rq;
     j->x = (vs_tensor *)x;
     j->target = po->target;
     j->contrast = po->contrast;
@@ -75,9 +75,9 @@ vs_status vs_perturbation_curve(const vs_model_fn *m, const vs_tensor *x, const 
                                 double **curve, int64_t *n_points, vs_error *err)
 {
     *curve = NULL;
-    vs_attr_opts ao;
+    vs_explain_request rq;
     vs_attr_job j;
-    vs_status st = metric_job(m, x, o, &ao, &j, err);
+    vs_status st = metric_job(m, x, o, &rq, &j, err);
     if (st != VS_OK) return st;
     if (!attr || attr->size != j.dim) return vs_error_set(err, VS_ERR_SHAPE, "perturbation curve: attributions and input differ in size");
     int64_t per = o->per_step > 0 ? o->per_step : 1;
@@ -192,19 +192,16 @@ double vs_spearman(const double *x, const double *y, int64_t n)
     return out;
 }
 
-vs_status vs_faithfulness_monotonicity(const vs_model_fn *m, const vs_tensor *x, const vs_tensor *attr, const vs_perturb_opts *o,
-                                       double *faithfulness, double *monotonicity, vs_error *err)
+vs_status vs_single_feature_effects(const vs_model_fn *m, const vs_tensor *x, const vs_perturb_opts *o, double *e, vs_error *err)
 {
-    vs_attr_opts ao;
+    vs_explain_request rq;
     vs_attr_job j;
-    vs_status st = metric_job(m, x, o, &ao, &j, err);
+    vs_status st = metric_job(m, x, o, &rq, &j, err);
     if (st != VS_OK) return st;
-    if (!attr || attr->size != j.dim) return vs_error_set(err, VS_ERR_SHAPE, "faithfulness: attributions and input differ in size");
-    int64_t chunk = ao.batch;
+    int64_t chunk = rq.batch;
     float *rows = malloc((size_t)(chunk * j.dim) * sizeof *rows);
-    double *e = malloc((size_t)j.dim * sizeof *e), *a = malloc((size_t)j.dim * sizeof *a), *ae = malloc((size_t)j.dim * sizeof *ae), s0;
-    if (!rows || !e || !a || !ae) st = vs_error_set(err, VS_ERR_NOMEM, "faithfulness: out of memory");
-    if (st == VS_OK) st = vs_job_scores(&j, x->data, 1, &s0);
+    double s0;
+    st = rows ? vs_job_scores(&j, x->data, 1, &s0) : vs_error_set(err, VS_ERR_NOMEM, "single-feature effects: out of memory");
     for (int64_t i0 = 0; i0 < j.dim && st == VS_OK; i0 += chunk) {
         int64_t n = j.dim - i0 < chunk ? j.dim - i0 : chunk;
         for (int64_t r = 0; r < n; r++) {
@@ -213,19 +210,27 @@ vs_status vs_faithfulness_monotonicity(const vs_model_fn *m, const vs_tensor *x,
         }
         st = vs_job_scores(&j, rows, n, e + i0);
     }
+    for (int64_t i = 0; i < j.dim && st == VS_OK; i++) e[i] = s0 - e[i];
+    free(rows);
+    return st;
+}
+
+vs_status vs_faithfulness_monotonicity(const vs_model_fn *m, const vs_tensor *x, const vs_tensor *attr, const vs_perturb_opts *o,
+                                       double *faithfulness, double *monotonicity, vs_error *err)
+{
+    if (!x || !attr || attr->size != x->size) return vs_error_set(err, VS_ERR_SHAPE, "faithfulness: attributions and input differ in size");
+    int64_t dim = x->size;
+    double *e = malloc((size_t)dim * sizeof *e), *a = calloc((size_t)dim, sizeof *a), *ae = calloc((size_t)dim, sizeof *ae);
+    vs_status st = e && a && ae ? vs_single_feature_effects(m, x, o, e, err) : vs_error_set(err, VS_ERR_NOMEM, "faithfulness: out of memory");
     if (st == VS_OK) {
-        for (int64_t i = 0; i < j.dim; i++) {
-            e[i] = s0 - e[i];
-            a[i] = attr->data[i];
-        }
-        *faithfulness = vs_pearson(a, e, j.dim);
-        for (int64_t i = 0; i < j.dim; i++) {
+        for (int64_t i = 0; i < dim; i++) a[i] = attr->data[i];
+        *faithfulness = vs_pearson(a, e, dim);
+        for (int64_t i = 0; i < dim; i++) {
             a[i] = fabs(a[i]);
             ae[i] = fabs(e[i]);
         }
-        *monotonicity = vs_spearman(a, ae, j.dim);
+        *monotonicity = vs_spearman(a, ae, dim);
     }
-    free(rows);
     free(e);
     free(a);
     free(ae);

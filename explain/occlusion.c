@@ -5,6 +5,7 @@
  * materialising them: only the region each window changes is recomputed. */
 #include "explain/internal.h"
 
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -42,15 +43,27 @@ static vs_status window_scores(vs_attr_job *j, int64_t w0, int64_t n, const int6
     return boxes ? vs_job_box_scores(j, n, boxes, scores) : vs_job_scores(j, rows, n, scores);
 }
 
-vs_status vs_attr_occlusion(vs_attr_job *j, float *attr)
+typedef struct occlusion_opts {
+    int window[3], stride[3];
+} occlusion_opts;
+
+static void occlusion_legacy(const vs_attr_opts *l, void *o)
 {
+    occlusion_opts *oc = o;
+    memcpy(oc->window, l->window, sizeof oc->window);
+    memcpy(oc->stride, l->stride, sizeof oc->stride);
+}
+
+static vs_status occlusion_run(vs_attr_job *j, const void *opts, float *attr)
+{
+    const occlusion_opts *oo = opts;
     int k = j->x->ndim - 1; /* dims of one example */
     if (k > 3) return vs_error_set(j->err, VS_ERR_SHAPE, "occlusion: examples of at most 3 dims");
     int64_t d[3] = {1, 1, 1}, w[3] = {1, 1, 1}, s[3] = {1, 1, 1}, pos[3], o[3];
     for (int i = 0; i < k; i++) {
         d[3 - k + i] = j->x->shape[1 + i];
-        w[3 - k + i] = j->o->window[i] > 0 ? j->o->window[i] : 1;
-        s[3 - k + i] = j->o->stride[i] > 0 ? j->o->stride[i] : 1;
+        w[3 - k + i] = oo->window[i] > 0 ? oo->window[i] : 1;
+        s[3 - k + i] = oo->stride[i] > 0 ? oo->stride[i] : 1;
     }
     int64_t nwin = 1;
     for (int i = 0; i < 3; i++) {
@@ -61,7 +74,7 @@ vs_status vs_attr_occlusion(vs_attr_job *j, float *attr)
     bool incremental = j->m->forward_boxes && k == 3;
     /* The incremental path takes every window in one call: it chunks the copies itself, within a
      * memory budget, and makes the base pass and its weight layouts once instead of per batch. */
-    int64_t chunk = incremental ? nwin : j->o->batch > 0 ? j->o->batch : 64;
+    int64_t chunk = incremental ? nwin : j->r->batch > 0 ? j->r->batch : 64;
     float *rows = incremental ? NULL : malloc((size_t)(chunk * j->dim) * sizeof *rows);
     int64_t *boxes = incremental ? malloc((size_t)chunk * 6 * sizeof *boxes) : NULL;
     double *scores = malloc((size_t)chunk * sizeof *scores), *acc = calloc((size_t)j->dim, sizeof *acc), base;
@@ -92,3 +105,14 @@ vs_status vs_attr_occlusion(vs_attr_job *j, float *attr)
     free(count);
     return st;
 }
+
+static const vs_method_param occlusion_params[] = {
+    {"window", VS_PARAM_INT3, offsetof(occlusion_opts, window), 1, 100000, NULL, "window C,H,W over the trailing dims (default 1,1,1)"},
+    {"stride", VS_PARAM_INT3, offsetof(occlusion_opts, stride), 1, 100000, NULL, "stride C,H,W (default 1,1,1)"},
+    {NULL, 0, 0, 0, 0, NULL, NULL},
+};
+
+const vs_method vs_method_occlusion = {
+    "occlusion", "score drop when a sliding window takes the baseline's values (Zeiler & Fergus 2014)", VS_OUTPUT_FEATURES, 0,
+    sizeof(occlusion_opts), NULL, occlusion_params, occlusion_run, occlusion_legacy,
+};

@@ -1,10 +1,11 @@
-/* shapley.c - coalition methods over features (elements or superpixels): exact Shapley values by
- * enumeration, Kernel SHAP (Lundberg & Lee) with efficiency as an exact constraint, and LIME
- * (Ribeiro et al.).  A coalition z keeps the input where z = 1 and the baseline elsewhere. */
+/* shapley.c - exact Shapley values by enumeration, and what the coalition methods (kernel_shap.c,
+ * lime.c) share: features (elements or superpixels), coalition values with each distinct input
+ * evaluated once, spreading a feature's value over its elements.  A coalition z keeps the input where
+ * z = 1 and the baseline elsewhere. */
 #include "explain/internal.h"
-#include "explain/lstsq.h"
 
 #include <math.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -12,9 +13,9 @@ vs_status vs_features_make(const vs_attr_job *j, vs_features *f)
 {
     f->id = malloc((size_t)j->dim * sizeof *f->id);
     if (!f->id) return vs_error_set(j->err, VS_ERR_NOMEM, "features: out of memory");
-    if (j->o->segments) {
-        memcpy(f->id, j->o->segments, (size_t)j->dim * sizeof *f->id);
-        f->n = j->o->n_segments;
+    if (j->r->segments) {
+        memcpy(f->id, j->r->segments, (size_t)j->dim * sizeof *f->id);
+        f->n = j->r->n_segments;
     } else {
         for (int64_t i = 0; i < j->dim; i++) f->id[i] = (int32_t)i;
         f->n = j->dim;
@@ -96,9 +97,9 @@ static int64_t distinct_coalitions(const vs_attr_job *j, const vs_features *f, c
 }
 
 /* Values v(z) of n coalitions (rows of zs, each f->n bytes), each distinct input evaluated once. */
-static vs_status coalition_values(vs_attr_job *j, const vs_features *f, const uint8_t *zs, int64_t n, double *v)
+vs_status vs_coalition_values(vs_attr_job *j, const vs_features *f, const uint8_t *zs, int64_t n, double *v)
 {
-    int64_t chunk = j->o->batch > 0 ? j->o->batch : 64;
+    int64_t chunk = j->r->batch > 0 ? j->r->batch : 64;
     float *rows = malloc((size_t)(chunk * j->dim) * sizeof *rows);
     int64_t *rep = malloc((size_t)n * sizeof *rep), *uniq = malloc((size_t)n * sizeof *uniq);
     double *vu = malloc((size_t)n * sizeof *vu);
@@ -119,7 +120,7 @@ static vs_status coalition_values(vs_attr_job *j, const vs_features *f, const ui
     return st;
 }
 
-static void spread(const vs_attr_job *j, const vs_features *f, const double *phi, float *attr)
+void vs_features_spread(const vs_attr_job *j, const vs_features *f, const double *phi, float *attr)
 {
     /* A feature's value is shared by its elements so that the attributions still sum to sum(phi). */
     int64_t *size = calloc((size_t)f->n, sizeof *size);
@@ -148,8 +149,9 @@ vs_status vs_shapley_from_values(int n, const double *v, double *phi)
     return VS_OK;
 }
 
-vs_status vs_attr_shapley_exact(vs_attr_job *j, float *attr)
+static vs_status shapley_exact_run(vs_attr_job *j, const void *opts, float *attr)
 {
+    (void)opts;
     vs_features f;
     vs_status st = vs_features_make(j, &f);
     if (st != VS_OK) return st;
@@ -165,11 +167,11 @@ vs_status vs_attr_shapley_exact(vs_attr_job *j, float *attr)
     if (st == VS_OK) {
         for (int64_t S = 0; S < nc; S++)
             for (int64_t k = 0; k < f.n; k++) zs[S * f.n + k] = (uint8_t)(S >> k & 1);
-        st = coalition_values(j, &f, zs, nc, v);
+        st = vs_coalition_values(j, &f, zs, nc, v);
     }
     if (st == VS_OK) {
         vs_shapley_from_values((int)f.n, v, phi);
-        spread(j, &f, phi, attr);
+        vs_features_spread(j, &f, phi, attr);
     }
     free(zs);
     free(v);
@@ -178,163 +180,10 @@ vs_status vs_attr_shapley_exact(vs_attr_job *j, float *attr)
     return st;
 }
 
-static double log_choose(int64_t n, int64_t k) { return lgamma(n + 1.0) - lgamma(k + 1.0) - lgamma((double)(n - k) + 1.0); }
 
-/* Random coalition of exactly s of the m players. */
-static void random_subset(vs_rng *r, int64_t m, int64_t s, uint8_t *z, int64_t *scratch)
-{
-    for (int64_t i = 0; i < m; i++) scratch[i] = i;
-    memset(z, 0, (size_t)m);
-    for (int64_t i = 0; i < s; i++) {
-        int64_t k = i + (int64_t)vs_rng_below(r, (uint64_t)(m - i));
-        int64_t t = scratch[i];
-        scratch[i] = scratch[k];
-        scratch[k] = t;
-        z[scratch[i]] = 1;
-    }
-}
+static const vs_method_param no_params[] = {{NULL, 0, 0, 0, 0, NULL, NULL}};
 
-vs_status vs_attr_kernel_shap(vs_attr_job *j, float *attr)
-{
-    vs_features f;
-    vs_status st = vs_features_make(j, &f);
-    if (st != VS_OK) return st;
-    int64_t M = f.n, budget = j->o->samples;
-    if (M < 2) {
-        vs_features_free(&f);
-        return vs_error_set(j->err, VS_ERR_ARG, "kernel shap needs at least 2 features");
-    }
-    if (budget < 2) {
-        vs_features_free(&f);
-        return vs_error_set(j->err, VS_ERR_ARG, "kernel shap needs a budget of at least 2 evaluations");
-    }
-    bool enumerate = M <= 30 && budget >= ((int64_t)1 << M) - 2;
-    int64_t n = enumerate ? ((int64_t)1 << M) - 2 : budget;
-    /* rows n and n + 1 of zs are the empty and the full coalition */
-    uint8_t *zs = calloc((size_t)((n + 2) * M), 1), *in = malloc((size_t)(n * (M - 1)));
-    double *v = malloc((size_t)(n + 2) * sizeof *v), *w = malloc((size_t)n * sizeof *w), *y = malloc((size_t)n * sizeof *y);
-    double *phi = malloc((size_t)M * sizeof *phi), *p = malloc((size_t)M * sizeof *p);
-    int64_t *scratch = malloc((size_t)M * sizeof *scratch);
-    if (!zs || !in || !v || !w || !y || !phi || !p || !scratch) st = vs_error_set(j->err, VS_ERR_NOMEM, "kernel shap: out of memory");
-    if (st == VS_OK) {
-        if (enumerate) {
-            for (int64_t S = 1; S <= n; S++) {
-                int64_t s = 0;
-                for (int64_t k = 0; k < M; k++) s += zs[(S - 1) * M + k] = (uint8_t)(S >> k & 1);
-                /* Shapley kernel (M-1) / (C(M,s) s (M-s)) */
-                w[S - 1] = exp(log((double)(M - 1)) - log_choose(M, s) - log((double)s) - log((double)(M - s)));
-            }
-        } else {
-            /* Sizes drawn with probability proportional to the kernel mass of each size, (M-1)/(s(M-s)),
-             * subsets uniform within a size, complements paired: the sample then needs equal weights. */
-            double tot = 0;
-            for (int64_t s = 1; s < M; s++) tot += p[s] = 1.0 / ((double)s * (double)(M - s));
-            vs_rng r;
-            vs_rng_seed(&r, j->o->seed);
-            for (int64_t i = 0; i < n; i += 2) {
-                double u = vs_rng_uniform(&r) * tot, c = 0;
-                int64_t s = 1;
-                for (; s < M - 1; s++) {
-                    c += p[s];
-                    if (u < c) break;
-                }
-                random_subset(&r, M, s, zs + i * M, scratch);
-                w[i] = 1;
-                if (i + 1 < n) {
-                    for (int64_t k = 0; k < M; k++) zs[(i + 1) * M + k] = (uint8_t)!zs[i * M + k];
-                    w[i + 1] = 1;
-                }
-            }
-        }
-        memset(zs + (n + 1) * M, 1, (size_t)M);
-        st = coalition_values(j, &f, zs, n + 2, v);
-    }
-    if (st == VS_OK) {
-        /* Efficiency as a constraint: phi_M = (v1 - v0) - sum_{k<M} phi_k, eliminated before solving.
-         * Row r of the design is then z_k - z_M (k < M): +1 on the set where z_k != z_M when z_M = 0,
-         * -1 there when z_M = 1, the sign moved onto the response (explain/lstsq.h). */
-        const double v0 = v[n], v1 = v[n + 1];
-        for (int64_t r = 0; r < n; r++) {
-            const uint8_t *z = zs + r * M;
-            y[r] = v[r] - v0 - z[M - 1] * (v1 - v0);
-            if (z[M - 1]) y[r] = -y[r];
-            for (int64_t k = 0; k < M - 1; k++) in[r * (M - 1) + k] = z[k] != z[M - 1];
-        }
-        st = vs_lstsq_sets(n, M - 1, in, w, y, 0.0, 0, phi);
-        if (st == VS_ERR_NUMERIC) {
-            st = vs_error_set(j->err, VS_ERR_NUMERIC, "kernel shap: singular system (raise the budget)");
-        } else if (st != VS_OK) {
-            st = vs_error_set(j->err, st, "kernel shap: out of memory for the least-squares system");
-        } else {
-            double s = 0;
-            for (int64_t k = 0; k < M - 1; k++) s += phi[k];
-            phi[M - 1] = (v1 - v0) - s;
-            spread(j, &f, phi, attr);
-        }
-    }
-    free(zs);
-    free(in);
-    free(v);
-    free(w);
-    free(y);
-    free(phi);
-    free(p);
-    free(scratch);
-    vs_features_free(&f);
-    return st;
-}
-
-/* LIME: random coalitions (number of kept features uniform in 1..M), exponential kernel on cosine
- * distance to the full input, ridge regression with an unpenalised intercept. */
-vs_status vs_attr_lime(vs_attr_job *j, float *attr)
-{
-    vs_features f;
-    vs_status st = vs_features_make(j, &f);
-    if (st != VS_OK) return st;
-    int64_t M = f.n, n = j->o->samples;
-    if (n < 2) {
-        vs_features_free(&f);
-        return vs_error_set(j->err, VS_ERR_ARG, "lime needs at least 2 samples");
-    }
-    uint8_t *zs = calloc((size_t)(n * M), 1);
-    double *v = malloc((size_t)n * sizeof *v), *w = malloc((size_t)n * sizeof *w);
-    double *beta = malloc((size_t)(M + 1) * sizeof *beta);
-    uint8_t *in = malloc((size_t)(n * (M + 1)));
-    int64_t *scratch = malloc((size_t)M * sizeof *scratch);
-    if (!zs || !v || !w || !in || !beta || !scratch) st = vs_error_set(j->err, VS_ERR_NOMEM, "lime: out of memory");
-    if (st == VS_OK) {
-        vs_rng r;
-        vs_rng_seed(&r, j->o->seed);
-        memset(zs, 1, (size_t)M); /* the input itself */
-        for (int64_t i = 1; i < n; i++) random_subset(&r, M, 1 + (int64_t)vs_rng_below(&r, (uint64_t)M), zs + i * M, scratch);
-        st = coalition_values(j, &f, zs, n, v);
-    }
-    if (st == VS_OK) {
-        double kw = j->o->kernel_width > 0 ? j->o->kernel_width : 0.25;
-        for (int64_t i = 0; i < n; i++) {
-            int64_t s = 0;
-            for (int64_t k = 0; k < M; k++) {
-                s += zs[i * M + k];
-                in[i * (M + 1) + k] = zs[i * M + k];
-            }
-            in[i * (M + 1) + M] = 1; /* intercept */
-            double cosd = 1.0 - (double)s / (sqrt((double)s) * sqrt((double)M));
-            w[i] = exp(-cosd * cosd / (kw * kw));
-        }
-        st = vs_lstsq_sets(n, M + 1, in, w, v, j->o->ridge, M, beta);
-        if (st == VS_ERR_NUMERIC)
-            st = vs_error_set(j->err, VS_ERR_NUMERIC, "lime: singular system");
-        else if (st != VS_OK)
-            st = vs_error_set(j->err, st, "lime: out of memory for the least-squares system");
-        else
-            spread(j, &f, beta, attr);
-    }
-    free(zs);
-    free(v);
-    free(w);
-    free(in);
-    free(beta);
-    free(scratch);
-    vs_features_free(&f);
-    return st;
-}
+const vs_method vs_method_shapley_exact = {
+    "shapley_exact", "exact Shapley values of the features by enumerating all 2^F coalitions (F <= 24)", VS_OUTPUT_FEATURES,
+    VS_METHOD_COMPLETE | VS_METHOD_SEGMENTS, 0, NULL, no_params, shapley_exact_run, NULL,
+};

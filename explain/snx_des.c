@@ -81,7 +81,7 @@ vs_status vs_snx_des_fit(const vs_dataset *d, const int64_t *rows, int64_t n_row
     des_pair *pairs = malloc((size_t)(np * 2 * k) * sizeof *pairs);
     float *y = NULL;
     vs_snx_des *des = calloc(1, sizeof *des);
-    snx_adam adam = {0};
+    vs_flat_adam adam = {0};
     vs_status st = VS_OK;
     if (!pool || !order || !dist || !theta || !nb || !pairs || !des) goto nomem;
     /* the pool: a uniform subset of the training rows (partial Fisher-Yates) */
@@ -94,7 +94,7 @@ vs_status vs_snx_des_fit(const vs_dataset *d, const int64_t *rows, int64_t n_row
     int64_t P = des_pairs(d, pool, np, k, &r, pairs, dist, order, nb);
     Delta = malloc((size_t)(P * p) * sizeof *Delta);
     y = malloc((size_t)P * sizeof *y);
-    if (!Delta || !y || snx_adam_init(&adam, p + 2, err) != VS_OK) goto nomem;
+    if (!Delta || !y || vs_flat_adam_init(&adam, p + 2, err) != VS_OK) goto nomem;
     for (int64_t q = 0; q < P; q++) {
         const float *xi = d->X + pairs[q].i * p, *xj = d->X + pairs[q].j * p;
         for (int64_t j = 0; j < p; j++) Delta[q * p + j] = (xi[j] - xj[j]) * (xi[j] - xj[j]);
@@ -114,7 +114,7 @@ vs_status vs_snx_des_fit(const vs_dataset *d, const int64_t *rows, int64_t n_row
         if (!loss || vs_grad(1, &loss, NULL, 1, &th, &g, false) != VS_OK)
             st = vs_error_set(err, VS_ERR_SHAPE, "snx des: %s", vs_last_error()->msg);
         else
-            snx_adam_step(&adam, theta, g->data, o->des_lr);
+            vs_flat_adam_step(&adam, theta, g->data, o->des_lr);
         vs_scope_end();
     }
     vs_scope_end();
@@ -137,7 +137,7 @@ out:
     free(pairs);
     free(Delta);
     free(y);
-    snx_adam_free(&adam);
+    vs_flat_adam_free(&adam);
     vs_snx_des_free(des);
     return st;
 }

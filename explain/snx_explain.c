@@ -81,6 +81,8 @@ void vs_snx_opts_init(vs_snx_opts *o, vs_data_kind kind)
 
 /* ---- explanation objects ------------------------------------------------------------------------- */
 
+void vs_snx_trace_clear(vs_snx_trace *t) { vs_opt_trace_clear(t); }
+
 void vs_snx_expl_free(vs_snx_expl *e)
 {
     if (!e) return;
@@ -200,6 +202,7 @@ typedef struct solve_cfg {
     float gamma, size, ent, beta;
     snx_constraint con;
     bool random_init;           /* GNNExplainer: logits ~ N(1, std) */
+    bool adam_only;             /* GNNExplainer: plain Adam over the masks (vs_adam_minimize) */
     vs_gda_opts gda;
     const vs_snx_expl *global;  /* stage-1 masks (targets of BOUND and KL) */
     const int64_t *gmap;        /* row -> item of global */
@@ -311,7 +314,8 @@ static vs_status solve(const vs_siamese *f, const vs_dataset *d, const solve_cfg
                                  .objective = snx_obj_value,
                                  .constraints = ob.con != SNX_CON_NONE ? snx_obj_constraints : NULL, .ctx = &ob};
             vs_snx_trace tr = {0};
-            st = vs_gda_minimize(&pb, &c->gda, theta, o->trace ? &tr : NULL, err);
+            st = c->adam_only ? vs_adam_minimize(&pb, c->gda.iters, c->gda.eta1, theta, o->trace ? &tr : NULL, err)
+                              : vs_gda_minimize(&pb, &c->gda, theta, o->trace ? &tr : NULL, err);
             if (st == VS_OK && o->trace) st = merge_trace(&e->trace, n, c0, &tr, err);
             vs_snx_trace_clear(&tr);
         }
@@ -557,11 +561,9 @@ vs_status vs_snx_local(const vs_siamese *f, const vs_dataset *d, const vs_pairs 
             c.size = o->gnn_size;
             c.ent = o->gnn_ent;
             c.random_init = true;
-            c.gda.pre_iters = 0;
+            c.adam_only = true;
             c.gda.iters = o->gnn_iters;
             c.gda.eta1 = o->gnn_lr;
-            c.gda.step = VS_GDA_ADAM;
-            c.gda.dual = VS_GDA_DUAL_NONE;
         }
         st = solve(f, d, &c, o, e, err);
     }

@@ -1,5 +1,5 @@
 /* explain/snx_internal.h - what the SNX files share: a batch of masked Siamese predictions (the
- * "task"), the mask objective handed to vs_gda_minimize, Adam on flat arrays, undirected edge maps
+ * "task"), the mask objective handed to vs_gda_minimize, undirected edge maps
  * and explanation allocation.  Not installed. */
 #ifndef VERSUS_EXPLAIN_SNX_INTERNAL_H
 #define VERSUS_EXPLAIN_SNX_INTERNAL_H
@@ -8,16 +8,6 @@
 #include "versus/snx.h"
 
 #define SNX_PROB_EPS 1e-6f   /* clamp of probabilities inside logs */
-
-/* ---- Adam on a flat float array (Kingma & Ba: beta1 0.9, beta2 0.999, eps 1e-8) ------------- */
-typedef struct snx_adam {
-    int64_t n, t;
-    float *m, *v;
-} snx_adam;
-vs_status snx_adam_init(snx_adam *a, int64_t n, vs_error *err);
-/* x -= lr * mhat / (sqrt(vhat) + eps) with bias-corrected moments of g. */
-void snx_adam_step(snx_adam *a, float *x, const float *g, float lr);
-void snx_adam_free(snx_adam *a);
 
 /* ---- graphs ------------------------------------------------------------------------------------ */
 /* und[e] in [0, n_und): an edge and its reverse share one id, numbered by their lowest directed

@@ -109,10 +109,10 @@ vs_status vs_snx_pg_train(const vs_siamese *f, const vs_dataset *d, const vs_pai
     size_t *order = malloc((size_t)n * sizeof *order);
     float *p0 = malloc((size_t)n * sizeof *p0), *noise = NULL;
     int64_t max_e = 1;
-    snx_adam adam = {0};
+    vs_flat_adam adam = {0};
     for (int64_t r = 0; r < d->n; r++) max_e = d->graphs[r].n_edges > max_e ? d->graphs[r].n_edges : max_e;
     noise = malloc((size_t)max_e * sizeof *noise);
-    if (!z || !order || !p0 || !noise || snx_adam_init(&adam, np, err) != VS_OK) {
+    if (!z || !order || !p0 || !noise || vs_flat_adam_init(&adam, np, err) != VS_OK) {
         st = vs_error_set(err, VS_ERR_NOMEM, "snx pgexplainer: out of memory");
         goto out;
     }
@@ -179,7 +179,7 @@ vs_status vs_snx_pg_train(const vs_siamese *f, const vs_dataset *d, const vs_pai
             if (!loss || vs_grad(1, &loss, NULL, 1, &th, &grad, false) != VS_OK)
                 st = vs_error_set(err, VS_ERR_SHAPE, "snx pgexplainer: %s", vs_last_error()->msg);
             else
-                snx_adam_step(&adam, pg->theta, grad->data, o->pg_lr);
+                vs_flat_adam_step(&adam, pg->theta, grad->data, o->pg_lr);
             vs_scope_end();
         }
     }
@@ -189,7 +189,7 @@ out:
     free(order);
     free(p0);
     free(noise);
-    snx_adam_free(&adam);
+    vs_flat_adam_free(&adam);
     if (st != VS_OK) {
         vs_snx_pg_free(pg);
         return st;

@@ -1,45 +1,11 @@
 /* snx_task.c - masked Siamese predictions for a batch of SNX problems: which rows are masked by
- * which variables, the constant embeddings, and p' = (1 + cos) / 2 of the masked pair.  Also Adam
- * on flat arrays and the undirected edge numbering the graph masks use. */
+ * which variables, the constant embeddings, and p' = (1 + cos) / 2 of the masked pair.  Also the
+ * undirected edge numbering the graph masks use. */
 #include "explain/snx_internal.h"
 
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-
-/* ---- Adam ----------------------------------------------------------------------------------------- */
-
-vs_status snx_adam_init(snx_adam *a, int64_t n, vs_error *err)
-{
-    a->n = n;
-    a->t = 0;
-    a->m = calloc((size_t)(n > 0 ? n : 1), sizeof *a->m);
-    a->v = calloc((size_t)(n > 0 ? n : 1), sizeof *a->v);
-    if (!a->m || !a->v) {
-        snx_adam_free(a);
-        return vs_error_set(err, VS_ERR_NOMEM, "snx: out of memory for %lld optimiser states", (long long)n);
-    }
-    return VS_OK;
-}
-
-void snx_adam_step(snx_adam *a, float *x, const float *g, float lr)
-{
-    const double b1 = 0.9, b2 = 0.999, eps = 1e-8;
-    a->t++;
-    double c1 = 1.0 - pow(b1, (double)a->t), c2 = 1.0 - pow(b2, (double)a->t);
-    for (int64_t i = 0; i < a->n; i++) {
-        a->m[i] = (float)(b1 * a->m[i] + (1 - b1) * g[i]);
-        a->v[i] = (float)(b2 * a->v[i] + (1 - b2) * (double)g[i] * g[i]);
-        x[i] -= (float)(lr * (a->m[i] / c1) / (sqrt(a->v[i] / c2) + eps));
-    }
-}
-
-void snx_adam_free(snx_adam *a)
-{
-    free(a->m);
-    free(a->v);
-    a->m = a->v = NULL;
-}
 
 /* ---- graphs ----------------------------------------------------------------------------------------- */
 

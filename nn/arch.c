@@ -1,9 +1,14 @@
-/* arch.c - the papers' architectures as model specs (the same lists model.json holds), and
- * modules built from them. */
+/* arch.c - the papers' architectures: sequentials as model specs (the same lists model.json holds)
+ * and modules built from them; composites (StarGAN, VAEs, the GAN root) built through composite.h. */
 #include "nn/internal.h"
 #include "versus/arch.h"
+#include "versus/composite.h"
+#include "versus/json.h"
 
+#include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #define MAX_ARCH_LAYERS 64
 
@@ -188,4 +193,241 @@ vs_module *vs_arch_siamese_gnn(vs_module_kind conv_kind, int64_t n_features, int
         return NULL;
     }
     return build(vs_arch_siamese_gnn_spec(conv_kind, n_features, hidden, n_layers, embedding), r, err);
+}
+
+/* ---- composite models ---------------------------------------------------------------------------- */
+
+/* Append a node written as JSON with ' for " (the nodes below read like model.json). */
+static vs_status node(vs_module *m, vs_error *err, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 3, 4)))
+#endif
+    ;
+static vs_status node(vs_module *m, vs_error *err, const char *fmt, ...)
+{
+    char text[512];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(text, sizeof text, fmt, ap);
+    va_end(ap);
+    for (char *p = text; *p; p++)
+        if (*p == '\'') *p = '"';
+    vs_json *j = NULL;
+    vs_status st = vs_json_parse(text, strlen(text), "architecture", NULL, &j, err);
+    if (st == VS_OK) st = vs_composite_add_node_json(m, j, err);
+    vs_json_free(j);
+    return st;
+}
+
+/* The last error as err's message (constructors report through vs_last_error). */
+static vs_status last(vs_error *err, vs_status st)
+{
+    if (st != VS_OK) vs_error_set(err, st, "%s", vs_last_error()->msg);
+    return st;
+}
+
+static vs_module *finish(vs_module *m, vs_status st)
+{
+    if (st == VS_OK) return m;
+    vs_module_free(m);
+    return NULL;
+}
+
+/* conv (no bias) + instance norm (affine, running statistics) + relu, as StarGAN's generator has them. */
+static void conv_in_relu(spec_list *l, vs_module_kind op, int64_t in, int64_t out, int64_t k, int64_t stride, int64_t pad,
+                         bool relu)
+{
+    vs_layer_spec *s = push(l, op);
+    s->in = in, s->out = out, s->kernel = k, s->stride = stride, s->padding = pad, s->bias = 0;
+    s = push(l, VS_MODULE_INSTANCE_NORM2D);
+    s->features = out, s->affine = 1, s->track_running_stats = 1;
+    if (relu) push(l, VS_MODULE_RELU);
+}
+
+/* StarGAN's ResidualBlock: x + main(x), main = conv3 IN relu conv3 IN. */
+static void stargan_residual(spec_list *l, int64_t dim)
+{
+    vs_layer_spec *s = push(l, VS_MODULE_RESIDUAL);
+    snprintf(s->name, sizeof s->name, "main");
+    spec_list b = list_new(0, 0, 0, 0);
+    conv_in_relu(&b, VS_MODULE_CONV2D, dim, dim, 3, 1, 1, true);
+    conv_in_relu(&b, VS_MODULE_CONV2D, dim, dim, 3, 1, 1, false);
+    if (s == &l->sink || !b.s.layers) {
+        vs_model_spec_clear(&b.s);
+        return; /* no block: building reports it */
+    }
+    s->block = b.s.layers;
+    s->n_block = b.s.n_layers;
+}
+
+vs_module *vs_arch_stargan_generator(int64_t channels, int64_t side, int64_t c_dim, int64_t conv_dim, int64_t repeat_num,
+                                     vs_rng *r, vs_error *err)
+{
+    if (side < 4 || side % 4 || channels < 1 || c_dim < 1 || conv_dim < 1 || conv_dim > ((int64_t)1 << 16) || repeat_num < 0 ||
+        repeat_num > MAX_ARCH_LAYERS - 20) {
+        vs_error_set(err, VS_ERR_ARG,
+                     "stargan generator: side %lld must be a positive multiple of 4, channels %lld, c_dim %lld and conv_dim %lld "
+                     "positive, repeat_num %lld in [0, %d]",
+                     (long long)side, (long long)channels, (long long)c_dim, (long long)conv_dim, (long long)repeat_num,
+                     MAX_ARCH_LAYERS - 20);
+        return NULL;
+    }
+    spec_list l = list_new(3, channels + c_dim, side, side);
+    int64_t d = conv_dim;
+    conv_in_relu(&l, VS_MODULE_CONV2D, channels + c_dim, d, 7, 1, 3, true);
+    for (int i = 0; i < 2; i++, d *= 2) conv_in_relu(&l, VS_MODULE_CONV2D, d, 2 * d, 4, 2, 1, true);
+    for (int64_t i = 0; i < repeat_num; i++) stargan_residual(&l, d);
+    for (int i = 0; i < 2; i++, d /= 2) conv_in_relu(&l, VS_MODULE_CONV_TRANSPOSE2D, d, d / 2, 4, 2, 1, true);
+    conv(&l, d, channels, 7, 1, 3, false);
+    push(&l, VS_MODULE_TANH);
+    vs_module *main = build(l.s, r, err);
+    if (!main) return NULL;
+    vs_module *m = vs_composite_new();
+    vs_status st = m ? VS_OK : last(err, VS_ERR_NOMEM);
+    if (!st) st = last(err, vs_composite_add_input(m, "x", VS_SHAPE(channels, side, side)));
+    if (!st) st = last(err, vs_composite_add_input(m, "c", VS_SHAPE(c_dim)));
+    if (!st) st = last(err, vs_composite_add_model(m, "main", main));
+    else vs_module_free(main);
+    if (!st) st = node(m, err, "{'op': 'broadcast_planes', 'in': ['c', 'x'], 'out': 'cmap'}");
+    if (!st) st = node(m, err, "{'op': 'concat', 'in': ['x', 'cmap'], 'axis': 1, 'out': 'xc'}");
+    if (!st) st = node(m, err, "{'call': 'main', 'in': 'xc', 'out': 'y'}");
+    if (!st) st = last(err, vs_composite_add_output(m, "y"));
+    return finish(m, st);
+}
+
+vs_module *vs_arch_stargan_critic(int64_t channels, int64_t side, int64_t c_dim, int64_t conv_dim, int64_t repeat_num,
+                                  vs_rng *r, vs_error *err)
+{
+    int64_t s = side;
+    for (int64_t i = 0; i < repeat_num && s >= 2; i++) s = (s + 2 - 4) / 2 + 1;
+    if (channels < 1 || c_dim < 0 || conv_dim < 1 || repeat_num < 1 || repeat_num > 16 || (conv_dim << (repeat_num - 1)) > ((int64_t)1 << 20) ||
+        s < 1) {
+        vs_error_set(err, VS_ERR_ARG,
+                     "stargan critic: side %lld is too small for %lld stride-2 convolutions, or channels %lld, c_dim %lld, "
+                     "conv_dim %lld, repeat_num %lld out of range",
+                     (long long)side, (long long)repeat_num, (long long)channels, (long long)c_dim, (long long)conv_dim,
+                     (long long)repeat_num);
+        return NULL;
+    }
+    spec_list l = list_new(3, channels, side, side);
+    int64_t d = conv_dim;
+    conv(&l, channels, d, 4, 2, 1, true);
+    push(&l, VS_MODULE_LEAKY_RELU)->slope = 0.01;
+    for (int64_t i = 1; i < repeat_num; i++, d *= 2) {
+        conv(&l, d, 2 * d, 4, 2, 1, true);
+        push(&l, VS_MODULE_LEAKY_RELU)->slope = 0.01;
+    }
+    vs_module *main = build(l.s, r, err);
+    if (!main) return NULL;
+    vs_module *m = vs_composite_new();
+    vs_status st = m ? VS_OK : last(err, VS_ERR_NOMEM);
+    if (!st) st = last(err, vs_composite_add_input(m, "x", VS_SHAPE(channels, side, side)));
+    if (!st) st = last(err, vs_composite_add_model(m, "main", main));
+    else vs_module_free(main);
+    if (!st) st = last(err, vs_composite_add_model(m, "conv1", vs_conv2d_new(d, 1, 3, 1, 1, false, r)));
+    if (!st && c_dim) st = last(err, vs_composite_add_model(m, "conv2", vs_conv2d_new(d, c_dim, s, 1, 0, false, r)));
+    if (!st) st = node(m, err, "{'call': 'main', 'in': 'x', 'out': 'h'}");
+    if (!st) st = node(m, err, "{'call': 'conv1', 'in': 'h', 'out': 'src'}");
+    if (!st && c_dim) st = node(m, err, "{'call': 'conv2', 'in': 'h', 'out': 'cls_map'}");
+    if (!st && c_dim) st = node(m, err, "{'op': 'reshape', 'in': 'cls_map', 'shape': [%lld], 'out': 'cls'}", (long long)c_dim);
+    if (!st) st = last(err, vs_composite_add_output(m, "src"));
+    if (!st && c_dim) st = last(err, vs_composite_add_output(m, "cls"));
+    return finish(m, st);
+}
+
+vs_module *vs_arch_gan(vs_module *generator, vs_module *critic, vs_error *err)
+{
+    vs_module *m = vs_composite_new();
+    if (!m) {
+        vs_module_free(generator);
+        vs_module_free(critic);
+        last(err, VS_ERR_NOMEM);
+        return NULL;
+    }
+    vs_status st = last(err, vs_composite_add_model(m, "generator", generator));
+    if (st) vs_module_free(critic);
+    if (!st) st = last(err, vs_composite_add_model(m, "critic", critic));
+    if (!st) st = last(err, vs_composite_set_task(m, "gan"));
+    return finish(m, st);
+}
+
+/* Input x of shape input (one example), flattened to p features when it is an image. */
+static vs_status vae_input(vs_module *m, int ndim, const int64_t *input, int64_t *p, vs_error *err)
+{
+    *p = 1;
+    for (int i = 0; i < ndim; i++) *p *= input[i];
+    vs_status st = last(err, vs_composite_add_input(m, "x", ndim, input));
+    if (!st) st = node(m, err, "{'op': 'flatten', 'in': 'x', 'out': 'x_flat'}");
+    return st;
+}
+
+/* x_logits: the decoder's logits in x's shape; outputs mu, logvar, x_logits; task vae. */
+static vs_status vae_output(vs_module *m, int ndim, const int64_t *input, vs_error *err)
+{
+    char shape[160];
+    size_t k = 0;
+    for (int i = 0; i < ndim && k < sizeof shape; i++) k += (size_t)snprintf(shape + k, sizeof shape - k, "%s%lld", i ? ", " : "", (long long)input[i]);
+    vs_status st = node(m, err, "{'op': 'reshape', 'in': 'logits', 'shape': [%s], 'out': 'x_logits'}", shape);
+    if (!st) st = last(err, vs_composite_add_output(m, "mu"));
+    if (!st) st = last(err, vs_composite_add_output(m, "logvar"));
+    if (!st) st = last(err, vs_composite_add_output(m, "x_logits"));
+    if (!st) st = last(err, vs_composite_set_task(m, "vae"));
+    return st;
+}
+
+static bool vae_args(const char *what, int ndim, const int64_t *input, int64_t a, int64_t b, vs_error *err)
+{
+    bool ok = ndim >= 1 && ndim <= 3 && a >= 1 && a <= ((int64_t)1 << 20) && b >= 1 && b <= ((int64_t)1 << 20);
+    for (int i = 0; ok && i < ndim; i++) ok = input[i] >= 1 && input[i] <= ((int64_t)1 << 16);
+    if (!ok) vs_error_set(err, VS_ERR_ARG, "%s: input must have 1 to 3 positive dimensions and the widths must be positive", what);
+    return ok;
+}
+
+vs_module *vs_arch_vae_mlp(int ndim, const int64_t *input, int64_t hidden, int64_t latent, vs_rng *r, vs_error *err)
+{
+    if (!vae_args("vae", ndim, input, hidden, latent, err)) return NULL;
+    vs_module *m = vs_composite_new();
+    int64_t p = 0;
+    vs_status st = m ? vae_input(m, ndim, input, &p, err) : last(err, VS_ERR_NOMEM);
+    const char *names[] = {"fc1", "fc21", "fc22", "fc3", "fc4"};
+    const int64_t ins[] = {p, hidden, hidden, latent, hidden}, outs[] = {hidden, latent, latent, hidden, p};
+    for (int i = 0; i < 5 && !st; i++) st = last(err, vs_composite_add_model(m, names[i], vs_linear_new(ins[i], outs[i], true, r)));
+    if (!st) st = node(m, err, "{'call': 'fc1', 'in': 'x_flat', 'out': 'h1_pre'}");
+    if (!st) st = node(m, err, "{'op': 'relu', 'in': 'h1_pre', 'out': 'h1'}");
+    if (!st) st = node(m, err, "{'call': 'fc21', 'in': 'h1', 'out': 'mu'}");
+    if (!st) st = node(m, err, "{'call': 'fc22', 'in': 'h1', 'out': 'logvar'}");
+    if (!st) st = node(m, err, "{'op': 'reparameterize', 'in': ['mu', 'logvar'], 'out': 'z'}");
+    if (!st) st = node(m, err, "{'call': 'fc3', 'in': 'z', 'out': 'h3_pre'}");
+    if (!st) st = node(m, err, "{'op': 'relu', 'in': 'h3_pre', 'out': 'h3'}");
+    if (!st) st = node(m, err, "{'call': 'fc4', 'in': 'h3', 'out': 'logits'}");
+    if (!st) st = vae_output(m, ndim, input, err);
+    return finish(m, st);
+}
+
+/* An MLP sequential in -> widths[0] -> ... -> widths[n-1] with relu between the linear layers. */
+static vs_module *mlp(int64_t in, const int64_t *widths, int n, vs_rng *r, vs_error *err)
+{
+    spec_list l = list_new(1, in, 0, 0);
+    for (int i = 0; i < n; i++) {
+        if (i) push(&l, VS_MODULE_RELU);
+        linear(&l, i ? widths[i - 1] : in, widths[i]);
+    }
+    return build(l.s, r, err);
+}
+
+vs_module *vs_arch_dip_vae_mlp(int ndim, const int64_t *input, int64_t hidden, int64_t latent, vs_rng *r, vs_error *err)
+{
+    if (!vae_args("dip-vae", ndim, input, hidden, latent, err)) return NULL;
+    vs_module *m = vs_composite_new();
+    int64_t p = 0;
+    vs_status st = m ? vae_input(m, ndim, input, &p, err) : last(err, VS_ERR_NOMEM);
+    if (!st) st = last(err, vs_composite_add_model(m, "encoder", mlp(p, (int64_t[]){hidden, hidden, 2 * latent}, 3, r, err)));
+    if (!st) st = last(err, vs_composite_add_model(m, "decoder", mlp(latent, (int64_t[]){hidden, hidden, hidden, p}, 4, r, err)));
+    if (!st) st = node(m, err, "{'call': 'encoder', 'in': 'x_flat', 'out': 'h'}");
+    if (!st) st = node(m, err, "{'op': 'split', 'in': 'h', 'axis': 1, 'sizes': [%lld, %lld], 'out': ['mu', 'logvar']}",
+                       (long long)latent, (long long)latent);
+    if (!st) st = node(m, err, "{'op': 'reparameterize', 'in': ['mu', 'logvar'], 'out': 'z'}");
+    if (!st) st = node(m, err, "{'call': 'decoder', 'in': 'z', 'out': 'logits'}");
+    if (!st) st = vae_output(m, ndim, input, err);
+    return finish(m, st);
 }

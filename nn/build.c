@@ -1,6 +1,6 @@
 /* build.c - modules from specs: one layer, a checked sequential (the "sequential" list of
  * model.json) and whole models (plain or Siamese).  Every error names the layer index and field. */
-#include "nn/internal.h"
+#include "nn/composite_internal.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -28,7 +28,7 @@ static vs_module *build_layer(const vs_layer_spec *s, vs_spec_shape *sh, vs_rng 
             vs_error_set(err, VS_ERR_SHAPE, "the block changes the shape of its input, so x + block(x) is undefined");
             return NULL;
         }
-        vs_module *m = vs_residual_new(block);
+        vs_module *m = vs_residual_named_new(block, s->name[0] ? s->name : NULL);
         if (!m) vs_error_set(err, vs_last_error()->code, "%s", vs_last_error()->msg);
         return m;
     }
@@ -104,6 +104,7 @@ vs_module *vs_sequential_from_spec(const vs_layer_spec *layers, int64_t n, int i
 
 vs_module *vs_model_from_spec(const vs_model_spec *s, vs_rng *r, vs_error *err)
 {
+    if (s->composite) return vs_composite_from_json(s->composite, r, err);
     vs_module *seq = vs_sequential_from_spec(s->layers, s->n_layers, s->input_ndim, s->input, r, err);
     if (!seq || !s->siamese) return seq;
     vs_module *m = vs_siamese_new(seq, s->similarity);

@@ -32,6 +32,44 @@ static vs_tensor *linear_forward(vs_module *m, vs_tensor *x)
     return vs_reshape(y, x->ndim, shape);
 }
 
+/* running = (1 - momentum) running + momentum * (mean over the batch of each example's statistic),
+ * the variance unbiased over h*w: what PyTorch's instance norm with track_running_stats records. */
+static void instance_norm_track(vs_module *m, const vs_tensor *x)
+{
+    vs_tensor *rm = vs_module_param(m, "running_mean"), *rv = vs_module_param(m, "running_var");
+    int64_t n = x->shape[0], c = x->shape[1], hw = x->shape[2] * x->shape[3];
+    double mom = m->spec.momentum;
+    for (int64_t j = 0; j < c; j++) {
+        double sm = 0, sv = 0;
+        for (int64_t i = 0; i < n; i++) {
+            const float *p = x->data + (i * c + j) * hw;
+            double mean = 0, ss = 0;
+            for (int64_t k = 0; k < hw; k++) mean += p[k];
+            mean /= (double)hw;
+            for (int64_t k = 0; k < hw; k++) ss += (p[k] - mean) * (p[k] - mean);
+            sm += mean;
+            sv += hw > 1 ? ss / (double)(hw - 1) : ss;
+        }
+        rm->data[j] = (float)((1 - mom) * rm->data[j] + mom * sm / (double)n);
+        rv->data[j] = (float)((1 - mom) * rv->data[j] + mom * sv / (double)n);
+    }
+}
+
+/* Instance norm: each example's own statistics, except in evaluation mode with running statistics
+ * (then the running ones, as batch norm in evaluation). */
+static vs_tensor *instance_norm_forward(vs_module *m, vs_tensor *x)
+{
+    vs_tensor *w = vs_module_param(m, "weight"), *b = vs_module_param(m, "bias");
+    float eps = (float)m->spec.eps;
+    if (!need_ndim(m, x, 4, 4, "[n,c,h,w]")) return NULL;
+    if (!m->spec.track_running_stats) return vs_instance_norm(x, w, b, eps);
+    vs_tensor *rm = vs_module_param(m, "running_mean"), *rv = vs_module_param(m, "running_var");
+    if (!m->training) return vs_batch_norm(x, w, b, rm, rv, false, (float)m->spec.momentum, eps);
+    vs_tensor *y = vs_instance_norm(x, w, b, eps);
+    if (y) instance_norm_track(m, x);
+    return y;
+}
+
 vs_conv_opts vs_module_conv_opts(const vs_module *m)
 {
     const vs_layer_spec *s = &m->spec;
@@ -73,7 +111,7 @@ static vs_tensor *layer_forward(vs_module *m, vs_tensor *x, const vs_forward_ctx
         return vs_batch_norm(x, vs_module_param(m, "weight"), vs_module_param(m, "bias"), vs_module_param(m, "running_mean"),
                              vs_module_param(m, "running_var"), m->training, (float)s->momentum, (float)s->eps);
     case VS_MODULE_INSTANCE_NORM2D:
-        return vs_instance_norm(x, vs_module_param(m, "weight"), vs_module_param(m, "bias"), (float)s->eps);
+        return instance_norm_forward(m, x);
     case VS_MODULE_LAYER_NORM:
         return vs_layer_norm(x, 1, vs_module_param(m, "weight"), vs_module_param(m, "bias"), (float)s->eps);
     case VS_MODULE_DROPOUT:
@@ -106,6 +144,8 @@ static vs_tensor *layer_forward(vs_module *m, vs_tensor *x, const vs_forward_ctx
         return vs_gnn_forward(m, x, ctx);
     case VS_MODULE_SIAMESE:
         return vs_module_forward(m->children[0], x, ctx);
+    case VS_MODULE_COMPOSITE:
+        return vs_composite_forward_first(m, x, ctx);
     default:
         vs_set_last_error(VS_ERR_STATE, "module kind %d has no forward", (int)m->kind);
         return NULL;

@@ -94,8 +94,10 @@ vs_status vs_layer_reset_own(vs_module *m, vs_rng *r)
     case VS_MODULE_BATCH_NORM2D:
     case VS_MODULE_INSTANCE_NORM2D:
     case VS_MODULE_LAYER_NORM:
-        vs_init_constant(vs_module_param(m, "weight"), 1.0f);
-        vs_init_constant(vs_module_param(m, "bias"), 0.0f);
+        if (m->n_params) { /* instance norm without affine has none */
+            vs_init_constant(vs_module_param(m, "weight"), 1.0f);
+            vs_init_constant(vs_module_param(m, "bias"), 0.0f);
+        }
         if (m->n_buffers) {
             vs_init_constant(vs_module_param(m, "running_mean"), 0.0f);
             vs_init_constant(vs_module_param(m, "running_var"), 1.0f);

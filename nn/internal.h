@@ -21,6 +21,10 @@ vs_status vs_module_add_child(vs_module *m, const char *name, vs_module *child);
 /* A layer's module with zero tensors and its children (layers.c); s resolved, not residual. */
 vs_module *vs_layer_alloc(const vs_layer_spec *s, vs_error *err);
 
+/* A composite's program (composite.c): freed with its module; forward = first input to first output. */
+void vs_program_free(struct vs_program *p);
+vs_tensor *vs_composite_forward_first(vs_module *m, vs_tensor *x, const vs_forward_ctx *ctx);
+
 /* Forward of the graph layers (gnn_layers.c). */
 vs_tensor *vs_gnn_forward(vs_module *m, vs_tensor *x, const vs_forward_ctx *ctx);
 /* The vs_conv_opts of a conv2d / conv_transpose2d module (stride, padding, output padding). */
@@ -31,6 +35,9 @@ vs_status vs_layer_reset_own(vs_module *m, vs_rng *r);
 /* Fill absent fields of s with the op's defaults and check every field (spec.c).  Messages name the
  * field and start with the op name; the caller adds the layer index. */
 vs_status vs_layer_spec_resolve(const vs_layer_spec *s, vs_layer_spec *out, vs_error *err);
+
+/* s is a name of ASCII letters, digits and _, not starting with a digit, shorter than VS_SPEC_NAME_MAX. */
+bool vs_is_identifier(const char *s);
 
 /* Shape of one example (no batch dim) during spec checking; -1 entries and ndim -1 are unknown. */
 typedef struct vs_spec_shape {

@@ -6,6 +6,7 @@
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 /* GIN's MLP: Linear(in, hidden), ReLU, Linear(hidden, out) - PyTorch Geometric's usual choice. */
 static vs_module *gin_mlp(const vs_layer_spec *s, vs_error *err)
@@ -52,13 +53,16 @@ vs_module *vs_layer_alloc(const vs_layer_spec *s, vs_error *err)
     case VS_MODULE_BATCH_NORM1D:
     case VS_MODULE_BATCH_NORM2D:
     case VS_MODULE_INSTANCE_NORM2D:
-    case VS_MODULE_LAYER_NORM:
-        ok = vs_module_add_param(m, "weight", VS_SHAPE(s->features)) != NULL &&
-             vs_module_add_param(m, "bias", VS_SHAPE(s->features)) != NULL;
-        if (ok && (s->op == VS_MODULE_BATCH_NORM1D || s->op == VS_MODULE_BATCH_NORM2D))
+    case VS_MODULE_LAYER_NORM: {
+        bool inorm = s->op == VS_MODULE_INSTANCE_NORM2D;
+        if (!inorm || s->affine)
+            ok = vs_module_add_param(m, "weight", VS_SHAPE(s->features)) != NULL &&
+                 vs_module_add_param(m, "bias", VS_SHAPE(s->features)) != NULL;
+        if (ok && (s->op == VS_MODULE_BATCH_NORM1D || s->op == VS_MODULE_BATCH_NORM2D || (inorm && s->track_running_stats)))
             ok = vs_module_add_buffer(m, "running_mean", VS_SHAPE(s->features)) != NULL &&
                  vs_module_add_buffer(m, "running_var", VS_SHAPE(s->features)) != NULL;
         break;
+    }
     case VS_MODULE_GCN_CONV: {
         /* PyTorch Geometric: own "bias", then child "lin" (no bias) */
         ok = vs_module_add_param(m, "bias", VS_SHAPE(s->out)) != NULL;
@@ -279,7 +283,19 @@ static vs_module *wrap(vs_module_kind kind, const char *child_name, vs_module *c
     return m;
 }
 
-vs_module *vs_residual_new(vs_module *block) { return wrap(VS_MODULE_RESIDUAL, "block", block); }
+vs_module *vs_residual_new(vs_module *block) { return vs_residual_named_new(block, NULL); }
+
+vs_module *vs_residual_named_new(vs_module *block, const char *name)
+{
+    if (name && !vs_is_identifier(name)) {
+        vs_module_free(block);
+        vs_set_last_error(VS_ERR_ARG, "residual: block name \"%s\" is not a name of letters, digits and _", name);
+        return NULL;
+    }
+    vs_module *m = wrap(VS_MODULE_RESIDUAL, name ? name : "block", block);
+    if (m && name && strcmp(name, "block") != 0) snprintf(m->spec.name, sizeof m->spec.name, "%s", name);
+    return m;
+}
 
 vs_module *vs_siamese_new(vs_module *encoder, vs_similarity sim)
 {

@@ -98,6 +98,7 @@ void vs_module_free(vs_module *m)
     }
     free(m->children);
     free(m->child_names);
+    vs_program_free(m->program);
     free(m);
 }
 

@@ -1,7 +1,9 @@
 /* spec.c - layer specs: op names, the fields each op takes (by model.json name), their defaults and
  * range checks.  Shape propagation lives in spec_shape.c, building modules from specs in build.c. */
 #include "nn/internal.h"
+#include "versus/json.h"
 
+#include <ctype.h>
 #include <math.h>
 #include <stddef.h>
 #include <stdlib.h>
@@ -34,6 +36,7 @@ static const char *const kind_names[VS_MODULE_KIND_COUNT] = {
     [VS_MODULE_SUM_READOUT] = "sum_readout",
     [VS_MODULE_MAX_READOUT] = "max_readout",
     [VS_MODULE_SIAMESE] = "siamese",
+    [VS_MODULE_COMPOSITE] = "composite",
 };
 
 const char *vs_module_kind_name(vs_module_kind kind)
@@ -60,11 +63,19 @@ bool vs_similarity_from_name(const char *name, vs_similarity *s)
     return true;
 }
 
+bool vs_is_identifier(const char *s)
+{
+    if (!s || !*s || isdigit((unsigned char)*s) || strlen(s) >= VS_SPEC_NAME_MAX) return false;
+    for (; *s; s++)
+        if (!isalnum((unsigned char)*s) && *s != '_') return false;
+    return true;
+}
+
 /* ---- fields ------------------------------------------------------------------------------------- */
 
 enum {
     F_IN, F_OUT, F_HIDDEN, F_FEATURES, F_KERNEL, F_STRIDE, F_PADDING, F_OUTPUT_PADDING, F_BIAS, F_TRAIN_EPS,
-    F_P, F_SLOPE, F_ALPHA, F_EPS, F_MOMENTUM, F_DILATION, F_CEIL_MODE
+    F_P, F_SLOPE, F_ALPHA, F_EPS, F_MOMENTUM, F_AFFINE, F_TRACK, F_DILATION, F_CEIL_MODE
 };
 #define B(f) (1u << (f))
 
@@ -88,6 +99,8 @@ static const struct field {
     [F_ALPHA] = {"alpha", false, offsetof(vs_layer_spec, alpha)},
     [F_EPS] = {"eps", false, offsetof(vs_layer_spec, eps)},
     [F_MOMENTUM] = {"momentum", false, offsetof(vs_layer_spec, momentum)},
+    [F_AFFINE] = {"affine", true, offsetof(vs_layer_spec, affine)},
+    [F_TRACK] = {"track_running_stats", true, offsetof(vs_layer_spec, track_running_stats)},
     [F_DILATION] = {"dilation", true, offsetof(vs_layer_spec, dilation)},
     [F_CEIL_MODE] = {"ceil_mode", true, offsetof(vs_layer_spec, ceil_mode)},
 };
@@ -106,7 +119,7 @@ static const struct op_fields {
     [VS_MODULE_AVG_POOL2D] = {B(F_KERNEL) | B(F_STRIDE) | B(F_PADDING) | B(F_CEIL_MODE), B(F_KERNEL)},
     [VS_MODULE_BATCH_NORM1D] = {B(F_FEATURES) | B(F_EPS) | B(F_MOMENTUM), B(F_FEATURES)},
     [VS_MODULE_BATCH_NORM2D] = {B(F_FEATURES) | B(F_EPS) | B(F_MOMENTUM), B(F_FEATURES)},
-    [VS_MODULE_INSTANCE_NORM2D] = {B(F_FEATURES) | B(F_EPS), B(F_FEATURES)},
+    [VS_MODULE_INSTANCE_NORM2D] = {B(F_FEATURES) | B(F_EPS) | B(F_MOMENTUM) | B(F_AFFINE) | B(F_TRACK), B(F_FEATURES)},
     [VS_MODULE_LAYER_NORM] = {B(F_FEATURES) | B(F_EPS), B(F_FEATURES)},
     [VS_MODULE_DROPOUT] = {B(F_P), 0},
     [VS_MODULE_LEAKY_RELU] = {B(F_SLOPE), 0},
@@ -133,6 +146,12 @@ static int field_index(const char *name)
 }
 
 const char *vs_spec_field_name(int i) { return i >= 0 && i < VS_SPEC_N_FIELDS ? fields[i].name : NULL; }
+
+bool vs_spec_field_is_flag(const char *field)
+{
+    int f = field_index(field);
+    return f == F_BIAS || f == F_TRAIN_EPS || f == F_AFFINE || f == F_TRACK || f == F_CEIL_MODE;
+}
 
 bool vs_spec_field_applies(vs_module_kind op, const char *field)
 {
@@ -166,6 +185,7 @@ void vs_model_spec_clear(vs_model_spec *s)
     if (!s) return;
     for (int64_t i = 0; i < s->n_layers; i++) vs_layer_spec_clear(&s->layers[i]);
     free(s->layers);
+    vs_json_free(s->composite);
     *s = (vs_model_spec){0};
 }
 
@@ -233,7 +253,7 @@ vs_status vs_layer_spec_resolve(const vs_layer_spec *in, vs_layer_spec *s, vs_er
     *s = *in;
     const char *op = vs_module_kind_name(s->op);
     if ((unsigned)s->op >= VS_MODULE_KIND_COUNT) return vs_error_set(err, VS_ERR_FORMAT, "unknown op %d", (int)s->op);
-    if (s->op == VS_MODULE_SEQUENTIAL || s->op == VS_MODULE_SIAMESE)
+    if (s->op == VS_MODULE_SEQUENTIAL || s->op == VS_MODULE_SIAMESE || s->op == VS_MODULE_COMPOSITE)
         return vs_error_set(err, VS_ERR_FORMAT, "op \"%s\" cannot be a layer of a sequential", op);
     const struct op_fields *of = &op_fields[s->op];
     for (int f = 0; f < VS_SPEC_N_FIELDS; f++) {
@@ -246,6 +266,10 @@ vs_status vs_layer_spec_resolve(const vs_layer_spec *in, vs_layer_spec *s, vs_er
         return vs_error_set(err, VS_ERR_FORMAT, "only residual layers hold a block");
     if (s->op == VS_MODULE_RESIDUAL && s->n_block < 1)
         return vs_error_set(err, VS_ERR_FORMAT, "the block needs at least one layer");
+    if (s->name[0] && s->op != VS_MODULE_RESIDUAL)
+        return vs_error_set(err, VS_ERR_FORMAT, "field \"name\" does not apply to %s", op);
+    if (s->name[0] && !vs_is_identifier(s->name))
+        return vs_error_set(err, VS_ERR_FORMAT, "\"name\" is \"%s\", expected a name of letters, digits and _ not starting with a digit", s->name);
 
     bool pool = s->op == VS_MODULE_MAX_POOL2D || s->op == VS_MODULE_AVG_POOL2D;
     if (of->allowed & B(F_KERNEL)) {
@@ -265,6 +289,8 @@ vs_status vs_layer_spec_resolve(const vs_layer_spec *in, vs_layer_spec *s, vs_er
     set_default_num(s, F_ALPHA, 1.0);
     set_default_num(s, F_EPS, s->op == VS_MODULE_GIN_CONV ? 0.0 : 1e-5);
     set_default_num(s, F_MOMENTUM, 0.1);
+    set_default_int(s, F_AFFINE, 1); /* versus's instance norm always had weight and bias */
+    set_default_int(s, F_TRACK, 0);
 
     vs_status st = VS_OK;
     for (int f = 0; f < VS_SPEC_N_FIELDS && st == VS_OK; f++) {
@@ -283,7 +309,7 @@ vs_status vs_layer_spec_resolve(const vs_layer_spec *in, vs_layer_spec *s, vs_er
         case F_OUTPUT_PADDING: /* PyTorch: smaller than the stride or the dilation */
             st = check_int(s, f, 0, (s->stride > s->dilation ? s->stride : s->dilation) - 1, err);
             break;
-        case F_BIAS: case F_TRAIN_EPS: case F_CEIL_MODE:
+        case F_BIAS: case F_TRAIN_EPS: case F_AFFINE: case F_TRACK: case F_CEIL_MODE:
             st = check_int(s, f, 0, 1, err);
             break;
         case F_P:

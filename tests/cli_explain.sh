@@ -58,6 +58,25 @@ grep_out "size named" "test portion has" err.txt
 check "a classifier is not Siamese" 1 $V explain snx --model clf --data synthetic-tabular --n 300 --seed 2 --query 0 --reference 1 --out e4
 check "unknown explainer" 2 $V explain lime --model sn
 
+# pairs and interactions through the method registry
+check "help attribute lists the registry" 0 $V help attribute
+grep_out "integrated_hessians documented" "integrated_hessians" out.txt
+grep_out "--side documented" "side" out.txt
+check "predict pairs row by row" 0 $V predict --model sn --input data/X.npy --reference data/X.npy --out sim.npy
+check "IG of both sides of each pair" 0 $V attribute --model sn --input data/X.npy --reference data/X.npy --side both \
+    --method integrated_gradients --report pair.json --out a_pair.npy
+grep_out "report names the side" '"side": "both"' pair.json
+check "the reference side" 0 $V attribute --model sn --input data/X.npy --reference data/X.npy --side reference --method saliency --out a_ref.npy
+check "integrated hessians of pairs" 0 $V attribute --model sn --input data/X.npy --reference data/X.npy --side both \
+    --method integrated_hessians --steps 4 --out ih.npy
+check "evaluate interactions" 0 $V evaluate --model sn --input data/X.npy --reference data/X.npy --side both --attributions ih.npy --out ih.json
+grep_out "interactions judged by completeness" '"completeness"' ih.json
+check "curves do not apply to interactions" 2 $V evaluate --model sn --input data/X.npy --reference data/X.npy --side both \
+    --attributions ih.npy --curves c.svg
+check "unknown side" 2 $V attribute --model sn --input data/X.npy --reference data/X.npy --side left --method saliency --out x.npy
+check "a method option out of range" 2 $V attribute --model clf --input data/X.npy --method integrated_gradients --steps 0 --out x.npy
+grep_out "option named" "--steps" err.txt
+
 # the demo and its report
 check "demo" 0 $V demo --out demo
 exists "demo report" demo/index.html

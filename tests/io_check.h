@@ -19,6 +19,17 @@ static inline void io_tmp_path(char *buf, size_t n, const char *tag)
     snprintf(buf, n, "%s/vs_%s_%d", vs_test_tmpdir(), tag, (int)getpid());
 }
 
+/* Remove a model directory written by vs_model_save (model.json, model.safetensors, the directory). */
+static inline void io_remove_model_dir(const char *dir)
+{
+    char p[1024];
+    snprintf(p, sizeof p, "%s/model.json", dir);
+    unlink(p);
+    snprintf(p, sizeof p, "%s/model.safetensors", dir);
+    unlink(p);
+    rmdir(dir);
+}
+
 /* The bytes of path (malloc'd, *n set), or NULL when it cannot be read. */
 static inline unsigned char *io_slurp(const char *path, size_t *n)
 {

@@ -4,6 +4,7 @@
 #include "versus/gnn.h"
 #include "versus/model.h"
 #include "versus/safetensors.h"
+#include "io_check.h"
 #include "vs_check.h"
 
 #include <stdio.h>
@@ -33,15 +34,7 @@ static void make_dir_name(const char *tag)
     snprintf(DIR_, sizeof DIR_, "%s/versus_test_model_%ld_%s", vs_test_tmpdir(), (long)getpid(), tag);
 }
 
-static void remove_dir(void)
-{
-    char p[600];
-    snprintf(p, sizeof p, "%s/model.json", DIR_);
-    unlink(p);
-    snprintf(p, sizeof p, "%s/model.safetensors", DIR_);
-    unlink(p);
-    rmdir(DIR_);
-}
+static void remove_dir(void) { io_remove_model_dir(DIR_); }
 
 static void write_text(const char *file, const char *text)
 {
@@ -251,7 +244,7 @@ START_TEST(test_bad_json)
                       "\"kernel\" must be an integer, got 2.5");
     expect_spec_error("{\"format\": \"versus-model/2\", \"sequential\": [{\"op\": \"relu\"}]}", "unsupported format \"versus-model/2\"");
     expect_spec_error("{\"sequential\": [{\"op\": \"relu\"}]}", "format");
-    expect_spec_error("{\"format\": \"versus-model/1\"}", "exactly one of \"sequential\" and \"siamese\"");
+    expect_spec_error("{\"format\": \"versus-model/1\"}", "exactly one of \"sequential\", \"siamese\" and \"composite\"");
     expect_spec_error("{\"format\": \"versus-model/1\", \"sequential\": []}", "non-empty array");
     expect_spec_error("{\"format\": \"versus-model/1\", \"sequential\": [{\"op\": \"residual\"}]}", "needs \"sequential\"");
     expect_spec_error("{\"format\": \"versus-model/1\", \"input\": [1, 0], \"sequential\": [{\"op\": \"relu\"}]}", "model.json:1:43");

@@ -1,9 +1,12 @@
 /* versus/arch.h - the network architectures of the five papers, built in code.
  *
- * Each function fills a model spec (what model.json would hold) and builds it with
- * vs_model_from_spec(), so a model written to disk reads back as the same architecture.  The
- * returned module is owned by the caller (vs_module_free); weights are PyTorch's default
- * initialisation drawn from r.  NULL with err set on a bad argument.
+ * The sequential ones fill a model spec (what model.json would hold) and build it with
+ * vs_model_from_spec(); the composite ones (StarGAN, VAEs, the GAN root) are built through
+ * versus/composite.h with the value names of the training tasks (conventions: "x", "c", "z", "y",
+ * "src", "cls", "mu", "logvar", "x_logits").  Either way a model written to disk reads back as the same
+ * architecture, and parameter names are those of the PyTorch classes named below.  The returned
+ * module is owned by the caller (vs_module_free); weights are PyTorch's default initialisation drawn
+ * from r.  NULL with err set on a bad argument.
  */
 #ifndef VERSUS_ARCH_H
 #define VERSUS_ARCH_H
@@ -50,6 +53,36 @@ vs_model_spec vs_arch_siamese_gnn_spec(vs_module_kind conv, int64_t n_features, 
                                        int64_t embedding);
 vs_module *vs_arch_siamese_gnn(vs_module_kind conv, int64_t n_features, int64_t hidden, int64_t n_layers,
                                int64_t embedding, vs_rng *r, vs_error *err);
+
+/* StarGAN's Generator (yunjey/stargan model.py) for `channels`-channel images of side `side` (a
+ * multiple of 4: 28 and 32 work): inputs x [channels,side,side] and c [c_dim] (target class one-hot),
+ * output y [channels,side,side].  y = main(cat(x, c broadcast to planes)), main = conv7 (channels +
+ * c_dim -> conv_dim), two conv4 s2 down-samplings, repeat_num residual blocks (x + main(x), main =
+ * conv3 IN relu conv3 IN), two conv-transpose4 s2 up-samplings, conv7 -> channels, tanh; convs without
+ * bias, IN = instance norm with affine weights and running statistics, each down/up step IN + relu.
+ * Parameters "main.0.weight", ..., "main.9.main.0.weight" as in the PyTorch class (which fixes 3 channels). */
+vs_module *vs_arch_stargan_generator(int64_t channels, int64_t side, int64_t c_dim, int64_t conv_dim, int64_t repeat_num,
+                                     vs_rng *r, vs_error *err);
+/* StarGAN's PatchGAN Discriminator: input x [channels,side,side]; main = repeat_num conv4 s2 p1 with
+ * leaky relu 0.01 (conv_dim doubling each time); outputs src = conv1(h) [n,1,s,s] (conv3 p1, no bias)
+ * and, when c_dim > 0, cls = conv2(h) reshaped to [n,c_dim] (conv with kernel s, the side left after
+ * main: PyTorch's int(image_size / 2^repeat_num) for side 28 or 32). */
+vs_module *vs_arch_stargan_critic(int64_t channels, int64_t side, int64_t c_dim, int64_t conv_dim, int64_t repeat_num,
+                                  vs_rng *r, vs_error *err);
+/* The root of a GAN: a composite with children "generator" and "critic" (both taken, also on
+ * failure), no program, task "gan". */
+vs_module *vs_arch_gan(vs_module *generator, vs_module *critic, vs_error *err);
+
+/* PyTorch's VAE example (examples/vae/main.py) for inputs of shape input (one example, e.g. [1,28,28]):
+ * fc1 p -> hidden, relu, fc21 / fc22 hidden -> latent (mu, logvar), z = reparameterize, fc3 latent
+ * -> hidden, relu, fc4 hidden -> p: the Bernoulli decoder's logits (PyTorch applies the sigmoid in
+ * decode) reshaped to x's shape.  Outputs mu, logvar, x_logits; task "vae".  784-400-20 for MNIST. */
+vs_module *vs_arch_vae_mlp(int ndim, const int64_t *input, int64_t hidden, int64_t latent, vs_rng *r, vs_error *err);
+/* DIP-VAE's MLP (CEM-MAF Table 4, Fashion-MNIST: hidden 1200, latent 16): "encoder" = linear p ->
+ * hidden, relu, hidden -> hidden, relu, hidden -> 2 latent, split into mu and logvar; "decoder" =
+ * latent -> hidden, relu, hidden -> hidden, relu, hidden -> hidden, relu, hidden -> p (logits).
+ * Same values and task as vs_arch_vae_mlp. */
+vs_module *vs_arch_dip_vae_mlp(int ndim, const int64_t *input, int64_t hidden, int64_t latent, vs_rng *r, vs_error *err);
 
 #ifdef __cplusplus
 }

@@ -32,8 +32,11 @@
  *   {"op": "reshape", "in": "h", "shape": [-1], "out": "v"}   per example (the batch dim is kept)
  *   {"op": "relu" | "sigmoid" | "tanh" | "leaky_relu" | "elu" | "softplus" | "flatten" | "dropout", ...}
  *                                                    any parameter-free layer op, with its fields
- * Every name is written once; a node reads only inputs and names written by earlier nodes.
- * Unknown keys are errors; messages name the file, the node ("graph[2] (concat)") and the field.
+ * Every name (of a value or a model) is an identifier of at most 31 characters, written once; a node
+ * reads only inputs and names written by earlier nodes.  "axis" counts the batch dim as 0 and may not
+ * be 0 (default 1; negative counts from the end).  A call of a composite child names 1 to all of its
+ * outputs (the first ones).  Unknown keys are errors; messages name the file, line, node
+ * ("graph[2] (concat)") and field.
  *
  * Randomness: reparameterize draws eps from ctx->rng; without a generator (ctx NULL or ctx->rng
  * NULL) it returns mu, so a deterministic forward (predict, explainers) needs no generator.

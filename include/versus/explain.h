@@ -40,8 +40,17 @@ typedef struct vs_model_fn {
     vs_status (*path_grads)(void *ctx, vs_tensor *x, vs_tensor *baseline, int64_t n, const double *a, const double *w,
                             vs_tensor *(*score)(void *sctx, vs_tensor *out), void *sctx, int64_t chunk, float *grad_sum,
                             bool *used);
+    /* Optional (pairs, versus/method.h): outputs for pairs of rows x [N, ...], r [N, ...] of a model
+     * that compares them (a Siamese similarity [N]); NULL for models of one input. */
+    vs_tensor *(*forward_pair)(void *ctx, vs_tensor *x, vs_tensor *r);
+    /* Optional (LRP, layer and neuron methods): the sequential classifier `forward` runs, whose layers
+     * they walk one by one; NULL for other models. */
+    vs_module *sequential;
 } vs_model_fn;
 
+/* ---- the legacy interface: a thin layer over the method registry (versus/method.h) ------------ */
+
+/* The methods that existed before the registry, for vs_attr_opts; new methods are only in the registry. */
 typedef enum vs_attr_method {
     VS_ATTR_SALIENCY, VS_ATTR_INPUT_X_GRADIENT, VS_ATTR_INTEGRATED_GRADIENTS, VS_ATTR_SMOOTHGRAD,
     VS_ATTR_EXPECTED_GRADIENTS, VS_ATTR_DEEPLIFT, VS_ATTR_DEEPSHAP, VS_ATTR_OCCLUSION, VS_ATTR_GRADCAM,
@@ -87,8 +96,9 @@ typedef struct vs_attr_report {
     double seconds;            /* wall time */
 } vs_attr_report;
 
-/* Attributions for every row of x [N, ...] (each row explained on its own).  report may be NULL;
- * with N > 1 it describes the last row (delta: the largest |delta| over rows). */
+/* Attributions for every row of x [N, ...] (each row explained on its own): vs_explain with the
+ * registry's method of the same name, its options taken from o.  report may be NULL; with N > 1 it
+ * describes the last row (delta: the largest |delta| over rows). */
 vs_status vs_attribute(const vs_model_fn *m, vs_tensor *x, const vs_attr_opts *o, vs_tensor **attr, vs_attr_report *report,
                        vs_error *err);
 

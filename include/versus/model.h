@@ -1,19 +1,24 @@
 /* versus/model.h - model directories: model.json (architecture) + model.safetensors (weights).
  *
- * model.json (see docs of the outside contract) for a plain stack and for a Siamese model:
+ * model.json (see docs of the outside contract) for a plain stack, a Siamese model and a composite:
  *   {"format": "versus-model/1", "input": [1, 28, 28], "sequential": [LAYER, ...]}
  *   {"format": "versus-model/1", "input": [p],
  *    "siamese": {"encoder": {"sequential": [LAYER, ...]}, "similarity": "cosine"}}
+ *   {"format": "versus-model/1", "composite": {"inputs": ..., "models": ..., "graph": ..., ...}}
+ *                                                         versus/composite.h; no top-level "input"
  * LAYER is {"op": NAME, FIELD: number, ...} with the op names and fields of versus/nn.h
  * (vs_module_kind_name, vs_spec_field_name); "bias", "train_eps" and "ceil_mode" also take true/false.  Keys
  * this format adds beyond the basic ops:
  *   {"op": "residual", "sequential": [LAYER, ...]}        x + block(x), parameters "<i>.block.<j>.*"
+ *   {"op": "residual", "name": "main", ...}               the block's name: "<i>.main.<j>.*" (StarGAN)
+ *   {"op": "instance_norm2d", "features": C, "affine": true, "track_running_stats": false}
+ *                                                         versus's defaults (PyTorch's affine is false)
  *   {"op": "gcn_conv", "in": F, "out": H}                 parameters "<i>.bias", "<i>.lin.weight"
  *   {"op": "gin_conv", "in": F, "out": H, "hidden": K, "eps": 0, "train_eps": false}
  *                                                         "<i>.eps", "<i>.nn.0.weight", ..., "<i>.nn.2.bias"
  *   {"op": "mean_readout"} / "sum_readout" / "max_readout"  node rows -> one row per graph
- * "input" is optional.  Other top-level keys are ignored (composite models add their own); unknown
- * keys inside a layer are errors.  Messages name the file, line and column.
+ * "input" is optional.  Other top-level keys are ignored; unknown keys inside a layer or a composite
+ * are errors.  Messages name the file, line and column.
  *
  * model.safetensors holds every parameter and buffer under its PyTorch state_dict name (F32).
  */
@@ -33,8 +38,9 @@ extern "C" {
 /* A model.json document (parsed with vs_json_parse*) into a spec; out is cleared first and owned by
  * the caller afterwards (vs_model_spec_clear), also on failure. */
 vs_status vs_model_spec_from_json(const vs_json *root, vs_model_spec *out, vs_error *err);
-/* The model.json document of m (a sequential, or a Siamese model of a sequential): every layer with
- * all the fields that apply to it, defaults included.  input_ndim 0 leaves "input" out. */
+/* The model.json document of m (a sequential, a Siamese model of a sequential, or a composite): every
+ * layer with all the fields that apply to it, defaults included.  input_ndim 0 leaves "input" out
+ * (a composite never writes it: its inputs hold their shapes). */
 vs_status vs_model_to_json(const vs_module *m, int input_ndim, const int64_t *input, vs_json **out, vs_error *err);
 
 /* Read dir/model.json and dir/model.safetensors: a model in evaluation mode, every weight checked

@@ -45,7 +45,8 @@ typedef enum vs_module_kind {
     VS_MODULE_GLOBAL_AVG_POOL,  /* [n,c,h,w] -> [n,c], mean over h,w */
     VS_MODULE_BATCH_NORM1D,     /* [n,c] or [n,c,l]; weight, bias, running_mean, running_var */
     VS_MODULE_BATCH_NORM2D,     /* [n,c,h,w]; same tensors */
-    VS_MODULE_INSTANCE_NORM2D,  /* per sample and channel over h,w; weight, bias; no running stats */
+    VS_MODULE_INSTANCE_NORM2D,  /* per sample and channel over h,w; weight, bias when affine; running
+                                 * stats when track_running_stats (then used in evaluation mode) */
     VS_MODULE_LAYER_NORM,       /* over the last dim of size `features`; weight, bias */
     VS_MODULE_DROPOUT,          /* training: x * Bernoulli(1-p) / (1-p); eval: x */
     VS_MODULE_FLATTEN,          /* [n, ...] -> [n, prod(...)] */
@@ -55,13 +56,14 @@ typedef enum vs_module_kind {
     VS_MODULE_TANH,             /* tanh x */
     VS_MODULE_SIGMOID,          /* 1 / (1 + e^-x) */
     VS_MODULE_SOFTPLUS,         /* ln(1 + e^x) */
-    VS_MODULE_RESIDUAL,         /* x + block(x); child "block" (a sequential) */
+    VS_MODULE_RESIDUAL,         /* x + block(x); child "block" (a sequential; spec.name renames it) */
     VS_MODULE_GCN_CONV,         /* versus/gnn.h; D^-1/2 (A+I) D^-1/2 X W^T + b; bias, child "lin" */
     VS_MODULE_GIN_CONV,         /* versus/gnn.h; nn((1+eps) x_i + sum_j w_ij x_j); eps, child "nn" */
     VS_MODULE_MEAN_READOUT,     /* versus/gnn.h; node rows -> one mean row per graph */
     VS_MODULE_SUM_READOUT,      /* versus/gnn.h; one sum row per graph */
     VS_MODULE_MAX_READOUT,      /* versus/gnn.h; one max row per graph */
     VS_MODULE_SIAMESE,          /* child "encoder"; similarity of two embeddings */
+    VS_MODULE_COMPOSITE,        /* named sub-models and a program wiring them (versus/composite.h) */
     VS_MODULE_KIND_COUNT
 } vs_module_kind;
 
@@ -78,6 +80,7 @@ bool vs_similarity_from_name(const char *name, vs_similarity *s); /* false when 
  * VS_SPEC_ABSENT, numbers NaN); building a layer fills absent fields with the defaults below and
  * rejects fields that do not apply to the op. */
 #define VS_SPEC_ABSENT INT64_MIN /* no JSON integer is this (they are limited to 9e15), so -1 is an error, not "absent" */
+#define VS_SPEC_NAME_MAX 32
 typedef struct vs_layer_spec {
     vs_module_kind op;
     int64_t in, out;            /* linear, conv2d, conv_transpose2d, gcn_conv, gin_conv */
@@ -95,9 +98,12 @@ typedef struct vs_layer_spec {
     double slope;               /* leaky_relu negative slope (default 0.01) */
     double alpha;               /* elu (default 1) */
     double eps;                 /* norms: added to the variance (default 1e-5); gin_conv: initial eps (default 0) */
-    double momentum;            /* batch norm running-statistics momentum (default 0.1) */
+    double momentum;            /* batch/instance norm running-statistics momentum (default 0.1) */
+    int64_t affine;             /* instance_norm2d: 1 = weight and bias (default; PyTorch's default is 0) */
+    int64_t track_running_stats; /* instance_norm2d: 1 = running_mean/var buffers, used in evaluation (default 0) */
     struct vs_layer_spec *block; /* residual: the inner layers (owned by this spec, malloc'd) */
     int64_t n_block;
+    char name[VS_SPEC_NAME_MAX]; /* residual: the block's child name ("" means "block"; StarGAN: "main") */
 } vs_layer_spec;
 
 void vs_layer_spec_init(vs_layer_spec *s, vs_module_kind op); /* op set, every field absent */
@@ -105,20 +111,24 @@ void vs_layer_spec_clear(vs_layer_spec *s);                   /* free the block 
 
 /* Field access by model.json name ("kernel", "momentum", ...), for JSON readers and writers.
  * set: the field must apply to s->op and integer fields need integer values. */
-#define VS_SPEC_N_FIELDS 17
+#define VS_SPEC_N_FIELDS 19
 const char *vs_spec_field_name(int i);                          /* i in [0, VS_SPEC_N_FIELDS) */
 bool vs_spec_field_applies(vs_module_kind op, const char *field); /* is it a key of this op? */
 vs_status vs_layer_spec_set(vs_layer_spec *s, const char *field, double value, vs_error *err);
 bool vs_layer_spec_get(const vs_layer_spec *s, const char *field, double *value); /* false when absent */
+bool vs_spec_field_is_flag(const char *field); /* 0/1 fields model.json writes as true/false ("bias", ...) */
 
-/* A whole model.json: a plain stack, or a Siamese model whose encoder is the stack. */
+typedef struct vs_json vs_json; /* versus/json.h */
+
+/* A whole model.json: a plain stack, a Siamese model whose encoder is the stack, or a composite. */
 typedef struct vs_model_spec {
-    int input_ndim;             /* 0 when "input" is absent */
+    int input_ndim;             /* 0 when "input" is absent (a composite: its first input's shape) */
     int64_t input[VS_MAX_DIMS]; /* shape of one example without the batch dim */
     bool siamese;
     vs_similarity similarity;   /* Siamese only */
     vs_layer_spec *layers;      /* [n_layers], owned (malloc'd); the encoder's layers when siamese */
     int64_t n_layers;
+    vs_json *composite;         /* a composite's "composite" object (a copy owned by the spec), else NULL */
 } vs_model_spec;
 
 void vs_model_spec_clear(vs_model_spec *s); /* free the layer list; s can be reused after */
@@ -142,6 +152,7 @@ struct vs_module {
     int64_t n_children, cap_children;
     vs_module **children;                            /* owned */
     char **child_names;                              /* "0", "1", "encoder", "block", "lin", "nn" */
+    struct vs_program *program;                      /* composite only: its wiring (private to nn/) */
 };
 
 void vs_module_free(vs_module *m);                   /* frees the subtree and its tensors; NULL is fine */
@@ -212,6 +223,8 @@ vs_module *vs_flatten_new(void);
 /* relu, tanh, sigmoid, softplus (no parameter), leaky_relu (param = slope), elu (param = alpha). */
 vs_module *vs_activation_new(vs_module_kind kind, float param);
 vs_module *vs_residual_new(vs_module *block);        /* takes ownership of block (a sequential) */
+/* The same with the block's child called name (PyTorch attribute, e.g. "main"); NULL name: "block". */
+vs_module *vs_residual_named_new(vs_module *block, const char *name);
 vs_module *vs_siamese_new(vs_module *encoder, vs_similarity sim); /* takes ownership of encoder */
 
 /* ---- forward ------------------------------------------------------------------------------------- */

@@ -46,6 +46,7 @@
 
 #include "versus/dataset.h"
 #include "versus/error.h"
+#include "versus/optimize.h"
 #include "versus/pairs.h"
 #include "versus/tensor.h"
 
@@ -90,54 +91,12 @@ vs_tensor *vs_snx_faithfulness_loss(vs_tensor *p, vs_tensor *p_masked);
 
 /* ---- gradient descent-ascent (Eqs. 11-12), the one mask optimiser ---------------------------- */
 
-/* n_blocks independent problems over one flat variable vector theta; block b owns variables
- * [var_off[b], var_off[b+1]) and constraints [con_off[b], con_off[b+1]).  The objective returns the
- * per-block values g0_b [n_blocks] (they are summed for the step, so blocks must not interact);
- * constraints returns g(theta) [n_constraints], g <= 0 wanted.  For SNX theta holds mask logits
- * (m = sigmoid(theta)), so theta is the primal variable the descent and the traces refer to. */
-typedef struct vs_gda_problem {
-    int64_t n_vars, n_blocks;
-    const int64_t *var_off;   /* [n_blocks + 1] */
-    const int64_t *con_off;   /* [n_blocks + 1], or NULL when there are no constraints */
-    vs_tensor *(*objective)(void *ctx, vs_tensor *theta);
-    vs_tensor *(*constraints)(void *ctx, vs_tensor *theta); /* may be NULL */
-    void *ctx;
-} vs_gda_problem;
-
-typedef enum vs_gda_step { VS_GDA_ADAM = 0, VS_GDA_SGD = 1 } vs_gda_step;
-
-typedef enum vs_gda_dual {
-    VS_GDA_DUAL_NONE = 0,  /* constraints ignored (evaluated for the trace only) */
-    VS_GDA_DUAL_UNIT = 1,  /* paper: lambda >= 0 rescaled to unit length per block after each ascent */
-    VS_GDA_DUAL_BALL = 2   /* lambda >= 0 projected onto the ball |lambda| <= radius (Lin et al. 2020) */
-} vs_gda_dual;
-
-typedef struct vs_gda_opts {
-    int pre_iters;          /* unconstrained steps first (Algorithm 1, line 7) */
-    int iters;              /* GDA steps after that */
-    float eta1, eta2;       /* primal / dual step sizes (Eq. 12) */
-    vs_gda_step step;
-    vs_gda_dual dual;
-    float radius;           /* VS_GDA_DUAL_BALL */
-    float violation_tol;    /* g_i > tol counts as violated in the trace */
-} vs_gda_opts;
-
-/* Per-iteration records, [n_blocks * n_iters] each, block-major (record of block b at iteration i is
- * [b * n_iters + i]): objective g0_b, |dL/d theta_b| (before the step), |dL/d lambda_b| = |g_b(theta)|
- * at the latest theta (Fig. 5), and the fraction of block b's constraints violated (Fig. 6). */
-typedef struct vs_snx_trace {
-    int64_t n_blocks, n_iters;
-    float *objective, *grad_primal, *grad_dual, *violated;
-} vs_snx_trace;
-
-void vs_gda_opts_init(vs_gda_opts *o);  /* paper: eta1 0.1, eta2 1e-3, Adam, unit lambda, 100 iters */
-/* Minimise sum_b g0_b(theta) s.t. g(theta) <= 0: lambda_b = 1/c_b, then per iteration
- *   theta <- step(theta, dL/dtheta),  L = g0 + lambda . g   (lambda = 0 during pre_iters)
- *   lambda <- proj(lambda + eta2 g(theta_new)).
- * theta [n_vars] holds the start and receives the result.  trace may be NULL; else it is filled
- * with new arrays (free with vs_snx_trace_clear). */
-vs_status vs_gda_minimize(const vs_gda_problem *pb, const vs_gda_opts *o, float *theta, vs_snx_trace *trace, vs_error *err);
-void vs_snx_trace_clear(vs_snx_trace *t);  /* free the arrays, zero the struct */
+/* vs_gda_minimize and its problem, options and traces live in the optimisation toolbox
+ * (versus/optimize.h).  For SNX theta holds mask logits (m = sigmoid(theta)), so theta is the primal
+ * variable the descent and the traces refer to; traces give Figs. 5 (|dL/dtheta|, |dL/dlambda|) and 6
+ * (fraction of constraints violated). */
+typedef vs_opt_trace vs_snx_trace;
+void vs_snx_trace_clear(vs_snx_trace *t);  /* = vs_opt_trace_clear */
 
 /* ---- methods and options ---------------------------------------------------------------------- */
 

@@ -1,0 +1,221 @@
+/* registry.c - the list of explanation methods (one entry per method file) and the options every
+ * method declares: defaults, parsing of name=value with messages naming the option, formatting. */
+#include "explain/internal.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+extern const vs_method vs_method_saliency, vs_method_input_x_gradient, vs_method_integrated_gradients, vs_method_smoothgrad,
+    vs_method_expected_gradients, vs_method_deeplift, vs_method_deepshap, vs_method_occlusion, vs_method_gradcam,
+    vs_method_lime, vs_method_kernel_shap, vs_method_shapley_exact, vs_method_integrated_hessians;
+extern const vs_method vs_method_guided_backprop, vs_method_deconvolution, vs_method_guided_gradcam, vs_method_lrp,
+    vs_method_feature_ablation, vs_method_feature_permutation, vs_method_shapley_value_sampling, vs_method_noise_tunnel,
+    vs_method_layer_activation, vs_method_layer_gradient_x_activation, vs_method_layer_integrated_gradients, vs_method_layer_conductance,
+    vs_method_neuron_integrated_gradients, vs_method_neuron_conductance;
+
+/* The registry: adding a method is its file plus one line here. */
+static const vs_method *const registry[] = {
+    &vs_method_saliency,    &vs_method_input_x_gradient, &vs_method_integrated_gradients, &vs_method_smoothgrad,
+    &vs_method_expected_gradients, &vs_method_deeplift,  &vs_method_deepshap,             &vs_method_occlusion,
+    &vs_method_gradcam,     &vs_method_lime,             &vs_method_kernel_shap,          &vs_method_shapley_exact,
+    &vs_method_integrated_hessians,
+    &vs_method_guided_backprop,
+    &vs_method_deconvolution,
+    &vs_method_guided_gradcam,
+    &vs_method_lrp,
+    &vs_method_feature_ablation,
+    &vs_method_feature_permutation,
+    &vs_method_shapley_value_sampling,
+    &vs_method_noise_tunnel,
+    &vs_method_layer_activation,
+    &vs_method_layer_gradient_x_activation,
+    &vs_method_layer_integrated_gradients,
+    &vs_method_layer_conductance,
+    &vs_method_neuron_integrated_gradients,
+    &vs_method_neuron_conductance,
+};
+
+#define N_METHODS ((int)(sizeof registry / sizeof registry[0]))
+
+int vs_method_count(void) { return N_METHODS; }
+
+const vs_method *vs_method_at(int i) { return i >= 0 && i < N_METHODS ? registry[i] : NULL; }
+
+const vs_method *vs_method_find(const char *name)
+{
+    for (int i = 0; name && i < N_METHODS; i++)
+        if (strcmp(registry[i]->name, name) == 0) return registry[i];
+    return NULL;
+}
+
+const vs_method_param *vs_method_param_find(const vs_method *m, const char *name)
+{
+    for (const vs_method_param *p = m->params; p && p->name; p++)
+        if (strcmp(p->name, name) == 0) return p;
+    return NULL;
+}
+
+const char *vs_method_output_name(vs_method_output o)
+{
+    static const char *const names[] = {"features", "interactions", "mask", "contrastive", "layer"};
+    return (unsigned)o < 5 ? names[o] : NULL;
+}
+
+static const char *const side_names[] = {"query", "reference", "both"};
+
+const char *vs_side_name(vs_side s) { return (unsigned)s < 3 ? side_names[s] : NULL; }
+
+int vs_side_from_name(const char *name)
+{
+    for (int i = 0; name && i < 3; i++)
+        if (strcmp(name, side_names[i]) == 0) return i;
+    return -1;
+}
+
+/* ---- options ------------------------------------------------------------------------------------- */
+
+struct vs_method_opts {
+    const vs_method *m;
+    unsigned char *data;   /* [opts_size] the method's options struct */
+};
+
+vs_method_opts *vs_method_opts_new(const vs_method *m)
+{
+    vs_method_opts *o = calloc(1, sizeof *o);
+    if (!o) return NULL;
+    o->m = m;
+    o->data = calloc(m->opts_size ? m->opts_size : 1, 1);
+    if (!o->data) {
+        free(o);
+        return NULL;
+    }
+    if (m->defaults) m->defaults(o->data);
+    return o;
+}
+
+void vs_method_opts_free(vs_method_opts *o)
+{
+    if (!o) return;
+    free(o->data);
+    free(o);
+}
+
+const vs_method *vs_method_opts_method(const vs_method_opts *o) { return o->m; }
+
+const void *vs_method_opts_data(const vs_method_opts *o) { return o->data; }
+
+void *vs_method_opts_data_mut(vs_method_opts *o) { return o->data; }
+
+/* The index of word w in "a|b|c", or -1. */
+static int choice_index(const char *choices, const char *w)
+{
+    size_t n = strlen(w);
+    int k = 0;
+    for (const char *p = choices; *p; k++) {
+        const char *bar = strchr(p, '|');
+        size_t len = bar ? (size_t)(bar - p) : strlen(p);
+        if (len == n && strncmp(p, w, n) == 0) return k;
+        if (!bar) break;
+        p = bar + 1;
+    }
+    return -1;
+}
+
+static bool parse_long(const char *s, double lo, double hi, long *out)
+{
+    char *end;
+    errno = 0;
+    long v = strtol(s, &end, 10);
+    if (end == s || *end || errno || v < lo || v > hi) return false;
+    *out = v;
+    return true;
+}
+
+vs_status vs_method_opts_set(vs_method_opts *o, const char *name, const char *value, vs_error *err)
+{
+    const vs_method *m = o->m;
+    const vs_method_param *p = vs_method_param_find(m, name);
+    if (!p) return vs_error_set(err, VS_ERR_ARG, "%s has no option --%s", m->name, name);
+    unsigned char *at = o->data + p->offset;
+    if (p->kind == VS_PARAM_SWITCH) {
+        bool v = !value || strcmp(value, "true") == 0 || strcmp(value, "1") == 0;
+        if (value && !v && strcmp(value, "false") != 0 && strcmp(value, "0") != 0)
+            return vs_error_set(err, VS_ERR_ARG, "%s: option --%s is a switch (true or false), got '%s'", m->name, name, value);
+        memcpy(at, &v, sizeof v);
+        return VS_OK;
+    }
+    if (!value) return vs_error_set(err, VS_ERR_ARG, "%s: option --%s needs a value", m->name, name);
+    switch (p->kind) {
+    case VS_PARAM_INT: {
+        long v;
+        if (!parse_long(value, p->lo, p->hi, &v))
+            return vs_error_set(err, VS_ERR_ARG, "%s: option --%s expects an integer in [%g, %g], got '%s'", m->name, name, p->lo, p->hi,
+                                value);
+        int iv = (int)v;
+        memcpy(at, &iv, sizeof iv);
+        return VS_OK;
+    }
+    case VS_PARAM_FLOAT: {
+        char *end;
+        double v = strtod(value, &end);
+        if (end == value || *end || !isfinite(v) || v < p->lo || v > p->hi)
+            return vs_error_set(err, VS_ERR_ARG, "%s: option --%s expects a number in [%g, %g], got '%s'", m->name, name, p->lo, p->hi,
+                                value);
+        float fv = (float)v;
+        memcpy(at, &fv, sizeof fv);
+        return VS_OK;
+    }
+    case VS_PARAM_CHOICE: {
+        int k = choice_index(p->choices, value);
+        if (k < 0) return vs_error_set(err, VS_ERR_ARG, "%s: option --%s expects one of %s, got '%s'", m->name, name, p->choices, value);
+        memcpy(at, &k, sizeof k);
+        return VS_OK;
+    }
+    case VS_PARAM_INT3: {
+        int v3[3] = {0, 0, 0}, n = 0;
+        char buf[96];
+        snprintf(buf, sizeof buf, "%s", value);
+        bool ok = strlen(value) < sizeof buf && *buf;
+        for (char *save = NULL, *t = ok ? strtok_r(buf, ",", &save) : NULL; t && ok; t = strtok_r(NULL, ",", &save)) {
+            long v;
+            ok = n < 3 && parse_long(t, p->lo, p->hi, &v);
+            if (ok) v3[n++] = (int)v;
+        }
+        if (!ok || n == 0 || value[strlen(value) - 1] == ',' || value[0] == ',' || strstr(value, ",,"))
+            return vs_error_set(err, VS_ERR_ARG, "%s: option --%s expects one to three integers in [%g, %g] as C,H,W, got '%s'", m->name,
+                                name, p->lo, p->hi, value);
+        memcpy(at, v3, sizeof v3);
+        return VS_OK;
+    }
+    default: return vs_error_set(err, VS_ERR_ARG, "%s: option --%s has an unknown kind", m->name, name);
+    }
+}
+
+void vs_method_opts_format(const vs_method_opts *o, const vs_method_param *p, char *buf, size_t n)
+{
+    const unsigned char *at = o->data + p->offset;
+    int iv, v3[3];
+    float fv;
+    bool bv;
+    switch (p->kind) {
+    case VS_PARAM_INT: memcpy(&iv, at, sizeof iv); snprintf(buf, n, "%d", iv); break;
+    case VS_PARAM_FLOAT: memcpy(&fv, at, sizeof fv); snprintf(buf, n, "%g", (double)fv); break;
+    case VS_PARAM_SWITCH: memcpy(&bv, at, sizeof bv); snprintf(buf, n, "%s", bv ? "true" : "false"); break;
+    case VS_PARAM_CHOICE: {
+        memcpy(&iv, at, sizeof iv);
+        const char *p0 = p->choices;
+        for (int k = 0; k < iv && p0 && strchr(p0, '|'); k++) p0 = strchr(p0, '|') + 1;
+        size_t len = strchr(p0, '|') ? (size_t)(strchr(p0, '|') - p0) : strlen(p0);
+        snprintf(buf, n, "%.*s", (int)len, p0);
+        break;
+    }
+    case VS_PARAM_INT3:
+        memcpy(v3, at, sizeof v3);
+        snprintf(buf, n, "%d,%d,%d", v3[0] ? v3[0] : 1, v3[1] ? v3[1] : 1, v3[2] ? v3[2] : 1);
+        break;
+    default: snprintf(buf, n, "?");
+    }
+}
