@@ -28,6 +28,14 @@ vs_status vs_io_fail(vs_error *err, const char *path, const char *what, int e)
     return vs_error_set(err, VS_ERR_IO, "%s: cannot %s: %s", path, what, errno_text(e, eb, sizeof eb));
 }
 
+/* Why an input of this mode cannot be read whole, or NULL when it can (a regular file or a pipe). */
+static const char *input_refusal(mode_t m)
+{
+    if (S_ISDIR(m)) return "is a directory, expected a file";
+    if (S_ISCHR(m) || S_ISBLK(m)) return "is a device, expected a regular file or a pipe";
+    return NULL;
+}
+
 /* The input at path opened for reading: a regular file or a pipe, opened without blocking (the open
  * of a FIFO would wait for a writer forever; vs_io_read_fd waits a bounded time); directories and
  * devices (/dev/zero, /dev/urandom, a terminal) are refused, they have no end to read to.
@@ -39,15 +47,13 @@ int vs_io_open_input(const char *path, struct stat *st, vs_error *err)
         vs_io_fail(err, path, "open", errno);
         return -1;
     }
-    const char *refuse = NULL;
     if (fstat(fd, st) != 0) {
         int e = errno;
         close(fd);
         vs_io_fail(err, path, "stat", e);
         return -1;
     }
-    if (S_ISDIR(st->st_mode)) refuse = "is a directory, expected a file";
-    else if (S_ISCHR(st->st_mode) || S_ISBLK(st->st_mode)) refuse = "is a device, expected a regular file or a pipe";
+    const char *refuse = input_refusal(st->st_mode);
     if (refuse) {
         close(fd);
         vs_error_set(err, VS_ERR_IO, "%s: %s", path, refuse);
@@ -72,7 +78,7 @@ static vs_status too_big(const char *path, size_t size, size_t limit, vs_error *
     char a[32], b[32];
     vs_mem_size_str(limit, b, sizeof b);
     if (!size)
-        return vs_error_set(err, VS_ERR_FORMAT, "%s: the input holds more than the %s read from a pipe or a device "
+        return vs_error_set(err, VS_ERR_FORMAT, "%s: the input holds more than the %s read from a pipe "
                             "(save it to a file)", path, b);
     if (limit == vs_mem_budget())
         return vs_error_set(err, VS_ERR_NOMEM, "%s: the file holds %s, more than the memory budget of %s (--max-memory)",
@@ -91,10 +97,10 @@ vs_status vs_io_read_fd(int fd, const char *path, size_t max, unsigned char **bu
         close(fd);
         return vs_io_fail(err, path, "stat", e);
     }
-    if (S_ISDIR(st.st_mode) || S_ISCHR(st.st_mode) || S_ISBLK(st.st_mode)) {
+    const char *refuse = input_refusal(st.st_mode);
+    if (refuse) {
         close(fd);
-        return vs_error_set(err, VS_ERR_IO, "%s: %s", path,
-                            S_ISDIR(st.st_mode) ? "is a directory, expected a file" : "is a device, expected a regular file or a pipe");
+        return vs_error_set(err, VS_ERR_IO, "%s: %s", path, refuse);
     }
     /* Regular files: one allocation of the stat'ed size, read to that size; pipes and files that
      * claim size 0 (/proc): grow as data arrives, up to VS_IO_STREAM_MAX (cat /dev/zero | ...). */
