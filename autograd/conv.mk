@@ -5,3 +5,8 @@ if HAVE_CHECK
 check_PROGRAMS += tests/test_conv
 TESTS += tests/test_conv
 endif
+# Pooling with dilation / ceil_mode and conv_transpose2d's wide output_padding, against PyTorch.
+if HAVE_CHECK
+check_PROGRAMS += tests/test_pool_modes
+TESTS += tests/test_pool_modes
+endif

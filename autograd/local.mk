@@ -1,7 +1,7 @@
 # autograd: sources of libversus (or the program) and their headers.
 versusinclude_HEADERS += include/versus/versus.h include/versus/error.h include/versus/rng.h include/versus/tensor.h include/versus/ops.h
 noinst_HEADERS += autograd/internal.h autograd/alloc.h
-libversus_la_SOURCES += autograd/error.c autograd/alloc.c autograd/rng.c autograd/version.c autograd/tensor.c autograd/graph.c \
+libversus_la_SOURCES += autograd/error.c autograd/alloc.c autograd/mem_budget.c autograd/rng.c autograd/version.c autograd/tensor.c autograd/graph.c \
 	autograd/ops_elementwise.c autograd/ops_reduce.c autograd/ops_shape.c autograd/ops_matmul.c autograd/ops_nn.c autograd/ops_norm.c
 include $(top_srcdir)/autograd/kernels.mk
 include $(top_srcdir)/autograd/conv.mk

@@ -701,6 +701,25 @@ vs_tensor *vs_conv2d(vs_tensor *x, vs_tensor *w, vs_tensor *b, const vs_conv_opt
     return conv_record(y, op, conv2d_backward, b ? 3 : 2, in, &g);
 }
 
+/* output_padding at or above the stride (PyTorch allows it below the dilation): the transposed
+ * convolution without padding, F = (in - 1) s + d (k - 1) + 1 long, cut to [p, p + h) with zeros past
+ * F, plus the bias.  Composed of differentiable ops, so its derivatives of every order follow. */
+static vs_tensor *transpose_wide_opad(vs_tensor *x, vs_tensor *w, vs_tensor *b, const conv_geom *g)
+{
+    conv_params q = g->p;
+    q.ph = q.pw = q.oph = q.opw = 0;
+    const vs_conv_opts o = conv_opts_of(&q);
+    vs_scope_begin();
+    vs_tensor *y = vs_conv_transpose2d(x, w, NULL, &o);
+    if (y) {
+        const int64_t eh = g->p.ph + g->h - y->shape[2], ew = g->p.pw + g->w - y->shape[3];
+        if (eh > 0 || ew > 0) y = vs_pad(y, (int64_t[]){0, 0, 0, 0, 0, eh > 0 ? eh : 0, 0, ew > 0 ? ew : 0}, 0.0f);
+        y = vs_slice(vs_slice(y, 2, g->p.ph, g->p.ph + g->h), 3, g->p.pw, g->p.pw + g->w);
+        if (b) y = vs_add(y, vs_reshape(b, 4, (int64_t[]){1, b->shape[0], 1, 1}));
+    }
+    return vs_scope_return(y);
+}
+
 vs_tensor *vs_conv_transpose2d(vs_tensor *x, vs_tensor *w, vs_tensor *b, const vs_conv_opts *opts)
 {
     static const char *op = "conv_transpose2d";
@@ -721,15 +740,17 @@ vs_tensor *vs_conv_transpose2d(vs_tensor *x, vs_tensor *w, vs_tensor *b, const v
         return vs_op_error(op, "input has %lld channels, weight expects %lld", (long long)g.o, (long long)w->shape[0]);
     if (!check_groups(op, g.o, g.c, g.p.groups)) return NULL;
     if (g.kh < 1 || g.kw < 1) return vs_op_error(op, "empty kernel %lld x %lld", (long long)g.kh, (long long)g.kw);
-    if (g.p.oph >= g.p.sh || g.p.opw >= g.p.sw)
-        return vs_op_error(op, "output_padding %lld,%lld must be smaller than the stride %lld,%lld", (long long)g.p.oph,
-                           (long long)g.p.opw, (long long)g.p.sh, (long long)g.p.sw);
+    if ((g.p.oph >= g.p.sh && g.p.oph >= g.p.dh) || (g.p.opw >= g.p.sw && g.p.opw >= g.p.dw))
+        return vs_op_error(op, "output_padding %lld,%lld must be smaller than the stride %lld,%lld or the dilation %lld,%lld",
+                           (long long)g.p.oph, (long long)g.p.opw, (long long)g.p.sh, (long long)g.p.sw, (long long)g.p.dh,
+                           (long long)g.p.dw);
     if (!check_bias(op, b, g.c)) return NULL;
     g.h = transpose_out_len(g.oh, g.kh, g.p.sh, g.p.ph, g.p.dh, g.p.oph);
     g.w = transpose_out_len(g.ow, g.kw, g.p.sw, g.p.pw, g.p.dw, g.p.opw);
     if (g.h < 1 || g.w < 1)
         return vs_op_error(op, "output would be empty (%lld x %lld): input %lld x %lld, kernel %lld x %lld", (long long)g.h,
                            (long long)g.w, (long long)g.oh, (long long)g.ow, (long long)g.kh, (long long)g.kw);
+    if (g.p.oph >= g.p.sh || g.p.opw >= g.p.sw) return transpose_wide_opad(x, w, b, &g);
     geom_finish(&g);
 
     vs_tensor *y = vs_alloc(op, 4, (int64_t[]){g.n, g.c, g.h, g.w});

@@ -1,5 +1,8 @@
 /* ops_pool.c - max_pool2d, avg_pool2d and upsample_nearest2d (NCHW), with backward rules in ops.
  *
+ * Windows as PyTorch's: kernel k, stride, padding, dilation d (max pooling: taps every d pixels) and
+ * ceil_mode (the output side rounds up; a last window may hang over the padding, never start in it).
+ *
  * max_pool2d's gradient is a scatter of g into the argmax positions (vs_scatter_add, whose own
  * backward is the gather vs_index_select at the same positions), avg_pool2d's is avg_unpool (spread
  * g / k^2 over each window) whose backward is avg_pool2d again, and upsampling's is a block sum.
@@ -10,63 +13,98 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Pooling geometry: planes = n*c images of h x w, windows k x k every s, padding p. */
+/* Pooling geometry: planes = n*c images of h x w, windows of k x k taps d apart every s, padding p. */
 typedef struct pool_geom {
-    int64_t planes, h, w, oh, ow, k, s, p;
+    int64_t planes, h, w, oh, ow, k, s, p, d;
+    bool ceil;
 } pool_geom;
 
-/* Validate x and the window; stride 0 means the kernel size (PyTorch's default). */
-static bool pool_geom_of(const char *op, const vs_tensor *x, int kernel, int stride, int padding, pool_geom *g)
+/* Output side over n inputs: floor (or ceil) of (n + 2p - d(k-1) - 1)/s, plus 1; with ceil_mode a
+ * window that would start in the right padding is dropped (PyTorch's rule). */
+static int64_t pool_out_len(int64_t n, const pool_geom *g)
+{
+    int64_t num = n + 2 * g->p - g->d * (g->k - 1) - 1;
+    if (num < 0) return 0;
+    int64_t o = (num + (g->ceil ? g->s - 1 : 0)) / g->s + 1;
+    if (g->ceil && (o - 1) * g->s >= n + g->p) o--;
+    return o;
+}
+
+/* Taps [a0, a1) of the window starting at `start` that fall inside [0, n): start + a d. */
+static inline void taps(const pool_geom *g, int64_t start, int64_t n, int64_t *a0, int64_t *a1)
+{
+    *a0 = start < 0 ? (-start + g->d - 1) / g->d : 0;
+    int64_t last = start >= n ? 0 : (n - 1 - start) / g->d + 1;
+    *a1 = last < g->k ? last : g->k;
+}
+
+/* Validate x and the window; stride 0 means the kernel size (PyTorch's default), dilation 0 means 1. */
+static bool pool_geom_of(const char *op, const vs_tensor *x, const vs_pool_opts *o, pool_geom *g)
 {
     if (x->ndim != 4) {
         vs_op_error(op, "input must be [n,c,h,w], got %d dims", x->ndim);
         return false;
     }
-    if (kernel < 1 || stride < 0 || padding < 0) {
-        vs_op_error(op, "kernel %d, stride %d, padding %d: need kernel >= 1, stride >= 0, padding >= 0", kernel, stride, padding);
+    if (o->kernel < 1 || o->stride < 0 || o->padding < 0 || o->dilation < 0) {
+        vs_op_error(op, "kernel %d, stride %d, padding %d, dilation %d: need kernel >= 1, the others >= 0", o->kernel,
+                    o->stride, o->padding, o->dilation);
         return false;
     }
-    if (padding > kernel / 2) {
-        vs_op_error(op, "padding %d exceeds half the kernel size %d", padding, kernel);
+    if (o->padding > o->kernel / 2) {
+        vs_op_error(op, "padding %d exceeds half the kernel size %d", o->padding, o->kernel);
         return false;
     }
     g->planes = x->shape[0] * x->shape[1];
     g->h = x->shape[2];
     g->w = x->shape[3];
-    g->k = kernel;
-    g->s = stride ? stride : kernel;
-    g->p = padding;
-    int64_t nh = g->h + 2 * g->p - g->k, nw = g->w + 2 * g->p - g->k;
-    g->oh = nh < 0 ? 0 : nh / g->s + 1;
-    g->ow = nw < 0 ? 0 : nw / g->s + 1;
+    g->k = o->kernel;
+    g->s = o->stride ? o->stride : o->kernel;
+    g->p = o->padding;
+    g->d = o->dilation ? o->dilation : 1;
+    g->ceil = o->ceil_mode;
+    g->oh = pool_out_len(g->h, g);
+    g->ow = pool_out_len(g->w, g);
     if (g->oh < 1 || g->ow < 1) {
-        vs_op_error(op, "output would be empty: input %lld x %lld, kernel %d, stride %lld, padding %d", (long long)g->h,
-                    (long long)g->w, kernel, (long long)g->s, padding);
+        vs_op_error(op, "output would be empty: input %lld x %lld, kernel %d, stride %lld, padding %d, dilation %lld",
+                    (long long)g->h, (long long)g->w, o->kernel, (long long)g->s, o->padding, (long long)g->d);
+        return false;
+    }
+    /* every window must hold a real element (the first and the last are the ones that might not) */
+    int64_t a0, a1, b0, b1, c0, c1, e0, e1;
+    taps(g, -g->p, g->h, &a0, &a1);
+    taps(g, (g->oh - 1) * g->s - g->p, g->h, &b0, &b1);
+    taps(g, -g->p, g->w, &c0, &c1);
+    taps(g, (g->ow - 1) * g->s - g->p, g->w, &e0, &e1);
+    if (a1 <= a0 || b1 <= b0 || c1 <= c0 || e1 <= e0) {
+        vs_op_error(op, "a window of kernel %d, dilation %lld, padding %d holds no pixel of the %lld x %lld input", o->kernel,
+                    (long long)g->d, o->padding, (long long)g->h, (long long)g->w);
         return false;
     }
     return true;
 }
 
-/* Window of output (i, j) clipped to the image: rows [r0, r1), columns [c0, c1). */
-static inline void window(const pool_geom *g, int64_t i, int64_t j, int64_t *r0, int64_t *r1, int64_t *c0, int64_t *c1)
+/* Window of output (i, j): rows rs + a d for a in [a0, a1), columns cs + b d for b in [b0, b1). */
+typedef struct pool_win {
+    int64_t rs, cs, a0, a1, b0, b1;
+} pool_win;
+
+static inline pool_win window(const pool_geom *g, int64_t i, int64_t j)
 {
-    *r0 = i * g->s - g->p;
-    *c0 = j * g->s - g->p;
-    *r1 = *r0 + g->k < g->h ? *r0 + g->k : g->h;
-    *c1 = *c0 + g->k < g->w ? *c0 + g->k : g->w;
-    if (*r0 < 0) *r0 = 0;
-    if (*c0 < 0) *c0 = 0;
+    pool_win v = {.rs = i * g->s - g->p, .cs = j * g->s - g->p};
+    taps(g, v.rs, g->h, &v.a0, &v.a1);
+    taps(g, v.cs, g->w, &v.b0, &v.b1);
+    return v;
 }
 
-/* What a pooling node keeps: kernel, stride, padding. */
+/* What a pooling node keeps: its window, as the options that rebuild it. */
 typedef struct pool_params {
-    int64_t k, s, p;
+    vs_pool_opts o;
 } pool_params;
 
 /* Record out's node with g's window; out or NULL (see vs_record). */
 static vs_tensor *pool_record(vs_tensor *out, const char *op, vs_backward_fn bw, vs_tensor *x, const pool_geom *g)
 {
-    const pool_params p = {g->k, g->s, g->p};
+    const pool_params p = {{(int)g->k, (int)g->s, (int)g->p, (int)g->d, g->ceil}};
     return vs_record(out, op, bw, 1, &x, &p, sizeof p);
 }
 
@@ -134,18 +172,18 @@ static void max_pool_any(const float *x, const pool_geom *g, float *y, int64_t *
         const float *src = x + pl * g->h * g->w;
         for (int64_t i = 0; i < g->oh; i++)
             for (int64_t j = 0; j < g->ow; j++) {
-                int64_t r0, r1, c0, c1;
-                window(g, i, j, &r0, &r1, &c0, &c1);
-                /* padding <= kernel/2 puts at least one real element in every window (padding is
-                 * -inf, so it never wins) */
-                float m = src[r0 * g->w + c0];
-                int64_t best = r0 * g->w + c0;
-                for (int64_t r = r0; r < r1; r++)
-                    for (int64_t c = c0; c < c1; c++)
-                        if (max_takes(src[r * g->w + c], m)) {
-                            m = src[r * g->w + c];
-                            best = r * g->w + c;
+                /* every window holds a real element (pool_geom_of); padding is -inf, it never wins */
+                const pool_win v = window(g, i, j);
+                int64_t best = (v.rs + v.a0 * g->d) * g->w + v.cs + v.b0 * g->d;
+                float m = src[best];
+                for (int64_t a = v.a0; a < v.a1; a++)
+                    for (int64_t b = v.b0; b < v.b1; b++) {
+                        const int64_t at = (v.rs + a * g->d) * g->w + v.cs + b * g->d;
+                        if (max_takes(src[at], m)) {
+                            m = src[at];
+                            best = at;
                         }
+                    }
                 const int64_t o = (pl * g->oh + i) * g->ow + j;
                 y[o] = m;
                 arg[o] = pl * g->h * g->w + best;
@@ -200,10 +238,15 @@ VS_VECTOR_CLONES static void max_pool_k2_row(const float *restrict r0, int64_t w
 
 vs_tensor *vs_max_pool2d(vs_tensor *x, int kernel, int stride, int padding)
 {
+    return vs_max_pool2d_ex(x, &(vs_pool_opts){kernel, stride, padding, 1, false});
+}
+
+vs_tensor *vs_max_pool2d_ex(vs_tensor *x, const vs_pool_opts *o)
+{
     static const char *op = "max_pool2d";
     if (!x) return NULL;
     pool_geom g;
-    if (!pool_geom_of(op, x, kernel, stride, padding, &g)) return NULL;
+    if (!pool_geom_of(op, x, o, &g)) return NULL;
     vs_tensor *y = vs_alloc(op, 4, (int64_t[]){x->shape[0], x->shape[1], g.oh, g.ow});
     if (!y) return NULL;
     int64_t *arg = vs_malloc((size_t)(y->size ? y->size : 1) * sizeof *arg);
@@ -211,7 +254,7 @@ vs_tensor *vs_max_pool2d(vs_tensor *x, int kernel, int stride, int padding)
         vs_tensor_free(y);
         return vs_op_nomem(op, "the argmax indices");
     }
-    if (g.k == 2 && g.s == 2 && g.p == 0) {
+    if (g.k == 2 && g.s == 2 && g.p == 0 && g.d == 1 && 2 * g.oh <= g.h && 2 * g.ow <= g.w) {
         for (int64_t pl = 0; pl < g.planes; pl++)
             for (int64_t i = 0; i < g.oh; i++) {
                 const int64_t in = pl * g.h * g.w + 2 * i * g.w, out = (pl * g.oh + i) * g.ow;
@@ -227,66 +270,82 @@ vs_tensor *vs_max_pool2d(vs_tensor *x, int kernel, int stride, int padding)
 
 /* ---- avg_pool2d and its adjoint ------------------------------------------------------------------- */
 
-static vs_tensor *avg_unpool(vs_tensor *g, const vs_tensor *like, int64_t k, int64_t s, int64_t p);
+static vs_tensor *avg_unpool(vs_tensor *g, const vs_tensor *like, const vs_pool_opts *o);
 
 static void avg_pool_backward(vs_node *n, vs_tensor *out, vs_tensor *g, vs_tensor **gin)
 {
-    const pool_params *p = VS_PARAMS(n, pool_params);
-    gin[0] = avg_unpool(g, n->in[0], p->k, p->s, p->p);
+    gin[0] = avg_unpool(g, n->in[0], &VS_PARAMS(n, pool_params)->o);
 }
 
 static void avg_unpool_backward(vs_node *n, vs_tensor *out, vs_tensor *g, vs_tensor **gin)
 {
-    const pool_params *p = VS_PARAMS(n, pool_params);
-    gin[0] = vs_avg_pool2d(g, (int)p->k, (int)p->s, (int)p->p);
+    gin[0] = vs_avg_pool2d_ex(g, &VS_PARAMS(n, pool_params)->o);
+}
+
+/* The divisor of window v: its k x k taps counting padding, cut where a ceil_mode window hangs past
+ * the padding (PyTorch's count_include_pad). */
+static inline double avg_inv(const pool_geom *g, const pool_win *v)
+{
+    int64_t rh = g->h + g->p - v->rs, rw = g->w + g->p - v->cs;
+    return 1.0 / (double)((rh < g->k ? rh : g->k) * (rw < g->k ? rw : g->k));
+}
+
+static bool avg_geom_of(const char *op, const vs_tensor *x, const vs_pool_opts *o, pool_geom *g)
+{
+    if (o->dilation > 1) {
+        vs_op_error(op, "dilation %d: average pooling has none (as in PyTorch)", o->dilation);
+        return false;
+    }
+    return pool_geom_of(op, x, o, g);
 }
 
 vs_tensor *vs_avg_pool2d(vs_tensor *x, int kernel, int stride, int padding)
 {
+    return vs_avg_pool2d_ex(x, &(vs_pool_opts){kernel, stride, padding, 1, false});
+}
+
+vs_tensor *vs_avg_pool2d_ex(vs_tensor *x, const vs_pool_opts *o)
+{
     static const char *op = "avg_pool2d";
     if (!x) return NULL;
     pool_geom g;
-    if (!pool_geom_of(op, x, kernel, stride, padding, &g)) return NULL;
+    if (!avg_geom_of(op, x, o, &g)) return NULL;
     vs_tensor *y = vs_alloc(op, 4, (int64_t[]){x->shape[0], x->shape[1], g.oh, g.ow});
     if (!y) return NULL;
-    double inv = 1.0 / (double)(g.k * g.k); /* padding counts in the divisor */
     for (int64_t pl = 0; pl < g.planes; pl++) {
         const float *src = x->data + pl * g.h * g.w;
         for (int64_t i = 0; i < g.oh; i++)
             for (int64_t j = 0; j < g.ow; j++) {
-                int64_t r0, r1, c0, c1;
-                window(&g, i, j, &r0, &r1, &c0, &c1);
+                const pool_win v = window(&g, i, j);
                 double sum = 0;
-                for (int64_t r = r0; r < r1; r++)
-                    for (int64_t c = c0; c < c1; c++) sum += src[r * g.w + c];
-                y->data[(pl * g.oh + i) * g.ow + j] = (float)(sum * inv);
+                for (int64_t a = v.a0; a < v.a1; a++)
+                    for (int64_t b = v.b0; b < v.b1; b++) sum += src[(v.rs + a) * g.w + v.cs + b];
+                y->data[(pl * g.oh + i) * g.ow + j] = (float)(sum * avg_inv(&g, &v));
             }
     }
     return pool_record(y, op, avg_pool_backward, x, &g);
 }
 
-/* out [shape of like] with out[window(w)] += g[w] / k^2: the adjoint of avg_pool2d. */
-static vs_tensor *avg_unpool(vs_tensor *gy, const vs_tensor *like, int64_t k, int64_t s, int64_t p)
+/* out [shape of like] with out[window(w)] += g[w] / divisor(w): the adjoint of avg_pool2d. */
+static vs_tensor *avg_unpool(vs_tensor *gy, const vs_tensor *like, const vs_pool_opts *o)
 {
     static const char *op = "avg_unpool";
     if (!gy) return NULL;
     pool_geom g;
-    if (!pool_geom_of(op, like, (int)k, (int)s, (int)p, &g)) return NULL;
+    if (!avg_geom_of(op, like, o, &g)) return NULL;
     if (gy->ndim != 4 || gy->shape[0] * gy->shape[1] != g.planes || gy->shape[2] != g.oh || gy->shape[3] != g.ow)
         return vs_op_error(op, "gradient does not match the pooled shape");
     vs_tensor *x = vs_alloc(op, like->ndim, like->shape);
     if (!x) return NULL;
     memset(x->data, 0, (size_t)x->size * sizeof(float));
-    float inv = 1.0f / (float)(g.k * g.k);
     for (int64_t pl = 0; pl < g.planes; pl++) {
         float *dst = x->data + pl * g.h * g.w;
         for (int64_t i = 0; i < g.oh; i++)
             for (int64_t j = 0; j < g.ow; j++) {
-                int64_t r0, r1, c0, c1;
-                window(&g, i, j, &r0, &r1, &c0, &c1);
-                float v = gy->data[(pl * g.oh + i) * g.ow + j] * inv;
-                for (int64_t r = r0; r < r1; r++)
-                    for (int64_t c = c0; c < c1; c++) dst[r * g.w + c] += v;
+                const pool_win v = window(&g, i, j);
+                float val = gy->data[(pl * g.oh + i) * g.ow + j] * (float)avg_inv(&g, &v);
+                for (int64_t a = v.a0; a < v.a1; a++)
+                    for (int64_t b = v.b0; b < v.b1; b++) dst[(v.rs + a) * g.w + v.cs + b] += val;
             }
     }
     return pool_record(x, op, avg_unpool_backward, gy, &g);

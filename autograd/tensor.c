@@ -305,6 +305,12 @@ static bool shape_size(const char *op, int ndim, const int64_t *shape, int64_t *
             return false;
         }
     }
+    if (n > vs_mem_budget() / sizeof(float)) { /* sizes from input (model.json widths) must not exhaust the machine */
+        char need[32], have[32];
+        vs_set_last_error(VS_ERR_NOMEM, "%s: a tensor of %zu floats needs %s, more than the memory budget of %s (--max-memory)", op,
+                          n, vs_mem_size_str(n * sizeof(float), need, sizeof need), vs_mem_size_str(vs_mem_budget(), have, sizeof have));
+        return false;
+    }
     *size = (int64_t)n;
     return true;
 }

@@ -1,7 +1,9 @@
 /* args.c - flag parsing for the verbs: --name value, --name=value, switches, positionals. */
 #include "cli/cli.h"
+#include "versus/error.h"
 #include "versus/threads.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <math.h>
 #include <stdarg.h>
@@ -34,6 +36,26 @@ int vs_fail(const char *fmt, ...)
     return 1;
 }
 
+/* "1073741824", "512M", "1.5G", "2GiB", "64k" -> bytes (binary units); 0 when malformed or zero. */
+static size_t parse_size(const char *v)
+{
+    char *end;
+    errno = 0;
+    double x = v && *v ? strtod(v, &end) : -1;
+    if (errno || x <= 0 || !isfinite(x)) return 0;
+    static const char units[] = "KMGTP";
+    const char *u = *end ? strchr(units, toupper((unsigned char)*end)) : NULL;
+    if (*end && !u) return 0;
+    if (u) {
+        for (int k = 0; k <= u - units; k++) x *= 1024;
+        end++;
+        if (*end == 'i' || *end == 'I') end++;
+        if (*end == 'B' || *end == 'b') end++;
+    }
+    if (*end || x >= 18e18) return 0;
+    return (size_t)x;
+}
+
 static const vs_cli_opt *find_opt(const vs_cli_opt *opts, const char *name, size_t len)
 {
     for (const vs_cli_opt *o = opts; o && o->name; o++)
@@ -64,6 +86,16 @@ int vs_args_parse(const char *verb, const vs_cli_opt *opts, int argc, char **arg
             if (!v || *v == '\0' || *end != '\0' || t < 1 || t > 1024)
                 return vs_usage_error(verb, "option '--threads' expects an integer in [1, 1024], got '%s'", v ? v : "");
             vs_set_threads((int)t);
+            continue;
+        }
+        if (!o && len == 10 && strncmp(name, "max-memory", 10) == 0) {
+            /* --max-memory SIZE is every verb's: the budget input-sized allocations are checked against */
+            const char *v = eq ? eq + 1 : i + 1 < argc ? argv[++i] : NULL;
+            size_t bytes = parse_size(v);
+            if (bytes < 4096)
+                return vs_usage_error(verb, "option '--max-memory' expects a size of at least 4K such as 512M or 4G, got '%s'",
+                                      v ? v : "");
+            vs_set_mem_budget(bytes);
             continue;
         }
         if (!o) return vs_usage_error(verb, "unknown option '--%.*s' for '%s'", (int)len, name, verb);

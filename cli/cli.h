@@ -52,8 +52,9 @@ int vs_fail(const char *fmt, ...)
 /* The flags of a data SPEC, for a verb's option table: VS_DATA_CLI_OPTS, then its own entries. */
 #define VS_DATA_CLI_OPTS                                                                    \
     {"path", 1, "folder or file of a preset data set"},                                   \
-    {"delimiter", 1, "CSV delimiter: , ; | or tab (default: sniffed)"},                    \
-    {"no-header", 0, "CSV: the first line is data"},                                       \
+    {"delimiter", 1, "CSV delimiter: , ; | tab, or space/whitespace (runs of blanks; default: sniffed)"}, \
+    {"no-header", 0, "CSV: the first line is data (default: sniffed)"},                    \
+    {"header", 0, "CSV: the first line names the columns (default: sniffed)"},             \
     {"label", 1, "CSV: label column, name or 0-based index (default: last)"},              \
     {"drop", 1, "CSV: columns to leave out, COL,..."},                                     \
     {"categorical", 1, "CSV: columns to treat as categorical, COL,..."},                   \

@@ -245,6 +245,7 @@ static int run_attribute(int argc, char **argv)
     const char *rpath = vs_args_get(&a, "reference");
     if (!(c.x = read_npy(input, "input", &err))) rc = vs_fail("%s", err.msg);
     if (rc == 0 && c.x->ndim < 2) rc = vs_fail("%s: inputs must be [N, ...] with a batch dimension", input);
+    if (rc == 0 && c.x->shape[0] < 1) rc = vs_fail("%s: holds no inputs (its first dimension is 0)", input);
     if (rc == 0 && rpath && !(c.reference = read_npy(rpath, "reference", &err))) rc = vs_fail("%s", err.msg);
     if (rc == 0 && c.model->kind == VS_MODULE_SIAMESE && !c.reference)
         rc = vs_fail("%s is a Siamese model: give the reference with --reference R.npy", model_dir);

@@ -26,6 +26,7 @@ static void print_verb_help(const vs_verb *v)
             printf("  %-24s %s\n", left, o->help);
         }
         printf("  %-24s %s\n", "--threads X", "threads of the kernels (default: $VERSUS_THREADS, else all cores)");
+        printf("  %-24s %s\n", "--max-memory X", "memory budget for input-sized allocations, e.g. 4G (default: half the RAM)");
     }
 }
 
@@ -43,6 +44,10 @@ static int run_help(int argc, char **argv)
     for (int i = 0; vs_verbs[i]; i++) printf("  %-10s %s\n", vs_verbs[i]->name, vs_verbs[i]->summary);
     printf("\n'versus help VERB' documents a verb.  'versus --version' prints the version.\n"
            "Every verb takes --threads T (default: $VERSUS_THREADS, else all cores); results do not depend on it.\n"
+           "Every verb takes --max-memory SIZE (512M, 4G; default half the RAM): sizes read from input (headers,\n"
+           "--n, label counts) are checked against it before they are allocated.  Input files are read whole:\n"
+           "regular files up to that budget, pipes up to 256 MiB; devices (/dev/zero) are refused.  --out to a\n"
+           "device or a pipe is written in place, other files are replaced atomically.\n"
            "Exit status: 0 success, 1 bad data or failed run, 2 usage error.\n");
     return 0;
 }

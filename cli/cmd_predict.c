@@ -1,5 +1,5 @@
-/* cmd_predict.c - `versus predict`: a model directory applied to a .npy array: classifier scores
- * [N,C], with --reference a Siamese model's similarity [N], and for a task with its own prediction
+/* cmd_predict.c - `versus predict`: a model directory applied to a .npy array (or a graph model to a
+ * folder of graphs): classifier scores [N,C], with --reference a Siamese model's similarity [N], and for a task with its own prediction
  * (versus/task.h: VAE reconstructions, generated images, --class C for a conditional generator)
  * that. */
 #include "cli/cli.h"
@@ -8,12 +8,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #define PREDICT_BATCH 256 /* examples per forward pass */
 
 static const vs_cli_opt predict_opts[] = {
     {"model", 1, "model directory (model.json + model.safetensors)"},
-    {"input", 1, "X.npy: examples with a leading batch dimension"},
+    {"input", 1, "X.npy: examples with a leading batch dimension (graph models: a folder of graphs or a SPEC)"},
     {"reference", 1, "R.npy: Siamese reference, one row (used for every example) or one per row of X"},
     {"class", 1, "conditional generator: the target class C"},
     {"out", 1, "Y.npy to write"},
@@ -148,6 +149,73 @@ static vs_tensor *task_predict_all(const vs_task *task, const double *opt, vs_mo
     return y;
 }
 
+/* ---- graph models: one row per graph -------------------------------------------------------------- */
+
+/* Graphs named by --input or --reference: a folder (exported set or TU folder) or a data SPEC. */
+static vs_dataset *load_graphs(const char *what, vs_error *err)
+{
+    vs_dataset *d = NULL;
+    vs_data_flags f = {.seed = 1};
+    struct stat st;
+    vs_status s = stat(what, &st) == 0 && S_ISDIR(st.st_mode) ? vs_load_graph_dir(what, &d, err) : vs_load_spec(what, &f, &d, err);
+    if (s == VS_OK && d->kind != VS_DATA_GRAPHS) {
+        vs_error_set(err, VS_ERR_FORMAT, "%s holds %s, not graphs", what, d->kind == VS_DATA_IMAGES ? "images" : "tabular rows");
+        vs_dataset_free(d);
+        return NULL;
+    }
+    return s == VS_OK ? d : NULL;
+}
+
+/* Rows [i0, i1) of d as a model input (the node rows of their graphs), or NULL after a message. */
+static vs_tensor *graph_rows(const vs_dataset *d, int64_t i0, int64_t i1, int64_t *idx, vs_graph_batch *g,
+                             vs_forward_ctx *ctx, const char *path)
+{
+    vs_error err;
+    vs_tensor *x = NULL;
+    for (int64_t i = i0; i < i1; i++) idx[i - i0] = i;
+    if (vs_train_input(d, idx, i1 - i0, &x, g, ctx, &err) != VS_OK) vs_fail("%s: %s", path, err.msg);
+    return x;
+}
+
+/* Scores [G, C] of a graph classifier, or similarities [G] of a Siamese graph model against one
+ * reference graph (compared with every graph) or one per graph. */
+static vs_tensor *predict_graphs(vs_module *m, const vs_dataset *d, const vs_dataset *r, const char *xpath, const char *rpath)
+{
+    int64_t n = d->n, nb = (n + PREDICT_BATCH - 1) / PREDICT_BATCH, idx[PREDICT_BATCH], ridx[PREDICT_BATCH];
+    if (r && r->n != 1 && r->n != n) {
+        vs_fail("%s: %lld graphs, expected 1 (compared with every graph) or %lld (one per graph of %s)", rpath, (long long)r->n,
+                (long long)n, xpath);
+        return NULL;
+    }
+    if (r && r->n_node_features != d->n_node_features) {
+        vs_fail("%s: %lld node features, but %s has %lld", rpath, (long long)r->n_node_features, xpath, (long long)d->n_node_features);
+        return NULL;
+    }
+    vs_tensor **p = calloc((size_t)(nb ? nb : 1), sizeof *p), *y = NULL;
+    bool ok = p != NULL;
+    if (!p) vs_fail("out of memory");
+    for (int64_t b = 0; b < nb && ok; b++) {
+        int64_t i0 = b * PREDICT_BATCH, i1 = i0 + PREDICT_BATCH < n ? i0 + PREDICT_BATCH : n;
+        vs_graph_batch ga = {0}, gb = {0};
+        vs_forward_ctx ca = {0}, cb = {0};
+        vs_tensor *xa = graph_rows(d, i0, i1, idx, &ga, &ca, xpath), *xb = NULL;
+        if (xa && r) {
+            for (int64_t i = i0; i < i1; i++) ridx[i - i0] = r->n == 1 ? 0 : i;
+            vs_error err;
+            if (vs_train_input(r, ridx, i1 - i0, &xb, &gb, &cb, &err) != VS_OK) vs_fail("%s: %s", rpath, err.msg);
+        }
+        vs_clear_last_error();
+        if (xa && (!r || xb)) p[b] = r ? vs_siamese_forward(m, xa, &ca, xb, &cb) : vs_module_forward(m, xa, &ca);
+        if (xa && (!r || xb) && !p[b]) vs_fail("%s: the model does not accept these graphs: %s", xpath, vs_last_error()->msg);
+        ok = p[b] != NULL;
+        vs_graph_batch_clear(&ga);
+        vs_graph_batch_clear(&gb);
+    }
+    if (ok && !(y = vs_concat((int)nb, p, 0))) vs_fail("%s", vs_last_error()->msg);
+    free(p);
+    return y;
+}
+
 static int run_predict(int argc, char **argv)
 {
     vs_args a;
@@ -176,13 +244,21 @@ static int run_predict(int argc, char **argv)
     bool grad = vs_set_grad_enabled(false);
     vs_scope_begin();
     vs_tensor *x = NULL, *ref = NULL, *y = NULL;
+    vs_dataset *gx = NULL, *gr = NULL;
     if (task->predict) {
         if (rpath) rc = vs_fail("%s is a %s model; --reference applies to Siamese models", dir, task->name);
         else if (vs_npy_read(xpath, &x, &err) != VS_OK) rc = vs_fail("%s", err.msg);
         else if ((rc = check_input(xpath, x, &spec)) == 0 && !(y = task_predict_all(task, opt, m, x, cls, xpath))) rc = 1;
-    } else if (is_graph_model(&spec))
-        rc = vs_fail("%s is a graph model; predict reads arrays (.npy), not graphs", dir);
-    else if (rpath && !spec.siamese)
+    } else if (is_graph_model(&spec)) {
+        if (rpath && !spec.siamese)
+            rc = vs_fail("%s is a classifier; --reference applies to Siamese models", dir);
+        else if (!rpath && spec.siamese)
+            rc = vs_fail("%s is a Siamese model; give --reference with the graph(s) to compare with", dir);
+        else if (!(gx = load_graphs(xpath, &err)) || (rpath && !(gr = load_graphs(rpath, &err))))
+            rc = vs_fail("%s", err.msg);
+        else if (!(y = predict_graphs(m, gx, gr, xpath, rpath)))
+            rc = 1;
+    } else if (rpath && !spec.siamese)
         rc = vs_fail("%s is a classifier; --reference applies to Siamese models", dir);
     else if (!rpath && spec.siamese)
         rc = vs_fail("%s is a Siamese model; give --reference R.npy to compare X with", dir);
@@ -203,6 +279,8 @@ static int run_predict(int argc, char **argv)
     }
     vs_scope_end();
     vs_set_grad_enabled(grad);
+    vs_dataset_free(gx);
+    vs_dataset_free(gr);
     vs_model_spec_clear(&spec);
     vs_module_free(m);
     return rc;
@@ -220,8 +298,11 @@ const vs_verb vs_verb_predict = {
     "generated images in [0,1]: a conditional (StarGAN) generator translates the images X to class\n"
     "--class C, an unconditional one maps the noise rows X [N,k] to images.  The task options the model\n"
     "was trained with (e.g. range=tanh) come from DIR/metrics.json.  Any other composite model\n"
-    "(model.json's \"composite\") gets X as its first input and writes its first output.  Graph models\n"
-    "are not supported here (their inputs are graphs, not arrays).",
+    "(model.json's \"composite\") gets X as its first input and writes its first output.  A graph model\n"
+    "reads graphs instead: --input (and --reference) name a folder that 'versus data export' wrote\n"
+    "(node_features.npy, node_graph.npy, edges.npy), a folder holding one TU set (PREFIX_A.txt, ...)\n"
+    "or a data SPEC (mutag, tu:DIR/PREFIX, graphs:DIR, synthetic-graph); Y has one row per graph:\n"
+    "scores [G,C], or similarities [G] against one reference graph or one per graph.",
     predict_opts,
     run_predict,
     NULL,

@@ -1,5 +1,6 @@
 /* data_flags.c - the data SPEC flags every data-reading verb accepts (see versus/data_spec.h). */
 #include "cli/cli.h"
+#include "versus/tabular.h"
 
 #include <string.h>
 
@@ -11,12 +12,16 @@ int vs_cli_data_flags(const vs_args *a, vs_data_flags *f)
     if (d) {
         if (strcmp(d, "\\t") == 0 || strcmp(d, "tab") == 0)
             f->delimiter = '\t';
+        else if (strcmp(d, " ") == 0 || strcmp(d, "space") == 0 || strcmp(d, "whitespace") == 0)
+            f->delimiter = VS_CSV_WHITESPACE; /* runs of blanks and tabs, as UCI *.data files need */
         else if (strlen(d) == 1 && strchr(",;|\t", d[0]))
             f->delimiter = d[0];
         else
-            return vs_usage_error(a->verb, "option '--delimiter' expects one of , ; | tab, got '%s'", d);
+            return vs_usage_error(a->verb, "option '--delimiter' expects one of , ; | tab space whitespace, got '%s'", d);
     }
-    f->no_header = vs_args_has(a, "no-header");
+    if (vs_args_has(a, "no-header") && vs_args_has(a, "header"))
+        return vs_usage_error(a->verb, "give --header or --no-header, not both");
+    f->no_header = vs_args_has(a, "no-header") ? 1 : vs_args_has(a, "header") ? -1 : 0;
     f->label = vs_args_get(a, "label");
     f->drop = vs_args_get(a, "drop");
     f->categorical = vs_args_get(a, "categorical");

@@ -2,6 +2,7 @@
 #include "cli/cli.h"
 #include "versus/versus.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -43,5 +44,12 @@ int main(int argc, char **argv)
     if (verb[0] == '-') return vs_usage_error(NULL, "unknown option '%s'", verb);
     const vs_verb *v = vs_find_verb(verb);
     if (!v) return vs_usage_error(NULL, "unknown verb '%s'", verb);
-    return v->run(argc - 2, argv + 2);
+    int rc = v->run(argc - 2, argv + 2);
+    /* output that never arrived (a full disk, > /dev/full, a closed pipe) is a failed run */
+    if (fflush(stdout) != 0 || ferror(stdout)) {
+        int e = errno;
+        fprintf(stderr, "versus: cannot write standard output: %s\n", e ? strerror(e) : "write error");
+        return rc ? rc : 1;
+    }
+    return rc;
 }

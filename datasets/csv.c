@@ -188,13 +188,14 @@ static vs_status make_unique(char **names, size_t n, const char *src, vs_error *
 /* ---- delimiter sniffing --------------------------------------------------------------------- */
 
 /* Pick the delimiter among , ; TAB | that occurs (outside quotes) the same nonzero number of times
- * in each of the first 20 records, preferring the most frequent; else the most frequent on the
- * first record; else ','. */
+ * in each of the first 20 records, preferring the most frequent; else whitespace (VS_CSV_WHITESPACE)
+ * when every one of those records has the same number > 0 of blank runs between fields (UCI *.data,
+ * fixed-width numbers); else the candidate most frequent on the first record; else ','. */
 static char sniff_delimiter(const char *p, const char *end)
 {
     static const char cand[4] = {',', ';', '\t', '|'};
-    size_t cnt[4] = {0}, first[4] = {0};
-    int consistent[4] = {1, 1, 1, 1}, in_quote = 0, content = 0, n_rec = 0;
+    size_t cnt[4] = {0}, first[4] = {0}, runs = 0, first_runs = 0;
+    int consistent[4] = {1, 1, 1, 1}, runs_consistent = 1, in_quote = 0, content = 0, n_rec = 0, in_run = 0;
     for (;; p++) {
         int eor = p == end || (!in_quote && (*p == '\n' || *p == '\r'));
         if (eor) {
@@ -203,21 +204,30 @@ static char sniff_delimiter(const char *p, const char *end)
                     if (n_rec == 0) first[k] = cnt[k];
                     else if (cnt[k] != first[k]) consistent[k] = 0;
                 }
+                if (n_rec == 0) first_runs = runs;
+                else if (runs != first_runs) runs_consistent = 0;
                 n_rec++;
             }
             memset(cnt, 0, sizeof cnt);
-            content = 0;
+            content = runs = 0;
+            in_run = 0;
             if (p == end || n_rec == 20) break;
             continue;
         }
+        int blank = *p == ' ' || *p == '\t';
+        if (!in_quote) { /* a blank run counts once a field follows it: leading and trailing ones separate nothing */
+            if (!blank && in_run && content) runs++;
+            in_run = blank;
+        }
         if (*p == '"') in_quote = !in_quote;
-        if (*p != ' ') content = 1;
+        if (!blank) content = 1;
         if (!in_quote)
             for (int k = 0; k < 4; k++) cnt[k] += *p == cand[k];
     }
     int best = -1;
     for (int k = 0; k < 4; k++)
         if (first[k] > 0 && consistent[k] && (best < 0 || first[k] > first[best])) best = k;
+    if (best < 0 && first_runs > 0 && runs_consistent) return VS_CSV_WHITESPACE;
     if (best < 0)
         for (int k = 0; k < 4; k++)
             if (first[k] > 0 && (best < 0 || first[k] > first[best])) best = k;
@@ -238,7 +248,11 @@ typedef struct parser {
     size_t n_rows, cap_rows;
 } parser;
 
-static int is_blank(char c, char delim) { return (c == ' ' || c == '\t') && c != delim; }
+/* Space or tab that is not the delimiter: trimmed around unquoted fields.  In whitespace mode every
+ * blank separates. */
+static int is_blank(char c, char delim) { return (c == ' ' || c == '\t') && c != delim && delim != VS_CSV_WHITESPACE; }
+/* c ends a field: the delimiter, or in whitespace mode a space or tab. */
+static int is_delim(char c, char delim) { return c == delim || (delim == VS_CSV_WHITESPACE && c == '\t'); }
 
 /* Step over one line ending (LF, CRLF or a lone CR) at p. */
 static const char *skip_eol(const char *p, const char *end)
@@ -284,14 +298,14 @@ static vs_status parse_field(parser *ps, vs_error *err)
             out[w++] = *p;
         }
         for (p++; p < end && is_blank(*p, d); p++) {}
-        if (p < end && *p != d && *p != '\n' && *p != '\r') {
+        if (p < end && !is_delim(*p, d) && *p != '\n' && *p != '\r') {
             char buf[16];
             return vs_error_set(err, VS_ERR_FORMAT,
                                 "%s:%lld: unexpected %s after a closing quote (expected the delimiter or end of line)", ps->src,
                                 (long long)ps->line, show_char(*p, buf, sizeof buf));
         }
     } else {
-        for (; p < end && *p != d && *p != '\n' && *p != '\r'; p++) {
+        for (; p < end && !is_delim(*p, d) && *p != '\n' && *p != '\r'; p++) {
             if (*p == '\0')
                 return vs_error_set(err, VS_ERR_FORMAT, "%s:%lld: NUL byte in a field", ps->src, (long long)ps->line);
             out[w++] = *p;
@@ -319,9 +333,12 @@ static vs_status parse_record(parser *ps, size_t *n_fields, vs_error *err)
         vs_status st = parse_field(ps, err);
         if (st != VS_OK) return st;
         nf++;
-        if (ps->p < ps->end && *ps->p == ps->delim) {
+        if (ps->p < ps->end && is_delim(*ps->p, ps->delim)) {
             ps->p++;
-            continue;
+            if (ps->delim != VS_CSV_WHITESPACE) continue;
+            /* a run of blanks is one separator; blanks before the line end separate nothing */
+            while (ps->p < ps->end && is_delim(*ps->p, ps->delim)) ps->p++;
+            if (ps->p < ps->end && *ps->p != '\n' && *ps->p != '\r') continue;
         }
         break;
     }
@@ -373,10 +390,47 @@ static vs_status set_names(vs_csv_table *t, char **header, const vs_csv_opts *o,
     return make_unique(t->names, t->n_cols, src, err);
 }
 
+/* The sniffed header is data when a column holds a number in it and numbers in the (up to 20)
+ * records below it: german.data and other UCI files start with a row, not with names. */
+static int header_is_data(char *const *header, const parser *ps, size_t n_cols)
+{
+    size_t rows = ps->n_rows < 20 ? ps->n_rows : 20;
+    double v;
+    for (size_t j = 0; j < n_cols; j++) {
+        if (!vs_csv_number(header[j], &v)) continue;
+        size_t numbers = 0, i = 0;
+        for (; i < rows; i++) {
+            const char *c = ps->cells[i * n_cols + j];
+            if (c && !vs_csv_number(c, &v)) break;
+            numbers += c != NULL;
+        }
+        if (i == rows && numbers > 0) return 1;
+    }
+    return 0;
+}
+
+/* Put the first record (header, from line `line`) back in front of the rows. */
+static vs_status header_to_row(parser *ps, char **header, size_t n_cols, int64_t line, const char *const *missing,
+                               vs_error *err)
+{
+    char **cells = grow(ps->cells, &ps->cap_cells, ps->n_cells + n_cols, sizeof *cells);
+    if (cells) ps->cells = cells;
+    int64_t *rl = cells ? grow(ps->rec_line, &ps->cap_rows, ps->n_rows + 1, sizeof *rl) : NULL;
+    if (!rl) return vs_error_set(err, VS_ERR_NOMEM, "%s: out of memory", ps->src);
+    ps->rec_line = rl;
+    memmove(ps->cells + n_cols, ps->cells, ps->n_cells * sizeof *ps->cells);
+    for (size_t j = 0; j < n_cols; j++) ps->cells[j] = is_missing(header[j], missing) ? NULL : header[j];
+    memmove(rl + 1, rl, ps->n_rows * sizeof *rl);
+    rl[0] = line;
+    ps->n_cells += n_cols;
+    ps->n_rows++;
+    return VS_OK;
+}
+
 static vs_status parse_all(parser *ps, const vs_csv_opts *o, vs_csv_table *t, vs_error *err)
 {
     const char *const *missing = o->missing ? o->missing : default_missing;
-    int want_header = !o->no_header;
+    int want_header = o->no_header <= 0;
     int64_t header_line = 0;
     size_t n_cols = 0;
     char **header = NULL;
@@ -384,13 +438,15 @@ static vs_status parse_all(parser *ps, const vs_csv_opts *o, vs_csv_table *t, vs
 
     while (ps->p < ps->end && (!o->max_rows || ps->n_rows < o->max_rows)) {
         const char *q = ps->p;
-        while (q < ps->end && is_blank(*q, ps->delim)) q++;
+        while (q < ps->end && (is_blank(*q, ps->delim) || (ps->delim == VS_CSV_WHITESPACE && is_delim(*q, ps->delim)))) q++;
         if (q == ps->end) break;
         if (*q == '\n' || *q == '\r') { /* blank line */
             ps->p = skip_eol(q, ps->end);
             ps->line++;
             continue;
         }
+        if (ps->delim == VS_CSV_WHITESPACE) /* leading blanks separate nothing */
+            while (ps->p < ps->end && is_delim(*ps->p, ps->delim)) ps->p++;
         int64_t line = ps->line;
         size_t first = ps->n_cells, nf;
         if ((st = parse_record(ps, &nf, err)) != VS_OK) goto done;
@@ -426,6 +482,11 @@ static vs_status parse_all(parser *ps, const vs_csv_opts *o, vs_csv_table *t, vs
         st = vs_error_set(err, VS_ERR_FORMAT, "%s: no records (the input is empty)", ps->src);
         goto done;
     }
+    if (o->no_header == 0 && header && ps->n_rows > 0 && header_is_data(header, ps, n_cols)) {
+        if ((st = header_to_row(ps, header, n_cols, header_line, missing, err)) != VS_OK) goto done;
+        free(header);
+        header = NULL;
+    }
     t->n_cols = n_cols;
     t->n_rows = ps->n_rows;
     st = set_names(t, header, o, ps->src, err);
@@ -442,8 +503,8 @@ vs_status vs_csv_parse_mem(const char *data, size_t len, const char *source, con
     if (!source) source = "<memory>";
     if (!out || (!data && len)) return vs_error_set(err, VS_ERR_ARG, "vs_csv_parse_mem: NULL argument");
     *out = NULL;
-    if (o->delimiter && !strchr(",;\t|", o->delimiter))
-        return vs_error_set(err, VS_ERR_ARG, "%s: delimiter %d is not one of , ; TAB |", source, o->delimiter);
+    if (o->delimiter && !strchr(",;\t| ", o->delimiter))
+        return vs_error_set(err, VS_ERR_ARG, "%s: delimiter %d is not one of , ; TAB | or whitespace", source, o->delimiter);
 
     parser ps;
     memset(&ps, 0, sizeof ps);

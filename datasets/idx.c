@@ -16,9 +16,10 @@ static const char *const fashion_names[IDX_CLASSES] = {"T-shirt/top", "Trouser",
 
 static uint32_t be32(const uint8_t *p) { return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3]; }
 
-/* Check an IDX header of unsigned bytes with ndims dimensions (magic 0x0000080N) and that the
- * file holds exactly prod(dims) bytes after it; dims[] receives the sizes. */
-static vs_status idx_header(const uint8_t *p, size_t n, const char *src, unsigned ndims, uint32_t dims[3], vs_error *err)
+/* Check an IDX header of unsigned bytes with ndims dimensions (magic 0x0000080N); dims[] receives the
+ * sizes and *total their product (the data bytes after the header). */
+static vs_status idx_dims(const uint8_t *p, size_t n, const char *src, unsigned ndims, uint32_t dims[3], size_t *total,
+                          vs_error *err)
 {
     const uint32_t want = 0x0800u | ndims;
     size_t hdr = 4 + 4 * (size_t)ndims;
@@ -29,17 +30,51 @@ static vs_status idx_header(const uint8_t *p, size_t n, const char *src, unsigne
         return vs_error_set(err, VS_ERR_FORMAT,
                             "%s: IDX magic 0x%08x, expected 0x%08x (unsigned bytes, %u dimension%s)", src, magic,
                             want, ndims, ndims > 1 ? "s" : "");
-    size_t total = 1;
+    *total = 1;
     for (unsigned i = 0; i < ndims; i++) {
         dims[i] = be32(p + 4 + 4 * i);
         if (dims[i] == 0) return vs_error_set(err, VS_ERR_FORMAT, "%s: dimension %u of the IDX header is 0", src, i);
-        if (!vs_size_mul(total, dims[i], &total))
+        if (!vs_size_mul(*total, dims[i], total) || *total > SIZE_MAX - hdr)
             return vs_error_set(err, VS_ERR_FORMAT, "%s: IDX dimensions overflow the size type", src);
     }
-    if (n - hdr != total)
+    return VS_OK;
+}
+
+/* idx_dims, and the file holds exactly the data bytes its header announces. */
+static vs_status idx_header(const uint8_t *p, size_t n, const char *src, unsigned ndims, uint32_t dims[3], vs_error *err)
+{
+    size_t total, hdr = 4 + 4 * (size_t)ndims;
+    vs_status st = idx_dims(p, n, src, ndims, dims, &total, err);
+    if (st == VS_OK && n - hdr != total)
         return vs_error_set(err, VS_ERR_FORMAT, "%s: %zu bytes of data after the IDX header, its dimensions need %zu",
                             src, n - hdr, total);
-    return VS_OK;
+    return st;
+}
+
+/* An IDX file, gunzipped when it starts with the gzip magic.  A gzip file's header is checked on
+ * its first bytes before the rest is inflated, and the rest is inflated no further than the header
+ * announces, with the bytes and the floats they become checked against the memory budget first. */
+static vs_status read_idx(const char *path, unsigned ndims, uint8_t **buf, size_t *n, vs_error *err)
+{
+    uint8_t *raw, *head = NULL;
+    size_t rn, hn, total, hdr = 4 + 4 * (size_t)ndims;
+    uint32_t dims[3];
+    vs_status st = vs_read_file(path, &raw, &rn, err);
+    if (st || rn < 2 || raw[0] != 0x1f || raw[1] != 0x8b) {
+        *buf = st ? NULL : raw;
+        *n = st ? 0 : rn;
+        return st;
+    }
+    vs_error e;
+    st = vs_decompress_head(VS_ZFORMAT_GZIP, raw, rn, hdr, &head, &hn, &e);
+    if (st) st = vs_error_set(err, st, "%s: %s", path, e.msg);
+    if (!st) st = idx_dims(head, hn, path, ndims, dims, &total, err);
+    free(head);
+    if (!st) st = vs_mem_check(total, ndims == 3 ? 1 + sizeof(float) : 1 + sizeof(int64_t), path, err);
+    if (!st && (st = vs_decompress(VS_ZFORMAT_GZIP, raw, rn, hdr + total, buf, n, &e)))
+        st = vs_error_set(err, st, "%s: %s%s", path, e.msg, st == VS_ERR_NOMEM ? " (more data than the IDX header announces)" : "");
+    free(raw);
+    return st;
 }
 
 static vs_status parse_idx(const uint8_t *images, size_t images_n, const char *images_src, const uint8_t *labels,
@@ -64,6 +99,7 @@ static vs_status parse_idx(const uint8_t *images, size_t images_n, const char *i
                                 lab[i], i, IDX_CLASSES - 1);
     if (!vs_size_mul(total, sizeof(float), &bytes))
         return vs_error_set(err, VS_ERR_NOMEM, "%s: %zu pixels overflow the size type", images_src, total);
+    if ((st = vs_mem_check(total, sizeof(float), images_src, err))) return st;
 
     const char *dname = name ? name : "idx";
     const char *const *cls = strcmp(dname, "fashion-mnist") == 0 ? fashion_names : digit_names;
@@ -107,8 +143,8 @@ vs_status vs_load_idx(const char *images_path, const char *labels_path, const ch
     if (!images_path || !labels_path) return vs_error_set(err, VS_ERR_ARG, "vs_load_idx: NULL path");
     uint8_t *img = NULL, *lab = NULL;
     size_t img_n = 0, lab_n = 0;
-    vs_status st = vs_read_file_maybe_gz(images_path, &img, &img_n, err);
-    if (!st) st = vs_read_file_maybe_gz(labels_path, &lab, &lab_n, err);
+    vs_status st = read_idx(images_path, 3, &img, &img_n, err);
+    if (!st) st = read_idx(labels_path, 1, &lab, &lab_n, err);
     if (!st) st = parse_idx(img, img_n, images_path, lab, lab_n, labels_path, name, out, err);
     free(img);
     free(lab);

@@ -4,6 +4,7 @@
 #include "versus/data_io.h"
 
 #include "datasets/deflate_tables.h"
+#include "nn/io_util.h"
 
 #include <errno.h>
 #include <stdarg.h>
@@ -91,11 +92,17 @@ uint32_t vs_adler32(uint32_t adler, const void *buf, size_t n)
 typedef struct outbuf {
     uint8_t *p;
     size_t n, cap, max;
+    size_t stop_at; /* vs_decompress_head: stop (VS_ERR_STATE, stopped set) once n reaches it */
+    int stopped;
 } outbuf;
 
 static vs_status out_grow(outbuf *o, size_t extra, const char *what, vs_error *err)
 {
     size_t need;
+    if (o->n >= o->stop_at) { /* every block writes at most 64 KiB between calls: max = stop_at + 64 KiB */
+        o->stopped = 1;
+        return vs_error_set(err, VS_ERR_STATE, "%s: stopped after the first %zu bytes", what, o->stop_at);
+    }
     if (!vs_size_add(o->n, extra, &need) || need > o->max)
         return vs_error_set(err, VS_ERR_NOMEM, "%s: decompressed data exceeds the limit of %zu bytes", what,
                             o->max);
@@ -474,7 +481,7 @@ static vs_status gunzip_all(const uint8_t *in, size_t n, outbuf *o, vs_error *er
     size_t p = 0;
     int member = 1;
     do {
-        size_t used;
+        size_t used = 0;
         vs_status st = gzip_member(in + p, n - p, member, o, &used, err);
         if (st) return st;
         p += used;
@@ -509,13 +516,14 @@ static vs_status zlib_all(const uint8_t *in, size_t n, outbuf *o, vs_error *err)
     return VS_OK;
 }
 
-vs_status vs_decompress(vs_zformat fmt, const uint8_t *in, size_t n, size_t max_out, uint8_t **out,
-                        size_t *out_n, vs_error *err)
+static vs_status decompress(vs_zformat fmt, const uint8_t *in, size_t n, size_t max_out, size_t stop_at, uint8_t **out,
+                            size_t *out_n, vs_error *err)
 {
     if (!out || !out_n || (!in && n)) return vs_error_set(err, VS_ERR_ARG, "vs_decompress: NULL argument");
     *out = NULL;
     *out_n = 0;
-    outbuf o = {NULL, 0, 0, max_out ? max_out : VS_INFLATE_MAX_DEFAULT};
+    size_t cap = VS_INFLATE_MAX_DEFAULT < vs_mem_budget() ? VS_INFLATE_MAX_DEFAULT : vs_mem_budget();
+    outbuf o = {NULL, 0, 0, max_out ? max_out : cap, stop_at, 0};
     /* first guess of the output size: gzip's ISIZE (mod 2^32), else 4x, never past what the
      * input can expand to (deflate's ratio is at most 1032:1) or the cap */
     size_t guess = n < SIZE_MAX / 4 ? 4 * n : SIZE_MAX;
@@ -529,12 +537,16 @@ vs_status vs_decompress(vs_zformat fmt, const uint8_t *in, size_t n, size_t max_
     case VS_ZFORMAT_GZIP: st = gunzip_all(in, n, &o, err); break;
     case VS_ZFORMAT_ZLIB: st = zlib_all(in, n, &o, err); break;
     case VS_ZFORMAT_RAW: {
-        size_t used;
+        size_t used = 0;
         st = inflate_stream(in, n, &o, &used, err);
         if (st == VS_OK && used != n) st = vs_error_set(err, VS_ERR_FORMAT, "deflate: %zu bytes of trailing data", n - used);
         break;
     }
     default: st = vs_error_set(err, VS_ERR_ARG, "vs_decompress: unknown format %d", (int)fmt); break;
+    }
+    if (st != VS_OK && o.stopped) { /* the head asked for is there; the rest stays compressed */
+        st = VS_OK;
+        o.n = stop_at;
     }
     if (st == VS_OK && o.cap == 0) st = out_grow(&o, 1, "deflate", err); /* never return NULL */
     if (st) {
@@ -548,6 +560,19 @@ vs_status vs_decompress(vs_zformat fmt, const uint8_t *in, size_t n, size_t max_
     *out = o.p;
     *out_n = o.n;
     return VS_OK;
+}
+
+vs_status vs_decompress(vs_zformat fmt, const uint8_t *in, size_t n, size_t max_out, uint8_t **out,
+                        size_t *out_n, vs_error *err)
+{
+    return decompress(fmt, in, n, max_out, SIZE_MAX, out, out_n, err);
+}
+
+vs_status vs_decompress_head(vs_zformat fmt, const uint8_t *in, size_t n, size_t want, uint8_t **out, size_t *out_n,
+                             vs_error *err)
+{
+    size_t max = want < SIZE_MAX - 65536 ? want + 65536 : SIZE_MAX;
+    return decompress(fmt, in, n, max, want, out, out_n, err);
 }
 
 vs_status vs_gunzip(const uint8_t *in, size_t n, uint8_t **out, size_t *out_n, vs_error *err)
@@ -565,38 +590,7 @@ vs_status vs_zlib_inflate(const uint8_t *in, size_t n, uint8_t **out, size_t *ou
 vs_status vs_read_file(const char *path, uint8_t **buf, size_t *n, vs_error *err)
 {
     if (!path || !buf || !n) return vs_error_set(err, VS_ERR_ARG, "vs_read_file: NULL argument");
-    *buf = NULL;
-    *n = 0;
-    FILE *f = fopen(path, "rb");
-    if (!f) return vs_error_set(err, VS_ERR_IO, "%s: cannot open: %s", path, strerror(errno));
-    size_t len = 0, cap = 1 << 16;
-    uint8_t *p = malloc(cap);
-    vs_status st = p ? VS_OK : vs_error_set(err, VS_ERR_NOMEM, "%s: out of memory", path);
-    while (st == VS_OK) {
-        if (len == cap) {
-            uint8_t *q = cap <= SIZE_MAX / 2 ? realloc(p, cap * 2) : NULL;
-            if (!q) {
-                st = vs_error_set(err, VS_ERR_NOMEM, "%s: out of memory after %zu bytes", path, len);
-                break;
-            }
-            p = q;
-            cap *= 2;
-        }
-        size_t got = fread(p + len, 1, cap - len, f);
-        len += got;
-        if (got == 0) {
-            if (ferror(f)) st = vs_error_set(err, VS_ERR_IO, "%s: read error after %zu bytes", path, len);
-            break;
-        }
-    }
-    fclose(f);
-    if (st) {
-        free(p);
-        return st;
-    }
-    *buf = p;
-    *n = len;
-    return VS_OK;
+    return vs_io_read_file(path, SIZE_MAX, buf, n, err); /* bounded by the memory budget */
 }
 
 vs_status vs_read_file_maybe_gz(const char *path, uint8_t **buf, size_t *n, vs_error *err)

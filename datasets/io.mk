@@ -1,6 +1,6 @@
 # datasets/io.mk - reading real data: inflate/gzip, IDX (MNIST), TU graph sets; their tests and fuzzers.
 versusinclude_HEADERS += include/versus/data_io.h
-libversus_la_SOURCES += datasets/inflate.c datasets/idx.c datasets/tu.c
+libversus_la_SOURCES += datasets/inflate.c datasets/idx.c datasets/tu.c datasets/graph_dir.c
 
 if HAVE_CHECK
 check_PROGRAMS += tests/test_inflate tests/test_idx tests/test_tu

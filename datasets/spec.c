@@ -17,7 +17,8 @@ const char *vs_data_spec_help(void)
            "  fashion-mnist | fashion-mnist-train         Fashion-MNIST (--path or /usr/share/datasets/fashion-mnist)\n"
            "  synthetic-tabular | synthetic-graph | synthetic-shapes   planted ground truth (--seed, --n)\n"
            "  colored-mnist                               MNIST test, each image one of three colours (--seed)\n"
-           "  csv:FILE | tu:DIR/PREFIX | idx:IMAGES,LABELS any file in those formats\n";
+           "  csv:FILE | tu:DIR/PREFIX | idx:IMAGES,LABELS any file in those formats\n"
+           "  graphs:DIR                                  graphs from 'versus data export', or a folder with one TU set\n";
 }
 
 /* $VERSUS_DATA/<sub> into buf, or NULL with an error when neither it nor --path is set. */
@@ -115,6 +116,18 @@ static vs_status load_idx_spec(const char *pair, vs_dataset **out, vs_error *err
     return vs_load_idx(images, comma + 1, "idx", out, err);
 }
 
+/* A generator's failure prefixed with the SPEC and its size: "synthetic-tabular --n 100000000: ...". */
+static vs_status synth_named(const char *spec, const vs_data_flags *f, vs_status st, vs_error *err)
+{
+    if (st != VS_OK && err) {
+        char msg[VS_ERROR_MSG_MAX];
+        snprintf(msg, sizeof msg, "%s", err->msg);
+        if (f && f->n) vs_error_set(err, st, "%s --n %lld: %s", spec, (long long)f->n, msg);
+        else vs_error_set(err, st, "%s: %s", spec, msg);
+    }
+    return st;
+}
+
 vs_status vs_load_spec(const char *spec, const vs_data_flags *f, vs_dataset **out, vs_error *err)
 {
     *out = NULL;
@@ -124,6 +137,7 @@ vs_status vs_load_spec(const char *spec, const vs_data_flags *f, vs_dataset **ou
     if (strncmp(spec, "csv:", 4) == 0) return load_csv_spec(spec + 4, f, out, err);
     if (strncmp(spec, "tu:", 3) == 0) return load_tu_spec(spec + 3, out, err);
     if (strncmp(spec, "idx:", 4) == 0) return load_idx_spec(spec + 4, out, err);
+    if (strncmp(spec, "graphs:", 7) == 0) return vs_load_graph_dir(spec + 7, out, err);
     for (const char *const *p = vs_tabular_preset_names(); *p; p++)
         if (strcmp(spec, *p) == 0) return vs_load_preset_tabular(spec, f ? f->path : NULL, out, err);
     if (strcmp(spec, "mutag") == 0) {
@@ -151,7 +165,7 @@ vs_status vs_load_spec(const char *spec, const vs_data_flags *f, vs_dataset **ou
             o.seed = f->seed;
             if (f->n) o.n = f->n;
         }
-        return vs_synth_tabular(&o, out, err);
+        return synth_named(spec, f, vs_synth_tabular(&o, out, err), err);
     }
     if (strcmp(spec, "synthetic-graph") == 0) {
         vs_synth_graph_opts o;
@@ -160,7 +174,7 @@ vs_status vs_load_spec(const char *spec, const vs_data_flags *f, vs_dataset **ou
             o.seed = f->seed;
             if (f->n) o.n = f->n;
         }
-        return vs_synth_graphs(&o, out, err);
+        return synth_named(spec, f, vs_synth_graphs(&o, out, err), err);
     }
     if (strcmp(spec, "synthetic-shapes") == 0) {
         vs_synth_shapes_opts o;
@@ -169,7 +183,7 @@ vs_status vs_load_spec(const char *spec, const vs_data_flags *f, vs_dataset **ou
             o.seed = f->seed;
             if (f->n) o.n = f->n;
         }
-        return vs_synth_shapes(&o, out, err);
+        return synth_named(spec, f, vs_synth_shapes(&o, out, err), err);
     }
     return vs_error_set(err, VS_ERR_ARG, "unknown data SPEC '%s' (expected a preset name or csv:FILE, tu:DIR/PREFIX, idx:IMAGES,LABELS)", spec);
 }

@@ -11,6 +11,7 @@ void *vs_data_calloc(size_t count, size_t size, const char *what, vs_error *err)
         vs_error_set(err, VS_ERR_NOMEM, "%s: size overflows (%zu x %zu bytes)", what, count, size);
         return NULL;
     }
+    if (vs_mem_check(count, size, what, err)) return NULL;
     void *p = calloc(count ? count : 1, count ? size : 1);
     if (!p) vs_error_set(err, VS_ERR_NOMEM, "%s: out of memory (%zu bytes)", what, bytes);
     return p;

@@ -290,6 +290,11 @@ vs_status vs_synth_graphs(const vs_synth_graph_opts *o, vs_dataset **out, vs_err
     *out = NULL;
     vs_status st = check_opts(o, err);
     if (st != VS_OK) return st;
+    /* The smallest graph has min_nodes + motif nodes, its one-hot rows and at least a spanning tree
+     * (each edge twice: src, dst, rev, truth): the whole set is checked against the budget first. */
+    size_t least = (size_t)(o->min_nodes + motifs[o->motif].nodes);
+    size_t per_graph = sizeof(vs_graph) + least * VS_SYNTH_N_ATOMS * sizeof(float) + 2 * (least - 1) * (3 * sizeof(int64_t) + 1);
+    if ((st = vs_mem_check((size_t)o->n, per_graph, "synth_graphs graphs", err)) != VS_OK) return st;
     vs_dataset *d = vs_data_new(VS_DATA_GRAPHS, "synthetic-graphs", err);
     if (!d) return VS_ERR_NOMEM;
     static const char *const classes[2] = {"negative", "positive"};

@@ -314,6 +314,10 @@ static vs_status assemble(const vs_csv_table *t, const col_code *cc, size_t n_fe
     if (!vs_size_mul(n_sel, (size_t)dim, &nx) || !vs_size_mul(nx, sizeof(float), &nx))
         return vs_error_set(err, VS_ERR_NOMEM, "%s: %zu rows x %lld columns is too large", t->source, n_sel,
                             (long long)dim);
+    char what[256];
+    snprintf(what, sizeof what, "%s: %zu rows x %lld one-hot columns", t->source, n_sel, (long long)dim);
+    vs_status st = vs_mem_check(nx, 1, what, err);
+    if (st != VS_OK) return st;
     d->n = (int64_t)n_sel;
     d->ndim = 1;
     d->shape[0] = d->dim = dim;

@@ -152,17 +152,20 @@ static void preset_opts(preset_id id, vs_csv_opts *o)
         break;
     case P_BANK:
         o->delimiter = ';';
+        o->no_header = -1;
         o->label = "y";
         o->drop = bank_drop;
         break;
     case P_COMPAS:
         o->delimiter = ',';
+        o->no_header = -1;
         o->label = "two_year_recid";
         o->keep = compas_keep;
         o->numeric_min_distinct = 5;
         break;
     case P_CREDIT:
         o->delimiter = ',';
+        o->no_header = -1;
         o->column_names = credit_names;
         o->label = "default.payment.next.month";
         o->drop = credit_drop;
@@ -223,10 +226,18 @@ static vs_status preset_path(const preset *p, const char *path_or_dir, const cha
     return *out ? VS_OK : vs_error_set(err, VS_ERR_NOMEM, "out of memory");
 }
 
+/* path opened for a peek at its first line, only when it is a regular file: a FIFO would block the
+ * open and lose what the peek reads (the parser reads the file again). */
+static FILE *open_regular(const char *path)
+{
+    struct stat sb;
+    return stat(path, &sb) == 0 && S_ISREG(sb.st_mode) ? fopen(path, "rb") : NULL;
+}
+
 /* Parse an Adult file: adult.test starts with a "|1x3 Cross validator" line and its labels end in '.'. */
 static vs_status parse_adult(const char *path, vs_csv_opts *o, vs_csv_table **t, vs_error *err)
 {
-    FILE *f = fopen(path, "rb");
+    FILE *f = open_regular(path);
     o->skip_lines = f && fgetc(f) == '|';
     if (f) fclose(f);
     vs_status st = vs_csv_parse_file(path, o, t, err);
@@ -244,7 +255,7 @@ static vs_status parse_adult(const char *path, vs_csv_opts *o, vs_csv_table **t,
  * (classes are sorted numerically, so class k is index k).  Names stay "0", "1", ... when it does not fit. */
 static void name_sklearn_classes(const char *path, vs_dataset *d)
 {
-    FILE *f = fopen(path, "rb");
+    FILE *f = open_regular(path);
     char line[1024];
     if (!f) return;
     bool ok = fgets(line, sizeof line, f) != NULL;

@@ -336,6 +336,11 @@ static vs_status build_graphs(tu_work *w, vs_error *err)
     int constant = F == 0; /* no node information at all: one constant feature */
     if (constant) F = 1;
     d->n_node_features = F;
+    /* one-hot node labels: the width is the number of distinct labels, checked before any graph */
+    char what[160];
+    snprintf(what, sizeof what, "%s: %" PRId64 " nodes x %" PRId64 " node features", w->gi.name, n, F);
+    vs_status st = vs_mem_check((size_t)n, (size_t)F * sizeof(float), what, err);
+    if (st != VS_OK) return st;
     d->graphs = calloc((size_t)N, sizeof *d->graphs);
     if (!d->graphs) return vs_error_set(err, VS_ERR_NOMEM, "%s: out of memory for %" PRId64 " graphs", w->gl.name, N);
     const tu_edge *e = w->edges;

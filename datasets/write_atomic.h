@@ -1,4 +1,5 @@
-/* datasets/write_atomic.h - internal: replace a file atomically (temporary file, fsync, rename). */
+/* datasets/write_atomic.h - internal: replace a file atomically (temporary file, fsync, rename); a device
+ * or a pipe is written in place. */
 #ifndef VERSUS_DATASETS_WRITE_ATOMIC_H
 #define VERSUS_DATASETS_WRITE_ATOMIC_H
 

@@ -13,6 +13,10 @@ vs_status vs_job_integrated_gradients(vs_attr_job *j, int n, vs_ig_rule rule, fl
 {
     if (n < 1 || (rule == VS_IG_TRAPEZOID && n < 2) || n > 100000)
         return vs_error_set(j->err, VS_ERR_ARG, "integrated gradients: %d steps (need 1..100000, trapezoid 2..)", n);
+    if (rule == VS_IG_GAUSS_LEGENDRE && n > VS_GAUSS_LEGENDRE_MAX)
+        return vs_error_set(j->err, VS_ERR_ARG, "integrated gradients: the gauss-legendre rule takes at most %d steps "
+                            "(exact for polynomials of degree %d), got %d; more steps need --ig-rule middle or trapezoid",
+                            VS_GAUSS_LEGENDRE_MAX, 2 * VS_GAUSS_LEGENDRE_MAX - 1, n);
     double *a = malloc((size_t)n * sizeof *a), *w = malloc((size_t)n * sizeof *w);
     float *g = malloc((size_t)j->dim * sizeof *g), *path = NULL;
     vs_status st = VS_OK;
@@ -70,7 +74,7 @@ static vs_status ig_run(vs_attr_job *j, const void *opts, float *attr)
 }
 
 static const vs_method_param ig_params[] = {
-    {"steps", VS_PARAM_INT, offsetof(ig_opts, steps), 1, 100000, NULL, "gradient evaluations along the path"},
+    {"steps", VS_PARAM_INT, offsetof(ig_opts, steps), 1, 100000, NULL, "gradient evaluations along the path (gauss-legendre: at most 4096)"},
     {"ig-rule", VS_PARAM_CHOICE, offsetof(ig_opts, rule), 0, 0, VS_IG_RULE_CHOICES, "quadrature rule of the path integral"},
     {NULL, 0, 0, 0, 0, NULL, NULL},
 };

@@ -30,6 +30,7 @@ vs_status vs_quadrature(vs_ig_rule rule, int n, double *nodes, double *weights)
 {
     if (n < 1) return VS_ERR_ARG;
     if (rule == VS_IG_TRAPEZOID && n < 2) return VS_ERR_ARG;
+    if (rule == VS_IG_GAUSS_LEGENDRE && n > VS_GAUSS_LEGENDRE_MAX) return VS_ERR_ARG;
     switch (rule) {
     case VS_IG_GAUSS_LEGENDRE:
         gauss_legendre(n, nodes, weights);

@@ -37,11 +37,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     static FILE *sink;
     if (!sink) sink = fopen("/dev/null", "w");
     if (size < 1) return 0;
-    static const char delims[5] = {0, ',', ';', '\t', '|'};
+    static const char delims[6] = {0, ',', ';', '\t', '|', VS_CSV_WHITESPACE};
     uint8_t b = data[0];
     vs_csv_opts o = vs_csv_opts_defaults();
-    o.delimiter = delims[b % 5];
-    o.no_header = (b >> 3) & 1;
+    o.delimiter = delims[b % 6];
+    o.no_header = (b >> 3) & 1 ? 1 : b % 6 == 5 ? -1 : 0; /* given, forced or sniffed header */
     o.skip_lines = (b >> 4) & 1;
     o.bins = 1 + ((b >> 5) & 3) * 2;
     o.drop_missing_rows = (b >> 7) & 1;

@@ -76,6 +76,7 @@ vs_conv_opts vs_module_conv_opts(const vs_module *m)
     vs_conv_opts o = {0};
     o.stride[0] = o.stride[1] = (int)s->stride;
     o.padding[0] = o.padding[1] = (int)s->padding;
+    o.dilation[0] = o.dilation[1] = (int)s->dilation;
     if (m->kind == VS_MODULE_CONV_TRANSPOSE2D) o.output_padding[0] = o.output_padding[1] = (int)s->output_padding;
     return o;
 }
@@ -96,9 +97,11 @@ static vs_tensor *layer_forward(vs_module *m, vs_tensor *x, const vs_forward_ctx
         o = vs_module_conv_opts(m);
         return vs_conv_transpose2d(x, m->params[0], vs_module_param(m, "bias"), &o);
     case VS_MODULE_MAX_POOL2D:
-        return vs_max_pool2d(x, (int)s->kernel, (int)s->stride, (int)s->padding);
-    case VS_MODULE_AVG_POOL2D:
-        return vs_avg_pool2d(x, (int)s->kernel, (int)s->stride, (int)s->padding);
+    case VS_MODULE_AVG_POOL2D: {
+        const vs_pool_opts po = {(int)s->kernel, (int)s->stride, (int)s->padding, s->dilation > 1 ? (int)s->dilation : 1,
+                                 s->ceil_mode == 1}; /* avg_pool2d has no dilation field */
+        return m->kind == VS_MODULE_MAX_POOL2D ? vs_max_pool2d_ex(x, &po) : vs_avg_pool2d_ex(x, &po);
+    }
     case VS_MODULE_GLOBAL_AVG_POOL:
         return need_ndim(m, x, 4, 4, "[n,c,h,w]") ? vs_mean(x, VS_AXIS(2) | VS_AXIS(3), false) : NULL;
     case VS_MODULE_BATCH_NORM1D:

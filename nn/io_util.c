@@ -1,14 +1,18 @@
-/* nn/io_util.c - whole-file reads, atomic file replacement and the C-locale bracket (see io_util.h). */
+/* nn/io_util.c - bounded whole-file reads, atomic file replacement (devices and pipes written in place,
+ * stale temporaries removed) and the C-locale bracket (see io_util.h). */
 #include "nn/io_util.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <pthread.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 /* strerror_r in its POSIX form (we build with _POSIX_C_SOURCE, not _GNU_SOURCE). */
@@ -24,13 +28,63 @@ vs_status vs_io_fail(vs_error *err, const char *path, const char *what, int e)
     return vs_error_set(err, VS_ERR_IO, "%s: cannot %s: %s", path, what, errno_text(e, eb, sizeof eb));
 }
 
+/* Why an input of this mode cannot be read whole, or NULL when it can (a regular file or a pipe). */
+static const char *input_refusal(mode_t m)
+{
+    if (S_ISDIR(m)) return "is a directory, expected a file";
+    if (S_ISCHR(m) || S_ISBLK(m)) return "is a device, expected a regular file or a pipe";
+    return NULL;
+}
+
+/* The input at path opened for reading: a regular file or a pipe, opened without blocking (the open
+ * of a FIFO would wait for a writer forever; vs_io_read_fd waits a bounded time); directories and
+ * devices (/dev/zero, /dev/urandom, a terminal) are refused, they have no end to read to.
+ * *st receives fstat's answer. */
+int vs_io_open_input(const char *path, struct stat *st, vs_error *err)
+{
+    int fd = open(path, O_RDONLY | O_NONBLOCK);
+    if (fd < 0) {
+        vs_io_fail(err, path, "open", errno);
+        return -1;
+    }
+    if (fstat(fd, st) != 0) {
+        int e = errno;
+        close(fd);
+        vs_io_fail(err, path, "stat", e);
+        return -1;
+    }
+    const char *refuse = input_refusal(st->st_mode);
+    if (refuse) {
+        close(fd);
+        vs_error_set(err, VS_ERR_IO, "%s: %s", path, refuse);
+        return -1;
+    }
+    return fd;
+}
+
 vs_status vs_io_read_file(const char *path, size_t max, unsigned char **buf, size_t *len, vs_error *err)
 {
     *buf = NULL;
     *len = 0;
-    int fd = open(path, O_RDONLY);
-    if (fd < 0) return vs_io_fail(err, path, "open", errno);
+    struct stat st;
+    int fd = vs_io_open_input(path, &st, err);
+    if (fd < 0) return err ? err->code : VS_ERR_IO;
     return vs_io_read_fd(fd, path, max, buf, len, err);
+}
+
+/* path holds more than limit bytes (size: the stat'ed size of a file, 0 for a stream). */
+static vs_status too_big(const char *path, size_t size, size_t limit, vs_error *err)
+{
+    char a[32], b[32];
+    vs_mem_size_str(limit, b, sizeof b);
+    if (!size)
+        return vs_error_set(err, VS_ERR_FORMAT, "%s: the input holds more than the %s read from a pipe "
+                            "(save it to a file)", path, b);
+    if (limit == vs_mem_budget())
+        return vs_error_set(err, VS_ERR_NOMEM, "%s: the file holds %s, more than the memory budget of %s (--max-memory)",
+                            path, vs_mem_size_str(size, a, sizeof a), b);
+    return vs_error_set(err, VS_ERR_FORMAT, "%s: the file holds %s, more than the %s this reader accepts", path,
+                        vs_mem_size_str(size, a, sizeof a), b);
 }
 
 vs_status vs_io_read_fd(int fd, const char *path, size_t max, unsigned char **buf, size_t *len, vs_error *err)
@@ -43,17 +97,19 @@ vs_status vs_io_read_fd(int fd, const char *path, size_t max, unsigned char **bu
         close(fd);
         return vs_io_fail(err, path, "stat", e);
     }
-    if (S_ISDIR(st.st_mode)) {
+    const char *refuse = input_refusal(st.st_mode);
+    if (refuse) {
         close(fd);
-        return vs_error_set(err, VS_ERR_IO, "%s: is a directory, expected a file", path);
+        return vs_error_set(err, VS_ERR_IO, "%s: %s", path, refuse);
     }
-    /* Regular files: one allocation of the stat'ed size, read to that size; pipes, devices and files
-     * that claim size 0 (/proc): grow as data arrives. */
+    /* Regular files: one allocation of the stat'ed size, read to that size; pipes and files that
+     * claim size 0 (/proc): grow as data arrives, up to VS_IO_STREAM_MAX (cat /dev/zero | ...). */
     bool regular = S_ISREG(st.st_mode) && st.st_size > 0;
-    if (regular && (uintmax_t)st.st_size > max) {
+    size_t limit = max < vs_mem_budget() ? max : vs_mem_budget();
+    if (!regular && limit > VS_IO_STREAM_MAX) limit = VS_IO_STREAM_MAX;
+    if (regular && (uintmax_t)st.st_size > limit) {
         close(fd);
-        return vs_error_set(err, VS_ERR_FORMAT, "%s: file is %jd bytes, more than the %zu this reader accepts", path,
-                            (intmax_t)st.st_size, max);
+        return too_big(path, (uintmax_t)st.st_size < SIZE_MAX ? (size_t)st.st_size : SIZE_MAX, limit, err);
     }
     size_t cap = regular ? (size_t)st.st_size + 1 : 65536;
     unsigned char *b = malloc(cap);
@@ -62,15 +118,16 @@ vs_status vs_io_read_fd(int fd, const char *path, size_t max, unsigned char **bu
         return vs_error_set(err, VS_ERR_NOMEM, "%s: out of memory reading %zu bytes", path, cap);
     }
     size_t n = 0;
+    bool writer = false;
     for (;;) {
         if (regular && n + 1 == cap) break;
         if (!regular && n + 1 >= cap) {
-            if (cap > max) {
+            if (cap > limit) {
                 free(b);
                 close(fd);
-                return vs_error_set(err, VS_ERR_FORMAT, "%s: more than the %zu bytes this reader accepts", path, max);
+                return too_big(path, 0, limit, err);
             }
-            size_t ncap = cap * 2;
+            size_t ncap = cap <= limit / 2 ? cap * 2 : limit + 1; /* one byte past the limit tells "more" */
             unsigned char *nb = realloc(b, ncap);
             if (!nb) {
                 free(b);
@@ -81,20 +138,38 @@ vs_status vs_io_read_fd(int fd, const char *path, size_t max, unsigned char **bu
             cap = ncap;
         }
         ssize_t r = read(fd, b + n, cap - 1 - n);
-        if (r < 0) {
-            if (errno == EINTR) continue;
-            int e = errno;
+        if (r > 0) {
+            n += (size_t)r;
+            writer = true;
+            continue;
+        }
+        int e = errno;
+        if (r < 0 && e == EINTR) continue;
+        /* A descriptor opened without blocking: EAGAIN = a writer is there but has sent nothing yet;
+         * end of file before any writer = a FIFO nobody has opened for writing, waited for a while. */
+        bool wait = r < 0 ? e == EAGAIN || e == EWOULDBLOCK : !writer && S_ISFIFO(st.st_mode);
+        if (!wait && r < 0) {
             free(b);
             close(fd);
             return vs_io_fail(err, path, "read", e);
         }
-        if (r == 0) break;
-        n += (size_t)r;
+        if (!wait) break;
+        struct pollfd p = {.fd = fd, .events = POLLIN};
+        int ready = poll(&p, 1, r < 0 ? -1 : VS_IO_FIFO_WAIT_S * 1000);
+        if (ready < 0 && errno == EINTR) continue;
+        if (ready <= 0) {
+            e = errno;
+            free(b);
+            close(fd);
+            if (ready < 0) return vs_io_fail(err, path, "wait for data", e);
+            return vs_error_set(err, VS_ERR_IO, "%s: a pipe nobody wrote to within %d s", path, VS_IO_FIFO_WAIT_S);
+        }
+        writer = true; /* data, or a writer came and went (a pipe with nothing in it) */
     }
     close(fd);
-    if (n > max) {
+    if (n > limit) {
         free(b);
-        return vs_error_set(err, VS_ERR_FORMAT, "%s: more than the %zu bytes this reader accepts", path, max);
+        return too_big(path, regular ? n : 0, limit, err);
     }
     b[n] = '\0';
     *buf = b;
@@ -102,10 +177,51 @@ vs_status vs_io_read_fd(int fd, const char *path, size_t max, unsigned char **bu
     return VS_OK;
 }
 
+/* Remove temporaries "<path>.tmp-XXXXXX" an earlier process left behind (killed while writing):
+ * those not touched for STALE_TMP_SECONDS, so a writer still at work keeps its own. */
+#define STALE_TMP_SECONDS 60
+static void remove_stale_tmp(const char *path)
+{
+    const char *slash = strrchr(path, '/');
+    const char *base = slash ? slash + 1 : path;
+    char *dir = slash ? strndup(path, slash == path ? 1 : (size_t)(slash - path)) : strdup(".");
+    DIR *d = dir ? opendir(dir) : NULL;
+    size_t blen = strlen(base);
+    time_t now = time(NULL);
+    for (struct dirent *e; d && (e = readdir(d));) {
+        const char *name = e->d_name;
+        if (strncmp(name, base, blen) != 0 || strncmp(name + blen, ".tmp-", 5) != 0 || strlen(name + blen + 5) != 6)
+            continue;
+        char full[4096];
+        struct stat st;
+        if (snprintf(full, sizeof full, "%s/%s", dir, name) >= (int)sizeof full) continue;
+        if (lstat(full, &st) == 0 && S_ISREG(st.st_mode) && now - st.st_mtime > STALE_TMP_SECONDS) (void)unlink(full);
+    }
+    if (d) closedir(d);
+    free(dir);
+}
+
 vs_status vs_io_atomic_open(vs_io_atomic *a, const char *path, vs_error *err)
 {
     a->fd = -1;
     a->path = path;
+    a->tmp = NULL;
+    /* A device, a pipe or a socket is written in place: renaming over it would replace /dev/null
+     * (or the FIFO a reader waits on) with a regular file. */
+    struct stat st;
+    if (stat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
+        if (S_ISDIR(st.st_mode)) return vs_error_set(err, VS_ERR_IO, "%s: is a directory, expected a file name", path);
+        a->fd = open(path, O_WRONLY | O_NONBLOCK);
+        int flags = a->fd < 0 ? -1 : fcntl(a->fd, F_GETFL);
+        if (a->fd < 0 || flags < 0 || fcntl(a->fd, F_SETFL, flags & ~O_NONBLOCK) != 0) {
+            int e = errno;
+            if (a->fd >= 0) close(a->fd);
+            a->fd = -1;
+            return vs_io_fail(err, path, e == ENXIO ? "write (a pipe with no reader)" : "open for writing", e);
+        }
+        return VS_OK;
+    }
+    remove_stale_tmp(path);
     size_t n = strlen(path);
     static const char suffix[] = ".tmp-XXXXXX";
     a->tmp = malloc(n + sizeof suffix);
@@ -169,6 +285,11 @@ static void sync_parent_dir(const char *path)
 
 vs_status vs_io_atomic_commit(vs_io_atomic *a, vs_error *err)
 {
+    if (!a->tmp) { /* written in place (a device or a pipe): only the close can still fail */
+        int rc = close(a->fd), e = errno;
+        a->fd = -1;
+        return rc == 0 ? VS_OK : vs_io_fail(err, a->path, "close", e);
+    }
     if (fsync(a->fd) != 0) {
         int e = errno;
         vs_io_atomic_abort(a);

@@ -12,18 +12,34 @@
 
 #include "versus/error.h"
 
+/* The most a pipe (or a file that does not say its size) is read up to: 256 MiB. */
+#define VS_IO_STREAM_MAX ((size_t)1 << 28)
+
+/* How long a reader waits for someone to open a FIFO it was given for writing: 5 s. */
+#define VS_IO_FIFO_WAIT_S 5
+
 /* Read all of path into a new malloc'd buffer (one extra NUL byte after the data, not counted in
- * *len).  Files larger than max bytes are refused with a message naming path and max. */
+ * *len).  A regular file larger than max bytes or the memory budget is refused before it is read,
+ * a pipe is read up to that limit and VS_IO_STREAM_MAX; devices and directories are refused (vs_io_open_input). */
 vs_status vs_io_read_file(const char *path, size_t max, unsigned char **buf, size_t *len, vs_error *err);
-/* The same from an open descriptor (closed before returning); path names it in messages. */
+/* The same from an open descriptor (closed before returning; blocking or not); path names it in
+ * messages. */
 vs_status vs_io_read_fd(int fd, const char *path, size_t max, unsigned char **buf, size_t *len, vs_error *err);
+
+/* Open path for reading: a regular file or a pipe (a FIFO without a writer reads as empty rather than
+ * blocking); directories and devices (/dev/zero, /dev/urandom) are refused with a message.  Returns
+ * the descriptor (st = its fstat), or -1 with err set. */
+struct stat;
+int vs_io_open_input(const char *path, struct stat *st, vs_error *err);
 
 /* err = VS_ERR_IO "<path>: cannot <what>: <strerror(e)>"; returns VS_ERR_IO. */
 vs_status vs_io_fail(vs_error *err, const char *path, const char *what, int e);
 
-/* Replace a file atomically: data goes to a temporary file in the same directory, which is
- * fsync'ed and renamed over path only by vs_io_atomic_commit().  Any failure (or an abort)
- * removes the temporary file, so path keeps its old contents. */
+/* Replace a file atomically: data goes to a temporary file "<path>.tmp-XXXXXX" in the same
+ * directory, which is fsync'ed and renamed over path only by vs_io_atomic_commit().  Any failure (or
+ * an abort) removes the temporary file, so path keeps its old contents; opening removes temporaries
+ * of path that a killed process left (untouched for a minute).  When path is a device, a pipe or a
+ * socket it is written in place (tmp NULL) and a failed write is reported (/dev/full). */
 typedef struct vs_io_atomic {
     int fd;          /* -1 when closed */
     char *tmp;       /* temporary file name, malloc'd */

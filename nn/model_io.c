@@ -170,6 +170,8 @@ vs_json *vs_layer_to_json(const vs_module *m, vs_error *err)
         const char *name = vs_spec_field_name(f);
         double v;
         if (!vs_layer_spec_get(&m->spec, name, &v)) continue;
+        /* PyTorch's defaults of the later fields are left out: model.json files stay as they were */
+        if ((strcmp(name, "dilation") == 0 && v == 1) || (strcmp(name, "ceil_mode") == 0 && v == 0)) continue;
         vs_json *val = vs_spec_field_is_flag(name)                        ? vs_json_new_bool(v != 0)
                        : fabs(v) < 9.0e15 && v == (double)(int64_t)v ? vs_json_new_int((int64_t)v)
                                                                      : vs_json_new_number(v);

@@ -320,6 +320,7 @@ static vs_status read_header(npy_src *src, npy_header *hd, vs_error *err)
     if (!text) return vs_error_set(err, VS_ERR_NOMEM, "%s: out of memory", name);
     s = src_read(src, text, hlen, err);
     text[hlen] = '\0';
+    if (!s && memchr(text, '\0', hlen)) s = fail(err, name, "NUL byte in the header (a Python literal has none)");
     if (!s) s = parse_dict(text, hlen, name, hd, err);
     free(text);
     if (s) return s;
@@ -390,6 +391,7 @@ static vs_status load(npy_src *src, vs_tensor **t_out, vs_i64_array *a_out, vs_e
     npy_header hd;
     vs_status s = read_header(src, &hd, err);
     if (s) return s;
+    if ((s = vs_mem_check(hd.count, t_out ? sizeof(float) : sizeof(int64_t), src->name, err))) return s;
     if (t_out) {
         vs_tensor *t = vs_tensor_new(hd.ndim, hd.shape);
         if (!t) return vs_error_set(err, VS_ERR_NOMEM, "%s: out of memory for %zu floats", src->name, hd.count);
@@ -421,17 +423,17 @@ static vs_status parse_mem(const void *buf, size_t len, const char *name, vs_ten
 
 static vs_status read_path(const char *path, vs_tensor **t, vs_i64_array *a, vs_error *err)
 {
-    int fd = open(path, O_RDONLY);
-    if (fd < 0) return vs_io_fail(err, path, "open", errno);
     struct stat st;
-    if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode)) {
+    int fd = vs_io_open_input(path, &st, err);
+    if (fd < 0) return err ? err->code : VS_ERR_IO;
+    if (S_ISREG(st.st_mode)) {
         npy_src src = {.fd = fd, .total = (size_t)st.st_size, .name = path};
         vs_status s = load(&src, t, a, err);
         close(fd);
         return s;
     }
-    /* a pipe or device: its size is known only once it has been read (from this descriptor: a pipe
-     * reopened would have lost its data) */
+    /* a pipe: its size is known only once it has been read (from this descriptor: a pipe reopened
+     * would have lost its data) */
     unsigned char *buf;
     size_t len;
     vs_status s = vs_io_read_fd(fd, path, SIZE_MAX / 2, &buf, &len, err);

@@ -28,6 +28,7 @@ static bool path_layers(const vs_module *m, const vs_module **l1, float *slope, 
     const bool conv = a->kind == VS_MODULE_CONV2D && b->kind == VS_MODULE_CONV2D;
     const bool lin = a->kind == VS_MODULE_LINEAR && b->kind == VS_MODULE_LINEAR;
     if (!(conv || lin) || (act->kind != VS_MODULE_RELU && act->kind != VS_MODULE_LEAKY_RELU)) return false;
+    if (conv && (a->spec.dilation > 1 || b->spec.dilation > 1)) return false; /* dense kernels only */
     *l1 = a;
     *l2 = b;
     *slope = act->kind == VS_MODULE_RELU ? 0.0f : (float)act->spec.slope;

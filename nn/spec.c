@@ -75,7 +75,7 @@ bool vs_is_identifier(const char *s)
 
 enum {
     F_IN, F_OUT, F_HIDDEN, F_FEATURES, F_KERNEL, F_STRIDE, F_PADDING, F_OUTPUT_PADDING, F_BIAS, F_TRAIN_EPS,
-    F_P, F_SLOPE, F_ALPHA, F_EPS, F_MOMENTUM, F_AFFINE, F_TRACK
+    F_P, F_SLOPE, F_ALPHA, F_EPS, F_MOMENTUM, F_AFFINE, F_TRACK, F_DILATION, F_CEIL_MODE
 };
 #define B(f) (1u << (f))
 
@@ -101,6 +101,8 @@ static const struct field {
     [F_MOMENTUM] = {"momentum", false, offsetof(vs_layer_spec, momentum)},
     [F_AFFINE] = {"affine", true, offsetof(vs_layer_spec, affine)},
     [F_TRACK] = {"track_running_stats", true, offsetof(vs_layer_spec, track_running_stats)},
+    [F_DILATION] = {"dilation", true, offsetof(vs_layer_spec, dilation)},
+    [F_CEIL_MODE] = {"ceil_mode", true, offsetof(vs_layer_spec, ceil_mode)},
 };
 
 /* Which fields each op takes and which it requires. */
@@ -108,13 +110,13 @@ static const struct op_fields {
     uint32_t allowed, required;
 } op_fields[VS_MODULE_KIND_COUNT] = {
     [VS_MODULE_LINEAR] = {B(F_IN) | B(F_OUT) | B(F_BIAS), B(F_IN) | B(F_OUT)},
-    [VS_MODULE_CONV2D] = {B(F_IN) | B(F_OUT) | B(F_KERNEL) | B(F_STRIDE) | B(F_PADDING) | B(F_BIAS),
+    [VS_MODULE_CONV2D] = {B(F_IN) | B(F_OUT) | B(F_KERNEL) | B(F_STRIDE) | B(F_PADDING) | B(F_DILATION) | B(F_BIAS),
                           B(F_IN) | B(F_OUT) | B(F_KERNEL)},
     [VS_MODULE_CONV_TRANSPOSE2D] = {B(F_IN) | B(F_OUT) | B(F_KERNEL) | B(F_STRIDE) | B(F_PADDING) |
-                                        B(F_OUTPUT_PADDING) | B(F_BIAS),
+                                        B(F_OUTPUT_PADDING) | B(F_DILATION) | B(F_BIAS),
                                     B(F_IN) | B(F_OUT) | B(F_KERNEL)},
-    [VS_MODULE_MAX_POOL2D] = {B(F_KERNEL) | B(F_STRIDE) | B(F_PADDING), B(F_KERNEL)},
-    [VS_MODULE_AVG_POOL2D] = {B(F_KERNEL) | B(F_STRIDE) | B(F_PADDING), B(F_KERNEL)},
+    [VS_MODULE_MAX_POOL2D] = {B(F_KERNEL) | B(F_STRIDE) | B(F_PADDING) | B(F_DILATION) | B(F_CEIL_MODE), B(F_KERNEL)},
+    [VS_MODULE_AVG_POOL2D] = {B(F_KERNEL) | B(F_STRIDE) | B(F_PADDING) | B(F_CEIL_MODE), B(F_KERNEL)},
     [VS_MODULE_BATCH_NORM1D] = {B(F_FEATURES) | B(F_EPS) | B(F_MOMENTUM), B(F_FEATURES)},
     [VS_MODULE_BATCH_NORM2D] = {B(F_FEATURES) | B(F_EPS) | B(F_MOMENTUM), B(F_FEATURES)},
     [VS_MODULE_INSTANCE_NORM2D] = {B(F_FEATURES) | B(F_EPS) | B(F_MOMENTUM) | B(F_AFFINE) | B(F_TRACK), B(F_FEATURES)},
@@ -148,7 +150,7 @@ const char *vs_spec_field_name(int i) { return i >= 0 && i < VS_SPEC_N_FIELDS ? 
 bool vs_spec_field_is_flag(const char *field)
 {
     int f = field_index(field);
-    return f == F_BIAS || f == F_TRAIN_EPS || f == F_AFFINE || f == F_TRACK;
+    return f == F_BIAS || f == F_TRAIN_EPS || f == F_AFFINE || f == F_TRACK || f == F_CEIL_MODE;
 }
 
 bool vs_spec_field_applies(vs_module_kind op, const char *field)
@@ -277,6 +279,8 @@ vs_status vs_layer_spec_resolve(const vs_layer_spec *in, vs_layer_spec *s, vs_er
     set_default_int(s, F_STRIDE, pool ? s->kernel : 1);
     set_default_int(s, F_PADDING, 0);
     set_default_int(s, F_OUTPUT_PADDING, 0);
+    set_default_int(s, F_DILATION, 1);
+    set_default_int(s, F_CEIL_MODE, 0);
     set_default_int(s, F_BIAS, 1);
     set_default_int(s, F_TRAIN_EPS, 0);
     set_default_int(s, F_HIDDEN, s->out);
@@ -295,17 +299,17 @@ vs_status vs_layer_spec_resolve(const vs_layer_spec *in, vs_layer_spec *s, vs_er
         case F_IN: case F_OUT: case F_HIDDEN: case F_FEATURES:
             st = check_int(s, f, 1, MAX_WIDTH, err);
             break;
-        case F_STRIDE:
+        case F_STRIDE: case F_DILATION:
             st = check_int(s, f, 1, MAX_KERNEL, err);
             break;
         case F_PADDING:
             /* PyTorch's pooling rejects padding above half the kernel (windows of padding only) */
             st = check_int(s, f, 0, pool ? s->kernel / 2 : MAX_KERNEL, err);
             break;
-        case F_OUTPUT_PADDING:
-            st = check_int(s, f, 0, s->stride - 1, err); /* must be smaller than the stride */
+        case F_OUTPUT_PADDING: /* PyTorch: smaller than the stride or the dilation */
+            st = check_int(s, f, 0, (s->stride > s->dilation ? s->stride : s->dilation) - 1, err);
             break;
-        case F_BIAS: case F_TRAIN_EPS: case F_AFFINE: case F_TRACK:
+        case F_BIAS: case F_TRAIN_EPS: case F_AFFINE: case F_TRACK: case F_CEIL_MODE:
             st = check_int(s, f, 0, 1, err);
             break;
         case F_P:

@@ -41,10 +41,13 @@ static vs_status window_out(const vs_layer_spec *s, int64_t n, int64_t *out, vs_
         return VS_OK;
     }
     int64_t o;
+    /* dilation is absent for avg_pool2d, ceil_mode for the convolutions */
+    int64_t span = (s->dilation > 1 ? s->dilation : 1) * (s->kernel - 1) + 1, ceil = s->ceil_mode == 1;
     if (s->op == VS_MODULE_CONV_TRANSPOSE2D)
-        o = (n - 1) * s->stride - 2 * s->padding + s->kernel + s->output_padding;
+        o = (n - 1) * s->stride - 2 * s->padding + span + s->output_padding;
     else
-        o = n + 2 * s->padding >= s->kernel ? (n + 2 * s->padding - s->kernel) / s->stride + 1 : 0;
+        o = n + 2 * s->padding >= span ? (n + 2 * s->padding - span + (ceil ? s->stride - 1 : 0)) / s->stride + 1 : 0;
+    if (ceil && o > 0 && (o - 1) * s->stride >= n + s->padding) o--; /* PyTorch: no window starts in the padding */
     if (o > MAX_SIDE)
         return vs_error_set(err, VS_ERR_SHAPE, "output side %lld is too large", (long long)o);
     if (o < 1)

@@ -4,3 +4,6 @@ if HAVE_CHECK
 check_PROGRAMS += tests/test_core tests/test_ops tests/test_mlp_reference tests/test_norm
 TESTS += tests/test_core tests/test_ops tests/test_mlp_reference tests/test_norm
 endif
+# Hostile inputs: the corpus under tests/hostile/ (made by make_corpus.py) and the probe's cases.
+TESTS += tests/cli_hostile.sh
+EXTRA_DIST += tests/cli_hostile.sh tests/german_data.awk tests/hostile

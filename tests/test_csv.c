@@ -155,6 +155,66 @@ START_TEST(test_whitespace)
 }
 END_TEST
 
+/* UCI *.data style: runs of spaces and tabs are one separator, edge blanks separate nothing. */
+START_TEST(test_whitespace_separated)
+{
+    vs_csv_opts o = vs_csv_opts_defaults();
+    o.delimiter = VS_CSV_WHITESPACE;
+    o.no_header = 1;
+    vs_csv_table *t = parse_ok("  A11 6  A34\t1169 \n\nA12\t\t48 A32 \"two words\"\t\n   \n", &o);
+    ck_assert_uint_eq(t->n_rows, 2);
+    ck_assert_uint_eq(t->n_cols, 4);
+    ck_assert_str_eq(CELL(t, 0, 0), "A11");
+    ck_assert_str_eq(CELL(t, 0, 3), "1169");
+    ck_assert_str_eq(CELL(t, 1, 1), "48");
+    ck_assert_str_eq(CELL(t, 1, 3), "two words");
+    ck_assert_int_eq(t->line[1], 3);
+    vs_csv_table_free(t);
+    ck_assert_str_eq(parse_fail("a b c\n1 2\n", 10, &o, VS_ERR_FORMAT), "t.csv:2: record has 2 fields, expected 3 as on line 1");
+    /* sniffed: a consistent number of blank runs and no consistent , ; TAB | */
+    const char *sniffed[] = {"A11 6 A34 1\nA12 48 A32 2\nA14 12 A34 1\n", "   1.5   2.25  3\n  10.0  -4.5  6\n",
+                             "x y \"a b\"\n1 2 \"c, d\"\n"};
+    for (size_t k = 0; k < sizeof sniffed / sizeof sniffed[0]; k++) {
+        t = parse_ok(sniffed[k], NULL);
+        ck_assert_msg(t->delimiter == VS_CSV_WHITESPACE, "case %zu: sniffed %d", k, t->delimiter);
+        ck_assert_uint_eq(t->n_cols, 3 + (k == 0));
+        vs_csv_table_free(t);
+    }
+    /* an inconsistent number of blank runs is not whitespace-separated */
+    t = parse_ok("New York\nSan Luis Obispo\n", NULL);
+    ck_assert_int_eq(t->delimiter, ',');
+    ck_assert_uint_eq(t->n_cols, 1);
+    vs_csv_table_free(t);
+}
+END_TEST
+
+/* A first record with a number over a numeric column is data; names over it are a header. */
+START_TEST(test_header_sniff)
+{
+    vs_csv_table *t = parse_ok("A11 6 1\nA12 48 2\n", NULL);
+    ck_assert_uint_eq(t->n_rows, 2);
+    ck_assert_str_eq(t->names[1], "c1");
+    ck_assert_str_eq(CELL(t, 0, 0), "A11");
+    ck_assert_int_eq(t->line[0], 1);
+    ck_assert_int_eq(t->line[1], 2);
+    vs_csv_table_free(t);
+    t = parse_ok("age,job\n39,x\n50,y\n", NULL);
+    ck_assert_uint_eq(t->n_rows, 2);
+    ck_assert_str_eq(t->names[0], "age");
+    vs_csv_table_free(t);
+    t = parse_ok("1,?\n2,b\n", NULL); /* the missing token in the first row stays missing */
+    ck_assert_uint_eq(t->n_rows, 2);
+    ck_assert_ptr_null(CELL(t, 0, 1));
+    vs_csv_table_free(t);
+    vs_csv_opts o = vs_csv_opts_defaults();
+    o.no_header = -1; /* forced: a numeric first line still names the columns */
+    t = parse_ok("2019,2020\n1,2\n", &o);
+    ck_assert_uint_eq(t->n_rows, 1);
+    ck_assert_str_eq(t->names[1], "2020");
+    vs_csv_table_free(t);
+}
+END_TEST
+
 START_TEST(test_missing)
 {
     const char *text = "a,b,c\n?,,NA\n\"\",\"?\",x\n1,2,\n";
@@ -254,7 +314,7 @@ START_TEST(test_malformed)
         ck_assert_str_eq(parse_fail(cases[k].text, cases[k].len, NULL, VS_ERR_FORMAT), cases[k].msg);
     vs_csv_opts o = vs_csv_opts_defaults();
     o.delimiter = ':';
-    ck_assert_str_eq(parse_fail("a:b\n", 4, &o, VS_ERR_ARG), "t.csv: delimiter 58 is not one of , ; TAB |");
+    ck_assert_str_eq(parse_fail("a:b\n", 4, &o, VS_ERR_ARG), "t.csv: delimiter 58 is not one of , ; TAB | or whitespace");
 }
 END_TEST
 
@@ -329,6 +389,8 @@ static Suite *csv_suite(void)
     tcase_add_test(tc, test_line_endings);
     tcase_add_test(tc, test_sniff);
     tcase_add_test(tc, test_whitespace);
+    tcase_add_test(tc, test_whitespace_separated);
+    tcase_add_test(tc, test_header_sniff);
     tcase_add_test(tc, test_missing);
     tcase_add_test(tc, test_names);
     tcase_add_test(tc, test_skip_max_bom);

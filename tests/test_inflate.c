@@ -272,6 +272,37 @@ START_TEST(test_bad_wrappers)
 }
 END_TEST
 
+/* The head of a stream: a header is read from a bomb's first bytes without inflating the rest; the
+ * budget refuses sizes before they are allocated; devices are refused, not read. */
+START_TEST(test_head_budget_devices)
+{
+    uint8_t *out;
+    size_t n;
+    vs_error e;
+    ck_assert_int_eq(vs_decompress_head(VS_ZFORMAT_ZLIB, zlib_zeros, sizeof zlib_zeros, 16, &out, &n, &e), VS_OK);
+    ck_assert_uint_eq(n, 16);
+    ck_assert_uint_eq(out[0] | out[15], 0);
+    free(out);
+    ck_assert_int_eq(vs_decompress_head(VS_ZFORMAT_GZIP, gz_multi, sizeof gz_multi, 100, &out, &n, &e), VS_OK);
+    ck_assert_uint_eq(n, 27); /* shorter than asked: the whole (checked) stream */
+    free(out);
+    size_t saved = vs_mem_budget();
+    vs_set_mem_budget(1 << 20);
+    ck_assert_int_eq(vs_mem_check(1 << 18, 4, "x", &e), VS_OK);
+    ck_assert_int_eq(vs_mem_check((1 << 18) + 1, 4, "synthetic X", &e), VS_ERR_NOMEM);
+    ck_assert_str_eq(e.msg, "synthetic X: needs 1.0 MiB, more than the memory budget of 1.0 MiB (--max-memory)");
+    ck_assert_int_eq(vs_mem_check(SIZE_MAX, 2, "y", &e), VS_ERR_NOMEM);
+    /* the default cap of inflating follows the budget */
+    vs_set_mem_budget(50000);
+    ck_assert_int_eq(vs_zlib_inflate(zlib_zeros, sizeof zlib_zeros, &out, &n, &e), VS_ERR_NOMEM);
+    vs_set_mem_budget(0);
+    ck_assert_uint_eq(vs_mem_budget(), saved);
+    ck_assert_int_eq(vs_read_file("/dev/zero", &out, &n, &e), VS_ERR_IO);
+    ck_assert_str_eq(e.msg, "/dev/zero: is a device, expected a regular file or a pipe");
+    ck_assert_int_eq(vs_read_file("/", &out, &n, &e), VS_ERR_IO);
+}
+END_TEST
+
 START_TEST(test_files)
 {
     char plain[512], gz[512];
@@ -339,6 +370,7 @@ static Suite *inflate_suite(void)
     tcase_add_test(tc, test_bad_wrappers);
     tc = vs_tcase(s, "files", 60);
     tcase_add_test(tc, test_files);
+    tcase_add_test(tc, test_head_budget_devices);
     tcase_add_test(tc, test_mnist_gz);
     return s;
 }

@@ -32,8 +32,8 @@ uint32_t vs_adler32(uint32_t adler, const void *buf, size_t n);
 
 /* ---- decompression ---- */
 
-/* Default cap on decompressed output: 2 GiB.  Protects against decompression bombs (deflate can
- * expand 1032:1).  vs_decompress() takes any other cap. */
+/* Default cap on decompressed output: 2 GiB or the memory budget, the smaller.  Protects against
+ * decompression bombs (deflate can expand 1032:1).  vs_decompress() takes any other cap. */
 #define VS_INFLATE_MAX_DEFAULT ((size_t)1 << 31)
 
 typedef enum vs_zformat {
@@ -46,12 +46,17 @@ typedef enum vs_zformat {
  * VS_ERR_NOMEM as soon as the output would exceed max_out bytes (0 means VS_INFLATE_MAX_DEFAULT). */
 vs_status vs_decompress(vs_zformat fmt, const uint8_t *in, size_t n, size_t max_out, uint8_t **out,
                         size_t *out_n, vs_error *err);
+/* The first min(want, all) bytes of the decompressed data, inflating no further (memory: want + 64 KiB):
+ * a header is checked before a bomb is inflated.  A stream cut by want is not checksummed. */
+vs_status vs_decompress_head(vs_zformat fmt, const uint8_t *in, size_t n, size_t want, uint8_t **out, size_t *out_n,
+                             vs_error *err);
 /* vs_decompress(VS_ZFORMAT_GZIP, ...) with the default cap.  Trailing zero padding is ignored. */
 vs_status vs_gunzip(const uint8_t *in, size_t n, uint8_t **out, size_t *out_n, vs_error *err);
 /* vs_decompress(VS_ZFORMAT_ZLIB, ...) with the default cap.  Preset dictionaries are refused. */
 vs_status vs_zlib_inflate(const uint8_t *in, size_t n, uint8_t **out, size_t *out_n, vs_error *err);
 
-/* Whole file into a new buffer (*buf, *n). */
+/* Whole file into a new buffer (*buf, *n): a regular file up to the memory budget (checked before
+ * reading), a pipe up to it; devices and directories are refused. */
 vs_status vs_read_file(const char *path, uint8_t **buf, size_t *n, vs_error *err);
 /* Whole file; when it starts with the gzip magic 1f 8b it is gunzipped (default cap), otherwise
  * returned as is.  Error messages start with the path. */
@@ -67,7 +72,8 @@ vs_status vs_read_file_maybe_gz(const char *path, uint8_t **buf, size_t *n, vs_e
  * Messages call the buffers "IDX images" and "IDX labels" (vs_load_idx names the files). */
 vs_status vs_parse_idx_mem(const uint8_t *images, size_t images_n, const uint8_t *labels, size_t labels_n,
                            const char *name, vs_dataset **out, vs_error *err);
-/* vs_parse_idx_mem on two files, each read with vs_read_file_maybe_gz (so .gz or plain). */
+/* vs_parse_idx_mem on two files, .gz or plain; a .gz file's header is checked before the rest is
+ * inflated, and inflating stops where the header says the data ends. */
 vs_status vs_load_idx(const char *images_path, const char *labels_path, const char *name, vs_dataset **out,
                       vs_error *err);
 /* MNIST from dir (name "mnist").  Test: t10k-{images-idx3,labels-idx1}-ubyte[.gz].  Train: the full
@@ -111,6 +117,11 @@ vs_status vs_parse_tu_mem(const vs_tu_files *files, const char *prefix, vs_datas
  * PREFIX_node_labels.txt, PREFIX_node_attributes.txt, PREFIX_edge_labels.txt (a file holding gzip
  * data is gunzipped), then vs_parse_tu_mem; messages name the file path and line. */
 vs_status vs_load_tu(const char *dir, const char *prefix, vs_dataset **out, vs_error *err);
+/* A folder of graphs: what `versus data export` writes for graphs (node_features.npy [nodes, F],
+ * node_graph.npy [nodes] nondecreasing graph ids, edges.npy [E, 2] global node ids grouped by graph,
+ * each edge both ways, y.npy optional) or a TU folder holding one PREFIX_A.txt.  Name "graphs" or the
+ * TU prefix; classes 0..max label. */
+vs_status vs_load_graph_dir(const char *dir, vs_dataset **out, vs_error *err);
 
 #ifdef __cplusplus
 }

@@ -9,6 +9,7 @@
  *   synthetic-tabular | synthetic-graph | synthetic-shapes    generated from --seed (and --n)
  *   colored-mnist                                  MNIST test tinted with one of three colours (--seed)
  *   csv:FILE   tu:DIR/PREFIX   idx:IMAGES,LABELS   any file in those formats
+ *   graphs:DIR                                     an exported graph set or a TU folder (vs_load_graph_dir)
  * The returned data set is owned by the caller (vs_dataset_free). */
 #ifndef VERSUS_DATA_SPEC_H
 #define VERSUS_DATA_SPEC_H
@@ -25,7 +26,7 @@ extern "C" {
 typedef struct vs_data_flags {
     const char *path;         /* --path: folder or file of a preset */
     char delimiter;           /* --delimiter (CSV); 0 = sniff */
-    int no_header;            /* --no-header */
+    int no_header;            /* --no-header 1, --header -1, 0 = sniff (see vs_csv_opts) */
     const char *label;        /* --label COL: name or 0-based index */
     const char *drop;         /* --drop COL,... */
     const char *categorical;  /* --categorical COL,... */

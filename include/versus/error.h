@@ -59,6 +59,17 @@ const char *vs_status_name(vs_status code);
 int vs_size_mul(size_t a, size_t b, size_t *out);
 int vs_size_add(size_t a, size_t b, size_t *out);
 
+/* The memory budget: every allocation whose size comes from input (file headers and lengths, row
+ * counts, label counts, layer sizes) is checked against it first.  Default: half the physical memory.
+ * Set it before starting work on other threads; 0 restores the default (CLI: --max-memory). */
+size_t vs_mem_budget(void);
+void vs_set_mem_budget(size_t bytes);
+/* VS_OK when count x size bytes fit the budget, else VS_ERR_NOMEM with
+ * "<what>: needs 4.0 GiB, more than the memory budget of 2.0 GiB (--max-memory)". */
+vs_status vs_mem_check(size_t count, size_t size, const char *what, vs_error *err);
+/* "12 bytes", "1.5 MiB", ... into buf[n]; returns buf. */
+const char *vs_mem_size_str(size_t bytes, char *buf, size_t n);
+
 #ifdef __cplusplus
 }
 #endif

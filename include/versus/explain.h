@@ -151,7 +151,9 @@ int64_t vs_predicted_class(const vs_model_fn *m, vs_tensor *x);
 /* S(x) for every row: [N] (no gradient recorded unless grad mode is on). */
 vs_tensor *vs_explained_score(const vs_model_fn *m, vs_tensor *x, int64_t target, int64_t contrast);
 
-/* Nodes and weights of an n-point rule on [0, 1] (Gauss-Legendre: exact for polynomials of degree 2n-1). */
+/* Nodes and weights of an n-point rule on [0, 1] (Gauss-Legendre: exact for polynomials of degree 2n-1;
+ * its nodes cost O(n^2), so n <= VS_GAUSS_LEGENDRE_MAX, 0.1 s; VS_ERR_ARG beyond). */
+#define VS_GAUSS_LEGENDRE_MAX 4096
 vs_status vs_quadrature(vs_ig_rule rule, int n, double *nodes, double *weights);
 
 /* Exact Shapley values of a game with n <= 24 players given all 2^n coalition values v[mask]. */

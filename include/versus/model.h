@@ -7,7 +7,7 @@
  *   {"format": "versus-model/1", "composite": {"inputs": ..., "models": ..., "graph": ..., ...}}
  *                                                         versus/composite.h; no top-level "input"
  * LAYER is {"op": NAME, FIELD: number, ...} with the op names and fields of versus/nn.h
- * (vs_module_kind_name, vs_spec_field_name); "bias" and "train_eps" also take true/false.  Keys
+ * (vs_module_kind_name, vs_spec_field_name); "bias", "train_eps" and "ceil_mode" also take true/false.  Keys
  * this format adds beyond the basic ops:
  *   {"op": "residual", "sequential": [LAYER, ...]}        x + block(x), parameters "<i>.block.<j>.*"
  *   {"op": "residual", "name": "main", ...}               the block's name: "<i>.main.<j>.*" (StarGAN)

@@ -79,7 +79,7 @@ bool vs_similarity_from_name(const char *name, vs_similarity *s); /* false when 
 /* One layer as model.json describes it.  vs_layer_spec_init() marks every field absent (integers
  * VS_SPEC_ABSENT, numbers NaN); building a layer fills absent fields with the defaults below and
  * rejects fields that do not apply to the op. */
-#define VS_SPEC_ABSENT (-1)
+#define VS_SPEC_ABSENT INT64_MIN /* no JSON integer is this (they are limited to 9e15), so -1 is an error, not "absent" */
 #define VS_SPEC_NAME_MAX 32
 typedef struct vs_layer_spec {
     vs_module_kind op;
@@ -89,7 +89,9 @@ typedef struct vs_layer_spec {
     int64_t kernel;             /* conv and pooling */
     int64_t stride;             /* conv (default 1), pooling (default kernel) */
     int64_t padding;            /* conv and pooling (default 0) */
-    int64_t output_padding;     /* conv_transpose2d (default 0) */
+    int64_t output_padding;     /* conv_transpose2d (default 0; below the stride or the dilation) */
+    int64_t dilation;           /* conv2d, conv_transpose2d, max_pool2d: tap spacing (default 1) */
+    int64_t ceil_mode;          /* max/avg_pool2d: 1 = the output side rounds up (default 0) */
     int64_t bias;               /* linear, conv: 1 = with a bias (default), 0 = without */
     int64_t train_eps;          /* gin_conv: 1 = eps is a parameter, 0 = a buffer (default) */
     double p;                   /* dropout probability (default 0.5) */
@@ -109,7 +111,7 @@ void vs_layer_spec_clear(vs_layer_spec *s);                   /* free the block 
 
 /* Field access by model.json name ("kernel", "momentum", ...), for JSON readers and writers.
  * set: the field must apply to s->op and integer fields need integer values. */
-#define VS_SPEC_N_FIELDS 17
+#define VS_SPEC_N_FIELDS 19
 const char *vs_spec_field_name(int i);                          /* i in [0, VS_SPEC_N_FIELDS) */
 bool vs_spec_field_applies(vs_module_kind op, const char *field); /* is it a key of this op? */
 vs_status vs_layer_spec_set(vs_layer_spec *s, const char *field, double value, vs_error *err);

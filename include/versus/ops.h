@@ -10,6 +10,8 @@
 #ifndef VERSUS_OPS_H
 #define VERSUS_OPS_H
 
+#include <stdbool.h>
+
 #include "versus/tensor.h"
 
 #ifdef __cplusplus
@@ -97,7 +99,7 @@ typedef struct vs_conv_opts {
 vs_tensor *vs_conv2d(vs_tensor *x, vs_tensor *w, vs_tensor *b, const vs_conv_opts *o);
 /* y = conv_transpose2d(x, w) + b, the adjoint of conv2d in its input: <conv2d(z, w), x> = <z, y - b>.
  * x [n,c,h,w], w [c, o/groups, kh, kw] (PyTorch ConvTranspose2d layout), b [o] or NULL;
- * oh = (h-1) sh - 2ph + dh(kh-1) + output_padding_h + 1, output_padding < stride. */
+ * oh = (h-1) sh - 2ph + dh(kh-1) + output_padding_h + 1, output_padding < max(stride, dilation). */
 vs_tensor *vs_conv_transpose2d(vs_tensor *x, vs_tensor *w, vs_tensor *b, const vs_conv_opts *o);
 /* dw = d<conv2d(x, w), g>/dw, i.e. <dw, v> = <conv2d(x, v), g>: the weight gradient as an op of its
  * own.  x [n,c,h,w], g [n,o,oh,ow] (conv2d's output shape) -> [o, c/groups, kh, kw]. */
@@ -107,6 +109,17 @@ vs_tensor *vs_conv2d_weight_grad(vs_tensor *x, vs_tensor *g, int kh, int kw, con
 vs_tensor *vs_max_pool2d(vs_tensor *x, int kernel, int stride, int padding);
 /* sum over each kernel window / kernel^2 (padding counts, PyTorch default); stride/padding as max_pool2d. */
 vs_tensor *vs_avg_pool2d(vs_tensor *x, int kernel, int stride, int padding);
+/* PyTorch's full pooling window: taps x[i s - p + a d] for a < kernel (dilation d: max pooling only);
+ * stride 0 means kernel, dilation 0 means 1; padding <= kernel/2.  ceil_mode: oh = ceil((h + 2p -
+ * d(k-1) - 1)/s) + 1, less one when the last window would start in the right padding. */
+typedef struct vs_pool_opts {
+    int kernel, stride, padding, dilation;
+    bool ceil_mode;
+} vs_pool_opts;
+/* y = max over each window of x (as vs_max_pool2d). */
+vs_tensor *vs_max_pool2d_ex(vs_tensor *x, const vs_pool_opts *o);
+/* y = sum over each window / its size counting padding, cut where a ceil_mode window hangs past it. */
+vs_tensor *vs_avg_pool2d_ex(vs_tensor *x, const vs_pool_opts *o);
 /* y[n,c,i,j] = x[n,c,i/s,j/s]; scale >= 1 */
 vs_tensor *vs_upsample_nearest2d(vs_tensor *x, int scale);
 

@@ -1,7 +1,8 @@
 /* versus/tabular.h - CSV files to one-hot tabular data sets (the major/minor features of SNX).
  *
  * Two layers.  vs_csv_parse_* reads RFC 4180 text into a vs_csv_table of strings (quoted fields
- * with "" escapes, embedded delimiters and newlines, CRLF or LF, sniffed or chosen delimiter).
+ * with "" escapes, embedded delimiters and newlines, CRLF or LF, sniffed or chosen delimiter, or
+ * whitespace-separated text).
  * vs_tabular_encode turns a table into a VS_DATA_TABULAR vs_dataset: every used column becomes one
  * major feature (a vs_feature_group) whose minor features are one-hot columns of X:
  *   categorical column "workclass" -> "workclass=Federal-gov", ..., "workclass=Private", ...
@@ -27,6 +28,10 @@ extern "C" {
 
 struct vs_csv_table;
 
+/* The delimiter value for whitespace-separated text (UCI *.data files, fixed-width numbers): a run
+ * of spaces and tabs is one separator, and blanks at the start and end of a line separate nothing. */
+#define VS_CSV_WHITESPACE ' '
+
 /* Keep (1) or drop (0) table row `row` before encoding (presets filter rows this way). */
 typedef int (*vs_csv_row_filter)(const struct vs_csv_table *t, size_t row, void *ctx);
 
@@ -34,8 +39,10 @@ typedef int (*vs_csv_row_filter)(const struct vs_csv_table *t, size_t row, void 
  * NULL-terminated arrays of column names (after the renaming of duplicates described below). */
 typedef struct vs_csv_opts {
     /* parsing (vs_csv_parse_mem / vs_csv_parse_file) */
-    char delimiter;                    /* ',', ';', '\t' or '|'; 0 = sniff from the first records */
-    int no_header;                     /* 1: the first record is data, columns are named c0, c1, ... */
+    char delimiter;                    /* ',', ';', '\t', '|' or VS_CSV_WHITESPACE; 0 = sniff */
+    int no_header;                     /* 1: the first record is data, columns are named c0, c1, ...;
+                                          -1: it is the header; 0: sniffed - data when a column holds
+                                          a number there and numbers in the records below it */
     const char *const *column_names;   /* names replacing the header's (or supplying them); NULL = keep */
     const char *const *missing;        /* tokens read as missing besides ""; NULL = {"?"}; {NULL} = none */
     size_t skip_lines;                 /* physical lines skipped before the first record */
@@ -55,7 +62,7 @@ typedef struct vs_csv_opts {
     void *row_filter_ctx;
 } vs_csv_opts;
 
-/* Defaults: sniffed delimiter, a header, missing {"?"}, label = last column, 5 bins, threshold 10. */
+/* Defaults: sniffed delimiter and header, missing {"?"}, label = last column, 5 bins, threshold 10. */
 vs_csv_opts vs_csv_opts_defaults(void);
 
 /* A parsed CSV file: n_rows x n_cols strings.  Column names are made unique the pandas way: the

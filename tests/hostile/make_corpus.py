@@ -1,0 +1,184 @@
+#!/usr/bin/env python3
+# tests/hostile/make_corpus.py - writes the hostile-input corpus beside it (the files are committed;
+# run this only to change them).  Every file is small and every one must make versus exit 1 with a
+# "versus: " message (tests/cli_hostile.sh runs them).  Layout: npy/*.npy (given to predict as X),
+# safetensors/*.safetensors and model/*.json (a model directory's weights or spec), csv/*.csv
+# (data describe), idx/CASE/{images,labels}, tu/CASE/DS_*.txt and graphs/CASE/*.npy (data describe).
+import gzip, json, os, shutil, struct
+
+here = os.path.dirname(os.path.abspath(__file__))
+
+
+def put(rel, data):
+    path = os.path.join(here, rel)
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    with open(path, 'wb') as f:
+        f.write(data.encode() if isinstance(data, str) else data)
+
+
+def npy_bytes(header, data=b'', version=(1, 0)):
+    h = header.encode()
+    h += b' ' * (63 - (10 + len(h)) % 64) + b'\n'
+    return b'\x93NUMPY' + bytes(version) + struct.pack('<H', len(h)) + h + data
+
+
+for d in ['npy', 'safetensors', 'model', 'csv', 'idx', 'tu', 'graphs']:
+    shutil.rmtree(os.path.join(here, d), ignore_errors=True)
+
+# ---- .npy: the preamble, the header dict, the sizes it claims -------------------------------------
+good = "{'descr': '<f4', 'fortran_order': False, 'shape': (2, 37), }"
+put('npy/empty.npy', b'')
+put('npy/bad_magic.npy', b'\x93NUMPX' + npy_bytes(good)[6:])
+put('npy/truncated_preamble.npy', b'\x93NUMPY\x01')
+put('npy/header_len_past_end.npy', b'\x93NUMPY\x01\x00\xff\xff{')
+put('npy/version_9.npy', npy_bytes(good, b'\0' * 296, (9, 0)))
+put('npy/data_short.npy', npy_bytes(good, b'\0' * 7))
+put('npy/data_long.npy', npy_bytes(good, b'\0' * 400))
+put('npy/shape_overflow.npy', npy_bytes("{'descr': '<f4', 'fortran_order': False, 'shape': (4294967296, 4294967296, 4294967296), }"))
+put('npy/shape_huge.npy', npy_bytes("{'descr': '<u1', 'fortran_order': False, 'shape': (1000000, 1000000), }", b'\0' * 64))
+put('npy/shape_negative.npy', npy_bytes("{'descr': '<f4', 'fortran_order': False, 'shape': (-1, 37), }"))
+put('npy/descr_complex.npy', npy_bytes("{'descr': '<c16', 'fortran_order': False, 'shape': (1, 37), }", b'\0' * 592))
+put('npy/descr_big_endian.npy', npy_bytes("{'descr': '>f4', 'fortran_order': False, 'shape': (1, 37), }", b'\0' * 148))
+put('npy/descr_object.npy', npy_bytes("{'descr': '|O', 'fortran_order': False, 'shape': (1, 37), }", b'\0' * 296))
+put('npy/header_not_dict.npy', npy_bytes("[1, 2, 3]"))
+put('npy/header_unterminated.npy', npy_bytes("{'descr': '<f4', 'shape': (2, 37"))
+put('npy/header_missing_shape.npy', npy_bytes("{'descr': '<f4', 'fortran_order': False, }", b'\0' * 4))
+put('npy/header_nul.npy', npy_bytes("{'descr': '<f4\x00', 'fortran_order': False, 'shape': (1, 37), }", b'\0' * 148))
+put('npy/zero_rows.npy', npy_bytes("{'descr': '<f4', 'fortran_order': False, 'shape': (0, 37), }"))
+put('npy/wrong_width.npy', npy_bytes("{'descr': '<f4', 'fortran_order': False, 'shape': (1, 5), }", b'\0' * 20))
+
+
+# ---- safetensors: length prefix, header JSON, offsets and shapes of the weights of the mlp -----------
+def st_bytes(header, data=b'', length=None):
+    h = json.dumps(header).encode() if not isinstance(header, bytes) else header
+    return struct.pack('<Q', len(h) if length is None else length) + h + data
+
+
+put('safetensors/empty.safetensors', b'')
+put('safetensors/short_prefix.safetensors', b'\x08\x00\x00')
+put('safetensors/header_len_huge.safetensors', st_bytes({}, length=1 << 62))
+put('safetensors/header_len_past_end.safetensors', st_bytes({}, length=1000))
+put('safetensors/header_not_json.safetensors', st_bytes(b'{"0.weight": [1, 2'))
+put('safetensors/header_not_object.safetensors', st_bytes([1, 2, 3]))
+put('safetensors/offsets_past_end.safetensors', st_bytes({'0.weight': {'dtype': 'F32', 'shape': [64, 37], 'data_offsets': [0, 9472]}}, b'\0' * 16))
+put('safetensors/offsets_overlap.safetensors', st_bytes({'a': {'dtype': 'F32', 'shape': [2], 'data_offsets': [0, 8]},
+                                                         'b': {'dtype': 'F32', 'shape': [2], 'data_offsets': [4, 12]}}, b'\0' * 12))
+put('safetensors/shape_vs_offsets.safetensors', st_bytes({'a': {'dtype': 'F32', 'shape': [3], 'data_offsets': [0, 8]}}, b'\0' * 8))
+put('safetensors/dtype_unknown.safetensors', st_bytes({'a': {'dtype': 'F99', 'shape': [2], 'data_offsets': [0, 8]}}, b'\0' * 8))
+put('safetensors/shape_overflow.safetensors', st_bytes({'a': {'dtype': 'F32', 'shape': [4294967296, 4294967296, 4294967296], 'data_offsets': [0, 8]}}, b'\0' * 8))
+put('safetensors/missing_weights.safetensors', st_bytes({'x': {'dtype': 'F32', 'shape': [2], 'data_offsets': [0, 8]}}, b'\0' * 8))
+put('safetensors/wrong_shape.safetensors', st_bytes({'0.weight': {'dtype': 'F32', 'shape': [2], 'data_offsets': [0, 8]}}, b'\0' * 8))
+
+# ---- model.json: structure, unknown fields, -1 is not "absent", sizes ------------------------------
+def model(layers, inp=(37,), **extra):
+    m = {'format': 'versus-model/1', 'input': list(inp), 'sequential': layers}
+    m.update(extra)
+    return json.dumps(m)
+
+
+mlp = [{'op': 'linear', 'in': 37, 'out': 64, 'bias': True}, {'op': 'relu'}, {'op': 'linear', 'in': 64, 'out': 2, 'bias': True}]
+conv = lambda **f: model([dict({'op': 'conv2d', 'in': 1, 'out': 2, 'kernel': 3}, **f), {'op': 'flatten'}], (1, 8, 8))
+put('model/empty.json', '')
+put('model/not_json.json', '{"format": "versus-model/1", "sequential": [')
+put('model/format_unknown.json', json.dumps({'format': 'versus-model/99', 'sequential': mlp}))
+put('model/op_unknown.json', model([{'op': 'frobnicate'}]))
+put('model/stride_minus_one.json', conv(stride=-1))
+put('model/padding_minus_one.json', conv(padding=-1))
+put('model/bias_minus_one.json', model([{'op': 'linear', 'in': 37, 'out': 2, 'bias': -1}]))
+put('model/kernel_minus_one.json', conv(kernel=-1))
+put('model/width_huge.json', model([{'op': 'linear', 'in': 37, 'out': 1000000000}]))
+put('model/width_budget.json', model([{'op': 'linear', 'in': 37, 'out': 1000000}, {'op': 'linear', 'in': 1000000, 'out': 1000000}]))
+put('model/width_fraction.json', model([{'op': 'linear', 'in': 37, 'out': 2.5}]))
+put('model/field_foreign.json', model([{'op': 'relu', 'kernel': 3}]))
+put('model/duplicate_key.json', '{"format": "versus-model/1", "format": "versus-model/1", "sequential": []}')
+put('model/deep_nesting.json', '{"format": "versus-model/1", "sequential": ' + '[' * 5000 + ']' * 5000 + '}')
+put('model/invalid_utf8.json', b'{"format": "versus-model/1", "sequential": [{"op": "\xff\xfe"}]}')
+put('model/input_mismatch.json', model(mlp, (5,)))
+
+# ---- CSV: structure the parser or the encoder refuses ----------------------------------------------
+put('csv/empty.csv', '')
+put('csv/blank_lines.csv', '\n  \n\t\n')
+put('csv/ragged.csv', 'a,b,label\n1,2,x\n3,y\n')
+put('csv/unterminated_quote.csv', 'a,label\n"open,1\n2,x\n')
+put('csv/junk_after_quote.csv', 'a,label\n"q"z,1\n')
+put('csv/nul_byte.csv', b'a,label\n1\x00,x\n2,y\n')
+put('csv/header_only.csv', 'a,b,label\n')
+put('csv/label_missing.csv', 'a,label\n1,?\n2,?\n')
+put('csv/one_column.csv', 'label\nx\ny\n')
+put('csv/binary.csv', bytes(range(256)) * 4)
+
+
+# ---- IDX: headers, lengths, labels; gzip wrapped ones -----------------------------------------------
+def idx_images(n, r, c, pixels=None, magic=0x803):
+    return struct.pack('>IIII', magic, n, r, c) + (bytes(n * r * c) if pixels is None else pixels)
+
+
+def idx_labels(labels, magic=0x801):
+    return struct.pack('>II', magic, len(labels)) + bytes(labels)
+
+
+def idx_case(name, images, labels):
+    put('idx/%s/images' % name, images)
+    put('idx/%s/labels' % name, labels)
+
+
+ok_labels = idx_labels([1, 2])
+idx_case('bad_magic', idx_images(2, 4, 4, magic=0x802), ok_labels)
+idx_case('truncated_header', b'\x00\x00\x08\x03\x00\x00', ok_labels)
+idx_case('claims_more', idx_images(2, 28, 28, bytes(100)), ok_labels)
+idx_case('claims_1gib', idx_images(1 << 20, 32, 32, bytes(4096)), idx_labels([0] * 16))
+idx_case('zero_rows', idx_images(2, 0, 4, b''), ok_labels)
+idx_case('count_mismatch', idx_images(3, 4, 4), ok_labels)
+idx_case('label_12', idx_images(2, 4, 4), idx_labels([1, 12]))
+idx_case('gz_bad_magic', gzip.compress(idx_images(64, 32, 32, magic=0x0d0a), mtime=0), ok_labels)
+idx_case('gz_truncated', gzip.compress(idx_images(2, 4, 4), mtime=0)[:-9], ok_labels)
+idx_case('gz_corrupt_crc', gzip.compress(idx_images(2, 4, 4), mtime=0)[:-8] + b'\0\0\0\0' + struct.pack('<I', 48), ok_labels)
+
+
+# ---- TU graph sets: indices, counts, numbers -------------------------------------------------------
+def tu_case(name, A, indicator, graph_labels, node_labels=None):
+    put('tu/%s/DS_A.txt' % name, A)
+    put('tu/%s/DS_graph_indicator.txt' % name, indicator)
+    put('tu/%s/DS_graph_labels.txt' % name, graph_labels)
+    if node_labels is not None:
+        put('tu/%s/DS_node_labels.txt' % name, node_labels)
+
+
+tu_case('node_past_end', '1, 2\n2, 9\n', '1\n1\n1\n', '1\n')
+tu_case('node_zero', '0, 1\n', '1\n1\n', '1\n')
+tu_case('graph_past_labels', '1, 2\n', '1\n2\n', '1\n')
+tu_case('edge_across_graphs', '1, 2\n', '1\n2\n', '1\n0\n')
+tu_case('not_a_number', '1, x\n', '1\n1\n', '1\n')
+tu_case('three_columns', '1, 2, 3\n', '1\n1\n1\n', '1\n')
+tu_case('empty_indicator', '1, 2\n', '', '1\n')
+tu_case('node_labels_short', '1, 2\n', '1\n1\n', '1\n', '0\n')
+tu_case('huge_number', '1, 99999999999999999999999\n', '1\n1\n', '1\n')
+
+
+# ---- exported graph sets (graphs:DIR): node ids, graph ids, reverse edges --------------------------------
+def arr(shape, values, code):
+    fmt = {'<f4': 'f', '<i8': 'q'}[code]
+    dims = '(%d,)' % shape[0] if len(shape) == 1 else '(' + ', '.join(str(x) for x in shape) + ')'
+    return npy_bytes("{'descr': '%s', 'fortran_order': False, 'shape': %s, }" % (code, dims), struct.pack('<%d%s' % (len(values), fmt), *values))
+
+
+def graph_case(name, nodes, node_graph, edges, y=None, feats=None):
+    f = feats if feats is not None else [1.0] * nodes
+    put('graphs/%s/node_features.npy' % name, arr((nodes, len(f) // nodes if nodes else 1), f, '<f4'))
+    put('graphs/%s/node_graph.npy' % name, arr((len(node_graph),), node_graph, '<i8'))
+    put('graphs/%s/edges.npy' % name, arr((len(edges) // 2, 2), edges, '<i8'))
+    if y is not None:
+        put('graphs/%s/y.npy' % name, arr((len(y),), y, '<i8'))
+
+
+graph_case('no_reverse', 3, [0, 0, 0], [0, 1, 1, 2, 2, 1])
+graph_case('node_past_end', 2, [0, 0], [0, 5, 5, 0])
+graph_case('across_graphs', 2, [0, 1], [0, 1, 1, 0])
+graph_case('graph_ids_decrease', 3, [1, 0, 1], [])
+graph_case('graph_id_negative', 2, [-1, 0], [])
+graph_case('rows_mismatch', 3, [0, 0], [])
+graph_case('edges_not_pairs', 2, [0, 0], [0, 1, 1, 0], feats=[1.0, 1.0])
+put('graphs/edges_not_pairs/edges.npy', arr((4,), [0, 1, 1, 0], '<i8'))
+graph_case('label_negative', 2, [0, 1], [], y=[0, -3])
+graph_case('node_graph_float', 2, [0, 0], [])
+put('graphs/node_graph_float/node_graph.npy', arr((2,), [0.5, 0.0], '<f4'))
