@@ -1,7 +1,8 @@
 # explain/games.mk: cooperative games (versus/games.h) and the search explainers of Hamilton et al.
 # 2022 (versus/search.h).
 versusinclude_HEADERS += include/versus/games.h
-libversus_la_SOURCES += explain/games.c explain/games_kernel.c explain/games_permutation.c
+noinst_HEADERS += explain/games_internal.h
+libversus_la_SOURCES += explain/games.c explain/games_kernel.c explain/games_permutation.c explain/games_study.c explain/games_memo.c
 if HAVE_CHECK
 check_PROGRAMS += tests/test_games
 TESTS += tests/test_games

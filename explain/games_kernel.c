@@ -9,12 +9,16 @@
  * constraint removes the last column (explain/lstsq.h folds the signs).
  *
  * Coalitions: sizes are visited from the outside in, s with its mirror (order 1: n - s, order 2:
- * n + 1 - s, where each kernel takes the same per-coalition weight); while the budget left covers
- * every coalition of both sizes they are enumerated with weight Lambda(s).  The rest of the budget
+ * n + 1 - s, where each kernel takes the same per-coalition weight); while the draws left would be
+ * expected to hit every coalition of both sizes (Kernel SHAP's rule) they are enumerated with weight
+ * Lambda(s).  The rest of the budget
  * samples the remaining sizes: Kernel-Direct draws s with probability proportional to its kernel
  * mass C(n,s) Lambda(s), Kernel-Weighting a uniform coalition; a complement N \ S of a sampled size is
  * added to each draw when pairing is on.  A sampled coalition of size s carries the importance
- * weight Lambda(s) / (expected copies of it), so both schemes estimate the same weighted fit. */
+ * weight Lambda(s) / (expected copies of it), so both schemes estimate the same weighted fit; a
+ * coalition drawn again adds to its weight without a new evaluation (draws go on until the budget
+ * of distinct coalitions is spent). */
+#include "explain/games_internal.h"
 #include "explain/internal.h"
 #include "explain/lstsq.h"
 #include "versus/games.h"
@@ -29,7 +33,7 @@ void vs_kernel_opts_init(vs_kernel_opts *o)
     o->order = 2;
     o->budget = 2000;
     o->sampling = VS_KERNEL_DIRECT;
-    o->pair_complements = true;
+    o->pair_complements = false; /* measured: for order 2 pairing S with N \ S raises the MSE (the kernel is symmetric under s <-> n + 1 - s, not n - s) */
     o->enumerate_sizes = true;
 }
 
@@ -42,97 +46,98 @@ double vs_kernel_weight(int order, int64_t n, int64_t s)
     return exp(log((double)(n - 1)) - log_choose(n, s) - log(inner) - log((double)(n - s)));
 }
 
-/* Coalitions collected for the fit: rows of n bytes, their weights; values come later. */
-typedef struct coalitions {
-    int64_t n, rows, cap;
-    uint8_t *z;
-    double *w;
-} coalitions;
-
-static bool push(coalitions *c, const uint8_t *z, double w)
-{
-    if (c->rows == c->cap) return false;
-    memcpy(c->z + c->rows * c->n, z, (size_t)c->n);
-    c->w[c->rows++] = w;
-    return true;
-}
-
-/* Every coalition of size s, weight w each (lexicographic combinations). */
-static void push_all_of_size(coalitions *c, int64_t s, double w, int64_t *idx, uint8_t *z)
-{
-    const int64_t n = c->n;
-    for (int64_t i = 0; i < s; i++) idx[i] = i;
-    for (;;) {
-        memset(z, 0, (size_t)n);
-        for (int64_t i = 0; i < s; i++) z[idx[i]] = 1;
-        push(c, z, w);
-        int64_t i = s - 1;
-        while (i >= 0 && idx[i] == n - s + i) i--;
-        if (i < 0) return;
-        idx[i]++;
-        for (int64_t k = i + 1; k < s; k++) idx[k] = idx[k - 1] + 1;
-    }
-}
-
-/* The fit's coalitions (exact constraints excluded) into c; c->cap = the budget for them. */
-static void choose_coalitions(const vs_kernel_opts *o, int64_t n, coalitions *c)
+/* The fit's coalitions: memo indices with their weights (w [memo cap]; enumerated sizes Lambda(s),
+ * sampled ones by draw counts), the exact constraints already in the memo. */
+static vs_status choose_coalitions(const vs_kernel_opts *o, vs_game_memo *m, double *w, vs_error *err)
 {
     const int order = o->order;
-    const int64_t lo = order, hi = n - 1, mirror_sum = n + order - 1;
+    const int64_t n = m->n, lo = order, hi = n - 1, mirror_sum = n + order - 1;
     uint8_t *sampled = calloc((size_t)n + 1, 1), *z = malloc((size_t)n);
     int64_t *idx = malloc((size_t)(n + 1) * sizeof *idx);
     double *q = calloc((size_t)n + 1, sizeof *q);
-    if (!sampled || !z || !idx || !q) goto done;
-    for (int64_t s = lo; s <= hi; s++) sampled[s] = 1;
+    if (!sampled || !z || !idx || !q) {
+        free(sampled);
+        free(z);
+        free(idx);
+        free(q);
+        return vs_error_set(err, VS_ERR_NOMEM, "kernel estimator: out of memory");
+    }
+    double mass_left = 0;
+    for (int64_t s = lo; s <= hi; s++) {
+        sampled[s] = 1;
+        mass_left += exp(log_choose(n, s) + log(vs_kernel_weight(order, n, s)));
+    }
     for (int64_t s = lo; o->enumerate_sizes && 2 * s <= mirror_sum; s++) {
-        int64_t m = mirror_sum - s;
-        double count = exp(log_choose(n, s)) + (m != s ? exp(log_choose(n, m)) : 0);
-        if (count > (double)(c->cap - c->rows) + 0.5) break;
-        push_all_of_size(c, s, vs_kernel_weight(order, n, s), idx, z);
-        if (m != s) push_all_of_size(c, m, vs_kernel_weight(order, n, m), idx, z);
-        sampled[s] = sampled[m] = 0;
+        /* as Kernel SHAP does: enumerate when the draws left would be expected to hit every
+         * coalition of the two sizes at least once (and the budget covers them) */
+        int64_t mi = mirror_sum - s;
+        double count = exp(log_choose(n, s)) + (mi != s ? exp(log_choose(n, mi)) : 0), left = (double)(m->cap - m->count);
+        double mass = exp(log_choose(n, s) + log(vs_kernel_weight(order, n, s)));
+        if (mi != s) mass += exp(log_choose(n, mi) + log(vs_kernel_weight(order, n, mi)));
+        if (count > left + 0.5 || left * mass / mass_left < count * (1 - 1e-9)) break;
+        mass_left -= mass;
+        for (int pass = 0; pass < (mi != s ? 2 : 1); pass++) {
+            int64_t size = pass ? mi : s;
+            double lw = vs_kernel_weight(order, n, size);
+            for (int64_t i = 0; i < size; i++) idx[i] = i;
+            for (;;) {
+                memset(z, 0, (size_t)n);
+                for (int64_t i = 0; i < size; i++) z[idx[i]] = 1;
+                w[vs_game_memo_add(m, z, NULL)] = lw;
+                int64_t i = size - 1;
+                while (i >= 0 && idx[i] == n - size + i) i--;
+                if (i < 0) break;
+                idx[i]++;
+                for (int64_t k = i + 1; k < size; k++) idx[k] = idx[k - 1] + 1;
+            }
+        }
+        sampled[s] = sampled[mi] = 0;
     }
     /* proposal over the sampled sizes: kernel mass (direct) or coalition count (weighting) */
     double tot = 0;
     for (int64_t s = lo; s <= hi; s++)
         if (sampled[s]) tot += q[s] = exp(log_choose(n, s) + (o->sampling == VS_KERNEL_DIRECT ? log(vs_kernel_weight(order, n, s)) : 0));
-    if (tot <= 0 || c->rows >= c->cap) goto done;
-    for (int64_t s = lo; s <= hi; s++) q[s] /= tot;
-    vs_rng r;
-    vs_rng_seed(&r, o->seed);
-    int64_t left = c->cap - c->rows, per_draw = o->pair_complements ? 2 : 1;
-    int64_t draws = left / per_draw > 0 ? left / per_draw : 1;
-    int64_t first = c->rows;
-    for (int64_t d = 0; d < draws && c->rows < c->cap; d++) {
-        double u = vs_rng_uniform(&r), acc = 0;
-        int64_t s = hi;
-        for (int64_t t = lo; t <= hi; t++) {
-            if (!sampled[t]) continue;
-            acc += q[t];
-            if (u < acc) {
-                s = t;
-                break;
+    int64_t first = m->count, draws = 0;
+    if (tot > 0 && m->count < m->cap) {
+        for (int64_t s = lo; s <= hi; s++) q[s] /= tot;
+        vs_rng r;
+        vs_rng_seed(&r, o->seed);
+        /* draw until the memo is full; a drawn coalition seen before costs nothing but counts again */
+        for (int64_t max_draws = 100 * m->cap; draws < max_draws && m->count < m->cap; draws++) {
+            double u = vs_rng_uniform(&r), acc = 0;
+            int64_t s = hi;
+            for (int64_t t = lo; t <= hi; t++) {
+                if (!sampled[t]) continue;
+                acc += q[t];
+                if (u < acc) {
+                    s = t;
+                    break;
+                }
+            }
+            while (!sampled[s]) s--; /* rounding at the top end */
+            vs_random_subset(&r, n, s, z, idx);
+            int64_t k = vs_game_memo_add(m, z, NULL);
+            if (k < 0) break;
+            w[k] += 1;
+            if (o->pair_complements && sampled[n - s]) {
+                for (int64_t i = 0; i < n; i++) z[i] = !z[i];
+                if ((k = vs_game_memo_add(m, z, NULL)) < 0) break;
+                w[k] += 1;
             }
         }
-        while (!sampled[s]) s--; /* rounding at the top end */
-        vs_random_subset(&r, n, s, z, idx);
-        push(c, z, (double)s); /* the size, until the weights are known */
-        if (o->pair_complements && sampled[n - s] && c->rows < c->cap) {
-            for (int64_t i = 0; i < n; i++) z[i] = !z[i];
-            push(c, z, (double)(n - s));
-        }
     }
-    /* importance weights: Lambda(s) / expected copies of one coalition of size s over all draws */
-    for (int64_t r0 = first; r0 < c->rows; r0++) {
-        int64_t s = (int64_t)c->w[r0];
-        double dens = q[s] + (o->pair_complements && sampled[n - s] ? q[n - s] : 0);
-        c->w[r0] = vs_kernel_weight(order, n, s) * exp(log_choose(n, s)) / (dens * (double)draws);
+    /* importance weights: Lambda(s) / expected copies of one coalition of size s in all the draws */
+    for (int64_t k = first; k < m->count; k++) {
+        int64_t s = 0;
+        for (int64_t i = 0; i < n; i++) s += m->z[k * n + i];
+        double dens = (q[s] + (o->pair_complements && sampled[n - s] ? q[n - s] : 0)) * (double)(draws > 0 ? draws : 1);
+        w[k] *= vs_kernel_weight(order, n, s) * exp(log_choose(n, s)) / dens;
     }
-done:
     free(sampled);
     free(z);
     free(idx);
     free(q);
+    return VS_OK;
 }
 
 vs_status vs_game_kernel(vs_game *g, const vs_kernel_opts *o, double *phi, vs_error *err)
@@ -145,59 +150,54 @@ vs_status vs_game_kernel(vs_game *g, const vs_kernel_opts *o, double *phi, vs_er
     if (o->budget < n_exact + 1)
         return vs_error_set(err, VS_ERR_ARG, "kernel estimator of order %d on %lld players needs a budget above %lld evaluations", order,
                             (long long)n, (long long)n_exact);
-    coalitions c = {.n = n, .cap = o->budget - n_exact};
-    if ((double)(c.cap + n_exact) * (double)n > 1e9 || (double)c.cap * (double)cols > 2e9)
-        return vs_error_set(err, VS_ERR_ARG, "kernel estimator: %lld coalitions of %lld players is too large a system", (long long)c.cap,
+    if ((double)o->budget * (double)cols > 2e9)
+        return vs_error_set(err, VS_ERR_ARG, "kernel estimator: %lld coalitions of %lld players is too large a system", (long long)o->budget,
                             (long long)n);
-    c.z = calloc((size_t)((c.cap + n_exact) * n), 1);
-    c.w = malloc((size_t)(c.cap + n_exact) * sizeof *c.w);
-    double *v = malloc((size_t)(c.cap + n_exact) * sizeof *v), *y = NULL, *beta = NULL;
-    uint8_t *in = NULL, *zp = malloc((size_t)cols);
-    vs_status st = c.z && c.w && v && zp ? VS_OK : vs_error_set(err, VS_ERR_NOMEM, "kernel estimator: out of memory");
-    if (st == VS_OK) choose_coalitions(o, n, &c);
-    const int64_t rows = c.rows;
-    if (st == VS_OK && rows < 1) st = vs_error_set(err, VS_ERR_NOMEM, "kernel estimator: out of memory");
+    vs_game_memo m;
+    vs_status st = vs_game_memo_init(&m, g, o->budget, err);
+    if (st != VS_OK) return st;
+    double *w = calloc((size_t)o->budget, sizeof *w), *y = malloc((size_t)o->budget * sizeof *y), *beta = calloc((size_t)cols, sizeof *beta);
+    uint8_t *in = malloc((size_t)(o->budget * (cols - 1))), *zp = malloc((size_t)cols), *e = calloc((size_t)n, 1);
+    double *ww = malloc((size_t)o->budget * sizeof *ww);
+    if (!w || !y || !beta || !in || !zp || !e || !ww) st = vs_error_set(err, VS_ERR_NOMEM, "kernel estimator: out of memory");
+    /* the exact constraints first: empty (0), full (1), then (order 2) singletons (2 + i) */
     if (st == VS_OK) {
-        /* the exact constraints after the fitted rows: empty, full, then (order 2) singletons */
-        uint8_t *e = c.z + rows * n;
-        memset(e + n, 1, (size_t)n);
-        for (int64_t i = 0; order == 2 && i < n; i++) e[(2 + i) * n + i] = 1;
-        int64_t total = rows + n_exact, B = g->batch > 0 ? g->batch : 256;
-        for (int64_t r0 = 0; r0 < total && st == VS_OK; r0 += B) {
-            int64_t m = total - r0 < B ? total - r0 : B;
-            st = g->values(g->ctx, m, c.z + r0 * n, v + r0, err);
-            g->evaluations += m;
+        vs_game_memo_add(&m, e, NULL);
+        memset(e, 1, (size_t)n);
+        vs_game_memo_add(&m, e, NULL);
+        for (int64_t i = 0; order == 2 && i < n; i++) {
+            memset(e, 0, (size_t)n);
+            e[i] = 1;
+            vs_game_memo_add(&m, e, NULL);
         }
+        st = choose_coalitions(o, &m, w, err);
     }
+    if (st == VS_OK) st = vs_game_memo_eval(&m, err);
+    int64_t rows = 0;
     if (st == VS_OK) {
-        in = malloc((size_t)(rows * (cols - 1)));
-        y = malloc((size_t)rows * sizeof *y);
-        beta = calloc((size_t)cols, sizeof *beta);
-        if (!in || !y || !beta) st = vs_error_set(err, VS_ERR_NOMEM, "kernel estimator: out of memory");
-    }
-    if (st == VS_OK) {
-        const double v0 = v[rows], v1 = v[rows + 1];
-        double *first = phi; /* order 2: the diagonal, read back below */
+        const double v0 = m.v[0], v1 = m.v[1];
         double fsum = 0;
         if (order == 2)
-            for (int64_t i = 0; i < n; i++) fsum += first[i * n + i] = v[rows + 2 + i] - v0;
+            for (int64_t i = 0; i < n; i++) fsum += phi[i * n + i] = m.v[2 + i] - v0;
         const double total = v1 - v0 - fsum;
-        for (int64_t r = 0; r < rows; r++) {
-            const uint8_t *z = c.z + r * n;
-            double res = v[r] - v0;
+        for (int64_t k = n_exact; k < m.count; k++) {
+            const uint8_t *z = m.z + k * n;
+            double res = m.v[k] - v0;
             if (order == 1) {
                 memcpy(zp, z, (size_t)n);
             } else {
                 for (int64_t i = 0; i < n; i++) {
-                    if (z[i]) res -= first[i * n + i];
+                    if (z[i]) res -= phi[i * n + i];
                     for (int64_t j = i + 1; j < n; j++) zp[vs_pair_rank(n, i, j)] = z[i] && z[j];
                 }
             }
             uint8_t last = zp[cols - 1];
-            y[r] = last ? -(res - total) : res;
-            for (int64_t k = 0; k < cols - 1; k++) in[r * (cols - 1) + k] = zp[k] != last;
+            y[rows] = last ? -(res - total) : res;
+            ww[rows] = w[k];
+            for (int64_t c = 0; c < cols - 1; c++) in[rows * (cols - 1) + c] = zp[c] != last;
+            rows++;
         }
-        st = vs_lstsq_sets(rows, cols - 1, in, c.w, y, o->ridge, cols - 1, beta);
+        st = rows > 0 ? vs_lstsq_sets(rows, cols - 1, in, ww, y, o->ridge, cols - 1, beta) : VS_ERR_NUMERIC;
         if (st == VS_ERR_NUMERIC) st = vs_error_set(err, VS_ERR_NUMERIC, "kernel estimator: singular system (raise the budget)");
         else if (st != VS_OK) st = vs_error_set(err, st, "kernel estimator: out of memory for the least-squares system");
     }
@@ -206,21 +206,22 @@ vs_status vs_game_kernel(vs_game *g, const vs_kernel_opts *o, double *phi, vs_er
         for (int64_t k = 0; k < cols - 1; k++) s += beta[k];
         if (order == 1) {
             memcpy(phi, beta, (size_t)(n - 1) * sizeof *phi);
-            phi[n - 1] = (v[rows + 1] - v[rows]) - s;
+            phi[n - 1] = (m.v[1] - m.v[0]) - s;
         } else {
             double fsum = 0;
             for (int64_t i = 0; i < n; i++) fsum += phi[i * n + i];
-            beta[cols - 1] = (v[rows + 1] - v[rows] - fsum) - s;
+            beta[cols - 1] = (m.v[1] - m.v[0] - fsum) - s;
             for (int64_t i = 0; i < n; i++)
                 for (int64_t j = i + 1; j < n; j++) phi[i * n + j] = phi[j * n + i] = beta[vs_pair_rank(n, i, j)] / 2;
         }
     }
-    free(c.z);
-    free(c.w);
-    free(v);
+    vs_game_memo_free(&m);
+    free(w);
     free(y);
     free(beta);
     free(in);
     free(zp);
+    free(e);
+    free(ww);
     return st;
 }

@@ -84,7 +84,7 @@ typedef struct vs_kernel_opts {
     double ridge;                /* L2 penalty on the fitted terms (0: none; LIME-style fits use > 0) */
     uint64_t seed;
 } vs_kernel_opts;
-void vs_kernel_opts_init(vs_kernel_opts *o); /* order 2, budget 2000, direct, pairing and enumeration on */
+void vs_kernel_opts_init(vs_kernel_opts *o); /* order 2, budget 2000, direct, enumeration on, pairing off */
 
 /* The kernel of order k at coalition size s of n players: order 1 (n-1) / (C(n,s) s (n-s)), order 2
  * Lambda(s) = (n-1) / (C(n,s) C(s,2) (n-s)) (Eq. 7); INFINITY where a factor of the denominator is 0
@@ -101,8 +101,11 @@ vs_status vs_game_kernel(vs_game *g, const vs_kernel_opts *o, double *phi, vs_er
 /* Sundararajan et al. (2020)'s permutation estimator of order-2 Shapley-Taylor indices: for random
  * permutations pi, every pair {i, j} takes delta_ij v(T) = v(T+i+j) - v(T+i) - v(T+j) + v(T), T the
  * players before the first of i, j; singletons exact.  Permutations are drawn until the next one
- * would exceed the budget (each costs about n^2 evaluations; at least one is drawn).  phi [n, n]. */
-vs_status vs_game_permutation_st2(vs_game *g, int64_t budget, uint64_t seed, double *phi, vs_error *err);
+ * would exceed the budget of distinct coalitions (a coalition seen before is not evaluated again;
+ * a permutation costs at most n^2 - n + 2; at least one is drawn).  phi [n, n].  shared false: every
+ * pair draws its own T from the same distribution and its four coalitions (the baseline as Hamilton
+ * et al. describe it, "estimating each interaction term separately"; at least one round of pairs). */
+vs_status vs_game_permutation_st2(vs_game *g, int64_t budget, uint64_t seed, bool shared, double *phi, vs_error *err);
 
 /* Index of the pair {i, j}, i < j < n, in the packed upper triangle: i (2n - i - 1) / 2 + j - i - 1. */
 static inline int64_t vs_pair_rank(int64_t n, int64_t i, int64_t j) { return i * (2 * n - i - 1) / 2 + j - i - 1; }
@@ -115,6 +118,32 @@ typedef struct vs_table_game {
     const double *v;
 } vs_table_game;
 vs_game vs_table_game_make(vs_table_game *t);
+
+/* The convergence study (Hamilton et al. 2022, Figs. 5 and 10). */
+typedef enum vs_study_game {
+    VS_STUDY_MLP,      /* f(x masked by S, zeros elsewhere), f a 3-layer ReLU net n-20-20-1, Glorot weights, x ~ N(0, I) */
+    VS_STUDY_PRODUCT   /* v(S) = sum_{T subset S} c_T, c_T ~ U(0, 10): every product of Boolean inputs */
+} vs_study_game;
+typedef enum vs_study_estimator {
+    VS_STUDY_KERNEL_DIRECT, VS_STUDY_KERNEL_WEIGHTING,
+    VS_STUDY_PERMUTATION,         /* one permutation serves every pair, coalitions memoised */
+    VS_STUDY_PERMUTATION_PER_PAIR, /* every pair sampled on its own */
+    VS_STUDY_ESTIMATORS
+} vs_study_estimator;
+/* "kernel-direct", "kernel-weighting", "permutation", "permutation-per-pair" */
+const char *vs_study_estimator_name(vs_study_estimator e);
+typedef struct vs_study_point {
+    double evaluations;  /* mean evaluations of v spent */
+    double mse;          /* mean over games of mean_{i<j} (estimate - exact)^2 of the pair indices */
+} vs_study_point;
+/* For `games` random games of the kind on n <= 20 players and each estimator e and budget b:
+ * out[e * nb + b] (VS_STUDY_ESTIMATORS x nb points).  Deterministic for a seed. */
+vs_status vs_st2_convergence(vs_study_game kind, int n, int games, uint64_t seed, const int64_t *budgets, int nb,
+                             vs_study_point *out, vs_error *err);
+/* Evaluations the slow curve needs over those the fast one needs for the same MSE: the geometric
+ * mean over the slow curve's points inside the fast curve's MSE range (log-log interpolation);
+ * NAN when the ranges do not overlap.  Curves in increasing evaluations. */
+double vs_evals_ratio(const vs_study_point *slow, int ns, const vs_study_point *fast, int nf);
 
 #ifdef __cplusplus
 }
