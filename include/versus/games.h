@@ -107,6 +107,13 @@ vs_status vs_game_kernel(vs_game *g, const vs_kernel_opts *o, double *phi, vs_er
  * et al. describe it, "estimating each interaction term separately"; at least one round of pairs). */
 vs_status vs_game_permutation_st2(vs_game *g, int64_t budget, uint64_t seed, bool shared, double *phi, vs_error *err);
 
+/* LIME on the game's players: `samples` uniform random coalitions weighted by exp(-D^2 / width^2),
+ * D = 1 - sqrt(|S| / n) (cosine distance to the full coalition), a ridge fit of v with a free
+ * intercept and linear terms (order 1, phi [n]) or linear and pair terms (order 2, phi [n, n] of
+ * versus/games.h).  Seeded. */
+vs_status vs_game_lime(vs_game *g, int order, int64_t samples, double width, double ridge, uint64_t seed, double *phi,
+                       vs_error *err);
+
 /* Index of the pair {i, j}, i < j < n, in the packed upper triangle: i (2n - i - 1) / 2 + j - i - 1. */
 static inline int64_t vs_pair_rank(int64_t n, int64_t i, int64_t j) { return i * (2 * n - i - 1) / 2 + j - i - 1; }
 
