@@ -93,5 +93,6 @@ extern const vs_verb vs_verb_attribute;
 extern const vs_verb vs_verb_evaluate;
 extern const vs_verb vs_verb_explain;
 extern const vs_verb vs_verb_bench;
+extern const vs_verb vs_verb_report;
 
 #endif

@@ -1,6 +1,7 @@
 /* cmd_bench.c - `versus bench`: reproduce a paper's tables and figures on one data set, or time the
  * kernels, training steps and explainers.  The verb hands its arguments to the benchmark named by
- * the first word: snx (cli/bench_snx.c, flags parsed here) or perf (bench/bench_main.c, which parses
+ * the first word: snx (flags parsed here and in cli/bench_snx.c; the experiment is
+ * explain/experiment_snx.c) or perf (bench/bench_main.c, which parses
  * its own). */
 #include "bench/bench.h"
 #include "cli/bench.h"
@@ -77,9 +78,12 @@ const vs_verb vs_verb_bench = {
     "             same with the top 10 among the features the pair has (vs_snx_eval_opts.present_only)\n"
     "  Table III  the global masks (pick-all, des, snx-global) of the queries\n"
     "  figures    conformity.svg (Fig. 3), gda.svg (Fig. 5), violated.svg (Fig. 6),\n"
-    "             sensitivity_local.svg and sensitivity_global.svg (Fig. 7)\n"
-    "Writes OUT/table.md (also printed), OUT/results.json (every number, per pair) and the figures;\n"
-    "OUT defaults to bench/results/snx-<data>.  SNX explains tabular rows and graphs, not images.",
+    "             sensitivity_local.svg and sensitivity_global.svg (Fig. 7); on graphs example.svg,\n"
+    "             the first query drawn with its masks and the planted motif highlighted\n"
+    "Writes OUT/table.md (also printed), OUT/results.json (every number, per pair, and the report),\n"
+    "OUT/index.html (one self-contained page; `versus report OUT` rebuilds it) and the figures;\n"
+    "OUT defaults to bench/results/snx-<data>.  SNX explains tabular rows and graphs, not images.\n"
+    "The experiment is the library call vs_snx_experiment (versus/experiment.h).",
     bench_opts,
     run_bench,
 };

@@ -1,6 +1,7 @@
 /* svg.c - line and bar plots as standalone SVG: nice ticks, labels, legend, error bars, log y. */
 #include "versus/plot.h"
 
+#include "datasets/sbuf.h"
 #include "datasets/write_atomic.h"
 
 #include <math.h>
@@ -27,9 +28,16 @@ struct vs_plot {
     int width, height;
 };
 
-/* Tableau 10: distinct, print-safe hues; series beyond 10 reuse them dashed. */
-static const char *const palette[10] = {"#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd",
-                                        "#8c564b", "#e377c2", "#7f7f7f", "#bcbd22", "#17becf"};
+/* Okabe-Ito: eight hues told apart with every common colour-vision deficiency (Okabe and Ito,
+ * "Color Universal Design", 2008), darkest first; yellow last, being faint on white.  Series beyond 8
+ * reuse them dashed. */
+#define N_PALETTE 8
+static const char *const palette[N_PALETTE] = {"#0072B2", "#D55E00", "#009E73", "#CC79A7",
+                                               "#E69F00", "#56B4E9", "#000000", "#F0E442"};
+
+/* Category labels longer than this many characters are cut with an ellipsis (full text in a <title>). */
+#define MAX_LABEL_CHARS 22
+#define TICK_PX 12.0
 
 static char *dup_or_null(const char *s)
 {
@@ -77,71 +85,12 @@ static void format_tick(char *buf, size_t n, double v, double step)
     snprintf(buf, n, "%.*f", dec, v);
 }
 
-/* ---------------------------------------------------------------- output buffer */
-
-typedef struct sbuf {
-    char *p;
-    size_t len, cap;
-    int oom;
-} sbuf;
-
-static void sb_printf(sbuf *b, const char *fmt, ...)
-#if defined(__GNUC__)
-    __attribute__((format(printf, 2, 3)))
-#endif
-    ;
-
-static int sb_reserve(sbuf *b, size_t extra)
-{
-    if (b->oom) return 0;
-    if (b->cap - b->len > extra) return 1;
-    size_t cap = b->cap ? b->cap : 4096;
-    while (cap - b->len <= extra) {
-        if (cap > SIZE_MAX / 2) return b->oom = 1, 0;
-        cap *= 2;
-    }
-    char *np = realloc(b->p, cap);
-    if (!np) return b->oom = 1, 0;
-    b->p = np;
-    b->cap = cap;
-    return 1;
-}
-
-static void sb_printf(sbuf *b, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    int n = vsnprintf(NULL, 0, fmt, ap);
-    va_end(ap);
-    if (n < 0 || !sb_reserve(b, (size_t)n + 1)) return;
-    va_start(ap, fmt);
-    vsnprintf(b->p + b->len, (size_t)n + 1, fmt, ap);
-    va_end(ap);
-    b->len += (size_t)n;
-}
-
-/* Text with & < > " ' escaped; control characters (invalid in XML 1.0) become '?'. */
-static void sb_text(sbuf *b, const char *s)
-{
-    for (; s && *s; s++) {
-        unsigned char c = (unsigned char)*s;
-        switch (c) {
-        case '&': sb_printf(b, "&amp;"); break;
-        case '<': sb_printf(b, "&lt;"); break;
-        case '>': sb_printf(b, "&gt;"); break;
-        case '"': sb_printf(b, "&quot;"); break;
-        case '\'': sb_printf(b, "&apos;"); break;
-        default: sb_printf(b, "%c", c < 32 && c != '\t' ? '?' : (char)c);
-        }
-    }
-}
-
 /* <text> element at (x,y) with extra attributes and escaped content. */
-static void sb_label(sbuf *b, double x, double y, const char *attrs, const char *text)
+static void sb_label(vs_sbuf *b, double x, double y, const char *attrs, const char *text)
 {
-    sb_printf(b, "<text x=\"%.1f\" y=\"%.1f\" %s>", x, y, attrs);
-    sb_text(b, text);
-    sb_printf(b, "</text>\n");
+    vs_sb_printf(b, "<text x=\"%.1f\" y=\"%.1f\" %s>", x, y, attrs);
+    vs_sb_text(b, text);
+    vs_sb_printf(b, "</text>\n");
 }
 
 /* ---------------------------------------------------------------- plot object */
@@ -263,6 +212,8 @@ typedef struct frame {
     double x0, x1, y0, y1;      /* plot area in pixels (y0 top) */
     vs_axis_ticks xt, yt;       /* yt is in log10 units on a log axis */
     int log_y;
+    double label_y;             /* baseline of the x axis title */
+    int rotate;                 /* category labels run at -45 degrees (too wide for their slots) */
 } frame;
 
 static double px_x(const frame *f, double x)
@@ -308,16 +259,60 @@ static int data_range(const vs_plot *p, double *xmin, double *xmax, double *ymin
     return any;
 }
 
-static void draw_axes(sbuf *b, const vs_plot *p, const frame *f)
+/* Label text of category i of a bar plot (lab is scratch). */
+static const char *category_text(const vs_plot *p, size_t i, char *lab, size_t n)
+{
+    if (i < p->ncat) return p->categories[i];
+    if (p->ns && p->s[0].x && i < p->s[0].n) snprintf(lab, n, "%g", p->s[0].x[i]);
+    else snprintf(lab, n, "%zu", i);
+    return lab;
+}
+
+/* Width in pixels of the widest category label as drawn (cut at MAX_LABEL_CHARS). */
+static double widest_category(const vs_plot *p)
+{
+    char lab[64], cut[4 * MAX_LABEL_CHARS + 8];
+    double w = 0;
+    for (size_t i = 0, nc = max_points(p); i < nc; i++) {
+        const char *t = category_text(p, i, lab, sizeof lab);
+        vs_sbuf sb = {0};
+        vs_sb_text_cut(&sb, t, MAX_LABEL_CHARS);
+        snprintf(cut, sizeof cut, "%s", sb.p ? sb.p : "");
+        free(sb.p);
+        double tw = vs_text_width(cut, TICK_PX);
+        if (tw > w) w = tw;
+    }
+    return w;
+}
+
+/* One category label under the x axis at x: centred, or turned by -45 degrees and ending at the
+ * tick when the labels do not fit their slots; a cut label keeps its full text as a tooltip. */
+static void category_label(vs_sbuf *b, const frame *f, double x, const char *text)
+{
+    if (f->rotate)
+        vs_sb_printf(b, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"end\" transform=\"rotate(-45 %.1f %.1f)\">", x + 4, f->y1 + 14, x + 4,
+                     f->y1 + 14);
+    else
+        vs_sb_printf(b, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">", x, f->y1 + 18);
+    if (vs_utf8_chars(text) > MAX_LABEL_CHARS) {
+        vs_sb_printf(b, "<title>");
+        vs_sb_text(b, text);
+        vs_sb_printf(b, "</title>");
+    }
+    vs_sb_text_cut(b, text, MAX_LABEL_CHARS);
+    vs_sb_printf(b, "</text>\n");
+}
+
+static void draw_axes(vs_sbuf *b, const vs_plot *p, const frame *f)
 {
     char lab[64];
-    sb_printf(b, "<g class=\"axes\" font-size=\"12\" fill=\"#222\">\n");
+    vs_sb_printf(b, "<g class=\"axes\" font-size=\"12\" fill=\"#222\">\n");
     /* y ticks, grid lines and labels */
     for (int i = 0; i < f->yt.n; i++) {
         double v = f->yt.lo + i * f->yt.step;
         double y = f->y1 - (v - f->yt.lo) / (f->yt.hi - f->yt.lo) * (f->y1 - f->y0);
-        sb_printf(b, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#e5e5e5\"/>\n", f->x0, y, f->x1, y);
-        sb_printf(b, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#222\"/>\n", f->x0 - 5, y, f->x0, y);
+        vs_sb_printf(b, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#e5e5e5\"/>\n", f->x0, y, f->x1, y);
+        vs_sb_printf(b, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#222\"/>\n", f->x0 - 5, y, f->x0, y);
         if (f->log_y) {
             double e = round(v);
             if (e >= -3 && e <= 4) format_tick(lab, sizeof lab, pow(10, e), pow(10, e));
@@ -333,26 +328,23 @@ static void draw_axes(sbuf *b, const vs_plot *p, const frame *f)
         double slot = (f->x1 - f->x0) / (double)(nc ? nc : 1);
         for (size_t i = 0; i < nc; i++) {
             double x = f->x0 + (i + 0.5) * slot;
-            const char *text = lab;
-            if (i < p->ncat) text = p->categories[i];
-            else if (p->ns && p->s[0].x && i < p->s[0].n) snprintf(lab, sizeof lab, "%g", p->s[0].x[i]);
-            else snprintf(lab, sizeof lab, "%zu", i);
-            sb_printf(b, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#222\"/>\n", x, f->y1, x, f->y1 + 5);
-            sb_label(b, x, f->y1 + 18, "text-anchor=\"middle\"", text);
+            const char *text = category_text(p, i, lab, sizeof lab);
+            vs_sb_printf(b, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#222\"/>\n", x, f->y1, x, f->y1 + 5);
+            category_label(b, f, x, text);
         }
     } else {
         for (int i = 0; i < f->xt.n; i++) {
             double v = f->xt.lo + i * f->xt.step, x = px_x(f, v);
-            sb_printf(b, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#e5e5e5\"/>\n", x, f->y0, x, f->y1);
-            sb_printf(b, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#222\"/>\n", x, f->y1, x, f->y1 + 5);
+            vs_sb_printf(b, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#e5e5e5\"/>\n", x, f->y0, x, f->y1);
+            vs_sb_printf(b, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#222\"/>\n", x, f->y1, x, f->y1 + 5);
             format_tick(lab, sizeof lab, v, f->xt.step);
             sb_label(b, x, f->y1 + 18, "text-anchor=\"middle\"", lab);
         }
     }
-    sb_printf(b, "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" fill=\"none\" stroke=\"#222\"/>\n", f->x0, f->y0,
+    vs_sb_printf(b, "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" fill=\"none\" stroke=\"#222\"/>\n", f->x0, f->y0,
               f->x1 - f->x0, f->y1 - f->y0);
-    sb_printf(b, "</g>\n");
-    if (p->xlabel) sb_label(b, (f->x0 + f->x1) / 2, f->y1 + 40, "text-anchor=\"middle\" font-size=\"13\"", p->xlabel);
+    vs_sb_printf(b, "</g>\n");
+    if (p->xlabel) sb_label(b, (f->x0 + f->x1) / 2, f->label_y, "text-anchor=\"middle\" font-size=\"13\"", p->xlabel);
     if (p->ylabel) {
         double cx = f->x0 - 58, cy = (f->y0 + f->y1) / 2;
         char attrs[128];
@@ -361,22 +353,22 @@ static void draw_axes(sbuf *b, const vs_plot *p, const frame *f)
     }
 }
 
-static void draw_err(sbuf *b, const frame *f, double x, double y, double e, double half, const char *color)
+static void draw_err(vs_sbuf *b, const frame *f, double x, double y, double e, double half, const char *color)
 {
     if (!(e > 0) || !isfinite(e)) return;
     double lo = y - e, hi = y + e;
     double plo = f->log_y && !(lo > 0) ? f->y1 : px_y(f, lo), phi = px_y(f, hi);
-    sb_printf(b, "<path d=\"M%.1f %.1fV%.1fM%.1f %.1fH%.1fM%.1f %.1fH%.1f\" stroke=\"%s\" fill=\"none\"/>\n", x, plo, phi,
+    vs_sb_printf(b, "<path d=\"M%.1f %.1fV%.1fM%.1f %.1fH%.1fM%.1f %.1fH%.1f\" stroke=\"%s\" fill=\"none\"/>\n", x, plo, phi,
               x - half, plo, x + half, x - half, phi, x + half, color);
 }
 
-static void draw_lines(sbuf *b, const vs_plot *p, const frame *f)
+static void draw_lines(vs_sbuf *b, const vs_plot *p, const frame *f)
 {
     for (size_t k = 0; k < p->ns; k++) {
         const series *s = &p->s[k];
-        const char *color = palette[k % 10];
-        const char *dash = k >= 10 ? " stroke-dasharray=\"6 3\"" : "";
-        sb_printf(b, "<g class=\"series\">\n<path d=\"");
+        const char *color = palette[k % N_PALETTE];
+        const char *dash = k >= N_PALETTE ? " stroke-dasharray=\"6 3\"" : "";
+        vs_sb_printf(b, "<g class=\"series\">\n<path d=\"");
         int pen_down = 0; /* a skipped point lifts the pen, so the line shows the gap */
         for (size_t i = 0; i < s->n; i++) {
             double x = sx(p, s, i), y = s->y[i];
@@ -384,21 +376,21 @@ static void draw_lines(sbuf *b, const vs_plot *p, const frame *f)
                 pen_down = 0;
                 continue;
             }
-            sb_printf(b, "%s%.2f %.2f", pen_down ? "L" : "M", px_x(f, x), px_y(f, y));
+            vs_sb_printf(b, "%s%.2f %.2f", pen_down ? "L" : "M", px_x(f, x), px_y(f, y));
             pen_down = 1;
         }
-        sb_printf(b, "\" fill=\"none\" stroke=\"%s\" stroke-width=\"2\"%s/>\n", color, dash);
+        vs_sb_printf(b, "\" fill=\"none\" stroke=\"%s\" stroke-width=\"2\"%s/>\n", color, dash);
         for (size_t i = 0; i < s->n; i++) {
             double x = sx(p, s, i), y = s->y[i];
             if (!usable(p, x, y)) continue;
             if (s->err) draw_err(b, f, px_x(f, x), y, fabs(s->err[i]), 3, color);
-            if (s->n <= 60) sb_printf(b, "<circle cx=\"%.2f\" cy=\"%.2f\" r=\"2.5\" fill=\"%s\"/>\n", px_x(f, x), px_y(f, y), color);
+            if (s->n <= 60) vs_sb_printf(b, "<circle cx=\"%.2f\" cy=\"%.2f\" r=\"2.5\" fill=\"%s\"/>\n", px_x(f, x), px_y(f, y), color);
         }
-        sb_printf(b, "</g>\n");
+        vs_sb_printf(b, "</g>\n");
     }
 }
 
-static void draw_bars(sbuf *b, const vs_plot *p, const frame *f)
+static void draw_bars(vs_sbuf *b, const vs_plot *p, const frame *f)
 {
     size_t nc = max_points(p);
     double slot = (f->x1 - f->x0) / (double)(nc ? nc : 1);
@@ -407,18 +399,18 @@ static void draw_bars(sbuf *b, const vs_plot *p, const frame *f)
     double base = f->log_y ? f->y1 : px_y(f, 0);
     for (size_t k = 0; k < p->ns; k++) {
         const series *s = &p->s[k];
-        const char *color = palette[k % 10];
-        sb_printf(b, "<g class=\"series\" fill=\"%s\">\n", color);
+        const char *color = palette[k % N_PALETTE];
+        vs_sb_printf(b, "<g class=\"series\" fill=\"%s\">\n", color);
         for (size_t i = 0; i < s->n; i++) {
             double y = s->y[i];
             if (!usable(p, (double)i, y)) continue;
             double x = f->x0 + i * slot + slot * 0.1 + k * bw, py = px_y(f, y);
             double top = py < base ? py : base, h = fabs(base - py);
-            sb_printf(b, "<rect x=\"%.2f\" y=\"%.2f\" width=\"%.2f\" height=\"%.2f\"%s/>\n", x, top, bw, h,
-                      k >= 10 ? " fill-opacity=\"0.6\"" : "");
+            vs_sb_printf(b, "<rect x=\"%.2f\" y=\"%.2f\" width=\"%.2f\" height=\"%.2f\"%s/>\n", x, top, bw, h,
+                      k >= N_PALETTE ? " fill-opacity=\"0.6\"" : "");
             if (s->err) draw_err(b, f, x + bw / 2, y, fabs(s->err[i]), bw / 4, "#222");
         }
-        sb_printf(b, "</g>\n");
+        vs_sb_printf(b, "</g>\n");
     }
 }
 
@@ -435,22 +427,22 @@ static size_t legend_entries(const vs_plot *p, size_t *longest)
     return n;
 }
 
-static void draw_legend(sbuf *b, const vs_plot *p, double x, double y)
+static void draw_legend(vs_sbuf *b, const vs_plot *p, double x, double y)
 {
-    sb_printf(b, "<g class=\"legend\" font-size=\"12\" fill=\"#222\">\n");
+    vs_sb_printf(b, "<g class=\"legend\" font-size=\"12\" fill=\"#222\">\n");
     size_t row = 0;
     for (size_t k = 0; k < p->ns; k++) {
         if (!p->s[k].name || !*p->s[k].name) continue;
         double yy = y + 18.0 * (double)row++;
-        const char *color = palette[k % 10];
+        const char *color = palette[k % N_PALETTE];
         if (p->kind == VS_PLOT_BAR)
-            sb_printf(b, "<rect x=\"%.1f\" y=\"%.1f\" width=\"14\" height=\"10\" fill=\"%s\"/>\n", x, yy - 9, color);
+            vs_sb_printf(b, "<rect x=\"%.1f\" y=\"%.1f\" width=\"14\" height=\"10\" fill=\"%s\"/>\n", x, yy - 9, color);
         else
-            sb_printf(b, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"%s\" stroke-width=\"2\"%s/>\n", x, yy - 4,
-                      x + 18, yy - 4, color, k >= 10 ? " stroke-dasharray=\"6 3\"" : "");
+            vs_sb_printf(b, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"%s\" stroke-width=\"2\"%s/>\n", x, yy - 4,
+                      x + 18, yy - 4, color, k >= N_PALETTE ? " stroke-dasharray=\"6 3\"" : "");
         sb_label(b, x + 24, yy, "", p->s[k].name);
     }
-    sb_printf(b, "</g>\n");
+    vs_sb_printf(b, "</g>\n");
 }
 
 vs_status vs_plot_svg(const vs_plot *p, char **out, size_t *len, vs_error *err)
@@ -479,23 +471,32 @@ vs_status vs_plot_svg(const vs_plot *p, char **out, size_t *len, vs_error *err)
 
     size_t longest, nleg = legend_entries(p, &longest);
     double legend_w = nleg ? 40 + 7.0 * (double)longest : 0;
-    double W = p->width + legend_w, H = p->height;
+    double W = p->width + legend_w, H = p->height, below = 0;
     f.x0 = 80;
     f.x1 = p->width - 20;
     f.y0 = p->title ? 40 : 20;
-    f.y1 = H - 55;
+    if (p->kind == VS_PLOT_BAR) {
+        /* labels wider than their slot turn by 45 degrees; the canvas grows by their height */
+        size_t nc = max_points(p);
+        double slot = (f.x1 - f.x0) / (double)(nc ? nc : 1), wide = widest_category(p);
+        f.rotate = wide > 0.9 * slot;
+        if (f.rotate) below = wide * 0.7071 + 4;
+    }
+    H += below;
+    f.y1 = H - 55 - below;
+    f.label_y = H - 15;
 
-    sbuf b = {0};
-    sb_printf(&b, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
-    sb_printf(&b, "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%.0f\" height=\"%.0f\" viewBox=\"0 0 %.0f %.0f\" "
+    vs_sbuf b = {0};
+    vs_sb_printf(&b, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
+    vs_sb_printf(&b, "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%.0f\" height=\"%.0f\" viewBox=\"0 0 %.0f %.0f\" "
                   "font-family=\"DejaVu Sans, Helvetica, Arial, sans-serif\">\n", W, H, W, H);
-    sb_printf(&b, "<rect width=\"100%%\" height=\"100%%\" fill=\"white\"/>\n");
+    vs_sb_printf(&b, "<rect width=\"100%%\" height=\"100%%\" fill=\"white\"/>\n");
     if (p->title) sb_label(&b, (f.x0 + f.x1) / 2, 24, "text-anchor=\"middle\" font-size=\"15\" font-weight=\"bold\"", p->title);
     draw_axes(&b, p, &f);
     if (p->kind == VS_PLOT_BAR) draw_bars(&b, p, &f);
     else draw_lines(&b, p, &f);
     if (nleg) draw_legend(&b, p, p->width, f.y0 + 12);
-    sb_printf(&b, "</svg>\n");
+    vs_sb_printf(&b, "</svg>\n");
     if (b.oom) {
         free(b.p);
         return vs_error_set(err, VS_ERR_NOMEM, "plot: out of memory rendering the SVG");

@@ -26,3 +26,7 @@ if HAVE_CHECK
 check_PROGRAMS += tests/test_method
 TESTS += tests/test_method
 endif
+# the papers' experiments: library calls that return a vs_report
+versusinclude_HEADERS += include/versus/experiment.h
+noinst_HEADERS += explain/experiment_snx.h
+libversus_la_SOURCES += explain/experiment_snx.c explain/experiment_snx_report.c explain/experiment_demo.c

@@ -38,8 +38,26 @@ grep_out "precision has a t-test" "| precision ↑ | p (prec) | recall ↑ |" b/
 grep_out "weight decay chosen by validation" "weight decay chosen by validation pair accuracy" b/table.md
 grep_out "gamma chosen without the truth" "chosen by stage 1 alone on the global masks of" b/table.md
 grep_out "the JSON has the gamma criterion" '"gamma_criterion": \[' b/results.json
-grep_out "SNX's p-value column is empty" "^| snx | [*0-9.]* ([0-9.]*)[ *]* | - |" b/table.md
-grep_out "pick-all has no conformity" "^| pick-all | [0-9.]* ([0-9.]*) | [0-9.e-]*[ ◦†]* | [0-9.]* ([0-9.]*) | [0-9.e-]*[ ◦†]* | - |" b/table.md
+grep_out "SNX's p-value column is a footnoted dash" "^| snx | [*0-9.]* ([0-9.]*)[ *]* | –[^ |]* |" b/table.md
+grep_out "the dash says why" "SNX is the reference of the t-tests" b/table.md
+grep_out "pick-all has no conformity" "^| pick-all | [0-9.]* ([0-9.]*) | [0-9.e-]*[ ◦†]* | [0-9.]* ([0-9.]*) | [0-9.e-]*[ ◦†]* | –[^ |]* |" b/table.md
+exists "bench wrote the page" b/index.html
+grep_out "the page inlines its figures" "<svg xmlns" b/index.html
+grep_out "the page has captions" "<figcaption><b>Figure 1.</b>" b/index.html
+grep_out "the page marks directions" "title=\"lower is better\"" b/index.html
+if grep -qiw "nan\|inf" b/index.html b/table.md || grep -q ">-1<\| -1 |" b/index.html b/table.md; then
+    fails=$((fails + 1)); echo "FAIL: a sentinel value in the page"; else pass=$((pass + 1)); fi
+# versus report rebuilds the page from results.json alone
+cp b/index.html page1.html && rm b/index.html
+check "report rebuilds the page" 0 $V report b
+if cmp -s page1.html b/index.html; then pass=$((pass + 1)); else fails=$((fails + 1)); echo "FAIL: the rebuilt page differs"; fi
+check "report without results" 1 $V report nowhere
+grep_out "report names the file" "nowhere/results.json" err.txt
+check "report without a directory" 2 $V report
+printf '{"format": "versus-bench-snx/1", "report": {"format": "versus-report/1", "blocks": [{"table": {"columns": [], "rows": []}}]}}' >bad.json
+mkdir -p badrep && cp bad.json badrep/results.json
+check "report of a malformed file" 1 $V report badrep
+grep_out "the field is named" "badrep/results.json:1:.*table" err.txt
 grep_out "per-pair values in the JSON" '"per_pair_faithfulness"' b/results.json
 grep_out "the JSON has the GDA trace" '"grad_dual"' b/results.json
 grep_out "the sensitivity levels run 1..20" '"sensitivity_levels": \[1, 2, 3' b/results.json
@@ -63,9 +81,11 @@ check "bench snx synthetic-graph" 0 $V bench snx --data synthetic-graph --n 40 -
 for m in pick-all snx-global sm snx-uc snx-kl snx gnnexplainer pgexplainer; do
     grep_out "graph Table II lists $m" "^| $m |" g/table.md
 done
-for f in table.md results.json conformity.svg gda.svg violated.svg sensitivity_local.svg sensitivity_global.svg; do
+for f in table.md results.json index.html conformity.svg gda.svg violated.svg sensitivity_local.svg sensitivity_global.svg example.svg; do
     exists "graph bench wrote $f" g/$f
 done
+grep_out "the example is a node-link drawing" '<g class="panel">' g/example.svg
+grep_out "the planted motif is highlighted" "planted motif" g/example.svg
 grep_out "graphs select 75% of the edges" "the top 75% of the edges of each graph selected" g/table.md
 grep_out "graph sensitivity levels are fractions" '"sensitivity_levels": \[0.1, 0.2' g/results.json
 grep_out "graph settings named" "GNNExplainer 10 iterations, PGExplainer 2 epochs" g/table.md

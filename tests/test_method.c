@@ -147,7 +147,9 @@ START_TEST(test_pairs)
         for (int k = 0; k < 2 * P; k++) sum += a_both->data[i * 2 * P + k];
         vs_tensor *xi = vs_tensor_from(VS_SHAPE(1, P), x->data + i * P), *ri = vs_tensor_from(VS_SHAPE(1, P), R->data + i * P);
         vs_tensor *zero = vs_tensor_zeros(VS_SHAPE(1, P));
+        vs_scope_begin(); /* owns the forward passes' tensors */
         double f = siamese_pair(&s, xi, ri)->data[0], f0 = siamese_pair(&s, half, zero)->data[0];
+        vs_scope_end();
         ck_assert_float_near(sum, f - f0, 2e-4);
         vs_tensor_free(xi);
         vs_tensor_free(ri);

@@ -150,8 +150,8 @@ START_TEST(test_line_plot)
     ck_assert(strstr(svg, ">IG</text>"));
     ck_assert(strstr(svg, ">random?</text>")); /* control character replaced */
     /* two colours, each a path in the plot and a line in the legend */
-    ck_assert_int_eq(count(svg, "stroke=\"#1f77b4\""), 2);
-    ck_assert_int_ge(count(svg, "stroke=\"#ff7f0e\""), 2);
+    ck_assert_int_eq(count(svg, "stroke=\"#0072B2\""), 2);
+    ck_assert_int_ge(count(svg, "stroke=\"#D55E00\""), 2);
     /* markers: 5 + 4 (the NaN point is skipped); the NaN splits series 2 into two pieces */
     ck_assert_int_eq(count(svg, "<circle"), 9);
     const char *path2 = strstr(strstr(svg, "<g class=\"series\">") + 1, "<g class=\"series\">");
@@ -191,8 +191,8 @@ START_TEST(test_bar_plot)
     ck_assert(strstr(svg, ">IG</text>") && strstr(svg, ">LIME</text>") && strstr(svg, ">A&amp;B</text>"));
     ck_assert(strstr(svg, ">MNIST</text>") && strstr(svg, ">Fashion</text>"));
     /* 6 bars in the two series groups (+2 legend swatches, +1 frame, +1 background) */
-    const char *g1 = strstr(svg, "<g class=\"series\" fill=\"#1f77b4\">");
-    const char *g2 = strstr(svg, "<g class=\"series\" fill=\"#ff7f0e\">");
+    const char *g1 = strstr(svg, "<g class=\"series\" fill=\"#0072B2\">");
+    const char *g2 = strstr(svg, "<g class=\"series\" fill=\"#D55E00\">");
     ck_assert(g1 && g2);
     ck_assert_int_eq(count(svg, "<rect"), 10);
     /* error bars only where std > 0: two in series 1 */
@@ -281,10 +281,10 @@ START_TEST(test_many_series)
     char *svg;
     ck_assert_int_eq(vs_plot_svg(p, &svg, NULL, &e), VS_OK);
     ck_assert_ptr_null(xml_check(svg));
-    /* 10 palette colours; series 11 and 12 reuse the first two, dashed (path + legend each) */
-    ck_assert_int_eq(count(svg, "stroke-dasharray"), 4);
-    ck_assert_int_eq(count(svg, "stroke=\"#17becf\""), 2);
-    ck_assert_int_eq(count(svg, "stroke=\"#1f77b4\""), 4);
+    /* 8 Okabe-Ito colours; series 9 to 12 reuse the first four, dashed (path + legend each) */
+    ck_assert_int_eq(count(svg, "stroke-dasharray"), 8);
+    ck_assert_int_eq(count(svg, "stroke=\"#F0E442\""), 2);
+    ck_assert_int_eq(count(svg, "stroke=\"#0072B2\""), 4);
     free(svg);
     vs_plot_free(p);
 }

@@ -1,14 +1,19 @@
-/* versus/plot.h - line and bar plots written as standalone SVG files.
+/* versus/plot.h - line and bar plots, and node-link drawings of graphs, as standalone SVG.
  *
- * Used for perturbation curves (AOPC), convergence traces (GDA) and sensitivity curves.  A vs_plot
+ * Used for perturbation curves (AOPC), convergence traces (GDA), sensitivity curves and graph
+ * explanations (edge masks drawn on the graph itself).  A vs_plot
  * owns copies of everything given to it; free it with vs_plot_free().  Axes get "nice" ticks
  * ({1,2,5} x 10^k), tick labels, axis titles, a title and a legend; series take distinct colours
- * (10 colours, then dashed variants).  Points whose x or y is NaN (or y <= 0 on a log axis) are
+ * (the 8 colours of the colour-blind-safe Okabe-Ito palette, then dashed variants); category labels
+ * too wide for their slots run at 45 degrees, and labels over 22 characters are cut with an
+ * ellipsis (the full text in a tooltip).  Points whose x or y is NaN (or y <= 0 on a log axis) are
  * skipped and break a line.  Text is XML-escaped.  SVG files are written atomically. */
 #ifndef VERSUS_PLOT_H
 #define VERSUS_PLOT_H
 
+#include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "versus/error.h"
 
@@ -53,6 +58,30 @@ void vs_plot_set_size(vs_plot *p, int width, int height);
 vs_status vs_plot_svg(const vs_plot *p, char **out, size_t *len, vs_error *err);
 /* Write the SVG document to path.  Errors name the path. */
 vs_status vs_plot_write_svg(const vs_plot *p, const char *path, vs_error *err);
+
+/* ---- node-link drawings ---------------------------------------------------------------------------- */
+
+/* One graph drawn once per edge weighting (a panel each, side by side, the same layout): an edge's
+ * width and opacity grow with its weight in [0,1] (NaN: grey, dashed), planted edges (hot) get a
+ * wide vermillion halo and their nodes a vermillion ring.  Everything is borrowed for the call. */
+typedef struct vs_graph_drawing {
+    const char *title;                /* may be NULL */
+    int64_t n_nodes, n_edges;
+    const int64_t *src, *dst;         /* undirected edges, node ids in [0, n_nodes) */
+    const char *const *node_labels;   /* may be NULL; short labels are drawn inside the nodes */
+    const bool *hot;                  /* may be NULL: the planted edges */
+    int n_panels;
+    const char *const *panel_names;   /* [n_panels] */
+    const float *const *weights;      /* [n_panels][n_edges] */
+} vs_graph_drawing;
+
+/* Node positions xy [n_nodes * 2] in [0,1]^2: stress majorisation (SMACOF) over shortest-path
+ * distances, weights d^-2, from a classical-MDS start; unreachable pairs count as one more than the
+ * longest path.  Deterministic. */
+vs_status vs_graph_layout(int64_t n_nodes, int64_t n_edges, const int64_t *src, const int64_t *dst, double *xy,
+                          vs_error *err);
+/* The SVG document of the drawing (a new malloc'd string, *len bytes). */
+vs_status vs_graph_svg(const vs_graph_drawing *g, char **out, size_t *len, vs_error *err);
 
 #ifdef __cplusplus
 }

@@ -29,6 +29,8 @@
 #include "versus/safetensors.h"
 #include "versus/optimize.h"
 #include "versus/snx.h"
+#include "versus/report.h"
+#include "versus/experiment.h"
 #include "versus/metrics.h"
 #include "versus/pairs.h"
 #include "versus/synth.h"

@@ -1,0 +1,58 @@
+/* versus/experiment.h - the papers' experiments as library functions that return a vs_report
+ * (versus/report.h): tables with typed cells, figures as data, and the raw numbers.
+ *
+ * An experiment borrows its inputs (data set, options) and returns a new report the caller frees
+ * with vs_report_free; writing it (vs_report_write_dir, vs_report_markdown) is the caller's choice.
+ * Errors: VS_ERR_ARG for options that do not fit (an unknown method, a method of the other data
+ * kind), other codes for data and runs that fail; err names what failed.  Deterministic for a seed. */
+#ifndef VERSUS_EXPERIMENT_H
+#define VERSUS_EXPERIMENT_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+#include "versus/dataset.h"
+#include "versus/error.h"
+#include "versus/report.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* The SNX paper's evaluation (Section IV) on one data set: Tables II-III, Figs. 3-7, Welch t-tests.
+ * Integer options at 0 and doubles below 0 take the defaults named. */
+typedef struct vs_snx_experiment_opts {
+    const char *spec;          /* data set name shown in the report (required) */
+    const char *model_dir;     /* a trained Siamese model directory (with metrics.json), or NULL: train one */
+    int64_t seed;              /* model initialisation, training and explanations (vs_snx_experiment_opts_init: 1) */
+    int64_t epochs;            /* training epochs without model_dir (3 tabular, 100 graphs) */
+    int64_t pairs;             /* the first N test pairs of the SNX protocol (1000 tabular, 240 graphs) */
+    double weight_decay;       /* < 0: tabular 0 or 0.05 by validation pair accuracy, graphs 0 */
+    double gamma;              /* < 0: tabular chosen by the stage-1 criterion, graphs Section IV-H */
+    const char *methods;       /* comma-separated names, NULL: every method of the data kind */
+    int iters, pre_iters, global_iters, baseline_iters, pg_epochs; /* 0: Section IV-H (pre_iters: < 0) */
+    const char *tag;           /* stamped into the report, or NULL */
+    const char *command;       /* the command line stamped into the report, or NULL */
+    FILE *progress;            /* one line per stage, or NULL */
+} vs_snx_experiment_opts;
+
+void vs_snx_experiment_opts_init(vs_snx_experiment_opts *o);
+/* Run the experiment on d (tabular rows or graphs, borrowed) and return its report in *out: results
+ * data in the format "versus-bench-snx/1", figures conformity, gda, violated, sensitivity_local,
+ * sensitivity_global (and _present on tabular data), example (graphs: one query drawn with its masks). */
+vs_status vs_snx_experiment(const vs_dataset *d, const vs_snx_experiment_opts *o, vs_report **out, vs_error *err);
+/* The demo (versus demo): a Siamese MLP on synthetic credit applicants and a Siamese GCN on synthetic
+ * graphs with a planted motif, one query explained against a same-class and an other-class reference
+ * with SNX-global and SNX (and saliency maps), every explanation scored (faithfulness, counterfactual,
+ * conformity, violated constraints, precision and recall against the planted truth), and a classifier
+ * explained one-vs-one with integrated gradients, DeepLIFT and Kernel SHAP.  Data format
+ * "versus-demo/1"; figures tabular_masks, tabular_gda, tabular_violated, graph_masks (node-link),
+ * graph_gda, graph_violated.  progress (may be NULL) receives the training lines. */
+vs_status vs_demo_experiment(uint64_t seed, FILE *progress, vs_report **out, vs_error *err);
+/* The method names the experiment knows, comma-separated (for messages and help). */
+const char *vs_snx_experiment_method_names(void);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

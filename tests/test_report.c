@@ -1,0 +1,341 @@
+/* test_report.c - results as data and their writers: typed cells (directions, ranks, p-values with
+ * marks, footnoted dashes instead of NaN), Markdown, HTML, the JSON round trip and its errors,
+ * category labels that turn instead of colliding, and node-link drawings of graphs. */
+#include "versus/plot.h"
+#include "versus/report.h"
+
+#include <check.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static int count(const char *s, const char *needle)
+{
+    int n = 0;
+    for (const char *p = s; (p = strstr(p, needle)); p += strlen(needle)) n++;
+    return n;
+}
+
+/* A report with every kind of block, cell and figure. */
+static vs_report *sample(void)
+{
+    vs_report *r = vs_report_new();
+    vs_report_heading(r, 1, "Sample %d", 1);
+    vs_report_paragraph(r, "Some `code` and **bold** & <angle> text.");
+    vs_report_item(r, "first");
+    vs_report_item(r, "second");
+    const char *head[4] = {"method", "FA", "CF", "p"};
+    const vs_better better[4] = {VS_BETTER_NONE, VS_BETTER_LOWER, VS_BETTER_HIGHER, VS_BETTER_NONE};
+    vs_report_table *t = vs_report_table_new(r, "A caption", 4, head, better);
+    const double fa[3] = {0.5, 0.25, 0.75}, cf[3] = {NAN, 2.0, 1.0};
+    const char *names[3] = {"a|b", "snx", "sm"};
+    for (int i = 0; i < 3; i++) {
+        int row = vs_report_table_row(t);
+        vs_report_text(t, row, 0, names[i]);
+        vs_report_number(t, row, 1, fa[i], 0.125, 3);
+        vs_report_number(t, row, 2, cf[i], NAN, 2);
+        if (i == 1) vs_report_missing(t, row, 3, "the reference");
+        else vs_report_pvalue(t, row, 3, i ? 0.01 : 0.5, i ? VS_SIG_BETTER : VS_SIG_NONE);
+    }
+    vs_report_rank(t, 1, NULL);
+    vs_report_rank(t, 2, NULL);
+    vs_report_figure *l = vs_report_figure_new(r, VS_FIGURE_LINE, "curve", "A curve", "x", "y", "What to see: it rises.");
+    const float x[3] = {0, 1, 2}, y[3] = {1, NAN, 3};
+    vs_report_series(l, "up", 3, x, y, NULL);
+    vs_report_figure *b = vs_report_figure_new(r, VS_FIGURE_BAR, "bars", "Bars", "feature", "value", "Long labels turn.");
+    const char *cats[12];
+    char buf[12][40];
+    float v[12];
+    for (int i = 0; i < 12; i++) {
+        snprintf(buf[i], sizeof buf[i], "a rather long feature name %d", i);
+        cats[i] = buf[i];
+        v[i] = (float)i;
+    }
+    vs_report_series(b, "s", 12, NULL, v, NULL);
+    vs_report_categories(b, 12, cats);
+    vs_report_figure *g = vs_report_figure_new(r, VS_FIGURE_GRAPH, "graph", "A ring", NULL, NULL, "The motif is highlighted.");
+    const int64_t src[5] = {0, 1, 2, 3, 4}, dst[5] = {1, 2, 3, 4, 0};
+    const bool hot[5] = {true, true, false, false, false};
+    const float w1[5] = {1, 0.5f, 0, 0, NAN}, w2[5] = {0.2f, 0.2f, 0.2f, 0.2f, 0.2f};
+    vs_report_series(g, "mask 1", 5, NULL, w1, NULL);
+    vs_report_series(g, "mask 2", 5, NULL, w2, NULL);
+    vs_report_graph(g, 5, NULL, 5, src, dst, hot);
+    vs_json *data = vs_json_new_object();
+    vs_json_set(data, "format", vs_json_new_string("test/1"));
+    vs_json_set(data, "value", vs_json_new_number(0.5));
+    vs_report_set_data(r, data);
+    return r;
+}
+
+static char *markdown(const vs_report *r)
+{
+    char *s = NULL;
+    size_t n = 0;
+    FILE *f = open_memstream(&s, &n);
+    vs_error e;
+    ck_assert_int_eq(vs_report_markdown(r, f, &e), VS_OK);
+    fclose(f);
+    return s;
+}
+
+START_TEST(test_cells)
+{
+    vs_report *r = sample();
+    const vs_report_table *t = r->blocks[4].table;
+    ck_assert_int_eq(t->n_rows, 3);
+    /* NaN is never a number: it becomes a footnoted dash */
+    ck_assert_int_eq(vs_report_cell_at(t, 0, 2)->kind, VS_CELL_MISSING);
+    ck_assert_int_eq(t->n_notes, 2);
+    /* FA lower is better: row 1 best, row 0 runner-up; CF higher: row 1 best, row 2 second */
+    ck_assert_int_eq(vs_report_cell_at(t, 1, 1)->rank, VS_RANK_BEST);
+    ck_assert_int_eq(vs_report_cell_at(t, 0, 1)->rank, VS_RANK_SECOND);
+    ck_assert_int_eq(vs_report_cell_at(t, 2, 1)->rank, VS_RANK_NONE);
+    ck_assert_int_eq(vs_report_cell_at(t, 1, 2)->rank, VS_RANK_BEST);
+    ck_assert_int_eq(vs_report_cell_at(t, 2, 2)->rank, VS_RANK_SECOND);
+    ck_assert_ptr_null(vs_report_cell_at(t, 3, 0));
+    vs_report_free(r);
+}
+END_TEST
+
+START_TEST(test_markdown)
+{
+    vs_report *r = sample();
+    char *md = markdown(r);
+    ck_assert_ptr_nonnull(strstr(md, "# Sample 1\n"));
+    ck_assert_ptr_nonnull(strstr(md, "- first\n- second\n"));
+    ck_assert_ptr_nonnull(strstr(md, "| method | FA ↓ | CF ↑ | p |"));
+    ck_assert_ptr_nonnull(strstr(md, "| a\\|b | 0.500 (0.125) * | –¹ | 0.5 |"));
+    ck_assert_ptr_nonnull(strstr(md, "| snx | **0.250 (0.125)** | **2.00** | –² |"));
+    ck_assert_ptr_nonnull(strstr(md, "| sm | 0.750 (0.125) | 1.00 * | 0.01 ◦ |"));
+    ck_assert_ptr_nonnull(strstr(md, "– ²: the reference"));
+    ck_assert_ptr_nonnull(strstr(md, "![A curve](curve.svg)"));
+    ck_assert_ptr_null(strstr(md, "nan"));
+    free(md);
+    vs_report_free(r);
+}
+END_TEST
+
+START_TEST(test_html)
+{
+    vs_report *r = sample();
+    char *html;
+    size_t n;
+    vs_error e;
+    ck_assert_int_eq(vs_report_html(r, &html, &n, &e), VS_OK);
+    ck_assert_uint_eq(strlen(html), n);
+    ck_assert_ptr_nonnull(strstr(html, "<title>Sample 1</title>"));
+    ck_assert_ptr_nonnull(strstr(html, "<style>"));
+    ck_assert_ptr_nonnull(strstr(html, "Some <code>code</code> and <strong>bold</strong> &amp; &lt;angle&gt; text."));
+    ck_assert_ptr_nonnull(strstr(html, "<ul>\n<li>first</li>\n<li>second</li>\n</ul>"));
+    ck_assert_ptr_nonnull(strstr(html, "<th title=\"lower is better\">FA<span class=\"dir\">↓</span></th>"));
+    ck_assert_ptr_nonnull(strstr(html, "<td class=\"num best\""));
+    ck_assert_ptr_nonnull(strstr(html, "<td class=\"na\" title=\"the reference\">–<sup>²</sup></td>"));
+    ck_assert_ptr_nonnull(strstr(html, "class=\"sig better\""));
+    /* three figures inlined as SVG (no XML declaration inside HTML), numbered, captioned */
+    ck_assert_int_eq(count(html, "<svg xmlns"), 3);
+    ck_assert_int_eq(count(html, "<?xml"), 0);
+    ck_assert_ptr_nonnull(strstr(html, "<figcaption><b>Figure 3.</b> The motif is highlighted.</figcaption>"));
+    /* self-contained: nothing fetched, no script */
+    ck_assert_int_eq(count(html, "<script"), 0);
+    ck_assert_int_eq(count(html, "src="), 0);
+    ck_assert_int_eq(count(html, "http"), count(html, "http://www.w3.org/2000/svg"));
+    ck_assert_ptr_null(strstr(html, "nan"));
+    free(html);
+    vs_report_free(r);
+}
+END_TEST
+
+START_TEST(test_json_round_trip)
+{
+    vs_report *r = sample();
+    vs_json *doc, *doc2;
+    vs_error e;
+    ck_assert_int_eq(vs_report_to_json(r, &doc, &e), VS_OK);
+    char *s1, *s2;
+    ck_assert_int_eq(vs_json_write(doc, 2, &s1, NULL, &e), VS_OK);
+    /* the data object's keys come first, the report last */
+    ck_assert_ptr_nonnull(strstr(s1, "\"format\": \"test/1\""));
+    ck_assert_ptr_nonnull(strstr(s1, "\"report\": {"));
+    vs_json *parsed;
+    ck_assert_int_eq(vs_json_parse(s1, strlen(s1), "r.json", NULL, &parsed, &e), VS_OK);
+    vs_report *back;
+    ck_assert_msg(vs_report_from_json(parsed, "r.json", &back, &e) == VS_OK, "%s", e.msg);
+    ck_assert_int_eq(vs_report_to_json(back, &doc2, &e), VS_OK);
+    ck_assert_int_eq(vs_json_write(doc2, 2, &s2, NULL, &e), VS_OK);
+    ck_assert_str_eq(s1, s2);
+    /* and the pages agree */
+    char *h1, *h2;
+    ck_assert_int_eq(vs_report_html(r, &h1, NULL, &e), VS_OK);
+    ck_assert_int_eq(vs_report_html(back, &h2, NULL, &e), VS_OK);
+    ck_assert_str_eq(h1, h2);
+    free(h1), free(h2), free(s1), free(s2);
+    vs_json_free(doc), vs_json_free(doc2), vs_json_free(parsed);
+    vs_report_free(back);
+    vs_report_free(r);
+}
+END_TEST
+
+/* from_json on text: the status, the message in e */
+static vs_status read_text(const char *text, vs_error *e)
+{
+    vs_json *doc;
+    ck_assert_int_eq(vs_json_parse(text, strlen(text), "bad.json", NULL, &doc, e), VS_OK);
+    vs_report *r = NULL;
+    vs_status st = vs_report_from_json(doc, "bad.json", &r, e);
+    ck_assert(st == VS_OK || r == NULL);
+    vs_report_free(r);
+    vs_json_free(doc);
+    return st;
+}
+
+START_TEST(test_json_errors)
+{
+    vs_error e;
+    ck_assert_int_eq(read_text("{\"a\": 1}", &e), VS_ERR_FORMAT);
+    ck_assert_ptr_nonnull(strstr(e.msg, "bad.json: no \"report\""));
+    ck_assert_int_eq(read_text("{\"report\": {\"format\": \"other/9\", \"blocks\": []}}", &e), VS_ERR_FORMAT);
+    ck_assert_ptr_nonnull(strstr(e.msg, "versus-report/1"));
+    ck_assert_int_eq(read_text("{\"report\": {\"format\": \"versus-report/1\", \"blocks\": [{\"table\": {\"columns\": "
+                               "[{\"header\": \"a\"}, {\"header\": \"b\"}], \"rows\": [[\"x\"]]}}]}}", &e),
+                     VS_ERR_FORMAT);
+    ck_assert_ptr_nonnull(strstr(e.msg, "one cell per column"));
+    ck_assert_ptr_nonnull(strstr(e.msg, "bad.json:1:"));
+    ck_assert_int_eq(read_text("{\"report\": {\"format\": \"versus-report/1\", \"blocks\": [{\"table\": {\"columns\": "
+                               "[{\"header\": \"a\"}], \"rows\": [[{\"missing\": 3}]]}}]}}", &e),
+                     VS_ERR_FORMAT);
+    ck_assert_ptr_nonnull(strstr(e.msg, "index of a note"));
+    ck_assert_int_eq(read_text("{\"report\": {\"format\": \"versus-report/1\", \"blocks\": [{\"figure\": {\"kind\": \"pie\", "
+                               "\"name\": \"x\", \"series\": []}}]}}", &e),
+                     VS_ERR_FORMAT);
+    ck_assert_int_eq(read_text("{\"report\": {\"format\": \"versus-report/1\", \"blocks\": [{\"figure\": {\"kind\": \"line\", "
+                               "\"name\": \"../etc\", \"series\": []}}]}}", &e),
+                     VS_ERR_FORMAT);
+    ck_assert_ptr_nonnull(strstr(e.msg, "file stem"));
+    ck_assert_int_eq(read_text("{\"report\": {\"format\": \"versus-report/1\", \"blocks\": [{\"figure\": {\"kind\": \"graph\", "
+                               "\"name\": \"g\", \"series\": [{\"y\": [1]}], \"graph\": {\"nodes\": 2, \"edges\": [[0, 5]]}}}]}}",
+                               &e),
+                     VS_ERR_FORMAT);
+    ck_assert_ptr_nonnull(strstr(e.msg, "node indices"));
+    ck_assert_int_eq(read_text("{\"report\": {\"format\": \"versus-report/1\", \"blocks\": [{\"heading\": 3}]}}", &e), VS_ERR_FORMAT);
+}
+END_TEST
+
+START_TEST(test_labels_turn)
+{
+    vs_report *r = sample();
+    char *svg;
+    vs_error e;
+    ck_assert_int_eq(vs_report_figure_svg(r->blocks[6].figure, &svg, NULL, &e), VS_OK);
+    /* 12 labels of 30 characters do not fit 540 pixels: they turn, are cut, and keep their text */
+    ck_assert_int_eq(count(svg, "rotate(-45"), 12);
+    ck_assert_int_eq(count(svg, "<title>a rather long feature name"), 12);
+    ck_assert_int_eq(count(svg, "…</text>"), 12);
+    free(svg);
+    /* short labels stay level */
+    vs_plot *p = vs_plot_new(VS_PLOT_BAR, NULL, NULL, NULL);
+    const float y[3] = {1, 2, 3};
+    const char *cats[3] = {"a", "b", "c"};
+    ck_assert_int_eq(vs_plot_add_series(p, "s", 3, NULL, y, NULL, &e), VS_OK);
+    ck_assert_int_eq(vs_plot_set_categories(p, 3, cats, &e), VS_OK);
+    ck_assert_int_eq(vs_plot_svg(p, &svg, NULL, &e), VS_OK);
+    ck_assert_int_eq(count(svg, "rotate(-45"), 0);
+    free(svg);
+    vs_plot_free(p);
+    vs_report_free(r);
+}
+END_TEST
+
+START_TEST(test_graph_drawing)
+{
+    /* a path 0-1-2-3-4-5: the layout keeps hop order along one line, in [0,1]^2, the same every time */
+    const int64_t src[5] = {0, 1, 2, 3, 4}, dst[5] = {1, 2, 3, 4, 5};
+    double xy[12], xy2[12];
+    vs_error e;
+    ck_assert_int_eq(vs_graph_layout(6, 5, src, dst, xy, &e), VS_OK);
+    ck_assert_int_eq(vs_graph_layout(6, 5, src, dst, xy2, &e), VS_OK);
+    ck_assert_int_eq(memcmp(xy, xy2, sizeof xy), 0);
+    for (int i = 0; i < 12; i++) ck_assert(xy[i] >= -1e-9 && xy[i] <= 1 + 1e-9);
+    double d01 = hypot(xy[0] - xy[2], xy[1] - xy[3]), d05 = hypot(xy[0] - xy[10], xy[1] - xy[11]);
+    ck_assert_double_gt(d05, 4 * d01);
+    /* bad edges are refused with a message */
+    const int64_t bad[1] = {7};
+    ck_assert_int_eq(vs_graph_layout(6, 1, src, bad, xy, &e), VS_ERR_ARG);
+    ck_assert_ptr_nonnull(strstr(e.msg, "edge 0"));
+    /* the drawing: one panel per weighting, the motif halo on hot edges, NaN weights dashed grey */
+    vs_report *r = sample();
+    char *svg;
+    ck_assert_int_eq(vs_report_figure_svg(r->blocks[7].figure, &svg, NULL, &e), VS_OK);
+    ck_assert_int_eq(count(svg, "<g class=\"panel\">"), 2);
+    ck_assert_int_eq(count(svg, "stroke-width=\"12\""), 2 * 2 + 1); /* 2 hot edges x 2 panels + legend */
+    ck_assert_int_eq(count(svg, "stroke=\"#999\" stroke-dasharray"), 1);
+    ck_assert_int_eq(count(svg, "<circle"), 2 * 5 + 1);
+    ck_assert_ptr_nonnull(strstr(svg, "planted motif"));
+    ck_assert_ptr_null(strstr(svg, "nan"));
+    free(svg);
+    vs_report_free(r);
+}
+END_TEST
+
+START_TEST(test_write_dir)
+{
+    vs_report *r = sample();
+    vs_error e;
+    char dir[] = "/tmp/test_report_XXXXXX";
+    ck_assert_ptr_nonnull(mkdtemp(dir));
+    char sub[128], path[256];
+    snprintf(sub, sizeof sub, "%s/a/b", dir);
+    ck_assert_msg(vs_report_write_dir(r, sub, &e) == VS_OK, "%s", e.msg);
+    const char *files[6] = {"results.json", "table.md", "index.html", "curve.svg", "bars.svg", "graph.svg"};
+    for (int i = 0; i < 6; i++) {
+        snprintf(path, sizeof path, "%s/%s", sub, files[i]);
+        FILE *f = fopen(path, "r");
+        ck_assert_msg(f != NULL, "%s missing", path);
+        fclose(f);
+    }
+    snprintf(path, sizeof path, "%s/index.html", sub);
+    remove(path);
+    ck_assert_msg(vs_report_rebuild_html(sub, &e) == VS_OK, "%s", e.msg);
+    FILE *f = fopen(path, "r");
+    ck_assert_ptr_nonnull(f);
+    fclose(f);
+    ck_assert_int_eq(vs_report_rebuild_html("/nonexistent/dir", &e), VS_ERR_IO);
+    ck_assert_ptr_nonnull(strstr(e.msg, "/nonexistent/dir/results.json"));
+    for (int i = 0; i < 6; i++) {
+        snprintf(path, sizeof path, "%s/%s", sub, files[i]);
+        remove(path);
+    }
+    snprintf(path, sizeof path, "%s/a/b", dir);
+    rmdir(path);
+    snprintf(path, sizeof path, "%s/a", dir);
+    rmdir(path);
+    rmdir(dir);
+    vs_report_free(r);
+}
+END_TEST
+
+static Suite *report_suite(void)
+{
+    Suite *s = suite_create("report");
+    TCase *tc = tcase_create("core");
+    tcase_add_test(tc, test_cells);
+    tcase_add_test(tc, test_markdown);
+    tcase_add_test(tc, test_html);
+    tcase_add_test(tc, test_json_round_trip);
+    tcase_add_test(tc, test_json_errors);
+    tcase_add_test(tc, test_labels_turn);
+    tcase_add_test(tc, test_graph_drawing);
+    tcase_add_test(tc, test_write_dir);
+    suite_add_tcase(s, tc);
+    return s;
+}
+
+int main(void)
+{
+    SRunner *sr = srunner_create(report_suite());
+    srunner_run_all(sr, CK_NORMAL);
+    int failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    return failed ? 1 : 0;
+}
