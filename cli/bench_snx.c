@@ -9,39 +9,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* The command line, each word shell-quoted when needed. */
-static char *command_line(int argc, char **argv)
-{
-    size_t n = 32;
-    for (int i = 0; i < argc; i++) n += 4 * strlen(argv[i]) + 3;
-    char *s = malloc(n), *p = s;
-    if (!s) return NULL;
-    p += sprintf(p, "versus bench");
-    for (int i = 0; i < argc; i++) {
-        bool plain = argv[i][0] != 0;
-        for (const char *c = argv[i]; *c; c++) plain &= strchr("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_=.,/:+@%", *c) != NULL;
-        *p++ = ' ';
-        if (plain) {
-            p += sprintf(p, "%s", argv[i]);
-            continue;
-        }
-        *p++ = '\'';
-        for (const char *c = argv[i]; *c; c++) p += *c == '\'' ? sprintf(p, "'\\''") : sprintf(p, "%c", *c);
-        *p++ = '\'';
-        *p = 0;
-    }
-    return s;
-}
-
-/* Default OUT: bench/results/snx-<data>, the SPEC with anything but [A-Za-z0-9._-] turned into '-'. */
-static void default_out(const char *spec, char *out, size_t n)
-{
-    int k = snprintf(out, n, "bench/results/snx-");
-    for (const char *c = spec; *c && (size_t)k + 1 < n; c++)
-        out[k++] = (char)((*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z') || (*c >= '0' && *c <= '9') || strchr("._-", *c) ? *c : '-');
-    out[k] = 0;
-}
-
 /* An integer flag into an int option (0 when absent); rc. */
 static int int_flag(const vs_args *a, const char *name, int64_t lo, int *out)
 {
@@ -83,10 +50,7 @@ int vs_bench_snx(const vs_args *a, int argc, char **argv)
     int rc = options(a, &o);
     if (rc) return rc;
     char out[3800];
-    const char *dir = vs_args_get(a, "out");
-    if (dir && strlen(dir) >= sizeof out - 1) return vs_usage_error("bench", "--out: path longer than %zu characters", sizeof out - 2);
-    if (dir) snprintf(out, sizeof out, "%s", dir);
-    else default_out(o.spec, out, sizeof out);
+    if ((rc = vs_bench_out(a, "snx", o.spec, out, sizeof out))) return rc;
     if (o.methods && strlen(o.methods) >= 1024) return vs_usage_error("bench", "--methods: list too long");
 
     vs_data_flags df;
@@ -94,14 +58,12 @@ int vs_bench_snx(const vs_args *a, int argc, char **argv)
     vs_dataset *d = NULL;
     vs_report *r = NULL;
     vs_error err;
-    char *cmd = command_line(argc, argv);
+    char *cmd = vs_bench_command_line(argc, argv);
     o.command = cmd;
     if (!cmd) rc = vs_fail("out of memory");
     else if (vs_load_spec(o.spec, &df, &d, &err) != VS_OK) rc = vs_fail("%s", err.msg);
     else if (vs_snx_experiment(d, &o, &r, &err) != VS_OK) rc = err.code == VS_ERR_ARG ? vs_usage_error("bench", "%s", err.msg) : vs_fail("%s", err.msg);
-    else if (vs_report_write_dir(r, out, &err) != VS_OK) rc = vs_fail("%s", err.msg);
-    else if (vs_report_markdown(r, stdout, &err) != VS_OK) rc = vs_fail("%s", err.msg);
-    else printf("\nwrote %s/table.md, results.json, index.html and figures\n", out);
+    else rc = vs_bench_publish(r, out, "table.md, results.json, index.html and figures");
     vs_report_free(r);
     vs_dataset_free(d);
     free(cmd);

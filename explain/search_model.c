@@ -17,8 +17,9 @@ vs_tensor *vs_search_head(const vs_search_model *m, vs_tensor *fx, vs_tensor *fy
     if (m->head) return m->head(m->head_ctx, fx, fy);
     vs_forward_ctx fc = {0};
     vs_scope_begin();
-    vs_tensor *ex = vs_sequential_forward_range(m->encoder, fx, &fc, m->split, m->encoder->n_children, NULL);
-    vs_tensor *ey = vs_sequential_forward_range(m->encoder, fy, &fc, m->split, m->encoder->n_children, NULL);
+    int64_t end = m->end > 0 ? m->end : m->encoder->n_children;
+    vs_tensor *ex = vs_sequential_forward_range(m->encoder, fx, &fc, m->split, end, NULL);
+    vs_tensor *ey = vs_sequential_forward_range(m->encoder, fy, &fc, m->split, end, NULL);
     if (ex && ex->ndim != 2) ex = vs_flatten(ex);
     if (ey && ey->ndim != 2) ey = vs_flatten(ey);
     vs_tensor *d = m->similarity == VS_SEARCH_COSINE ? vs_cosine_similarity(ex, ey, 1, 1e-8f) : vs_sum(vs_mul(ex, ey), VS_AXIS(1), false);

@@ -36,6 +36,7 @@ typedef enum vs_search_similarity { VS_SEARCH_DOT, VS_SEARCH_COSINE } vs_search_
 typedef struct vs_search_model {
     vs_module *encoder;              /* a sequential (the caller's) */
     int64_t split;                   /* layers [0, split) give the feature maps */
+    int64_t end;                     /* layers [split, end) give the embedding; 0: to the last layer */
     vs_search_similarity similarity;
     /* Optional: d of feature maps [N] in place of layers [split, end) and the similarity (e.g. the
      * function of A.4 that ignores the left half of the retrieved feature map); differentiable. */
