@@ -4,6 +4,7 @@
  * dummy axiom where Grad-CAM breaks it (A.4), Partition SHAP is efficient, second-order LIME fits a
  * pairwise game, SBSM and the projection behave. */
 #include "vs_check.h"
+#include "versus/method.h"
 #include "versus/search.h"
 
 #include <math.h>
@@ -276,6 +277,45 @@ START_TEST(test_projection)
 }
 END_TEST
 
+/* f(x) = x W x^T + x c over 6 inputs: pairs (W_ij + W_ji) x_i x_j, singles W_ii x_i^2 + c_i x_i. */
+static vs_tensor *quadratic_forward(void *ctx, vs_tensor *x)
+{
+    const float *wc = ctx;
+    vs_scope_begin();
+    vs_tensor *W = vs_tensor_from(2, (int64_t[]){6, 6}, wc), *c = vs_tensor_from(2, (int64_t[]){6, 1}, wc + 36);
+    vs_tensor *f = vs_add(vs_sum(vs_mul(x, vs_matmul(x, W)), VS_AXIS(1), true), vs_matmul(x, c));
+    return vs_scope_return(f);
+}
+
+START_TEST(test_registered_shapley_taylor)
+{
+    float wc[42], xv[6] = {0.5f, -1, 2, 1.5f, -0.5f, 1};
+    for (int k = 0; k < 42; k++) wc[k] = (float)sin(0.7 * k + 0.3);
+    vs_model_fn fn = {.forward = quadratic_forward, .ctx = wc};
+    const vs_method *m = vs_method_find("shapley_taylor");
+    ck_assert_ptr_nonnull(m);
+    ck_assert_int_eq(m->output, VS_OUTPUT_INTERACTIONS);
+    vs_method_opts *o = vs_method_opts_new(m);
+    ck_assert_int_eq(vs_method_opts_set(o, "samples", "64", NULL), VS_OK);
+    ck_assert_int_eq(vs_method_opts_set(o, "sampling", "weighting", NULL), VS_OK);
+    ck_assert_int_eq(vs_method_opts_set(o, "sampling", "sideways", NULL), VS_ERR_ARG);
+    vs_tensor *x = vs_tensor_from(2, (int64_t[]){1, 6}, xv), *out = NULL;
+    vs_attr_report rep;
+    ck_assert_int_eq(vs_explain(&fn, x, m, o, NULL, &out, &rep, NULL), VS_OK);
+    ck_assert_int_eq(out->ndim, 3);
+    ck_assert_int_eq(out->shape[1], 6);
+    for (int i = 0; i < 6; i++)
+        for (int j = 0; j < 6; j++) {
+            double want = i == j ? wc[i * 6 + i] * xv[i] * xv[i] + wc[36 + i] * xv[i] : (wc[i * 6 + j] + wc[j * 6 + i]) * xv[i] * xv[j] / 2;
+            ck_assert_float_near(out->data[i * 6 + j], want, 1e-5);
+        }
+    ck_assert_float_near(rep.delta, 0, 1e-5); /* efficiency */
+    vs_tensor_free(out);
+    vs_tensor_free(x);
+    vs_method_opts_free(o);
+}
+END_TEST
+
 static Suite *search_suite(void)
 {
     Suite *s = suite_create("search");
@@ -287,6 +327,7 @@ static Suite *search_suite(void)
     tcase_add_test(tc, test_pixel_methods);
     tcase_add_test(tc, test_lime_orders);
     tcase_add_test(tc, test_projection);
+    tcase_add_test(tc, test_registered_shapley_taylor);
     return s;
 }
 
