@@ -17,25 +17,36 @@
 #include <string.h>
 
 /* Each pair on its own: rounds over the pairs, each pair drawing T (|T| = t with probability
- * 2 (n - t - 1) / (n (n - 1)), then uniform) and its four coalitions. */
-static vs_status per_pair(vs_game_memo *m, int64_t budget, vs_rng *r, double *sum, int64_t *cnt, vs_error *err)
+ * 2 (n - t - 1) / (n (n - 1)), then uniform) and its four coalitions, through the memo (cached) or
+ * all evaluated (every draw pays four evaluations). */
+static vs_status per_pair(vs_game_memo *m, bool cached, int64_t budget, vs_rng *r, double *sum, int64_t *cnt, vs_error *err)
 {
-    const int64_t n = m->n;
-    uint8_t *z = malloc((size_t)(4 * n));
-    int64_t *scratch = malloc((size_t)n * sizeof *scratch), *at = malloc((size_t)(4 * vs_pair_rank(n, n - 2, n - 1) + 4) * sizeof *at);
-    vs_status st = z && scratch && at ? VS_OK : vs_error_set(err, VS_ERR_NOMEM, "permutation estimator: out of memory");
+    const int64_t n = m->n, pairs = n * (n - 1) / 2;
+    vs_game *g = m->g;
+    uint8_t *rows = malloc((size_t)(4 * pairs * n));
+    int64_t *scratch = malloc((size_t)n * sizeof *scratch), *at = malloc((size_t)(4 * pairs) * sizeof *at);
+    double *vals = malloc((size_t)(4 * pairs) * sizeof *vals);
+    vs_status st = rows && scratch && at && vals ? VS_OK : vs_error_set(err, VS_ERR_NOMEM, "permutation estimator: out of memory");
+    const int64_t B = g->batch > 0 ? g->batch : 256;
     bool full = false;
-    for (int64_t round = 0; st == VS_OK && !full && round < budget; round++) {
+    /* rounds stop where the budget would end without the memo (or before it passes with it) */
+    const int64_t max_rounds = budget / (4 * pairs) > 1 ? budget / (4 * pairs) : 1;
+    for (int64_t round = 0; st == VS_OK && !full && round < max_rounds; round++) {
         int64_t done = 0;
         for (int64_t i = 0; i < n && !full; i++)
-            for (int64_t j = i + 1; j < n && !full; j++, done++) {
-                double u = vs_rng_uniform(r) * (double)(n * (n - 1) / 2), acc = 0;
+            for (int64_t j = i + 1; j < n && !full; j++) {
+                if (!cached && round > 0 && g->evaluations + 4 * (done + 1) > budget) {
+                    full = true;
+                    break;
+                }
+                double u = vs_rng_uniform(r) * (double)pairs, acc = 0;
                 int64_t t = 0;
                 for (; t < n - 2; t++) {
                     acc += (double)(n - t - 1);
                     if (u < acc) break;
                 }
                 /* T: t of the n - 2 others (players past i and j shifted over them) */
+                uint8_t *z = rows + 4 * done * n;
                 vs_random_subset(r, n - 2, t, z, scratch);
                 memmove(z + j + 1, z + j - 1, (size_t)(n - j - 1));
                 memmove(z + i + 1, z + i, (size_t)(j - i - 1));
@@ -45,29 +56,42 @@ static vs_status per_pair(vs_game_memo *m, int64_t budget, vs_rng *r, double *su
                     if (c & 1) z[c * n + i] = 1;
                     if (c & 2) z[c * n + j] = 1;
                 }
-                int64_t before = m->count;
-                for (int c = 0; c < 4; c++) at[4 * done + c] = vs_game_memo_add(m, z + c * n, NULL);
-                if (m->count > budget && round > 0) {
-                    m->count = before; /* not evaluated; the memo is not used for adding again */
-                    full = true;
-                    done--;
+                if (cached) {
+                    int64_t before = m->count;
+                    for (int c = 0; c < 4; c++) at[4 * done + c] = vs_game_memo_add(m, z + c * n, NULL);
+                    if (m->count > budget && round > 0) {
+                        m->count = before; /* not evaluated; the memo is not used for adding again */
+                        full = true;
+                        break;
+                    }
                 }
+                done++;
             }
-        st = vs_game_memo_eval(m, err);
+        if (cached) {
+            st = vs_game_memo_eval(m, err);
+            for (int64_t k = 0; k < 4 * done && st == VS_OK; k++) vals[k] = m->v[at[k]];
+        } else {
+            for (int64_t r0 = 0; r0 < 4 * done && st == VS_OK; r0 += B) {
+                int64_t k = 4 * done - r0 < B ? 4 * done - r0 : B;
+                st = g->values(g->ctx, k, rows + r0 * n, vals + r0, err);
+                g->evaluations += k;
+            }
+        }
         int64_t k = 0;
         for (int64_t i = 0; i < n && st == VS_OK; i++)
             for (int64_t j = i + 1; j < n && k < done; j++, k++) {
-                sum[vs_pair_rank(n, i, j)] += m->v[at[4 * k + 3]] - m->v[at[4 * k + 1]] - m->v[at[4 * k + 2]] + m->v[at[4 * k]];
+                sum[vs_pair_rank(n, i, j)] += vals[4 * k + 3] - vals[4 * k + 1] - vals[4 * k + 2] + vals[4 * k];
                 cnt[vs_pair_rank(n, i, j)]++;
             }
     }
-    free(z);
+    free(rows);
     free(scratch);
     free(at);
+    free(vals);
     return st;
 }
 
-vs_status vs_game_permutation_st2(vs_game *g, int64_t budget, uint64_t seed, bool shared, double *phi, vs_error *err)
+vs_status vs_game_permutation_st2(vs_game *g, int64_t budget, uint64_t seed, vs_permutation_mode mode, double *phi, vs_error *err)
 {
     const int64_t n = g->n;
     if (n < 2) return vs_error_set(err, VS_ERR_ARG, "permutation estimator needs at least 2 players");
@@ -93,8 +117,11 @@ vs_status vs_game_permutation_st2(vs_game *g, int64_t budget, uint64_t seed, boo
     vs_rng r;
     vs_rng_seed(&r, seed);
     int64_t perms = 0;
-    if (st == VS_OK && !shared) st = per_pair(&m, budget, &r, sum, cnt, err);
-    while (st == VS_OK && shared && perms < budget) { /* the cap ends games whose every coalition is known */
+    const bool shared = mode == VS_PERMUTATION_SHARED;
+    if (st == VS_OK && !shared) st = per_pair(&m, mode == VS_PERMUTATION_PER_PAIR, budget, &r, sum, cnt, err);
+    /* permutations stop where the budget would end without the memo (or before it passes with it) */
+    const int64_t max_perms = budget / rows > 1 ? budget / rows : 1;
+    while (st == VS_OK && shared && perms < max_perms) {
         for (int64_t i = 0; i < n; i++) pi[i] = (size_t)i;
         vs_rng_shuffle(&r, pi, (size_t)n);
         memset(z, 0, (size_t)(rows * n));

@@ -58,7 +58,7 @@ static double *random_values(vs_study_game kind, int n, vs_rng *r)
 
 const char *vs_study_estimator_name(vs_study_estimator e)
 {
-    static const char *const names[] = {"kernel-direct", "kernel-weighting", "permutation", "permutation-per-pair"};
+    static const char *const names[] = {"kernel-direct", "kernel-weighting", "permutation", "permutation-per-pair", "permutation-uncached"};
     return (unsigned)e < VS_STUDY_ESTIMATORS ? names[e] : NULL;
 }
 
@@ -74,26 +74,21 @@ static double pair_mse(int n, const double *est, const double *ref)
     return s / (n * (n - 1) / 2);
 }
 
-vs_status vs_st2_convergence(vs_study_game kind, int n, int games, uint64_t seed, const int64_t *budgets, int nb,
+vs_status vs_st2_convergence(vs_study_game kind, int n, int games, uint64_t seed, vs_study_estimator e, const int64_t *budgets, int nb,
                              vs_study_point *out, vs_error *err)
 {
-    if (n < 3 || n > 20 || games < 1 || nb < 1)
-        return vs_error_set(err, VS_ERR_ARG, "convergence study: 3 to 20 players, at least one game and one budget");
+    if (n < 3 || n > 20 || games < 1 || nb < 1 || (unsigned)e >= VS_STUDY_ESTIMATORS)
+        return vs_error_set(err, VS_ERR_ARG, "convergence study: 3 to 20 players, at least one game and one budget, a known estimator");
     vs_rng r;
     vs_rng_seed(&r, seed);
     double *exact = malloc((size_t)(n * n) * sizeof *exact), *est = malloc((size_t)(n * n) * sizeof *est);
     vs_status st = exact && est ? VS_OK : vs_error_set(err, VS_ERR_NOMEM, "convergence study: out of memory");
-    for (int e = 0; e < VS_STUDY_ESTIMATORS; e++)
-        for (int b = 0; b < nb; b++) out[e * nb + b] = (vs_study_point){0, 0};
+    for (int b = 0; b < nb; b++) out[b] = (vs_study_point){0, 0};
     for (int gi = 0; gi < games && st == VS_OK; gi++) {
-        double *v = random_values(kind, n, &r);
-        if (!v) {
-            st = vs_error_set(err, VS_ERR_NOMEM, "convergence study: out of memory");
-            break;
-        }
-        double *d = malloc(((size_t)1 << n) * sizeof *d);
-        if (!d) {
+        double *v = random_values(kind, n, &r), *d = malloc(((size_t)1 << n) * sizeof *d);
+        if (!v || !d) {
             free(v);
+            free(d);
             st = vs_error_set(err, VS_ERR_NOMEM, "convergence study: out of memory");
             break;
         }
@@ -102,24 +97,25 @@ vs_status vs_st2_convergence(vs_study_game kind, int n, int games, uint64_t seed
         vs_shapley_taylor2_matrix(n, d, exact);
         free(d);
         vs_table_game t = {n, v};
-        for (int e = 0; e < VS_STUDY_ESTIMATORS && st == VS_OK; e++)
-            for (int b = 0; b < nb && st == VS_OK; b++) {
-                vs_game g = vs_table_game_make(&t);
-                uint64_t s = seed ^ (0x9e3779b97f4a7c15u * (uint64_t)(gi * 131 + b * 7 + e + 1));
-                if (e == VS_STUDY_PERMUTATION || e == VS_STUDY_PERMUTATION_PER_PAIR) {
-                    st = vs_game_permutation_st2(&g, budgets[b], s, e == VS_STUDY_PERMUTATION, est, err);
-                } else {
-                    vs_kernel_opts o;
-                    vs_kernel_opts_init(&o);
-                    o.budget = budgets[b];
-                    o.seed = s;
-                    o.sampling = e == VS_STUDY_KERNEL_DIRECT ? VS_KERNEL_DIRECT : VS_KERNEL_WEIGHTING;
-                    st = vs_game_kernel(&g, &o, est, err);
-                }
-                vs_study_point *p = &out[e * nb + b];
-                p->evaluations += (double)g.evaluations / games;
-                p->mse += pair_mse(n, est, exact) / games;
+        for (int b = 0; b < nb && st == VS_OK; b++) {
+            vs_game g = vs_table_game_make(&t);
+            uint64_t s = seed ^ (0x9e3779b97f4a7c15u * (uint64_t)(gi * 131 + b * 7 + (int)e + 1));
+            if (e >= VS_STUDY_PERMUTATION) {
+                vs_permutation_mode mode = e == VS_STUDY_PERMUTATION            ? VS_PERMUTATION_SHARED
+                                           : e == VS_STUDY_PERMUTATION_PER_PAIR ? VS_PERMUTATION_PER_PAIR
+                                                                                : VS_PERMUTATION_PER_PAIR_UNCACHED;
+                st = vs_game_permutation_st2(&g, budgets[b], s, mode, est, err);
+            } else {
+                vs_kernel_opts o;
+                vs_kernel_opts_init(&o);
+                o.budget = budgets[b];
+                o.seed = s;
+                o.sampling = e == VS_STUDY_KERNEL_DIRECT ? VS_KERNEL_DIRECT : VS_KERNEL_WEIGHTING;
+                st = vs_game_kernel(&g, &o, est, err);
             }
+            out[b].evaluations += (double)g.evaluations / games;
+            out[b].mse += pair_mse(n, est, exact) / games;
+        }
         free(v);
     }
     free(exact);
@@ -144,13 +140,13 @@ static double log_evals_at(const vs_study_point *c, int n, double m)
 
 double vs_evals_ratio(const vs_study_point *slow, int ns, const vs_study_point *fast, int nf)
 {
-    /* geometric mean over the slow curve's points whose MSE the fast curve also reaches */
+    /* geometric mean over the fast curve's points whose MSE the slow curve also reaches */
     double s = 0;
     int k = 0;
-    for (int i = 0; i < ns; i++) {
-        double lf = log_evals_at(fast, nf, slow[i].mse);
-        if (isnan(lf) || !(slow[i].evaluations > 0)) continue;
-        s += log(slow[i].evaluations) - lf;
+    for (int i = 0; i < nf; i++) {
+        double ls = log_evals_at(slow, ns, fast[i].mse);
+        if (isnan(ls) || !(fast[i].evaluations > 0)) continue;
+        s += ls - log(fast[i].evaluations);
         k++;
     }
     return k ? exp(s / k) : NAN;

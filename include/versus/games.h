@@ -100,12 +100,17 @@ vs_status vs_game_kernel(vs_game *g, const vs_kernel_opts *o, double *phi, vs_er
 
 /* Sundararajan et al. (2020)'s permutation estimator of order-2 Shapley-Taylor indices: for random
  * permutations pi, every pair {i, j} takes delta_ij v(T) = v(T+i+j) - v(T+i) - v(T+j) + v(T), T the
- * players before the first of i, j; singletons exact.  Permutations are drawn until the next one
- * would exceed the budget of distinct coalitions (a coalition seen before is not evaluated again;
- * a permutation costs at most n^2 - n + 2; at least one is drawn).  phi [n, n].  shared false: every
- * pair draws its own T from the same distribution and its four coalitions (the baseline as Hamilton
- * et al. describe it, "estimating each interaction term separately"; at least one round of pairs). */
-vs_status vs_game_permutation_st2(vs_game *g, int64_t budget, uint64_t seed, bool shared, double *phi, vs_error *err);
+ * players before the first of i, j; singletons exact.  phi [n, n].  Modes:
+ *   SHARED: one permutation serves every pair (its prefixes are shared; at most n^2 - n + 2
+ *     coalitions each); permutations are drawn until the next would pass the budget of distinct
+ *     coalitions (a coalition seen before is not evaluated again) or as many have been drawn as the
+ *     budget would buy without the memo; at least one.
+ *   PER_PAIR: every pair draws its own T from the same distribution, in rounds over the pairs, and
+ *     its four coalitions, memoised and stopped like SHARED; at least one round.
+ *   PER_PAIR_UNCACHED: the same draws, every coalition evaluated (four per draw): the baseline as
+ *     Hamilton et al. describe it ("estimating each interaction term separately"). */
+typedef enum vs_permutation_mode { VS_PERMUTATION_SHARED, VS_PERMUTATION_PER_PAIR, VS_PERMUTATION_PER_PAIR_UNCACHED } vs_permutation_mode;
+vs_status vs_game_permutation_st2(vs_game *g, int64_t budget, uint64_t seed, vs_permutation_mode mode, double *phi, vs_error *err);
 
 /* LIME on the game's players: `samples` uniform random coalitions weighted by exp(-D^2 / width^2),
  * D = 1 - sqrt(|S| / n) (cosine distance to the full coalition), a ridge fit of v with a free
@@ -134,22 +139,23 @@ typedef enum vs_study_game {
 typedef enum vs_study_estimator {
     VS_STUDY_KERNEL_DIRECT, VS_STUDY_KERNEL_WEIGHTING,
     VS_STUDY_PERMUTATION,         /* one permutation serves every pair, coalitions memoised */
-    VS_STUDY_PERMUTATION_PER_PAIR, /* every pair sampled on its own */
+    VS_STUDY_PERMUTATION_PER_PAIR, /* every pair sampled on its own, coalitions memoised */
+    VS_STUDY_PERMUTATION_UNCACHED, /* every pair sampled on its own, every coalition evaluated */
     VS_STUDY_ESTIMATORS
 } vs_study_estimator;
-/* "kernel-direct", "kernel-weighting", "permutation", "permutation-per-pair" */
+/* "kernel-direct", "kernel-weighting", "permutation", "permutation-per-pair", "permutation-uncached" */
 const char *vs_study_estimator_name(vs_study_estimator e);
 typedef struct vs_study_point {
     double evaluations;  /* mean evaluations of v spent */
     double mse;          /* mean over games of mean_{i<j} (estimate - exact)^2 of the pair indices */
 } vs_study_point;
-/* For `games` random games of the kind on n <= 20 players and each estimator e and budget b:
- * out[e * nb + b] (VS_STUDY_ESTIMATORS x nb points).  Deterministic for a seed. */
-vs_status vs_st2_convergence(vs_study_game kind, int n, int games, uint64_t seed, const int64_t *budgets, int nb,
+/* For `games` random games of the kind on n <= 20 players (the same games for every estimator:
+ * they come from the seed), estimator e at each budget: out[b] (nb points).  Deterministic. */
+vs_status vs_st2_convergence(vs_study_game kind, int n, int games, uint64_t seed, vs_study_estimator e, const int64_t *budgets, int nb,
                              vs_study_point *out, vs_error *err);
 /* Evaluations the slow curve needs over those the fast one needs for the same MSE: the geometric
- * mean over the slow curve's points inside the fast curve's MSE range (log-log interpolation);
- * NAN when the ranges do not overlap.  Curves in increasing evaluations. */
+ * mean over the fast curve's points inside the slow curve's MSE range (log-log interpolation of the
+ * slow curve); NAN when the ranges do not overlap.  Curves in increasing evaluations. */
 double vs_evals_ratio(const vs_study_point *slow, int ns, const vs_study_point *fast, int nf);
 
 #ifdef __cplusplus
