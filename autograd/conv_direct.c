@@ -5,6 +5,7 @@
  * computed from the buffer's zero (or neighbouring) columns and never stored; the weight gradient,
  * which sums over output pixels, does the ragged end of each row one pixel at a time instead, so
  * nothing outside the convolution's own products enters a sum. */
+#include "autograd/alloc.h"
 #include "autograd/conv_direct.h"
 #include "autograd/kernels.h"
 
@@ -220,7 +221,7 @@ static void weight_grad_range(void *ctx, int64_t begin, int64_t end)
     const int64_t taps = g->o * g->kh * taps_row(g), plane = fwd_rows(g) * fwd_stride(g), gplane = g->o * g->oh * gy_stride(g);
     void *owned;
     float *pad = scratch_floats((size_t)(plane + gplane), &owned), *gpad = pad ? pad + plane : NULL;
-    v8 *acc = aligned_alloc(sizeof(v8), (size_t)taps * sizeof *acc);
+    v8 *acc = vs_aligned_alloc(sizeof(v8), (size_t)taps * sizeof *acc);
     if (!pad || !acc) {
         j->failed = 1;
     } else {

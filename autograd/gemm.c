@@ -75,6 +75,10 @@ static void pack_sliver(const vs_gemm_arch *arch, float *dst, const float *src, 
         arch->pack_transpose(dst, src, rs, w, kc);
         return;
     }
+    if (cs == 1 && rows == w && w == 6 && arch->pack_transpose6) {
+        arch->pack_transpose6(dst, src, rs, kc);
+        return;
+    }
     for (int64_t k = 0; k < kc; k++) {
         float *d = dst + k * w;
         const float *s = src + k * cs;

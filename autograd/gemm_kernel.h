@@ -25,6 +25,8 @@ typedef struct vs_gemm_arch {
     vs_gemm_ukernel kernel_packed; /* a packed (rsa 1, csa mr), b packed (rsb nr); same rounding */
     /* dst[k*w + r] = src[r*rs + k] for r < w (w a multiple of 8), k < kc; NULL: plain loops. */
     void (*pack_transpose)(float *dst, const float *src, int64_t rs, int64_t w, int64_t kc);
+    /* the same for w = 6 (a sliver of MR = 6 rows); NULL: plain loops */
+    void (*pack_transpose6)(float *dst, const float *src, int64_t rs, int64_t kc);
 } vs_gemm_arch;
 
 extern const vs_gemm_arch vs_gemm_arch_scalar;
@@ -32,6 +34,7 @@ extern const vs_gemm_arch vs_gemm_arch_scalar;
 extern const vs_gemm_arch vs_gemm_arch_avx2;
 extern const vs_gemm_arch vs_gemm_arch_avx512;
 void vs_gemm_pack_transpose_avx2(float *dst, const float *src, int64_t rs, int64_t w, int64_t kc);
+void vs_gemm_pack_transpose6_avx2(float *dst, const float *src, int64_t rs, int64_t kc);
 #endif
 
 #endif

@@ -44,39 +44,54 @@ void vs_zero_grad(vs_tensor *t)
     }
 }
 
-vs_node *vs_record(vs_tensor *out, const char *name, vs_backward_fn bw, int n_in, vs_tensor *const *in)
+vs_tensor *vs_record(vs_tensor *out, const char *name, vs_backward_fn bw, int n_in, vs_tensor *const *in, const void *params,
+                     size_t size)
 {
-    if (grad_disabled || !out) return NULL;
+    if (grad_disabled || !out) return out;
     bool any = false;
     for (int i = 0; i < n_in; i++)
         if (in[i] && in[i]->requires_grad) any = true;
-    if (!any) return NULL;
-    vs_node *n = calloc(1, sizeof *n);
-    if (!n) return NULL; /* out of memory: the result is still right, just not differentiable */
-    n->in = n_in <= VS_NODE_INLINE_IN ? n->inline_in : calloc((size_t)n_in, sizeof *n->in);
-    if (!n->in) {
+    if (!any) return out;
+    vs_node *n = vs_calloc(1, sizeof *n + size);
+    vs_tensor **ins = !n || n_in <= VS_NODE_INLINE_IN ? (n ? n->inline_in : NULL) : vs_calloc((size_t)n_in, sizeof *ins);
+    if (!ins) {
         free(n);
+        vs_tensor_free(out);
+        vs_set_last_error(VS_ERR_NOMEM, "%s: out of memory for its graph node", name);
         return NULL;
     }
+    n->in = ins;
     n->name = name;
     n->backward = bw;
     n->n_in = n_in;
     n->rule = current_rule;
+    n->params_size = size;
+    if (size) memcpy(n->params, params, size);
     for (int i = 0; i < n_in; i++) {
         n->in[i] = in[i];
         vs_retain(in[i]);
     }
     out->node = n;
     out->requires_grad = true;
-    return n;
+    return out;
 }
 
-void vs_node_save(vs_node *n, vs_tensor *t)
+void vs_node_save(vs_tensor *out, vs_tensor *t)
 {
-    if (!n) return;
+    if (!out || !out->node) return;
     vs_retain(t);
-    vs_release(n->saved);
-    n->saved = t;
+    vs_release(out->node->saved);
+    out->node->saved = t;
+}
+
+void vs_node_adopt(vs_tensor *out, void *extra)
+{
+    if (out && out->node) {
+        free(out->node->extra);
+        out->node->extra = extra;
+    } else {
+        free(extra);
+    }
 }
 
 /* ---- traversal -------------------------------------------------------------------------------- */
@@ -90,7 +105,7 @@ static bool list_push(tensor_list *l, vs_tensor *t)
 {
     if (l->n == l->cap) {
         int64_t cap = l->cap ? l->cap * 2 : 64;
-        vs_tensor **v = realloc(l->v, (size_t)cap * sizeof *v);
+        vs_tensor **v = vs_realloc(l->v, (size_t)cap * sizeof *v);
         if (!v) return false;
         l->v = v;
         l->cap = cap;
@@ -149,8 +164,13 @@ static void accumulate(vs_tensor *t, vs_tensor *g)
 static vs_status run_backward(int n_out, vs_tensor *const *outs, vs_tensor *const *gouts, int n_in,
                               vs_tensor *const *ins, vs_tensor **grads, bool create_graph)
 {
+    for (int j = 0; grads && j < n_in; j++) grads[j] = NULL;
     for (int k = 0; k < n_out; k++) {
-        if (!outs[k]) return vs_set_last_error(VS_ERR_ARG, "backward: output %d is NULL", k);
+        if (!outs[k]) {
+            /* The op that gave NULL has said why (out of memory, a shape): keep its message. */
+            vs_status prev = vs_last_error()->code;
+            return prev != VS_OK ? prev : vs_set_last_error(VS_ERR_ARG, "backward: output %d is NULL", k);
+        }
         vs_tensor *g = gouts ? gouts[k] : NULL;
         if (g && !vs_same_shape(g, outs[k]))
             return vs_set_last_error(VS_ERR_SHAPE, "backward: gradient %d has a different shape from its output", k);
@@ -195,13 +215,18 @@ static vs_status run_backward(int n_out, vs_tensor *const *outs, vs_tensor *cons
         accumulate(o, g);
     }
 
+    /* A rule whose ops fail leaves its gradients NULL, which reads as zero: the error it records
+     * stops the walk, and the status below reports it instead of handing out partial sums. */
     vs_tensor *gin_local[8];
-    for (int64_t k = order.n - 1; k >= 0; k--) {
+    for (int64_t k = order.n - 1; k >= 0 && vs_last_error()->code == VS_OK; k--) {
         vs_tensor *t = order.v[k];
         vs_node *nd = t->node;
         if (!t->acc || !nd || !t->topo_pending) continue;
-        vs_tensor **gin = nd->n_in <= 8 ? gin_local : calloc((size_t)nd->n_in, sizeof *gin);
-        if (!gin) break;
+        vs_tensor **gin = nd->n_in <= 8 ? gin_local : vs_calloc((size_t)nd->n_in, sizeof *gin);
+        if (!gin) {
+            vs_set_last_error(VS_ERR_NOMEM, "backward: out of memory");
+            break;
+        }
         nd->needs = 0;
         for (int i = 0; i < nd->n_in; i++) {
             gin[i] = NULL;
@@ -219,26 +244,34 @@ static vs_status run_backward(int n_out, vs_tensor *const *outs, vs_tensor *cons
     }
 
     vs_status st = vs_last_error()->code;
-    /* Hand the results over before the scope closes. */
+    /* Hand the results over before the scope closes - all of them or, after a failure, none. */
     if (ins) {
         for (int j = 0; j < n_in; j++) {
             vs_tensor *in = ins[j];
-            vs_tensor *g = in->visit == epoch && in->acc ? in->acc : NULL;
+            vs_tensor *g = st == VS_OK && in->visit == epoch && in->acc ? in->acc : NULL;
             if (g) vs_retain(g);
             grads[j] = g;
         }
-    } else {
-        for (int64_t k = 0; k < order.n; k++) {
+    } else if (st == VS_OK) {
+        /* Leaves' new totals first (each acc becomes grad + acc), then commit them all. */
+        for (int64_t k = 0; k < order.n && st == VS_OK; k++) {
+            vs_tensor *t = order.v[k];
+            if (t->node || !t->acc || !t->grad) continue;
+            vs_tensor *sum = vs_add(t->grad, t->acc);
+            if (!sum) {
+                st = vs_last_error()->code;
+                break;
+            }
+            vs_retain(sum);
+            vs_release(t->acc);
+            t->acc = sum;
+        }
+        for (int64_t k = 0; k < order.n && st == VS_OK; k++) {
             vs_tensor *t = order.v[k];
             if (t->node || !t->acc) continue;
-            vs_tensor *g = t->acc;
-            if (t->grad) {
-                g = vs_add(t->grad, t->acc);
-                if (!g) continue;
-            }
-            vs_retain(g);
+            vs_retain(t->acc);
             vs_release(t->grad);
-            t->grad = g;
+            t->grad = t->acc;
         }
     }
     for (int64_t k = 0; k < order.n; k++) {
@@ -256,14 +289,23 @@ static vs_status run_backward(int n_out, vs_tensor *const *outs, vs_tensor *cons
         /* Each result now has exactly our reference; give it to the caller's scope. */
         for (int j = 0; j < n_in; j++) {
             vs_tensor *g = grads[j];
-            if (g) {
+            if (st != VS_OK) {
+                grads[j] = NULL;
+            } else if (g) {
                 /* A fresh handle (a view) owned by the caller's scope; recorded when create_graph. */
                 bool pg = vs_set_grad_enabled(create_graph);
                 grads[j] = vs_reshape(g, g->ndim, g->shape);
                 vs_set_grad_enabled(pg);
-                vs_release(g);
             } else {
                 grads[j] = vs_zeros_like(ins[j]);
+            }
+            vs_release(g);
+            if (st == VS_OK && !grads[j]) {
+                st = vs_last_error()->code; /* out of memory: none of the gradients is handed out */
+                for (int i = 0; i < j; i++) {
+                    vs_tensor_free(grads[i]);
+                    grads[i] = NULL;
+                }
             }
         }
     }

@@ -6,6 +6,7 @@
 #include "versus/ops.h"
 #include "versus/tensor.h"
 
+#include <assert.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -29,15 +30,24 @@ struct vs_node {
     vs_tensor **in;               /* inputs, each holding a reference */
     vs_tensor *inline_in[VS_NODE_INLINE_IN];
     vs_tensor *saved;             /* an extra tensor the rule needs (a mask, an index map), referenced */
+    void *extra;                  /* op data of run-time size freed with the node (index arrays, statistics) */
     vs_backward_rule rule;        /* rule in force when recorded */
     uint32_t needs;               /* bit i: gradient of input i is wanted (set before backward) */
-    float f[8];                   /* op parameters */
-    int64_t i[16];
-    void *extra;                  /* op data freed with the node (index arrays) */
+    size_t params_size;           /* sizeof the op's parameter struct, 0 when it has none */
+    _Alignas(max_align_t) unsigned char params[]; /* that struct, copied in by vs_record */
 };
 
 /* Inputs past the 31st share the last bit (concat of many tensors). */
 static inline bool vs_node_needs(const vs_node *n, int i) { return (n->needs >> (i < 31 ? i : 31)) & 1u; }
+
+/* The parameter struct n's op recorded, read back by its rule: VS_PARAMS(n, conv_node_params)->kh.
+ * The size check catches a rule reading another op's struct. */
+static inline const void *vs_node_params(const vs_node *n, size_t size)
+{
+    assert(n->params_size == size);
+    return n->params;
+}
+#define VS_PARAMS(n, type) ((const type *)vs_node_params((n), sizeof(type)))
 
 /* Allocate a tensor of the given shape with fresh storage (contents uninitialised); validates the
  * shape and records an error naming `op` on failure. */
@@ -45,11 +55,18 @@ vs_tensor *vs_alloc(const char *op, int ndim, const int64_t *shape);
 /* A tensor viewing src's storage with another shape of the same size. */
 vs_tensor *vs_view(vs_tensor *src, int ndim, const int64_t *shape);
 
-/* When recording is on and an input requires grad, attach a node to out and return it so the op can
- * store its parameters; otherwise return NULL.  `in` may contain NULLs (optional inputs). */
-vs_node *vs_record(vs_tensor *out, const char *name, vs_backward_fn bw, int n_in, vs_tensor *const *in);
-/* Keep an extra tensor alive with the node. */
-void vs_node_save(vs_node *n, vs_tensor *t);
+/* When recording is on and an input requires grad, attach a node to out (out->node) holding the
+ * inputs and a copy of the op's parameter struct (`size` bytes at `params`; NULL and 0 for none).
+ * Returns out, recorded or not - or NULL when the node cannot be allocated: then out is freed and
+ * VS_ERR_NOMEM recorded, so the op fails rather than return a result whose gradients would silently
+ * be zero.  NULL out passes through.  `in` may contain NULLs (optional inputs). */
+vs_tensor *vs_record(vs_tensor *out, const char *name, vs_backward_fn bw, int n_in, vs_tensor *const *in, const void *params,
+                     size_t size);
+/* Keep tensor t alive with out's node (nothing when out has none). */
+void vs_node_save(vs_tensor *out, vs_tensor *t);
+/* Give extra (from vs_malloc) to out's node, which frees it; freed at once when out is NULL or
+ * has no node. */
+void vs_node_adopt(vs_tensor *out, void *extra);
 
 void vs_retain(vs_tensor *t);
 void vs_release(vs_tensor *t);
@@ -57,12 +74,14 @@ void vs_release(vs_tensor *t);
 /* Any NULL among n tensors?  (ops return NULL at once when so.) */
 bool vs_any_null(int n, ...);
 
-/* Error helpers for ops: record the message and return NULL. */
+/* Error helpers for ops: record the message (a shape error) and return NULL. */
 vs_tensor *vs_op_error(const char *op, const char *fmt, ...)
 #if defined(__GNUC__)
     __attribute__((format(printf, 2, 3)))
 #endif
     ;
+/* Record "op: out of memory for what" as VS_ERR_NOMEM and return NULL. */
+vs_tensor *vs_op_nomem(const char *op, const char *what);
 
 /* Broadcast shape of a and b into out (returns false and records an error when incompatible). */
 bool vs_broadcast_shape(const char *op, const vs_tensor *a, const vs_tensor *b, int *ndim, int64_t *shape);
@@ -70,6 +89,7 @@ bool vs_broadcast_shape(const char *op, const vs_tensor *a, const vs_tensor *b, 
 /* Normalise a possibly negative axis for a tensor of ndim dims; -1 and an error when out of range. */
 int vs_norm_axis(const char *op, int axis, int ndim);
 
+#include "autograd/alloc.h"   /* vs_malloc and friends */
 #include "autograd/kernels.h" /* vs_sgemm, vs_parallel_for */
 
 /* Current thread's rule for newly recorded nodes. */

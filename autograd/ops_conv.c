@@ -68,18 +68,20 @@ static vs_conv_opts conv_opts_of(const conv_params *p)
     return o;
 }
 
-static void params_save(vs_node *n, const conv_params *p, int64_t kh, int64_t kw)
+/* What a node of the three ops keeps: the options and the kernel size. */
+typedef struct conv_node_params {
+    conv_params p;
+    int64_t kh, kw;
+} conv_node_params;
+
+/* Record out's node with g's options and kernel size; out or NULL (see vs_record). */
+static vs_tensor *conv_record(vs_tensor *out, const char *op, vs_backward_fn bw, int n_in, vs_tensor *const *in, const conv_geom *g)
 {
-    if (!n) return;
-    const int64_t v[11] = {p->sh, p->sw, p->ph, p->pw, p->dh, p->dw, p->oph, p->opw, p->groups, kh, kw};
-    memcpy(n->i, v, sizeof v);
+    const conv_node_params np = {g->p, g->kh, g->kw};
+    return vs_record(out, op, bw, n_in, in, &np, sizeof np);
 }
 
-static conv_params params_load(const vs_node *n)
-{
-    conv_params p = {n->i[0], n->i[1], n->i[2], n->i[3], n->i[4], n->i[5], n->i[6], n->i[7], n->i[8]};
-    return p;
-}
+static conv_params params_load(const vs_node *n) { return VS_PARAMS(n, conv_node_params)->p; }
 
 /* conv2d output length along one dim: (in + 2 pad - dil (k - 1) - 1) / stride + 1, or -1 when the
  * kernel does not fit (or the arithmetic would overflow). */
@@ -649,7 +651,7 @@ static void weight_grad_backward(vs_node *n, vs_tensor *out, vs_tensor *v, vs_te
 {
     vs_tensor *x = n->in[0], *g = n->in[1];
     conv_params p = params_load(n);
-    int64_t kh = n->i[9], kw = n->i[10];
+    const int64_t kh = VS_PARAMS(n, conv_node_params)->kh, kw = VS_PARAMS(n, conv_node_params)->kw;
     /* <weight_grad(x, g), v> = <B(x, v), g>:  d/dx = B(., v)^T g,  d/dg = B(x, v) */
     if (vs_node_needs(n, 0)) {
         vs_conv_opts back = opts_back_to(&p, x, kh, kw);
@@ -696,8 +698,7 @@ vs_tensor *vs_conv2d(vs_tensor *x, vs_tensor *w, vs_tensor *b, const vs_conv_opt
         return NULL;
     }
     vs_tensor *in[3] = {x, w, b};
-    params_save(vs_record(y, op, conv2d_backward, b ? 3 : 2, in), &g.p, g.kh, g.kw);
-    return y;
+    return conv_record(y, op, conv2d_backward, b ? 3 : 2, in, &g);
 }
 
 vs_tensor *vs_conv_transpose2d(vs_tensor *x, vs_tensor *w, vs_tensor *b, const vs_conv_opts *opts)
@@ -740,8 +741,7 @@ vs_tensor *vs_conv_transpose2d(vs_tensor *x, vs_tensor *w, vs_tensor *b, const v
         return NULL;
     }
     vs_tensor *in[3] = {x, w, b};
-    params_save(vs_record(y, op, conv_transpose2d_backward, b ? 3 : 2, in), &g.p, g.kh, g.kw);
-    return y;
+    return conv_record(y, op, conv_transpose2d_backward, b ? 3 : 2, in, &g);
 }
 
 vs_tensor *vs_conv2d_weight_grad(vs_tensor *x, vs_tensor *gy, int kh, int kw, const vs_conv_opts *opts)
@@ -780,6 +780,5 @@ vs_tensor *vs_conv2d_weight_grad(vs_tensor *x, vs_tensor *gy, int kh, int kw, co
         return NULL;
     }
     vs_tensor *in[2] = {x, gy};
-    params_save(vs_record(dw, op, weight_grad_backward, 2, in), &g.p, g.kh, g.kw);
-    return dw;
+    return conv_record(dw, op, weight_grad_backward, 2, in, &g);
 }

@@ -186,6 +186,11 @@ static void div_backward(vs_node *n, vs_tensor *out, vs_tensor *g, vs_tensor **g
 static void pow_backward(vs_node *n, vs_tensor *out, vs_tensor *g, vs_tensor **gin);
 static void minmax_backward(vs_node *n, vs_tensor *out, vs_tensor *g, vs_tensor **gin);
 
+/* What a binary node keeps: which op it was (minimum/maximum's rule needs it). */
+typedef struct bin_params {
+    binop op;
+} bin_params;
+
 static vs_tensor *binary(binop op, vs_tensor *a, vs_tensor *b)
 {
     if (!a || !b) return NULL;
@@ -198,9 +203,8 @@ static vs_tensor *binary(binop op, vs_tensor *a, vs_tensor *b)
     static const vs_backward_fn bws[] = {add_backward, sub_backward, mul_backward, div_backward,
                                          pow_backward, minmax_backward, minmax_backward};
     vs_tensor *in[2] = {a, b};
-    vs_node *nd_ = vs_record(y, bin_name(op), bws[op], 2, in);
-    if (nd_) nd_->i[0] = op;
-    return y;
+    const bin_params p = {op};
+    return vs_record(y, bin_name(op), bws[op], 2, in, &p, sizeof p);
 }
 
 vs_tensor *vs_add(vs_tensor *a, vs_tensor *b) { return binary(B_ADD, a, b); }
@@ -214,7 +218,7 @@ vs_tensor *vs_maximum(vs_tensor *a, vs_tensor *b) { return binary(B_MAX, a, b); 
 /* Gradient of a broadcast operand: sum back to its shape. */
 static vs_tensor *unbroadcast(vs_tensor *g, const vs_tensor *like)
 {
-    return vs_same_shape(g, like) ? g : vs_sum_to(g, like->ndim, like->shape);
+    return !g || vs_same_shape(g, like) ? g : vs_sum_to(g, like->ndim, like->shape);
 }
 
 static void add_backward(vs_node *n, vs_tensor *out, vs_tensor *g, vs_tensor **gin)
@@ -268,7 +272,7 @@ static vs_tensor *choice_mask(binop op, const vs_tensor *a, const vs_tensor *b, 
 static void minmax_backward(vs_node *n, vs_tensor *out, vs_tensor *g, vs_tensor **gin)
 {
     bool prev = vs_set_grad_enabled(false);
-    vs_tensor *m = choice_mask((binop)n->i[0], n->in[0], n->in[1], out);
+    vs_tensor *m = choice_mask(VS_PARAMS(n, bin_params)->op, n->in[0], n->in[1], out);
     vs_set_grad_enabled(prev);
     if (!m) return;
     if (vs_node_needs(n, 0)) gin[0] = unbroadcast(vs_mul(g, m), n->in[0]);
@@ -295,8 +299,8 @@ vs_tensor *vs_where(const vs_tensor *cond, vs_tensor *a, vs_tensor *b)
     if (y)
         for (int64_t i = 0; i < y->size; i++) y->data[i] = c->data[i] != 0.0f ? ea->data[i] : eb->data[i];
     vs_tensor *in[2] = {a, b};
-    vs_node *node = vs_record(y, "where", where_backward, 2, in);
-    if (node) vs_node_save(node, c);
+    y = vs_record(y, "where", where_backward, 2, in, NULL, 0);
+    vs_node_save(y, c);
     vs_tensor_free(c);
     vs_tensor_free(ea);
     vs_tensor_free(eb);
@@ -321,13 +325,17 @@ vs_tensor *vs_add_scalar(vs_tensor *x, float c)
     vs_tensor *y = vs_alloc("add_scalar", x->ndim, x->shape);
     if (!y) return NULL;
     bin_flat(B_ADD, x->data, 1, &c, 0, y->data, y->size);
-    vs_record(y, "add_scalar", add_scalar_backward, 1, &x);
-    return y;
+    return vs_record(y, "add_scalar", add_scalar_backward, 1, &x, NULL, 0);
 }
+
+/* The constant of mul_scalar (the factor) and pow_scalar (the exponent). */
+typedef struct scalar_params {
+    float c;
+} scalar_params;
 
 static void mul_scalar_backward(vs_node *n, vs_tensor *out, vs_tensor *g, vs_tensor **gin)
 {
-    gin[0] = vs_mul_scalar(g, n->f[0]);
+    gin[0] = vs_mul_scalar(g, VS_PARAMS(n, scalar_params)->c);
 }
 
 vs_tensor *vs_mul_scalar(vs_tensor *x, float c)
@@ -336,14 +344,13 @@ vs_tensor *vs_mul_scalar(vs_tensor *x, float c)
     vs_tensor *y = vs_alloc("mul_scalar", x->ndim, x->shape);
     if (!y) return NULL;
     bin_flat(B_MUL, x->data, 1, &c, 0, y->data, y->size);
-    vs_node *n = vs_record(y, "mul_scalar", mul_scalar_backward, 1, &x);
-    if (n) n->f[0] = c;
-    return y;
+    const scalar_params sp = {c};
+    return vs_record(y, "mul_scalar", mul_scalar_backward, 1, &x, &sp, sizeof sp);
 }
 
 static void pow_scalar_backward(vs_node *n, vs_tensor *out, vs_tensor *g, vs_tensor **gin)
 {
-    float p = n->f[0];
+    const float p = VS_PARAMS(n, scalar_params)->c;
     gin[0] = vs_mul(g, vs_mul_scalar(vs_pow_scalar(n->in[0], p - 1.0f), p));
 }
 
@@ -360,9 +367,8 @@ vs_tensor *vs_pow_scalar(vs_tensor *x, float p)
         for (int64_t i = 0; i < x->size; i++) y->data[i] = 1.0f;
     else
         for (int64_t i = 0; i < x->size; i++) y->data[i] = powf(x->data[i], p);
-    vs_node *n = vs_record(y, "pow_scalar", pow_scalar_backward, 1, &x);
-    if (n) n->f[0] = p;
-    return y;
+    const scalar_params sp = {p};
+    return vs_record(y, "pow_scalar", pow_scalar_backward, 1, &x, &sp, sizeof sp);
 }
 
 /* ---- unary maps -------------------------------------------------------------------------------- */
@@ -374,6 +380,12 @@ typedef enum unop {
 
 static const char *const un_names[] = {"neg",     "exp",  "log",      "sqrt",        "abs",  "clamp", "relu", "leaky_relu",
                                        "elu",     "sigmoid", "tanh", "softplus", "log_sigmoid", "sign", "step"};
+
+/* What a unary node keeps: the map and its parameters (slope, alpha, clamp bounds). */
+typedef struct un_params {
+    unop op;
+    float p0, p1;
+} un_params;
 
 static inline float softplusf(float x) { return x > 0 ? x + log1pf(expf(-x)) : log1pf(expf(x)); }
 static inline float sigmoidf(float x)
@@ -453,7 +465,8 @@ static vs_tensor *deriv_const(const vs_node *n, const vs_tensor *x, const vs_ten
     vs_tensor *d = vs_alloc("derivative", x->ndim, x->shape);
     vs_set_grad_enabled(prev);
     if (!d) return NULL;
-    deriv_kernel((unop)n->i[0], x->data, y->data, d->data, x->size, n->f[0], n->f[1]);
+    const un_params *p = VS_PARAMS(n, un_params);
+    deriv_kernel(p->op, x->data, y->data, d->data, x->size, p->p0, p->p1);
     return d;
 }
 
@@ -475,11 +488,16 @@ static vs_tensor *rescale_multiplier(const vs_node *n, const vs_tensor *x, const
 static void un_backward(vs_node *n, vs_tensor *out, vs_tensor *g, vs_tensor **gin)
 {
     vs_tensor *x = n->in[0];
-    unop op = (unop)n->i[0];
+    const un_params *p = VS_PARAMS(n, un_params);
+    const unop op = p->op;
     bool nonlinear = op == U_RELU || op == U_LEAKY || op == U_ELU || op == U_SIGMOID || op == U_TANH ||
                      op == U_SOFTPLUS || op == U_LOGSIGMOID;
     if (nonlinear && n->rule == VS_RULE_RESCALE) {
         gin[0] = vs_mul(g, rescale_multiplier(n, x, out));
+        return;
+    }
+    if (op == U_RELU && (n->rule == VS_RULE_GUIDED || n->rule == VS_RULE_DECONV)) {
+        gin[0] = vs_relu(n->rule == VS_RULE_GUIDED ? vs_mul(g, deriv_const(n, x, out)) : g);
         return;
     }
     switch (op) {
@@ -494,7 +512,7 @@ static void un_backward(vs_node *n, vs_tensor *out, vs_tensor *g, vs_tensor **gi
     case U_ELU: {
         /* x > 0 ? g : g (y + alpha), with y differentiable */
         vs_tensor *pos = vs_step(x);
-        gin[0] = vs_where(pos, g, vs_mul(g, vs_add_scalar(out, n->f[0])));
+        gin[0] = vs_where(pos, g, vs_mul(g, vs_add_scalar(out, p->p0)));
         break;
     }
     case U_SIGMOID: gin[0] = vs_mul(g, vs_mul(out, vs_add_scalar(vs_neg(out), 1.0f))); break;
@@ -530,13 +548,8 @@ static vs_tensor *unary(unop op, vs_tensor *x, float p0, float p1)
         vs_parallel_for(x->size, PAR_GRAIN, un_chunk, &j);
     }
     if (op == U_SIGN || op == U_STEP) return y; /* constants: no gradient */
-    vs_node *n = vs_record(y, un_names[op], un_backward, 1, &x);
-    if (n) {
-        n->i[0] = op;
-        n->f[0] = p0;
-        n->f[1] = p1;
-    }
-    return y;
+    const un_params p = {op, p0, p1};
+    return vs_record(y, un_names[op], un_backward, 1, &x, &p, sizeof p);
 }
 
 vs_tensor *vs_neg(vs_tensor *x) { return unary(U_NEG, x, 0, 0); }

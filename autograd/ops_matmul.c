@@ -3,10 +3,15 @@
 
 #include <string.h>
 
+/* What a matmul node keeps: which operands were transposed. */
+typedef struct matmul_params {
+    bool trans_a, trans_b;
+} matmul_params;
+
 static void matmul_backward(vs_node *n, vs_tensor *out, vs_tensor *g, vs_tensor **gin)
 {
     vs_tensor *a = n->in[0], *b = n->in[1];
-    bool ta = n->i[0], tb = n->i[1];
+    const bool ta = VS_PARAMS(n, matmul_params)->trans_a, tb = VS_PARAMS(n, matmul_params)->trans_b;
     /* out = op(a) op(b):  d op(a) = g op(b)^T,  d op(b) = op(a)^T g */
     if (vs_node_needs(n, 0)) {
         vs_tensor *ga = ta ? vs_matmul_t(b, tb, g, true) : vs_matmul_t(g, false, b, !tb);
@@ -72,12 +77,8 @@ vs_tensor *vs_matmul_t(vs_tensor *a, bool trans_a, vs_tensor *b, bool trans_b)
         }
     }
     vs_tensor *in[2] = {a, b};
-    vs_node *n = vs_record(y, "matmul", matmul_backward, 2, in);
-    if (n) {
-        n->i[0] = trans_a;
-        n->i[1] = trans_b;
-    }
-    return y;
+    const matmul_params p = {trans_a, trans_b};
+    return vs_record(y, "matmul", matmul_backward, 2, in, &p, sizeof p);
 }
 
 vs_tensor *vs_matmul(vs_tensor *a, vs_tensor *b) { return vs_matmul_t(a, false, b, false); }
@@ -109,6 +110,5 @@ vs_tensor *vs_linear(vs_tensor *x, vs_tensor *w, vs_tensor *b)
     }
     vs_sgemm(false, true, n, out, in, 1.0f, x->data, in, w->data, in, beta, y->data, out);
     vs_tensor *ins[3] = {x, w, b};
-    vs_record(y, "linear", linear_backward, b ? 3 : 2, ins);
-    return y;
+    return vs_record(y, "linear", linear_backward, b ? 3 : 2, ins, NULL, 0);
 }

@@ -48,21 +48,8 @@ static int64_t seg_at(const norm_geom *q, int64_t gi, int64_t k) { return (q->ki
 static int64_t geom_channel(const norm_geom *q, int64_t gi) { return q->kind == NORM_BATCH ? gi : gi % q->b; }
 static int64_t geom_count(const norm_geom *q) { return geom_segs(q) * q->s; }
 
-static void geom_save(vs_node *n, const norm_geom *q)
-{
-    if (!n) return;
-    n->i[0] = q->kind;
-    n->i[1] = q->a;
-    n->i[2] = q->b;
-    n->i[3] = q->s;
-    n->f[0] = q->eps;
-}
-
-static norm_geom geom_load(const vs_node *n)
-{
-    norm_geom q = {(norm_kind)n->i[0], n->i[1], n->i[2], n->i[3], n->f[0]};
-    return q;
-}
+/* The geometry is what every node of this file keeps (its parameter struct). */
+static norm_geom geom_load(const vs_node *n) { return *VS_PARAMS(n, norm_geom); }
 
 /* The [a, b, s] shape, the group axes of it, and the shape parameters take in it. */
 static const int64_t *canon_shape(const norm_geom *q, int64_t *shape)
@@ -367,8 +354,8 @@ static bool run_groups(const norm_geom *q, vs_range_fn fn, norm_job *j)
 {
     int64_t groups = geom_groups(q), grain = group_grain(q);
     if (q->kind == NORM_BATCH && q->s < SHORT_SEG) {
-        j->cd = malloc((size_t)(2 * groups * q->s) * sizeof *j->cd);
-        j->cf = malloc((size_t)(4 * groups * q->s) * sizeof *j->cf);
+        j->cd = vs_malloc((size_t)(2 * groups * q->s) * sizeof *j->cd);
+        j->cf = vs_malloc((size_t)(4 * groups * q->s) * sizeof *j->cf);
         if (!j->cd || !j->cf) {
             free(j->cd);
             free(j->cf);
@@ -419,7 +406,7 @@ static vs_tensor *alloc_with_stats(const char *op, const vs_tensor *x, int64_t g
 {
     vs_tensor *y = vs_alloc(op, x->ndim, x->shape);
     if (!y) return NULL;
-    *stats = malloc((size_t)(groups ? 2 * groups : 1) * sizeof **stats);
+    *stats = vs_malloc((size_t)(groups ? 2 * groups : 1) * sizeof **stats);
     if (!*stats) {
         vs_tensor_free(y);
         vs_set_last_error(VS_ERR_NOMEM, "%s: out of memory", op);
@@ -428,15 +415,14 @@ static vs_tensor *alloc_with_stats(const char *op, const vs_tensor *x, int64_t g
     return y;
 }
 
-/* The node (if one was recorded) keeps the geometry and the statistics; otherwise they go. */
-static void keep_stats(vs_node *n, const norm_geom *q, float *stats)
+/* Record out's node with the geometry; the node (if one was recorded) keeps the statistics,
+ * otherwise they go.  out or NULL (see vs_record). */
+static vs_tensor *record_with_stats(vs_tensor *out, const char *op, vs_backward_fn bw, int n_in, vs_tensor *const *in,
+                                    const norm_geom *q, float *stats)
 {
-    if (!n) {
-        free(stats);
-        return;
-    }
-    geom_save(n, q);
-    n->extra = stats;
+    out = vs_record(out, op, bw, n_in, in, q, sizeof *q);
+    vs_node_adopt(out, stats);
+    return out;
 }
 
 static vs_tensor *norm_vjp_op(vs_tensor *x, vs_tensor *h, const norm_geom *q, const float *stats);
@@ -453,7 +439,7 @@ static void norm_backward_fused(vs_node *n, const norm_geom *q, vs_tensor *g, vs
     vs_tensor *dbeta = want_beta ? vs_alloc("norm backward", beta->ndim, beta->shape) : NULL;
     if ((want_x && !dx) || (want_gamma && !dgamma) || (want_beta && !dbeta)) return;
     bool channel_sums = q->kind != NORM_LAYER && (want_gamma || want_beta);
-    double *sums = channel_sums ? malloc((size_t)groups * 2 * sizeof *sums) : NULL;
+    double *sums = channel_sums ? vs_malloc((size_t)groups * 2 * sizeof *sums) : NULL;
     if (channel_sums && !sums) {
         vs_set_last_error(VS_ERR_NOMEM, "norm backward: out of memory");
         return;
@@ -466,7 +452,7 @@ static void norm_backward_fused(vs_node *n, const norm_geom *q, vs_tensor *g, vs
     }
     if (sums) {
         /* dgamma[c] = sum over c's groups of rstd T, dbeta[c] = sum of S, in group order */
-        double *dg = calloc((size_t)(2 * q->b), sizeof *dg);
+        double *dg = vs_calloc((size_t)(2 * q->b), sizeof *dg);
         if (!dg) {
             free(sums);
             vs_set_last_error(VS_ERR_NOMEM, "norm backward: out of memory");
@@ -484,7 +470,7 @@ static void norm_backward_fused(vs_node *n, const norm_geom *q, vs_tensor *g, vs
         free(dg);
         free(sums);
     } else if (dgamma || dbeta) {
-        double *acc = calloc((size_t)(2 * q->s), sizeof *acc);
+        double *acc = vs_calloc((size_t)(2 * q->s), sizeof *acc);
         if (!acc) {
             vs_set_last_error(VS_ERR_NOMEM, "norm backward: out of memory");
             return;
@@ -548,8 +534,7 @@ static vs_tensor *norm_op(vs_tensor *x, vs_tensor *gamma, vs_tensor *beta, const
         return NULL;
     }
     if (mean_out) memcpy(mean_out, stats, (size_t)groups * sizeof *stats);
-    keep_stats(vs_record(y, "normalise", norm_backward, 3, (vs_tensor *[]){x, gamma, beta}), q, stats);
-    return y;
+    return record_with_stats(y, "normalise", norm_backward, 3, (vs_tensor *[]){x, gamma, beta}, q, stats);
 }
 
 /* ---- norm_vjp: dx = J h ----------------------------------------------------------------------------- */
@@ -595,8 +580,7 @@ static vs_tensor *norm_vjp_op(vs_tensor *x, vs_tensor *h, const norm_geom *q, co
         vs_tensor_free(dx);
         return NULL;
     }
-    keep_stats(vs_record(dx, "normalise_vjp", norm_vjp_backward, 2, (vs_tensor *[]){x, h}), q, own);
-    return dx;
+    return record_with_stats(dx, "normalise_vjp", norm_vjp_backward, 2, (vs_tensor *[]){x, h}, q, own);
 }
 
 /* ---- affine: y = x scale[c] + shift[c] --------------------------------------------------------------- */
@@ -643,8 +627,7 @@ static vs_tensor *affine_op(vs_tensor *x, vs_tensor *scale, vs_tensor *shift, co
         affine_rows(&j, 0, rows);
     else
         vs_parallel_for(rows, grain, affine_rows, &j);
-    geom_save(vs_record(y, "channel_affine", affine_backward, shift ? 3 : 2, (vs_tensor *[]){x, scale, shift}), q);
-    return y;
+    return vs_record(y, "channel_affine", affine_backward, shift ? 3 : 2, (vs_tensor *[]){x, scale, shift}, q, sizeof *q);
 }
 
 /* ---- the public ops ---------------------------------------------------------------------------------- */
@@ -681,7 +664,7 @@ static vs_tensor *batch_norm_impl(vs_tensor *x, vs_tensor *gamma, vs_tensor *bet
     if (training) {
         if (count < 2) return vs_op_error("batch_norm", "training needs more than one value per channel");
         bool update = running_mean && running_var;
-        float *batch = update ? malloc((size_t)(2 * c) * sizeof *batch) : NULL; /* mean[c], var[c] */
+        float *batch = update ? vs_malloc((size_t)(2 * c) * sizeof *batch) : NULL; /* mean[c], var[c] */
         if (update && !batch) {
             vs_set_last_error(VS_ERR_NOMEM, "batch_norm: out of memory");
             return NULL;

@@ -58,12 +58,16 @@ static inline void window(const pool_geom *g, int64_t i, int64_t j, int64_t *r0,
     if (*c0 < 0) *c0 = 0;
 }
 
-static void save_pool(vs_node *n, const pool_geom *g)
+/* What a pooling node keeps: kernel, stride, padding. */
+typedef struct pool_params {
+    int64_t k, s, p;
+} pool_params;
+
+/* Record out's node with g's window; out or NULL (see vs_record). */
+static vs_tensor *pool_record(vs_tensor *out, const char *op, vs_backward_fn bw, vs_tensor *x, const pool_geom *g)
 {
-    if (!n) return;
-    n->i[0] = g->k;
-    n->i[1] = g->s;
-    n->i[2] = g->p;
+    const pool_params p = {g->k, g->s, g->p};
+    return vs_record(out, op, bw, 1, &x, &p, sizeof p);
 }
 
 /* ---- max_pool2d ------------------------------------------------------------------------------------ */
@@ -71,6 +75,7 @@ static void save_pool(vs_node *n, const pool_geom *g)
 /* g [shape of y] scattered into a tensor shaped like `like`: out.flat[idx[j]] += g.flat[j]. */
 static vs_tensor *scatter_flat(vs_tensor *g, const int64_t *idx, const vs_tensor *like)
 {
+    if (!g) return NULL;
     vs_tensor *flat = vs_reshape(g, 1, (int64_t[]){g->size});
     return vs_reshape(vs_scatter_add(flat, 0, idx, like->size), like->ndim, like->shape);
 }
@@ -87,12 +92,12 @@ static vs_tensor *scatter_flat(vs_tensor *g, const int64_t *idx, const vs_tensor
 static vs_tensor *max_pool_rescale(const vs_tensor *x, const vs_tensor *y, vs_tensor *g, const int64_t *arg)
 {
     int64_t hy = y->size / 2, hx = x->size / 2;
-    int64_t *idx = malloc((size_t)(y->size ? y->size : 1) * sizeof *idx);
+    int64_t *idx = vs_malloc((size_t)(y->size ? y->size : 1) * sizeof *idx);
     vs_tensor *coef = vs_alloc("max_pool2d rescale", y->ndim, y->shape);
     if (!idx || !coef) {
         free(idx);
         vs_tensor_free(coef);
-        return vs_op_error("max_pool2d", "out of memory in the rescale rule");
+        return vs_op_nomem("max_pool2d", "the rescale rule");
     }
     for (int64_t j = 0; j < hy; j++) {
         int64_t a = arg[j], b = arg[j + hy] - hx;
@@ -201,10 +206,10 @@ vs_tensor *vs_max_pool2d(vs_tensor *x, int kernel, int stride, int padding)
     if (!pool_geom_of(op, x, kernel, stride, padding, &g)) return NULL;
     vs_tensor *y = vs_alloc(op, 4, (int64_t[]){x->shape[0], x->shape[1], g.oh, g.ow});
     if (!y) return NULL;
-    int64_t *arg = malloc((size_t)(y->size ? y->size : 1) * sizeof *arg);
+    int64_t *arg = vs_malloc((size_t)(y->size ? y->size : 1) * sizeof *arg);
     if (!arg) {
         vs_tensor_free(y);
-        return vs_op_error(op, "out of memory for the argmax indices");
+        return vs_op_nomem(op, "the argmax indices");
     }
     if (g.k == 2 && g.s == 2 && g.p == 0) {
         for (int64_t pl = 0; pl < g.planes; pl++)
@@ -215,13 +220,8 @@ vs_tensor *vs_max_pool2d(vs_tensor *x, int kernel, int stride, int padding)
     } else {
         max_pool_any(x->data, &g, y->data, arg);
     }
-    vs_node *n = vs_record(y, op, max_pool_backward, 1, &x);
-    if (n) {
-        save_pool(n, &g);
-        n->extra = arg;
-    } else {
-        free(arg);
-    }
+    y = pool_record(y, op, max_pool_backward, x, &g);
+    vs_node_adopt(y, arg);
     return y;
 }
 
@@ -231,12 +231,14 @@ static vs_tensor *avg_unpool(vs_tensor *g, const vs_tensor *like, int64_t k, int
 
 static void avg_pool_backward(vs_node *n, vs_tensor *out, vs_tensor *g, vs_tensor **gin)
 {
-    gin[0] = avg_unpool(g, n->in[0], n->i[0], n->i[1], n->i[2]);
+    const pool_params *p = VS_PARAMS(n, pool_params);
+    gin[0] = avg_unpool(g, n->in[0], p->k, p->s, p->p);
 }
 
 static void avg_unpool_backward(vs_node *n, vs_tensor *out, vs_tensor *g, vs_tensor **gin)
 {
-    gin[0] = vs_avg_pool2d(g, (int)n->i[0], (int)n->i[1], (int)n->i[2]);
+    const pool_params *p = VS_PARAMS(n, pool_params);
+    gin[0] = vs_avg_pool2d(g, (int)p->k, (int)p->s, (int)p->p);
 }
 
 vs_tensor *vs_avg_pool2d(vs_tensor *x, int kernel, int stride, int padding)
@@ -260,8 +262,7 @@ vs_tensor *vs_avg_pool2d(vs_tensor *x, int kernel, int stride, int padding)
                 y->data[(pl * g.oh + i) * g.ow + j] = (float)(sum * inv);
             }
     }
-    save_pool(vs_record(y, op, avg_pool_backward, 1, &x), &g);
-    return y;
+    return pool_record(y, op, avg_pool_backward, x, &g);
 }
 
 /* out [shape of like] with out[window(w)] += g[w] / k^2: the adjoint of avg_pool2d. */
@@ -288,16 +289,20 @@ static vs_tensor *avg_unpool(vs_tensor *gy, const vs_tensor *like, int64_t k, in
                     for (int64_t c = c0; c < c1; c++) dst[r * g.w + c] += v;
             }
     }
-    save_pool(vs_record(x, op, avg_unpool_backward, 1, &gy), &g);
-    return x;
+    return pool_record(x, op, avg_unpool_backward, gy, &g);
 }
 
 /* ---- upsample_nearest2d ----------------------------------------------------------------------------- */
 
+/* What an upsampling node keeps. */
+typedef struct upsample_params {
+    int scale;
+} upsample_params;
+
 static void upsample_backward(vs_node *n, vs_tensor *out, vs_tensor *g, vs_tensor **gin)
 {
     /* sum over each scale x scale block = mean * scale^2 */
-    int s = (int)n->i[0];
+    const int s = VS_PARAMS(n, upsample_params)->scale;
     gin[0] = vs_mul_scalar(vs_avg_pool2d(g, s, s, 0), (float)s * (float)s);
 }
 
@@ -324,7 +329,6 @@ vs_tensor *vs_upsample_nearest2d(vs_tensor *x, int scale)
             for (int64_t j = 0; j < OW; j++) d[j] = s[j / scale];
         }
     }
-    vs_node *n = vs_record(y, op, upsample_backward, 1, &x);
-    if (n) n->i[0] = scale;
-    return y;
+    const upsample_params p = {scale};
+    return vs_record(y, op, upsample_backward, 1, &x, &p, sizeof p);
 }

@@ -123,13 +123,14 @@ static void sum_rows(const sum_job *j, int64_t begin, int64_t end)
 
 static void sum_chunk(void *ctx, int64_t begin, int64_t end) { sum_rows(ctx, begin, end); }
 
-/* Sum of x over axes into y (already allocated, y->size outputs). */
-static void sum_kernel(const vs_tensor *x, uint32_t axes, vs_tensor *y)
+/* Sum of x over axes into y (already allocated, y->size outputs); false (error recorded) when the
+ * accumulators cannot be allocated. */
+static bool sum_kernel(const char *op, const vs_tensor *x, uint32_t axes, vs_tensor *y)
 {
-    double *acc = calloc((size_t)(y->size ? y->size : 1), sizeof *acc);
+    double *acc = vs_calloc((size_t)(y->size ? y->size : 1), sizeof *acc);
     if (!acc) {
-        vs_set_last_error(VS_ERR_NOMEM, "sum: out of memory");
-        return;
+        vs_op_nomem(op, "the accumulators");
+        return false;
     }
     if (x->size > 0) {
         /* merge neighbouring dims that are both reduced or both kept; size-1 dims drop out */
@@ -171,6 +172,7 @@ static void sum_kernel(const vs_tensor *x, uint32_t axes, vs_tensor *y)
     }
     for (int64_t i = 0; i < y->size; i++) y->data[i] = (float)acc[i];
     free(acc);
+    return true;
 }
 
 /* g (shaped like a reduction of x, with or without kept dims) broadcast back to x's shape. */
@@ -181,14 +183,21 @@ static vs_tensor *expand_back(vs_tensor *g, const vs_tensor *x, uint32_t axes)
     return vs_expand(vs_reshape(g, nd, ks), x->ndim, x->shape);
 }
 
+/* What a reduction node keeps: the reduced axes, and the mean's 1/count. */
+typedef struct reduce_params {
+    uint32_t axes;
+    float scale;
+} reduce_params;
+
 static void sum_backward(vs_node *n, vs_tensor *out, vs_tensor *g, vs_tensor **gin)
 {
-    gin[0] = expand_back(g, n->in[0], (uint32_t)n->i[0]);
+    gin[0] = expand_back(g, n->in[0], VS_PARAMS(n, reduce_params)->axes);
 }
 
 static void mean_backward(vs_node *n, vs_tensor *out, vs_tensor *g, vs_tensor **gin)
 {
-    gin[0] = vs_mul_scalar(expand_back(g, n->in[0], (uint32_t)n->i[0]), n->f[0]);
+    const reduce_params *p = VS_PARAMS(n, reduce_params);
+    gin[0] = vs_mul_scalar(expand_back(g, n->in[0], p->axes), p->scale);
 }
 
 static vs_tensor *sum_or_mean(const char *op, vs_tensor *x, uint32_t axes, bool keepdim, bool mean)
@@ -199,17 +208,16 @@ static vs_tensor *sum_or_mean(const char *op, vs_tensor *x, uint32_t axes, bool 
     int nd = reduced_shape(x, axes, keepdim, shape);
     vs_tensor *y = vs_alloc(op, nd, shape);
     if (!y) return NULL;
-    sum_kernel(x, axes, y);
+    if (!sum_kernel(op, x, axes, y)) {
+        vs_tensor_free(y);
+        return NULL;
+    }
     int64_t count = y->size ? x->size / y->size : 0;
     float scale = count ? 1.0f / (float)count : NAN;
     if (mean)
         for (int64_t i = 0; i < y->size; i++) y->data[i] *= scale;
-    vs_node *n = vs_record(y, op, mean ? mean_backward : sum_backward, 1, &x);
-    if (n) {
-        n->i[0] = axes;
-        n->f[0] = scale;
-    }
-    return y;
+    const reduce_params p = {axes, scale};
+    return vs_record(y, op, mean ? mean_backward : sum_backward, 1, &x, &p, sizeof p);
 }
 
 vs_tensor *vs_sum(vs_tensor *x, uint32_t axes, bool keepdim) { return sum_or_mean("sum", x, axes, keepdim, false); }
@@ -219,7 +227,7 @@ vs_tensor *vs_mean(vs_tensor *x, uint32_t axes, bool keepdim) { return sum_or_me
 
 static void extreme_backward(vs_node *n, vs_tensor *out, vs_tensor *g, vs_tensor **gin)
 {
-    gin[0] = vs_mul(expand_back(g, n->in[0], (uint32_t)n->i[0]), n->saved);
+    gin[0] = vs_mul(expand_back(g, n->in[0], VS_PARAMS(n, reduce_params)->axes), n->saved);
 }
 
 static vs_tensor *extreme(const char *op, vs_tensor *x, uint32_t axes, bool keepdim, bool is_max)
@@ -230,10 +238,10 @@ static vs_tensor *extreme(const char *op, vs_tensor *x, uint32_t axes, bool keep
     int64_t shape[VS_MAX_DIMS];
     int nd = reduced_shape(x, axes, keepdim, shape);
     vs_tensor *y = vs_alloc(op, nd, shape);
-    int64_t *arg = y ? malloc((size_t)y->size * sizeof *arg) : NULL;
+    int64_t *arg = y ? vs_malloc((size_t)(y->size ? y->size : 1) * sizeof *arg) : NULL;
     if (!arg) {
         vs_tensor_free(y);
-        return y ? vs_op_error(op, "out of memory") : NULL;
+        return y ? vs_op_nomem(op, "the argmax indices") : NULL;
     }
     for (int64_t i = 0; i < y->size; i++) arg[i] = -1;
     red_iter it;
@@ -258,16 +266,21 @@ static vs_tensor *extreme(const char *op, vs_tensor *x, uint32_t axes, bool keep
             idx[d] = 0;
         }
     }
-    vs_node *n = vs_record(y, op, extreme_backward, 1, &x);
-    if (n) {
+    const reduce_params p = {axes, 0.0f};
+    y = vs_record(y, op, extreme_backward, 1, &x, &p, sizeof p);
+    if (y && y->node) {
+        /* the rule's mask: 1 at each chosen element */
         bool prev = vs_set_grad_enabled(false);
         vs_tensor *mask = vs_zeros_like(x);
         vs_set_grad_enabled(prev);
-        if (mask)
+        if (!mask) {
+            vs_tensor_free(y);
+            y = NULL;
+        } else {
             for (int64_t i = 0; i < y->size; i++) mask->data[arg[i]] = 1.0f;
-        n->i[0] = axes;
-        vs_node_save(n, mask);
-        vs_tensor_free(mask);
+            vs_node_save(y, mask);
+            vs_tensor_free(mask);
+        }
     }
     free(arg);
     return y;
@@ -337,8 +350,7 @@ vs_tensor *vs_expand(vs_tensor *x, int ndim, const int64_t *shape)
             }
         }
     }
-    vs_record(y, "expand", expand_backward, 1, &x);
-    return y;
+    return vs_record(y, "expand", expand_backward, 1, &x, NULL, 0);
 }
 
 vs_tensor *vs_sum_to(vs_tensor *x, int ndim, const int64_t *shape)
@@ -399,10 +411,15 @@ static void axis_kernel(axis_fn fn, const vs_tensor *x, int axis, float *y)
         }
 }
 
+/* What a logsumexp / softmax / log_softmax node keeps: the (normalised) axis. */
+typedef struct axis_params {
+    int axis;
+} axis_params;
+
 static void lse_backward(vs_node *n, vs_tensor *out, vs_tensor *g, vs_tensor **gin)
 {
     vs_tensor *x = n->in[0];
-    uint32_t ax = VS_AXIS((int)n->i[0]);
+    const uint32_t ax = VS_AXIS(VS_PARAMS(n, axis_params)->axis);
     /* d lse / dx = softmax(x) = e^(x - lse) */
     vs_tensor *lse = expand_back(out, x, ax);
     gin[0] = vs_mul(expand_back(g, x, ax), vs_exp(vs_sub(x, lse)));
@@ -411,13 +428,13 @@ static void lse_backward(vs_node *n, vs_tensor *out, vs_tensor *g, vs_tensor **g
 static void softmax_backward(vs_node *n, vs_tensor *out, vs_tensor *g, vs_tensor **gin)
 {
     /* y (g - sum(g y)) */
-    gin[0] = vs_mul(out, vs_sub(g, vs_sum(vs_mul(g, out), VS_AXIS((int)n->i[0]), true)));
+    gin[0] = vs_mul(out, vs_sub(g, vs_sum(vs_mul(g, out), VS_AXIS(VS_PARAMS(n, axis_params)->axis), true)));
 }
 
 static void log_softmax_backward(vs_node *n, vs_tensor *out, vs_tensor *g, vs_tensor **gin)
 {
     /* g - e^y sum(g) */
-    gin[0] = vs_sub(g, vs_mul(vs_exp(out), vs_sum(g, VS_AXIS((int)n->i[0]), true)));
+    gin[0] = vs_sub(g, vs_mul(vs_exp(out), vs_sum(g, VS_AXIS(VS_PARAMS(n, axis_params)->axis), true)));
 }
 
 static vs_tensor *along_axis(axis_fn fn, const char *op, vs_tensor *x, int axis, bool keepdim)
@@ -436,9 +453,8 @@ static vs_tensor *along_axis(axis_fn fn, const char *op, vs_tensor *x, int axis,
     if (!y) return NULL;
     if (x->size > 0) axis_kernel(fn, x, a, y->data);
     static const vs_backward_fn bws[] = {lse_backward, softmax_backward, log_softmax_backward};
-    vs_node *n = vs_record(y, op, bws[fn], 1, &x);
-    if (n) n->i[0] = a;
-    return y;
+    const axis_params p = {a};
+    return vs_record(y, op, bws[fn], 1, &x, &p, sizeof p);
 }
 
 vs_tensor *vs_logsumexp(vs_tensor *x, int axis, bool keepdim) { return along_axis(AX_LSE, "logsumexp", x, axis, keepdim); }

@@ -40,9 +40,7 @@ vs_tensor *vs_reshape(vs_tensor *x, int ndim, const int64_t *shape)
         vs_shape_str(x, sx, sizeof sx);
         return vs_op_error("reshape", "%s has %lld elements, the new shape %lld", sx, (long long)x->size, (long long)known);
     }
-    vs_tensor *y = vs_view(x, ndim, s);
-    vs_record(y, "reshape", reshape_backward, 1, &x);
-    return y;
+    return vs_record(vs_view(x, ndim, s), "reshape", reshape_backward, 1, &x, NULL, 0);
 }
 
 vs_tensor *vs_flatten(vs_tensor *x)
@@ -59,10 +57,16 @@ vs_tensor *vs_flatten(vs_tensor *x)
 
 /* ---- permute --------------------------------------------------------------------------------------- */
 
+/* What a permute node keeps: the permutation. */
+typedef struct permute_params {
+    int perm[VS_MAX_DIMS];
+} permute_params;
+
 static void permute_backward(vs_node *n, vs_tensor *out, vs_tensor *g, vs_tensor **gin)
 {
+    const int *perm = VS_PARAMS(n, permute_params)->perm;
     int inv[VS_MAX_DIMS];
-    for (int i = 0; i < out->ndim; i++) inv[n->i[i]] = i;
+    for (int i = 0; i < out->ndim; i++) inv[perm[i]] = i;
     gin[0] = vs_permute(g, inv);
 }
 
@@ -100,10 +104,9 @@ vs_tensor *vs_permute(vs_tensor *x, const int *perm)
             }
         }
     }
-    vs_node *n = vs_record(y, "permute", permute_backward, 1, &x);
-    if (n)
-        for (int i = 0; i < nd; i++) n->i[i] = perm[i];
-    return y;
+    permute_params p = {{0}};
+    for (int i = 0; i < nd; i++) p.perm[i] = perm[i];
+    return vs_record(y, "permute", permute_backward, 1, &x, &p, sizeof p);
 }
 
 vs_tensor *vs_transpose(vs_tensor *x, int a, int b)
@@ -120,9 +123,14 @@ vs_tensor *vs_transpose(vs_tensor *x, int a, int b)
 
 /* ---- concat and slice ---------------------------------------------------------------------------- */
 
+/* What a concat node keeps: the (normalised) axis. */
+typedef struct concat_params {
+    int axis;
+} concat_params;
+
 static void concat_backward(vs_node *n, vs_tensor *out, vs_tensor *g, vs_tensor **gin)
 {
-    int axis = (int)n->i[0];
+    const int axis = VS_PARAMS(n, concat_params)->axis;
     int64_t start = 0;
     for (int k = 0; k < n->n_in; k++) {
         int64_t len = n->in[k]->shape[axis];
@@ -165,18 +173,23 @@ vs_tensor *vs_concat(int n, vs_tensor *const *xs, int axis)
         copy_block(xs[k]->data, outer, xs[k]->shape[a] * inner, y->data, shape[a] * inner, at);
         at += xs[k]->shape[a] * inner;
     }
-    vs_node *nd = vs_record(y, "concat", concat_backward, n, xs);
-    if (nd) nd->i[0] = a;
-    return y;
+    const concat_params p = {a};
+    return vs_record(y, "concat", concat_backward, n, xs, &p, sizeof p);
 }
+
+/* What a slice node keeps: the axis and the range [start, end) along it. */
+typedef struct slice_params {
+    int axis;
+    int64_t start, end;
+} slice_params;
 
 static void slice_backward(vs_node *n, vs_tensor *out, vs_tensor *g, vs_tensor **gin)
 {
     const vs_tensor *x = n->in[0];
-    int axis = (int)n->i[0];
+    const slice_params *p = VS_PARAMS(n, slice_params);
     int64_t pads[2 * VS_MAX_DIMS] = {0};
-    pads[2 * axis] = n->i[1];
-    pads[2 * axis + 1] = x->shape[axis] - n->i[2];
+    pads[2 * p->axis] = p->start;
+    pads[2 * p->axis + 1] = x->shape[p->axis] - p->end;
     gin[0] = vs_pad(g, pads, 0.0f);
 }
 
@@ -198,29 +211,30 @@ vs_tensor *vs_slice(vs_tensor *x, int axis, int64_t start, int64_t end)
     for (int i = a + 1; i < x->ndim; i++) inner *= shape[i];
     for (int64_t o = 0; o < outer; o++)
         memcpy(y->data + o * shape[a] * inner, x->data + (o * x->shape[a] + start) * inner, (size_t)(shape[a] * inner) * sizeof(float));
-    vs_node *n = vs_record(y, "slice", slice_backward, 1, &x);
-    if (n) {
-        n->i[0] = a;
-        n->i[1] = start;
-        n->i[2] = end;
-    }
-    return y;
+    const slice_params p = {a, start, end};
+    return vs_record(y, "slice", slice_backward, 1, &x, &p, sizeof p);
 }
 
 /* ---- pad ----------------------------------------------------------------------------------------------- */
 
+/* What a pad node keeps: before and after padding of each dimension (vs_pad's pads). */
+typedef struct pad_params {
+    int64_t pads[2 * VS_MAX_DIMS];
+} pad_params;
+
 static void pad_backward(vs_node *n, vs_tensor *out, vs_tensor *g, vs_tensor **gin)
 {
+    const int64_t *pads = VS_PARAMS(n, pad_params)->pads;
     vs_tensor *r = g;
     for (int i = 0; i < out->ndim && r; i++)
-        if (n->i[2 * i] || n->i[2 * i + 1]) r = vs_slice(r, i, n->i[2 * i], out->shape[i] - n->i[2 * i + 1]);
+        if (pads[2 * i] || pads[2 * i + 1]) r = vs_slice(r, i, pads[2 * i], out->shape[i] - pads[2 * i + 1]);
     gin[0] = r;
 }
 
 vs_tensor *vs_pad(vs_tensor *x, const int64_t *pads, float value)
 {
     if (!x) return NULL;
-    if (x->ndim > 8) return vs_op_error("pad", "too many dims");
+    if (x->ndim > VS_MAX_DIMS) return vs_op_error("pad", "too many dims");
     int64_t shape[VS_MAX_DIMS], yst[VS_MAX_DIMS];
     for (int i = 0; i < x->ndim; i++) {
         if (pads[2 * i] < 0 || pads[2 * i + 1] < 0) return vs_op_error("pad", "negative padding in dimension %d", i);
@@ -250,13 +264,17 @@ vs_tensor *vs_pad(vs_tensor *x, const int64_t *pads, float value)
             }
         }
     }
-    vs_node *n = vs_record(y, "pad", pad_backward, 1, &x);
-    if (n)
-        for (int i = 0; i < 2 * nd; i++) n->i[i] = pads[i];
-    return y;
+    pad_params p = {{0}};
+    for (int i = 0; i < 2 * nd; i++) p.pads[i] = pads[i];
+    return vs_record(y, "pad", pad_backward, 1, &x, &p, sizeof p);
 }
 
 /* ---- index_select and scatter_add ------------------------------------------------------------------ */
+
+/* What an index_select / scatter_add node keeps: the axis; the indices go to its extra data. */
+typedef struct index_params {
+    int axis;
+} index_params;
 
 typedef struct index_data {
     int64_t n;
@@ -265,23 +283,40 @@ typedef struct index_data {
 
 static index_data *index_copy(const int64_t *idx, int64_t n)
 {
-    index_data *d = malloc(sizeof *d + (size_t)(n ? n : 1) * sizeof(int64_t));
+    index_data *d = vs_malloc(sizeof *d + (size_t)(n ? n : 1) * sizeof(int64_t));
     if (!d) return NULL;
     d->n = n;
     if (n) memcpy(d->idx, idx, (size_t)n * sizeof(int64_t));
     return d;
 }
 
+/* Record out's node with the axis and a copy of the n indices; out or NULL (see vs_record). */
+static vs_tensor *index_record(vs_tensor *out, const char *op, vs_backward_fn bw, vs_tensor *x, int axis, const int64_t *idx,
+                               int64_t n)
+{
+    const index_params p = {axis};
+    out = vs_record(out, op, bw, 1, &x, &p, sizeof p);
+    if (!out || !out->node) return out;
+    index_data *d = index_copy(idx, n);
+    if (!d) {
+        vs_tensor_free(out);
+        return vs_op_nomem(op, "the indices");
+    }
+    vs_node_adopt(out, d);
+    return out;
+}
+
 static void index_select_backward(vs_node *n, vs_tensor *out, vs_tensor *g, vs_tensor **gin)
 {
-    index_data *d = n->extra;
-    gin[0] = vs_scatter_add(g, (int)n->i[0], d->idx, n->in[0]->shape[n->i[0]]);
+    const index_data *d = n->extra;
+    const int axis = VS_PARAMS(n, index_params)->axis;
+    gin[0] = vs_scatter_add(g, axis, d->idx, n->in[0]->shape[axis]);
 }
 
 static void scatter_add_backward(vs_node *n, vs_tensor *out, vs_tensor *g, vs_tensor **gin)
 {
-    index_data *d = n->extra;
-    gin[0] = vs_index_select(g, (int)n->i[0], d->idx, d->n);
+    const index_data *d = n->extra;
+    gin[0] = vs_index_select(g, VS_PARAMS(n, index_params)->axis, d->idx, d->n);
 }
 
 vs_tensor *vs_index_select(vs_tensor *x, int axis, const int64_t *idx, int64_t n)
@@ -304,13 +339,7 @@ vs_tensor *vs_index_select(vs_tensor *x, int axis, const int64_t *idx, int64_t n
     for (int64_t o = 0; o < outer; o++)
         for (int64_t j = 0; j < n; j++)
             memcpy(y->data + (o * n + j) * inner, x->data + (o * x->shape[a] + idx[j]) * inner, (size_t)inner * sizeof(float));
-    vs_node *nd = vs_record(y, "index_select", index_select_backward, 1, &x);
-    if (nd) {
-        nd->i[0] = a;
-        nd->extra = index_copy(idx, n);
-        if (!nd->extra) vs_set_last_error(VS_ERR_NOMEM, "index_select: out of memory");
-    }
-    return y;
+    return index_record(y, "index_select", index_select_backward, x, a, idx, n);
 }
 
 vs_tensor *vs_scatter_add(vs_tensor *x, int axis, const int64_t *idx, int64_t dim_size)
@@ -340,11 +369,5 @@ vs_tensor *vs_scatter_add(vs_tensor *x, int axis, const int64_t *idx, int64_t di
             const float *p = x->data + (o * n + j) * inner;
             for (int64_t k = 0; k < inner; k++) q[k] += p[k];
         }
-    vs_node *nd = vs_record(y, "scatter_add", scatter_add_backward, 1, &x);
-    if (nd) {
-        nd->i[0] = a;
-        nd->extra = index_copy(idx, n);
-        if (!nd->extra) vs_set_last_error(VS_ERR_NOMEM, "scatter_add: out of memory");
-    }
-    return y;
+    return index_record(y, "scatter_add", scatter_add_backward, x, a, idx, n);
 }

@@ -26,6 +26,12 @@ vs_tensor *vs_op_error(const char *op, const char *fmt, ...)
     return NULL;
 }
 
+vs_tensor *vs_op_nomem(const char *op, const char *what)
+{
+    vs_set_last_error(VS_ERR_NOMEM, "%s: out of memory for %s", op, what);
+    return NULL;
+}
+
 bool vs_any_null(int n, ...)
 {
     va_list ap;
@@ -61,16 +67,16 @@ static _Thread_local int scope_depth;
 
 int vs_scope_depth(void) { return scope_depth; }
 
-static void scope_push(int depth, vs_tensor *t)
+/* Give t to scope `depth`; false when its list cannot grow (t is then nobody's). */
+static bool scope_push(int depth, vs_tensor *t)
 {
     scope_list *s = &scopes[depth - 1];
     if (s->n == s->cap) {
         int64_t cap = s->cap ? s->cap * 2 : 256;
-        vs_tensor **items = realloc(s->items, (size_t)cap * sizeof *items);
+        vs_tensor **items = vs_realloc(s->items, (size_t)cap * sizeof *items);
         if (!items) {
-            /* Cannot record ownership: leave it to the caller rather than lose it. */
             t->scope_depth = 0;
-            return;
+            return false;
         }
         s->items = items;
         s->cap = cap;
@@ -78,6 +84,7 @@ static void scope_push(int depth, vs_tensor *t)
     t->scope_depth = depth;
     t->scope_slot = s->n;
     s->items[s->n++] = t;
+    return true;
 }
 
 static void scope_remove(vs_tensor *t)
@@ -132,9 +139,21 @@ void vs_scope_end(void)
 vs_tensor *vs_keep(vs_tensor *t)
 {
     if (!t || t->scope_depth == 0) return t;
-    int d = t->scope_depth;
-    scope_remove(t);
-    if (d > 1) scope_push(d - 1, t);
+    const int d = t->scope_depth;
+    const int64_t slot = t->scope_slot;
+    if (d == 1) {
+        scope_remove(t);
+        return t;
+    }
+    if (!scope_push(d - 1, t)) {
+        /* The enclosing scope cannot take it: it stays where it was. */
+        t->scope_depth = d;
+        t->scope_slot = slot;
+        vs_set_last_error(VS_ERR_NOMEM, "vs_keep: out of memory");
+        return t;
+    }
+    scope_list *s = &scopes[d - 1];
+    if (slot < s->n && s->items[slot] == t) s->items[slot] = NULL;
     return t;
 }
 
@@ -145,14 +164,14 @@ vs_tensor *vs_scope_return(vs_tensor *t)
     return t;
 }
 
-/* Give a new reference to the current owner (the innermost scope, or the caller). */
-static void adopt(vs_tensor *t)
+/* Give a new reference to the current owner (the innermost scope, or the caller); false when the
+ * scope's list cannot grow. */
+static bool adopt(vs_tensor *t)
 {
     int d = scope_depth > VS_MAX_SCOPES ? VS_MAX_SCOPES : scope_depth;
-    if (d > 0)
-        scope_push(d, t);
-    else
-        t->scope_depth = 0;
+    if (d > 0) return scope_push(d, t);
+    t->scope_depth = 0;
+    return true;
 }
 
 /* ---- storage and lifetime --------------------------------------------------------------------- */
@@ -237,7 +256,7 @@ __attribute__((destructor)) static void cache_at_exit(void) { cache_drain(); }
 
 static vs_buffer *buffer_new(size_t n)
 {
-    sized_buffer *b = malloc(sizeof *b);
+    sized_buffer *b = vs_malloc(sizeof *b);
     if (!b) return NULL;
     size_t bytes;
     if (!vs_size_mul(n ? n : 1, sizeof(float), &bytes) || bytes > SIZE_MAX - 64) {
@@ -247,10 +266,10 @@ static vs_buffer *buffer_new(size_t n)
     bytes = (bytes + 63) & ~(size_t)63; /* aligned_alloc wants a multiple of the alignment */
     b->bytes = bytes;
     b->b.data = cache_take(bytes);
-    if (!b->b.data) b->b.data = aligned_alloc(64, bytes);
+    if (!b->b.data) b->b.data = vs_aligned_alloc(64, bytes);
     if (!b->b.data) {
         cache_drain();
-        b->b.data = aligned_alloc(64, bytes);
+        b->b.data = vs_aligned_alloc(64, bytes);
     }
     if (!b->b.data) {
         free(b);
@@ -292,7 +311,7 @@ static bool shape_size(const char *op, int ndim, const int64_t *shape, int64_t *
 
 static vs_tensor *tensor_shell(int ndim, const int64_t *shape, int64_t size)
 {
-    vs_tensor *t = calloc(1, sizeof *t);
+    vs_tensor *t = vs_calloc(1, sizeof *t);
     if (!t) return NULL;
     t->ndim = ndim;
     for (int i = 0; i < ndim; i++) t->shape[i] = shape[i];
@@ -307,10 +326,7 @@ vs_tensor *vs_alloc(const char *op, int ndim, const int64_t *shape)
     int64_t size;
     if (!shape_size(op, ndim, shape, &size)) return NULL;
     vs_tensor *t = tensor_shell(ndim, shape, size);
-    if (!t) {
-        vs_set_last_error(VS_ERR_NOMEM, "%s: out of memory", op);
-        return NULL;
-    }
+    if (!t) return vs_op_nomem(op, "the tensor");
     t->buf = buffer_new((size_t)size);
     if (!t->buf) {
         free(t);
@@ -319,7 +335,10 @@ vs_tensor *vs_alloc(const char *op, int ndim, const int64_t *shape)
         return NULL;
     }
     t->data = t->buf->data;
-    adopt(t);
+    if (!adopt(t)) {
+        vs_release(t);
+        return vs_op_nomem(op, "its scope entry");
+    }
     return t;
 }
 
@@ -329,14 +348,14 @@ vs_tensor *vs_view(vs_tensor *src, int ndim, const int64_t *shape)
     if (!shape_size("view", ndim, shape, &size)) return NULL;
     if (size != src->size) return vs_op_error("view", "size %lld does not match %lld", (long long)size, (long long)src->size);
     vs_tensor *t = tensor_shell(ndim, shape, size);
-    if (!t) {
-        vs_set_last_error(VS_ERR_NOMEM, "view: out of memory");
-        return NULL;
-    }
+    if (!t) return vs_op_nomem("view", "the tensor");
     t->buf = src->buf;
     t->buf->refs++;
     t->data = src->data;
-    adopt(t);
+    if (!adopt(t)) {
+        vs_release(t);
+        return vs_op_nomem("view", "its scope entry");
+    }
     return t;
 }
 
@@ -352,7 +371,7 @@ static void push_release(vs_tensor *t, vs_tensor ***stack, int64_t *sn, int64_t 
     if (!t) return;
     if (*sn == *scap) {
         int64_t cap = *scap * 2;
-        vs_tensor **ns = malloc((size_t)cap * sizeof *ns);
+        vs_tensor **ns = vs_malloc((size_t)cap * sizeof *ns);
         if (!ns) {
             vs_release(t); /* fall back to recursion rather than leak */
             return;

@@ -7,6 +7,7 @@
  * every chunk has finished, whether or not each worker got to run at all - on a machine busy with
  * other work a descheduled worker costs nothing.  Chunk boundaries come from n and grain alone,
  * so which thread ran a chunk never shows in the results. */
+#include "autograd/alloc.h"
 #include "autograd/kernels.h"
 #include "versus/threads.h"
 
@@ -287,7 +288,7 @@ void *vs_scratch(vs_scratch_slot slot, size_t bytes)
     if (!scratch_key_ok || (int)slot < 0 || slot >= VS_SCRATCH_SLOTS) return NULL;
     scratch *s = pthread_getspecific(scratch_key);
     if (!s) {
-        s = calloc(1, sizeof *s);
+        s = vs_calloc(1, sizeof *s);
         if (!s) return NULL;
         if (pthread_setspecific(scratch_key, s) != 0) {
             free(s);
@@ -302,7 +303,7 @@ void *vs_scratch(vs_scratch_slot slot, size_t bytes)
     want = (want + 63) & ~(size_t)63;
     if (want < bytes) return NULL;
     free(s->buf[slot]);
-    s->buf[slot] = aligned_alloc(64, want);
+    s->buf[slot] = vs_aligned_alloc(64, want);
     s->size[slot] = s->buf[slot] ? want : 0;
     return s->buf[slot];
 }
@@ -312,7 +313,7 @@ void *vs_scratch_or_own(vs_scratch_slot slot, size_t bytes, void **owned)
     *owned = NULL;
     if (bytes <= VS_SCRATCH_KEEP) return vs_scratch(slot, bytes);
     const size_t rounded = (bytes + 63) & ~(size_t)63;
-    return rounded < bytes ? NULL : (*owned = aligned_alloc(64, rounded));
+    return rounded < bytes ? NULL : (*owned = vs_aligned_alloc(64, rounded));
 }
 
 #if defined(__GNUC__)

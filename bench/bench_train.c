@@ -5,6 +5,7 @@
  * random: the time of a step does not depend on them. */
 #include "bench.h"
 #include "versus/arch.h"
+#include "versus/composite.h"
 #include "versus/explain.h"
 #include "versus/ops.h"
 #include "versus/optim.h"
@@ -23,7 +24,11 @@ typedef enum train_kind {
     K_WGAN_GP,  /* conv critic with the gradient penalty (double backward) */
     K_IG,       /* integrated gradients through vs_attribute, 200 steps (no Adam step) */
     K_OCCLUSION, /* occlusion-1 through vs_attribute: 784 one-pixel windows, incremental */
-    K_SALIENCY  /* gradient of the target logit for a batch of 64 */
+    K_SALIENCY, /* gradient of the target logit for a batch of 64 */
+    K_VAE,      /* the zoo's VAE 784-400-20 (PyTorch's example), Bernoulli ELBO as task "vae" computes it */
+    K_STARGAN_GAN /* the zoo's StarGAN generator and critic on 28x28, 10 classes: one critic step (WGAN,
+                   * gradient penalty by double backward, class loss) and one generator step (adversarial,
+                   * class and cycle terms) as task "gan" takes them */
 } train_kind;
 
 #define IG_STEPS 200
@@ -31,12 +36,19 @@ typedef enum train_kind {
 #define SIAMESE_P 100
 #define STARGAN_IN 4 /* image channel + 3 domain-label planes */
 #define GP_WEIGHT 10.0f
+#define VAE_HIDDEN 400
+#define VAE_LATENT 20
+#define GAN_CLASSES 10
+#define GAN_CONV_DIM 32  /* nn/zoo.c's stargan-gen: 32 wide, 3 residual blocks, critic depth 3 on 28x28 */
+#define GAN_G_REPEAT 3
+#define GAN_D_REPEAT 3
+#define REC_WEIGHT 10.0f /* StarGAN's lambda_rec; lambda_cls is 1 */
 
 typedef struct train_state {
     train_kind kind;
     int64_t batch;
     vs_module *m;
-    vs_optim *opt;
+    vs_optim *opt, *opt_d; /* opt_d: the critic's (K_STARGAN_GAN; opt is the generator's) */
     vs_tensor *x, *x2, *target; /* inputs (x2: second side of pairs / real batch) and regression targets */
     int64_t *labels;
     vs_rng rng; /* dropout masks, WGAN-GP mixing weights */
@@ -47,6 +59,7 @@ static void train_teardown(void *state)
     train_state *s = state;
     if (!s) return;
     vs_optim_free(s->opt);
+    vs_optim_free(s->opt_d);
     vs_module_free(s->m);
     vs_tensor_free(s->x);
     vs_tensor_free(s->x2);
@@ -171,10 +184,29 @@ static void *train_setup(const vs_bench_case *c, int threads)
         s->x = vs_tensor_rand(4, img, &r, -1, 1);  /* fake */
         s->x2 = vs_tensor_rand(4, img, &r, -1, 1); /* real */
         break;
+    case K_VAE:
+        s->m = vs_arch_vae_mlp(3, img + 1, VAE_HIDDEN, VAE_LATENT, &r, &err);
+        s->x = vs_tensor_rand(4, img, &r, 0, 1); /* Bernoulli targets in [0, 1] */
+        break;
+    case K_STARGAN_GAN: {
+        if (n > 64) break; /* gan_step keeps its targets on the stack */
+        vs_module *g = vs_arch_stargan_generator(1, 28, GAN_CLASSES, GAN_CONV_DIM, GAN_G_REPEAT, &r, &err);
+        vs_module *d = g ? vs_arch_stargan_critic(1, 28, GAN_CLASSES, GAN_CONV_DIM, GAN_D_REPEAT, &r, &err) : NULL;
+        s->m = d ? vs_arch_gan(g, d, &err) : NULL;
+        if (!d) vs_module_free(g);
+        s->x = vs_tensor_rand(4, img, &r, -1, 1); /* real images in the generator's tanh range */
+        classes = GAN_CLASSES;
+        break;
+    }
     }
     const vs_optim_opts o = vs_adam_opts(1e-4f);
     bool explain = s->kind == K_IG || s->kind == K_OCCLUSION || s->kind == K_SALIENCY;
-    if (s->m && !explain) s->opt = vs_optim_new_module(&o, s->m, &err);
+    if (s->m && !explain && s->kind != K_STARGAN_GAN) s->opt = vs_optim_new_module(&o, s->m, &err);
+    if (s->m && s->kind == K_STARGAN_GAN) {
+        s->opt = vs_optim_new_module(&o, vs_module_child(s->m, "generator"), &err);
+        s->opt_d = vs_optim_new_module(&o, vs_module_child(s->m, "critic"), &err);
+        if (!s->opt_d) vs_optim_free(s->opt), s->opt = NULL;
+    }
     s->labels = malloc(sizeof(int64_t) * (size_t)n);
     if (!s->m || (!explain && !s->opt) || !s->x || !s->labels || (s->kind == K_SIAMESE && (!s->x2 || !s->target)) ||
         ((s->kind == K_DIPVAE || s->kind == K_STARGAN) && !s->target) || (s->kind == K_WGAN_GP && !s->x2)) {
@@ -203,6 +235,81 @@ static vs_tensor *wgan_gp_loss(train_state *s)
     return vs_add(wd, vs_mul_scalar(gp, GP_WEIGHT));
 }
 
+/* The VAE's negative ELBO per example: sum over pixels of BCE(x_logits, x) + KL(q(z|x) || N(0, I)),
+ * z = mu + eps exp(logvar / 2) drawn from s->rng (task "vae" with beta 1). */
+static vs_tensor *vae_loss(train_state *s)
+{
+    const char *in = "x", *want[3] = {"mu", "logvar", "x_logits"};
+    vs_tensor *out[3];
+    const vs_forward_ctx ctx = {.rng = &s->rng};
+    if (vs_composite_eval(s->m, &(vs_named_tensors){1, 1, &(vs_named_tensor){(char *)in, s->x, false}}, 3, want, out, &ctx) != VS_OK)
+        return NULL;
+    vs_tensor *recon = vs_mul_scalar(vs_bce_with_logits(out[2], s->x), 28 * 28);
+    return vs_add(recon, vs_kl_diag_gaussian(out[0], out[1], NULL, NULL));
+}
+
+/* G(x, one-hot(cls)) of the GAN root's generator. */
+static vs_tensor *gan_generate(train_state *s, vs_tensor *x, const int64_t *cls)
+{
+    const int64_t n = x->shape[0];
+    vs_tensor *c = vs_tensor_zeros(VS_SHAPE(n, GAN_CLASSES)), *y = NULL;
+    for (int64_t i = 0; c && i < n; i++) c->data[i * GAN_CLASSES + cls[i]] = 1;
+    vs_named_tensor given[2] = {{(char *)"x", x, false}, {(char *)"c", c, false}};
+    const char *want = "y";
+    vs_composite_eval(vs_module_child(s->m, "generator"), &(vs_named_tensors){2, 2, given}, 1, &want, &y, NULL);
+    return y;
+}
+
+/* The critic's per-example score (PatchGAN map averaged) and, when cls is not NULL, its class logits. */
+static vs_tensor *gan_critic(train_state *s, vs_tensor *x, vs_tensor **cls)
+{
+    const char *want[2] = {"src", "cls"};
+    vs_tensor *out[2] = {0};
+    vs_named_tensor given = {(char *)"x", x, false};
+    if (vs_composite_eval(vs_module_child(s->m, "critic"), &(vs_named_tensors){1, 1, &given}, cls ? 2 : 1, want, out, NULL) != VS_OK)
+        return NULL;
+    if (cls) *cls = out[1];
+    return vs_mean(out[0], VS_AXIS(1) | VS_AXIS(2) | VS_AXIS(3), false);
+}
+
+/* One StarGAN critic step then one generator step (Choi et al. 2018, Eqs. 1-3, WGAN-GP form):
+ * critic: mean D(G(x,c')) - mean D(x) + 10 GP + CE(D_cls(x), y); generator: -mean D(G(x,c')) +
+ * CE(D_cls(G(x,c')), c') + 10 |x - G(G(x,c'), y)|_1.  Labels y = i mod 10, targets c' = (i + 3) mod 10. */
+static void gan_step(train_state *s)
+{
+    const int64_t n = s->batch, e_shape[4] = {n, 1, 1, 1};
+    int64_t targets[64];
+    for (int64_t i = 0; i < n; i++) targets[i] = (s->labels[i] + 3) % GAN_CLASSES;
+    vs_error err;
+    /* critic */
+    bool grad = vs_set_grad_enabled(false);
+    vs_tensor *fake = gan_generate(s, s->x, targets);
+    vs_set_grad_enabled(grad);
+    vs_tensor *cls_real = NULL;
+    vs_tensor *e = vs_tensor_rand(4, e_shape, &s->rng, 0, 1);
+    vs_tensor *xhat = vs_detach(vs_add(vs_mul(e, s->x), vs_mul(vs_add_scalar(vs_neg(e), 1), fake)));
+    vs_set_requires_grad(xhat, true);
+    vs_tensor *d_hat = gan_critic(s, xhat, NULL), *g = NULL;
+    if (!d_hat || vs_grad(1, (vs_tensor *[]){vs_sum(d_hat, VS_ALL_AXES, false)}, NULL, 1, &xhat, &g, true) != VS_OK) return;
+    vs_tensor *norm = vs_sqrt(vs_add_scalar(vs_sum(vs_mul(g, g), VS_AXIS(1) | VS_AXIS(2) | VS_AXIS(3), false), 1e-12f));
+    vs_tensor *gp = vs_mean(vs_pow_scalar(vs_add_scalar(norm, -1), 2), VS_ALL_AXES, false);
+    vs_tensor *d_real = gan_critic(s, s->x, &cls_real), *d_fake = gan_critic(s, fake, NULL);
+    vs_tensor *loss_d = vs_add(vs_sub(vs_mean(d_fake, VS_ALL_AXES, false), vs_mean(d_real, VS_ALL_AXES, false)),
+                               vs_add(vs_mul_scalar(gp, GP_WEIGHT), vs_cross_entropy(cls_real, s->labels)));
+    if (!loss_d || vs_backward(loss_d, NULL, false) != VS_OK || vs_optim_step(s->opt_d, &err) != VS_OK) return;
+    vs_optim_zero_grad(s->opt_d);
+    /* generator */
+    vs_tensor *cls_fake = NULL;
+    fake = gan_generate(s, s->x, targets);
+    vs_tensor *adv = fake ? gan_critic(s, fake, &cls_fake) : NULL;
+    vs_tensor *back = fake ? gan_generate(s, fake, s->labels) : NULL;
+    vs_tensor *loss_g = vs_add(vs_sub(vs_cross_entropy(cls_fake, targets), vs_mean(adv, VS_ALL_AXES, false)),
+                               vs_mul_scalar(vs_l1_loss(back, s->x), REC_WEIGHT));
+    if (!loss_g || vs_backward(loss_g, NULL, false) != VS_OK || vs_optim_step(s->opt, &err) != VS_OK) return;
+    vs_optim_zero_grad(s->opt);
+    vs_optim_zero_grad(s->opt_d); /* the generator's loss also reached the critic's parameters */
+}
+
 static vs_tensor *step_loss(train_state *s)
 {
     const vs_forward_ctx ctx = {.rng = &s->rng};
@@ -218,6 +325,8 @@ static vs_tensor *step_loss(train_state *s)
         return vs_l1_loss(vs_module_forward(s->m, s->x, &ctx), s->target);
     case K_WGAN_GP:
         return wgan_gp_loss(s);
+    case K_VAE:
+        return vae_loss(s);
     default:
         return NULL;
     }
@@ -292,6 +401,8 @@ static void train_run(void *state)
     vs_scope_begin();
     if (s->kind == K_SALIENCY) {
         (void)input_grad(s, vs_detach(s->x));
+    } else if (s->kind == K_STARGAN_GAN) {
+        gan_step(s);
     } else {
         vs_optim_zero_grad(s->opt);
         vs_tensor *loss = step_loss(s);
@@ -323,6 +434,7 @@ static void count_macs(const vs_module *m, flow *f)
     switch (m->kind) {
     case VS_MODULE_SEQUENTIAL:
     case VS_MODULE_SIAMESE:
+    case VS_MODULE_COMPOSITE: /* the zoo's VAE: linear children only, counted in any order */
         for (int64_t i = 0; i < m->n_children; i++) count_macs(m->children[i], f);
         break;
     case VS_MODULE_RESIDUAL: /* a shape-preserving block */
@@ -392,7 +504,11 @@ static double train_flops(const vs_bench_case *c, int threads)
         m = stargan_generator(&r);
         f.c = STARGAN_IN;
         break;
+    case K_VAE:
+        m = vs_arch_vae_mlp(3, (const int64_t[]){1, 28, 28}, VAE_HIDDEN, VAE_LATENT, &r, &err);
+        break;
     case K_WGAN_GP:
+    case K_STARGAN_GAN:
         return 0;
     }
     if (!m) return 0;
@@ -428,6 +544,11 @@ const vs_bench_case vs_bench_train_cases[] = {
     TRAIN("train", "stargan_gen_step", "StarGAN-style generator 28x28, batch 16, L1 + Adam", K_STARGAN, 16),
     TRAIN("train", "wgan_gp_disc_step", "conv critic 28x28, batch 16, WGAN loss + gradient penalty + Adam", K_WGAN_GP,
           16),
+    TRAIN("train", "vae_mlp_step", "VAE 784-400-20 (zoo vae), batch 128, Bernoulli ELBO + Adam", K_VAE, 128),
+    TRAIN("train", "stargan_gan_step",
+          "StarGAN G + PatchGAN critic 28x28, 10 classes (zoo stargan-gen), batch 16: critic (WGAN-GP, cls) + generator "
+          "(adv, cls, cycle) steps, Adam",
+          K_STARGAN_GAN, 16),
     TRAIN("explain", "ig200_mnist", "IG via vs_attribute: 200 midpoint steps on the GANMEX MNIST classifier, path engine", K_IG, 64),
     TRAIN("explain", "occlusion1_mnist", "Occlusion-1 via vs_attribute: 784 one-pixel windows, incremental", K_OCCLUSION, 64),
     TRAIN("explain", "saliency64_mnist", "input gradient of the target logit, batch 64", K_SALIENCY, 64),

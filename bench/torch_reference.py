@@ -155,6 +155,55 @@ def train_models(torch):
             return m(fake).mean() - m(real).mean() + 10 * gp
         return step_fn(m, loss)
 
+    def vae_step(n):
+        from torch_models import VAE
+        m = VAE().train()
+        x = torch.rand(n, 1, 28, 28)
+
+        def loss():  # the negative ELBO per example, as task "vae" (logits: fc4 before decode's sigmoid)
+            mu, logvar = m.encode(x.view(-1, 784))
+            z = m.reparameterize(mu, logvar)
+            logits = m.fc4(F.relu(m.fc3(z)))
+            recon = F.binary_cross_entropy_with_logits(logits, x.view(-1, 784), reduction="sum") / n
+            kl = -0.5 * torch.sum(1 + logvar - mu.pow(2) - logvar.exp()) / n
+            return recon + kl
+        return step_fn(m, loss)
+
+    def stargan_gan_step(n):
+        """StarGAN's solver.train() step (WGAN-GP form) on the zoo's sizes: critic then generator."""
+        from torch_models import Discriminator, Generator
+        G = Generator(conv_dim=32, c_dim=10, repeat_num=3, channels=1).train()
+        D = Discriminator(image_size=28, conv_dim=32, c_dim=10, repeat_num=3, channels=1).train()
+        g_opt, d_opt = torch.optim.Adam(G.parameters(), lr=1e-4), torch.optim.Adam(D.parameters(), lr=1e-4)
+        x = torch.rand(n, 1, 28, 28) * 2 - 1
+        y = torch.arange(n) % 10
+        t = (y + 3) % 10
+        c_org, c_trg = F.one_hot(y, 10).float(), F.one_hot(t, 10).float()
+
+        def step():
+            with torch.no_grad():
+                fake = G(x, c_trg)
+            e = torch.rand(n, 1, 1, 1)
+            xhat = (e * x + (1 - e) * fake).requires_grad_(True)
+            src, _ = D(xhat)
+            g, = torch.autograd.grad(src.mean(dim=(1, 2, 3)).sum(), xhat, create_graph=True)
+            gp = ((torch.sqrt((g * g).sum(dim=(1, 2, 3)) + 1e-12) - 1) ** 2).mean()
+            src_real, cls_real = D(x)
+            src_fake, _ = D(fake)
+            d_loss = src_fake.mean() - src_real.mean() + 10 * gp + F.cross_entropy(cls_real, y)
+            d_opt.zero_grad(set_to_none=True)
+            d_loss.backward()
+            d_opt.step()
+            fake = G(x, c_trg)
+            src_fake, cls_fake = D(fake)
+            back = G(fake, c_org)
+            g_loss = F.cross_entropy(cls_fake, t) - src_fake.mean() + 10 * F.l1_loss(back, x)
+            g_opt.zero_grad(set_to_none=True)
+            d_opt.zero_grad(set_to_none=True)
+            g_loss.backward()
+            g_opt.step()
+        return step
+
     def input_grad(m, xb):
         xb.requires_grad_(True)
         g, = torch.autograd.grad(m(xb)[:, 3].sum(), xb)
@@ -196,7 +245,8 @@ def train_models(torch):
 
     return {"ganmex_mnist_step": ganmex_step, "cem_fashion_step": lambda n: ganmex_step(n, cem, 6),
             "siamese_mlp_step": siamese_step, "dipvae_mlp_step": dipvae_step, "stargan_gen_step": stargan_step,
-            "wgan_gp_disc_step": wgan_step, "ig200_mnist": ig_run, "occlusion1_mnist": occlusion_run,
+            "wgan_gp_disc_step": wgan_step, "vae_mlp_step": vae_step, "stargan_gan_step": stargan_gan_step,
+            "ig200_mnist": ig_run, "occlusion1_mnist": occlusion_run,
             "saliency64_mnist": saliency_run}
 
 
@@ -298,7 +348,8 @@ def main(argv):
     if len(argv) >= 4 and argv[1] == "--rss":
         threads = int(argv[3])
         suite = "explain" if argv[2] in ("ig200_mnist", "occlusion1_mnist", "saliency64_mnist") else "train"
-        batch = 128 if argv[2] == "siamese_mlp_step" else 16 if argv[2] in ("stargan_gen_step", "wgan_gp_disc_step") else 64
+        batch = 128 if argv[2] in ("siamese_mlp_step", "vae_mlp_step") else \
+            16 if argv[2] in ("stargan_gen_step", "wgan_gp_disc_step", "stargan_gan_step") else 64
         job = {"threads": threads, "reps": reps_override or 15, "rss": True,
                "cases": [{"name": argv[2], "suite": suite, "batch": batch}]}
         return spawn(job)

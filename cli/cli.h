@@ -75,6 +75,7 @@ typedef struct vs_verb {
     const char *usage;             /* synopsis and description for `versus help VERB` */
     const vs_cli_opt *opts;        /* flags, for the help text and the parser */
     int (*run)(int argc, char **argv); /* argv[0] is the first word after the verb */
+    void (*more_help)(void);       /* printed after usage by `versus help VERB` (registries); may be NULL */
 } vs_verb;
 
 extern const vs_verb *const vs_verbs[];  /* NULL-terminated, in help order */

@@ -22,6 +22,7 @@ static const vs_cli_opt common_opts[] = {
     {"class-baselines", 1, "baseline-set methods: K baselines drawn from the target class of --baseline-data"},
     {"baselines", 1, "baseline-set methods: a set of baselines B.npy [B, ...]"},
     {"segments", 1, "coalition methods on images: N SLIC superpixels as features"},
+    {"feature-mask", 1, "feature-group methods: M.npy of one row's shape, the group (an integer >= 0) of every element"},
     {"seed", 1, "random seed (default 0)"},
     {"report", 1, "write the run's completeness/efficiency gap, evaluations and time as JSON"},
     {"out", 1, "the explanation A.npy: the shape of X (side both: [N, 2, ...]); interactions [N, F, F]"},
@@ -31,7 +32,7 @@ static const vs_cli_opt common_opts[] = {
 #define MAX_OPTS 160
 
 static vs_cli_opt attribute_opts[MAX_OPTS];
-static char option_help[MAX_OPTS][160];
+static char option_help[MAX_OPTS][480];
 
 /* Methods taking option `name`, comma separated, into buf. */
 static void methods_with(const char *name, char *buf, size_t n)
@@ -58,7 +59,9 @@ static void methods_with(const char *name, char *buf, size_t n)
     "(--blur-sigma), uniform draws noise in its range, mdts takes the nearest training example of the target\n" \
     "class (--baseline-data SPEC).  Baseline-set methods average over --baselines, or --class-baselines K\n"    \
     "from the target class of --baseline-data.  --report writes per-row scores, the completeness or\n"         \
-    "efficiency gap, model evaluations and time.  Occlusion on a sequential image classifier recomputes\n"     \
+    "efficiency gap (LRP: the relevance conservation gap sum - S(x)), model evaluations and time.  Layer\n"    \
+    "methods write the activation shape of their --layer ([N, ...]).  --feature-mask groups elements into\n" \
+    "features for the coalition and ablation methods, as Captum's feature_mask.    Occlusion on a sequential image classifier recomputes\n"     \
     "only the region of each activation its window changes; integrated gradients on a sequential that starts\n" \
     "conv/linear, ReLU, conv/linear sums the gradients along the path without re-running its first two layers\n" \
     "per step (same values up to rounding).  Options of other methods than --method are ignored."
@@ -75,8 +78,8 @@ static void usage_init(void)
         const vs_method *m = vs_method_at(i);
         vs_method_opts *mo = vs_method_opts_new(m);
         o += (size_t)snprintf(attribute_usage + o, o < n ? n - o : 0, "\n  %-21s %s\n  %-21s returns %s%s%s%s", m->name, m->help, "",
-                              vs_method_output_name(m->output), m->output == VS_OUTPUT_INTERACTIONS ? " [N, F, F]" : "",
-                              m->flags & VS_METHOD_COMPLETE ? ", sums to S(x) - S(x')" : "",
+                              vs_method_output_name(m->output), m->output == VS_OUTPUT_INTERACTIONS ? " [N, F, F]" : m->output == VS_OUTPUT_LAYER ? " [N, <layer>]" : "",
+                              m->flags & VS_METHOD_COMPLETE ? ", sums to S(x) - S(x')" : m->flags & VS_METHOD_CONSERVES ? ", sums to S(x)" : "",
                               m->flags & VS_METHOD_BASELINE_SET ? ", needs a baseline set" : "");
         const char *sep = "; options";
         for (const vs_method_param *p = m->params; mo && p->name && o < n; p++) {
@@ -100,7 +103,7 @@ void vs_cli_attribute_init(void)
             bool seen = false;
             for (int q = 0; q < k && !seen; q++) seen = attribute_opts[q].has_arg != 2 && strcmp(attribute_opts[q].name, p->name) == 0;
             if (seen) continue;
-            char who[96];
+            char who[320];
             methods_with(p->name, who, sizeof who);
             snprintf(option_help[k], sizeof option_help[k], "%s: %s", who, p->help);
             attribute_opts[k] = (vs_cli_opt){p->name, p->kind != VS_PARAM_SWITCH, option_help[k]};
@@ -122,6 +125,8 @@ typedef struct attr_cli {
     vs_module_explainee ex;
     vs_model_fn fn;
     vs_tensor *x, *reference, *baseline_file, *baselines;
+    int32_t *groups;   /* --feature-mask: group of every element of a row, numbered 0.. in order of appearance */
+    int64_t n_groups;
     vs_dataset *train;
     int baseline_kind; /* -1: a file */
 } attr_cli;
@@ -135,6 +140,34 @@ static int method_flags(const vs_args *a, const vs_method *m, vs_method_opts *o)
         if (vs_method_opts_set(o, p->name, vs_args_get(a, p->name), &err) != VS_OK) return vs_usage_error("attribute", "%s", err.msg);
     }
     return 0;
+}
+
+/* --feature-mask M.npy: dim integers >= 0 (any shape with one row's elements); groups renumbered
+ * 0.. in order of first appearance.  0, or 1 after a message naming the file. */
+static int read_feature_mask(const char *path, int64_t dim, attr_cli *c)
+{
+    vs_error err;
+    vs_tensor *m = read_npy(path, "feature mask", &err);
+    if (!m) return vs_fail("%s", err.msg);
+    int rc = m->size == dim ? 0 : vs_fail("%s: the feature mask must have one input row's %lld elements, not %lld", path, (long long)dim,
+                                          (long long)m->size);
+    float *seen = NULL; /* group values in order of appearance */
+    if (rc == 0 && (!(c->groups = malloc((size_t)dim * sizeof *c->groups)) || !(seen = malloc((size_t)dim * sizeof *seen))))
+        rc = vs_fail("out of memory");
+    for (int64_t i = 0; i < dim && rc == 0; i++) {
+        float v = m->data[i];
+        if (!(v >= 0 && v <= 1e9f && v == floorf(v))) {
+            rc = vs_fail("%s: element %lld of the feature mask is %g; groups are integers >= 0", path, (long long)i, (double)v);
+            break;
+        }
+        int64_t k = 0;
+        while (k < c->n_groups && seen[k] != v) k++;
+        if (k == c->n_groups) seen[c->n_groups++] = v;
+        c->groups[i] = (int32_t)k;
+    }
+    free(seen);
+    vs_tensor_free(m);
+    return rc;
 }
 
 /* The baseline of one row into b (dim floats): a file's, or of a kind computed from the row. */
@@ -235,6 +268,12 @@ static int run_attribute(int argc, char **argv)
         vs_data_flags df = {.seed = 1};
         if (vs_load_spec(vs_args_get(&a, "baseline-data"), &df, &c.train, &err) != VS_OK) rc = vs_fail("%s", err.msg);
     }
+    const char *mask_path = vs_args_get(&a, "feature-mask");
+    if (rc == 0 && mask_path && n_seg) rc = vs_usage_error("attribute", "--feature-mask and --segments both define the features: give one");
+    if (rc == 0 && mask_path && !(meth->flags & VS_METHOD_SEGMENTS))
+        rc = vs_usage_error("attribute", "%s does not take feature groups (--feature-mask)", method);
+    if (rc == 0 && mask_path && sd != VS_SIDE_QUERY) rc = vs_usage_error("attribute", "--feature-mask describes the query: use --side query");
+    if (rc == 0 && mask_path) rc = read_feature_mask(mask_path, c.x->size / c.x->shape[0], &c);
     if (rc == 0 && (meth->flags & VS_METHOD_BASELINE_SET) && !c.baselines && !class_k)
         rc = vs_usage_error("attribute", "%s needs a baseline set: --baselines B.npy or --class-baselines K --baseline-data SPEC", method);
     if (rc) goto done;
@@ -249,7 +288,10 @@ static int run_attribute(int argc, char **argv)
     memcpy(row_shape, c.x->shape, sizeof row_shape);
     row_shape[0] = 1;
     rq.reference = c.reference;
-    if (vs_explain_shape(meth, c.x, &rq, &out_nd, out_shape, &err) != VS_OK) {
+    rq.segments = c.groups;
+    rq.n_segments = c.n_groups;
+    if ((meth->output == VS_OUTPUT_LAYER ? vs_explain_layer_shape(&c.fn, meth, mopts, c.x, &out_nd, out_shape, &err)
+                                         : vs_explain_shape(meth, c.x, &rq, &out_nd, out_shape, &err)) != VS_OK) {
         rc = vs_fail("%s", err.msg);
         goto done;
     }
@@ -344,6 +386,7 @@ done:
     vs_tensor_free(c.reference);
     vs_tensor_free(c.baseline_file);
     vs_tensor_free(c.baselines);
+    free(c.groups);
     vs_dataset_free(c.train);
     vs_module_free(c.model);
     return rc;
@@ -355,4 +398,5 @@ const vs_verb vs_verb_attribute = {
     attribute_usage,
     attribute_opts,
     run_attribute,
+    NULL,
 };

@@ -109,4 +109,5 @@ const vs_verb vs_verb_bench = {
     "The experiment is the library call vs_snx_experiment (versus/experiment.h).",
     bench_opts,
     run_bench,
+    NULL,
 };

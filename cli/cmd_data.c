@@ -173,4 +173,5 @@ const vs_verb vs_verb_data = {
     "and with --pairs the SNX pairs: pairs.npy [m,2], pair_labels.npy [m], pair_portion.npy [m].",
     data_opts,
     run_data,
+    NULL,
 };

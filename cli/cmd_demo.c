@@ -48,4 +48,5 @@ const vs_verb vs_verb_demo = {
     "the page from it), table.md and the SVG figures.",
     demo_opts,
     run_demo,
+    NULL,
 };

@@ -23,6 +23,15 @@ static const vs_cli_opt evaluate_opts[] = {
     {"edge", 1, "inverse localisation: width of the left and right edge bands in pixels (default W/7)"},
     {"cascade", 1, "cascading randomisation with this attribution method (top layer down)"},
     {"seed", 1, "random seed of the cascading randomisation (default 0)"},
+    {"mask", 1, "localisation: ground-truth mask M.npy, one row [1, ...] or one per row [N, ...] (non-zero = inside)"},
+    {"mask-data", 1, "localisation: the planted mask of a synthetic data SPEC (e.g. synthetic-shapes)"},
+    {"top-k", 1, "top-k intersection: k (default 1000, Quantus's; at most the features)"},
+    {"method", 1, "robustness, random logit and input invariance: re-explain with this method (its defaults)"},
+    {"samples", 1, "robustness: perturbations per row (default 10)"},
+    {"radius", 1, "max-/average-sensitivity: uniform noise radius (default 0.2)"},
+    {"lipschitz-sigma", 1, "local Lipschitz estimate: Gaussian noise sigma (default 0.1)"},
+    {"input-shift", 1, "input invariance: the constant added to the inputs (default -1)"},
+    {"eps", 1, "zero threshold of effective complexity and non-sensitivity (default 1e-5)"},
     {"out", 1, "summary JSON (default: standard output)"},
     {"heatmaps", 1, "write a PNG grid of inputs, overlays and heatmaps to this file"},
     {"curves", 1, "write the mean perturbation curve as SVG to this file"},
@@ -50,6 +59,23 @@ static void stats(const double *v, int64_t n, double *mean, double *sd)
     for (int64_t i = 0; i < n; i++)
         if (!isnan(v[i])) s2 += (v[i] - *mean) * (v[i] - *mean);
     *sd = k > 1 ? sqrt(s2 / (k - 1)) : NAN;
+}
+
+/* One metric of the summary: "name": {"mean", "std", "per_row"} (NaNs as null, left out of mean/std). */
+static void put_column(FILE *f, const char *name, const double *v, int64_t n)
+{
+    double m, sd;
+    stats(v, n, &m, &sd);
+    fprintf(f, "  \"%s\": {\"mean\": ", name);
+    vs_cli_put_num(f, m);
+    fputs(", \"std\": ", f);
+    vs_cli_put_num(f, sd);
+    fputs(", \"per_row\": [", f);
+    for (int64_t i = 0; i < n; i++) {
+        if (i) fputs(", ", f);
+        vs_cli_put_num(f, v[i]);
+    }
+    fputs("]},\n", f);
 }
 
 /* Cascading randomisation: parameterised layers of a sequential, output layer first. */
@@ -108,7 +134,8 @@ static bool is_interactions(const vs_tensor *x, const vs_tensor *attr)
  * perturbation metrics rank single features and do not apply. */
 static int evaluate_interactions(const vs_args *a, eval_ctx *c, const char *apath, int64_t target, int64_t contrast)
 {
-    static const char *const feature_only[] = {"replace", "per-step", "aopc-steps", "edge", "cascade", "heatmaps", "curves"};
+    static const char *const feature_only[] = {"replace", "per-step", "aopc-steps", "edge", "cascade", "heatmaps", "curves", "mask",
+                                               "mask-data", "method", "top-k"};
     for (size_t k = 0; k < sizeof feature_only / sizeof feature_only[0]; k++)
         if (vs_args_has(a, feature_only[k]))
             return vs_usage_error("evaluate", "--%s ranks single features: it does not apply to interactions [N, F, F] (%s)", feature_only[k],
@@ -182,6 +209,111 @@ out:
     return rc;
 }
 
+/* The re-explaining metrics' explainer: a registered method at its defaults, the row's contrast. */
+typedef struct reexplain {
+    const vs_model_fn *fn;
+    const vs_method *m;
+    int64_t contrast;
+} reexplain;
+
+static vs_status reexplain_row(void *ctx, vs_tensor *x, int64_t target, float *attr, vs_error *err)
+{
+    const reexplain *r = ctx;
+    vs_explain_request rq;
+    vs_explain_request_init(&rq);
+    rq.target = target;
+    rq.contrast = r->contrast;
+    vs_tensor *a = NULL;
+    vs_status st = vs_explain(r->fn, x, r->m, NULL, &rq, &a, NULL, err);
+    if (st == VS_OK) memcpy(attr, a->data, (size_t)a->size * sizeof *attr);
+    vs_tensor_free(a);
+    return st;
+}
+
+/* b' = b - shift W 1: the first layer of f' absorbs an input shift, f'(x + shift) = f(x). */
+static void absorb_shift(vs_tensor *b, const vs_tensor *w, double shift)
+{
+    int64_t per = w->size / b->size;
+    for (int64_t o = 0; o < b->size; o++) {
+        double sum = 0;
+        for (int64_t k = 0; k < per; k++) sum += w->data[o * per + k];
+        b->data[o] = (float)(b->data[o] - shift * sum);
+    }
+}
+
+/* Input invariance of row x: its map a against the map of x + shift explained by the model whose first
+ * layer's bias absorbs the shift (restored after).  NAN when the first layer has no bias or the shifted
+ * model's score differs from S(x) (a zero-padded conv does not absorb a shift exactly). */
+static double input_invariance_row(eval_ctx *c, reexplain *re, vs_tensor *x, const float *a, int64_t target, double shift, vs_error *err)
+{
+    vs_module *seq = c->model->kind == VS_MODULE_SIAMESE ? vs_module_child(c->model, "encoder") : c->model;
+    vs_module *first = seq && seq->kind == VS_MODULE_SEQUENTIAL && seq->n_children ? seq->children[0] : NULL;
+    vs_tensor *b = first && (first->kind == VS_MODULE_LINEAR || first->kind == VS_MODULE_CONV2D) ? vs_module_param(first, "bias") : NULL;
+    if (!b) return NAN;
+    vs_tensor *xs = vs_copy(x);
+    float *saved = malloc((size_t)b->size * sizeof *saved), *as = malloc((size_t)x->size * sizeof *as);
+    double res = NAN;
+    if (xs && saved && as) {
+        memcpy(saved, b->data, (size_t)b->size * sizeof *saved);
+        for (int64_t i = 0; i < xs->size; i++) xs->data[i] += (float)shift;
+        vs_scope_begin();
+        vs_tensor *s0 = vs_explained_score(&c->fn, x, target, re->contrast);
+        absorb_shift(b, first->params[0], shift);
+        vs_tensor *s1 = vs_explained_score(&c->fn, xs, target, re->contrast);
+        bool same = s0 && s1 && fabs(s1->data[0] - s0->data[0]) <= 1e-4 * fmax(1, fabs(s0->data[0]));
+        vs_scope_end();
+        if (same && reexplain_row(re, xs, target, as, err) == VS_OK) res = vs_input_invariance(a, as, x->size, 1e-4);
+        memcpy(b->data, saved, (size_t)b->size * sizeof *saved);
+    }
+    vs_tensor_free(xs);
+    free(saved);
+    free(as);
+    return res;
+}
+
+/* Outputs per row of the model (classes), 0 for one score per row. */
+static int64_t n_outputs(eval_ctx *c, vs_tensor *row)
+{
+    bool prev = vs_set_grad_enabled(false);
+    vs_scope_begin();
+    vs_tensor *out = c->fn.forward(c->fn.ctx, row);
+    int64_t k = out && out->ndim == 2 && out->shape[1] > 1 ? out->shape[1] : 0;
+    vs_scope_end();
+    vs_set_grad_enabled(prev);
+    return k;
+}
+
+/* The Quantus-family metrics of row i (map a) into q[metric * n + i]; 0, or 1 after a message. */
+static int quantus_row(eval_ctx *c, reexplain *re, vs_tensor *row, const float *a, const vs_perturb_opts *po, int64_t i, int64_t n,
+                       const uint8_t *mask, int64_t top_k, int64_t samples, double radius, double lsigma, double shift, double eps,
+                       vs_rng *r, double *q)
+{
+    enum { COMPLEXITY, EFFECTIVE, NONSENS, POINTING, MASS, RANK, TOPK, AUC, MAXSENS, AVGSENS, LIPSCHITZ, LOGIT, INVARIANCE };
+    int64_t dim = row->size, v;
+    vs_error err;
+    q[COMPLEXITY * n + i] = vs_complexity(a, dim);
+    q[EFFECTIVE * n + i] = (double)vs_effective_complexity(a, dim, eps);
+    if (vs_non_sensitivity(&c->fn, row, a, po, eps, &v, &err) != VS_OK) return vs_fail("row %lld: non-sensitivity: %s", (long long)i, err.msg);
+    q[NONSENS * n + i] = (double)v;
+    if (mask) {
+        q[POINTING * n + i] = vs_pointing_game(a, mask, dim);
+        q[MASS * n + i] = vs_relevance_mass(a, mask, dim);
+        q[RANK * n + i] = vs_relevance_rank(a, mask, dim);
+        q[TOPK * n + i] = vs_top_k_intersection(a, mask, dim, top_k);
+        q[AUC * n + i] = vs_localisation_auc(a, mask, dim);
+    }
+    if (!re->m) return 0;
+    if (vs_sensitivity(reexplain_row, re, row, a, po->target, radius, (int)samples, r, &q[MAXSENS * n + i], &q[AVGSENS * n + i], &err) !=
+            VS_OK ||
+        vs_local_lipschitz(reexplain_row, re, row, a, po->target, lsigma, (int)samples, r, &q[LIPSCHITZ * n + i], &err) != VS_OK)
+        return vs_fail("row %lld: robustness with %s: %s", (long long)i, re->m->name, err.msg);
+    int64_t classes = n_outputs(c, row), mh = row->ndim == 4 ? row->shape[2] : 1, mw = row->ndim == 4 ? row->shape[3] : dim;
+    if (classes >= 2 && vs_random_logit(reexplain_row, re, row, a, po->target, classes, mh, mw, r, &q[LOGIT * n + i], &err) != VS_OK)
+        return vs_fail("row %lld: random logit with %s: %s", (long long)i, re->m->name, err.msg);
+    q[INVARIANCE * n + i] = input_invariance_row(c, re, row, a, po->target, shift, &err);
+    return 0;
+}
+
 static int run_evaluate(int argc, char **argv)
 {
     vs_args a;
@@ -195,6 +327,17 @@ static int run_evaluate(int argc, char **argv)
         (rc = vs_args_int(&a, "per-step", 1, 1, 1 << 30, &per_step)) || (rc = vs_args_int(&a, "aopc-steps", 100, 0, 1 << 30, &L)) ||
         (rc = vs_args_int(&a, "edge", 0, 1, 100000, &edge)) || (rc = vs_args_int(&a, "seed", 0, 0, INT64_MAX, &seed)))
         return rc;
+    int64_t top_k, samples;
+    double radius, lsigma, shift, eps;
+    if ((rc = vs_args_int(&a, "top-k", 1000, 1, INT64_MAX, &top_k)) || (rc = vs_args_int(&a, "samples", 10, 1, 1000000, &samples)) ||
+        (rc = vs_args_float(&a, "radius", 0.2, 0, 1e6, &radius)) || (rc = vs_args_float(&a, "lipschitz-sigma", 0.1, 1e-12, 1e6, &lsigma)) ||
+        (rc = vs_args_float(&a, "input-shift", -1, -1e6, 1e6, &shift)) || (rc = vs_args_float(&a, "eps", 1e-5, 0, 1e6, &eps)))
+        return rc;
+    const char *remethod = vs_args_get(&a, "method");
+    reexplain re = {.m = remethod ? vs_method_find(remethod) : NULL, .contrast = contrast};
+    if (remethod && (!re.m || re.m->output != VS_OUTPUT_FEATURES))
+        return vs_usage_error("evaluate", "--method expects a feature method of the registry (versus help attribute), got '%s'", remethod);
+    if (vs_args_has(&a, "mask") && vs_args_has(&a, "mask-data")) return vs_usage_error("evaluate", "give --mask or --mask-data, not both");
     const char *cascade = vs_args_get(&a, "cascade");
     int cascade_method = cascade ? vs_attr_method_from_name(cascade) : -1;
     if (cascade && cascade_method < 0) return vs_usage_error("evaluate", "unknown --cascade method '%s'", cascade);
@@ -224,7 +367,37 @@ static int run_evaluate(int argc, char **argv)
         else if (c.replace->size != dim)
             rc = vs_fail("%s: the replacement must have the shape of one input row", replace);
     }
-    if (rc) goto done;
+    uint8_t *mask = NULL; /* [n * dim] or [dim] (mask_rows 1) */
+    int64_t mask_rows = 0;
+    const char *mpath = vs_args_get(&a, "mask"), *mspec = vs_args_get(&a, "mask-data");
+    if (rc == 0 && mpath) {
+        vs_tensor *mt = NULL;
+        if (vs_npy_read(mpath, &mt, &err) != VS_OK)
+            rc = vs_fail("%s", err.msg);
+        else if (mt->size != dim && mt->size != n * dim)
+            rc = vs_fail("%s: the mask must have one input row's %lld elements or all %lld rows'", mpath, (long long)dim, (long long)(n * dim));
+        else if (!(mask = malloc((size_t)mt->size)))
+            rc = vs_fail("out of memory");
+        for (int64_t i = 0; rc == 0 && i < mt->size; i++) mask[i] = mt->data[i] != 0;
+        mask_rows = mt && mt->size == n * dim && n > 1 ? n : 1;
+        vs_tensor_free(mt);
+    } else if (rc == 0 && mspec) {
+        vs_data_flags df = {.seed = 1};
+        vs_dataset *d = NULL;
+        if (vs_load_spec(mspec, &df, &d, &err) != VS_OK)
+            rc = vs_fail("%s", err.msg);
+        else if (!d->feature_truth || d->dim != dim)
+            rc = vs_fail("%s: no planted mask of %lld elements (synthetic data with a truth mask, e.g. synthetic-shapes)", mspec, (long long)dim);
+        else if (!(mask = malloc((size_t)dim)))
+            rc = vs_fail("out of memory");
+        for (int64_t i = 0; rc == 0 && i < dim; i++) mask[i] = d->feature_truth[i] != 0;
+        mask_rows = 1;
+        vs_dataset_free(d);
+    }
+    if (rc) {
+        free(mask);
+        goto done;
+    }
     c.ex.module = c.model;
     c.ex.reference = c.reference;
     c.fn = vs_model_fn_from_module(&c.ex);
@@ -234,7 +407,18 @@ static int run_evaluate(int argc, char **argv)
            *mono = calloc((size_t)n, sizeof(double)), *loc = calloc((size_t)n, sizeof(double));
     int64_t np = (dim + per_step - 1) / per_step + 1;
     double *mean_curve = calloc((size_t)np, sizeof(double));
-    if (!aopc_l || !aopc_all || !gini || !faith || !mono || !loc || !mean_curve) rc = vs_fail("out of memory");
+    /* the Quantus families, per row (NAN where a metric does not apply or is not asked for) */
+    enum { Q_COMPLEXITY, Q_EFFECTIVE, Q_NONSENS, Q_POINTING, Q_MASS, Q_RANK, Q_TOPK, Q_AUC, Q_MAXSENS, Q_AVGSENS, Q_LIPSCHITZ, Q_LOGIT,
+           Q_INVARIANCE, NQ };
+    static const char *const qnames[NQ] = {"complexity", "effective_complexity", "non_sensitivity", "pointing_game", "relevance_mass",
+                                           "relevance_rank", "top_k_intersection", "auc", "max_sensitivity", "avg_sensitivity",
+                                           "local_lipschitz", "random_logit_ssim", "input_invariance"};
+    double *q = malloc((size_t)(NQ * n) * sizeof *q);
+    for (int64_t k = 0; q && k < NQ * n; k++) q[k] = NAN;
+    re.fn = &c.fn;
+    vs_rng qr;
+    vs_rng_seed(&qr, (uint64_t)seed);
+    if (!aopc_l || !aopc_all || !gini || !faith || !mono || !loc || !mean_curve || !q) rc = vs_fail("out of memory");
     int nd = c.x->ndim;
     int64_t row_shape[VS_MAX_DIMS];
     memcpy(row_shape, c.x->shape, sizeof row_shape);
@@ -267,6 +451,8 @@ static int run_evaluate(int argc, char **argv)
                 int64_t w = row_shape[3], e = edge ? edge : (w + 6) / 7;
                 loc[i] = vs_inverse_localization(arow->data, row_shape[1], row_shape[2], w, e);
             }
+            rc = quantus_row(&c, &re, row, arow->data, &po, i, n, mask ? mask + (mask_rows > 1 ? i * dim : 0) : NULL, top_k, samples, radius,
+                             lsigma, shift, eps, &qr, q);
         }
         free(curve);
         vs_scope_end();
@@ -304,24 +490,12 @@ static int run_evaluate(int argc, char **argv)
         if (!f) {
             rc = vs_fail("%s: cannot write: %s", out, strerror(errno));
         } else {
-            const char *names[] = {"aopc_L", "aopc_all", "gini", "faithfulness", "monotonicity", "inverse_localization"};
+            const char *names[] = {"aopc_L", "aopc_all", "gini", "faithfulness", "monotonicity", "inverse_localization"}; /* gini = Quantus's sparseness */
             double *cols[] = {aopc_l, aopc_all, gini, faith, mono, loc};
             fprintf(f, "{\n  \"rows\": %lld,\n  \"aopc_steps\": %lld,\n  \"per_step\": %lld,\n  \"replace\": \"%s\",\n", (long long)n,
                     (long long)L, (long long)per_step, replace ? replace : "one-minus");
-            for (int k = 0; k < 6; k++) {
-                double m, sd;
-                stats(cols[k], n, &m, &sd);
-                fprintf(f, "  \"%s\": {\"mean\": ", names[k]);
-                vs_cli_put_num(f, m);
-                fputs(", \"std\": ", f);
-                vs_cli_put_num(f, sd);
-                fputs(", \"per_row\": [", f);
-                for (int64_t i = 0; i < n; i++) {
-                    if (i) fputs(", ", f);
-                    vs_cli_put_num(f, cols[k][i]);
-                }
-                fputs("]},\n", f);
-            }
+            for (int k = 0; k < 6; k++) put_column(f, names[k], cols[k], n);
+            for (int k = 0; k < NQ; k++) put_column(f, qnames[k], q + k * n, n);
             if (cascade) {
                 fprintf(f, "  \"cascading_randomization\": {\"method\": \"%s\", \"layers_top_down\": [", cascade);
                 for (int l = 0; l < n_layers; l++) {
@@ -365,6 +539,8 @@ static int run_evaluate(int argc, char **argv)
     free(mono);
     free(loc);
     free(mean_curve);
+    free(q);
+    free(mask);
 done:
     vs_tensor_free(c.x);
     vs_tensor_free(c.attr);
@@ -376,17 +552,51 @@ done:
 
 const vs_verb vs_verb_evaluate = {
     "evaluate",
-    "score given attributions: AOPC, Gini, faithfulness, monotonicity, localisation, sanity checks",
+    "score given attributions: faithfulness, complexity, localisation, robustness, randomisation, axioms",
     "usage: versus evaluate --model DIR --input X.npy --attributions A.npy [--target C] [--contrast C2]\n"
     "         [--replace one-minus|zero|FILE.npy] [--per-step K] [--aopc-steps L] [--cascade METHOD]\n"
-    "         [--out summary.json] [--heatmaps grid.png] [--curves curve.svg]\n\n"
-    "Flips features in decreasing attribution order (a flip is 1 - x for inputs in [0,1], or the\n"
-    "--replace value) and reports per row and on average: AOPC over the first L steps and over all\n"
-    "features, Gini sparsity of |A|, faithfulness (Pearson of A with single-feature score drops),\n"
-    "monotonicity (Spearman of |A| with |drops|), and for images the inverse localisation (mean |A| on\n"
-    "the left/right edge bands over the centre; lower = more localised).  --cascade METHOD re-draws the\n"
-    "layers' weights from the output down and reports, per layer, the rank correlation and SSIM between\n"
-    "the original and the randomised maps of the first row (Adebayo et al.).",
+    "         [--mask M.npy | --mask-data SPEC] [--top-k K] [--method M [--samples N] [--radius R]\n"
+    "         [--lipschitz-sigma S] [--input-shift C]] [--eps E] [--out summary.json] [--heatmaps grid.png]\n"
+    "         [--curves curve.svg]\n\n"
+    "Scores attributions A of X per row and on average (JSON: mean, std, per_row; null where a metric does\n"
+    "not apply).  A flip or replacement is 1 - x for inputs in [0,1], or the --replace value.  The Quantus\n"
+    "name of each metric is in brackets.\n"
+    "Faithfulness:\n"
+    "  aopc_L, aopc_all      mean score drop as features are flipped in decreasing A, over the first L\n"
+    "                        steps / all (Samek et al. 2017) [PixelFlipping, RegionPerturbation]\n"
+    "  faithfulness          Pearson of A with single-feature score drops (Alvarez-Melis & Jaakkola 2018)\n"
+    "                        [FaithfulnessCorrelation, one feature per subset]\n"
+    "  monotonicity          Spearman of |A| with |drops| (Nguyen & Martinez 2020) [MonotonicityCorrelation]\n"
+    "Complexity:\n"
+    "  gini                  sparseness, the Gini index of |A| (Chalasani et al. 2020) [Sparseness]\n"
+    "  complexity            entropy -sum p ln p of p = |A| / sum |A| (Bhatt et al. 2020) [Complexity]\n"
+    "  effective_complexity  #features with |A| > eps (Nguyen & Martinez 2020) [EffectiveComplexity]\n"
+    "Localisation (images: also inverse_localization, edge bands over centre, GANMEX appendix C), against\n"
+    "the ground truth of --mask (non-zero = inside) or the planted mask of --mask-data (synthetic-shapes):\n"
+    "  pointing_game         1 if a maximum of A lies inside (Zhang et al. 2018) [PointingGame]\n"
+    "  relevance_mass        sum of A inside / sum of A (Arras et al. 2022) [RelevanceMassAccuracy]\n"
+    "  relevance_rank        share of the |mask| highest A inside (Arras et al. 2022) [RelevanceRankAccuracy]\n"
+    "  top_k_intersection    share of the --top-k highest A inside (Theiner et al. 2022) [TopKIntersection]\n"
+    "  auc                   ROC AUC of A as a score for the mask (Fawcett 2006) [AUC]\n"
+    "Robustness, re-explaining with --method (its defaults) over --samples perturbations:\n"
+    "  max_sensitivity       max ||A(x+d) - A(x)|| / ||A(x)||, d ~ U(-radius, radius) (Yeh et al. 2019)\n"
+    "  avg_sensitivity       the same averaged [MaxSensitivity, AvgSensitivity]\n"
+    "  local_lipschitz       max ||A(x+d) - A(x)|| / ||d||, d ~ N(0, sigma^2) (Alvarez-Melis & Jaakkola 2018)\n"
+    "                        [LocalLipschitzEstimate]\n"
+    "Randomisation:\n"
+    "  random_logit_ssim     SSIM of the --method map for the target and for a random other class (Sixt et\n"
+    "                        al. 2020) [RandomLogit]; lower = class-sensitive\n"
+    "  --cascade METHOD      re-draws the layers' weights from the output down; per layer, rank correlation\n"
+    "                        and SSIM of the first row's maps (Adebayo et al. 2018) [MPRT]\n"
+    "Axioms:\n"
+    "  non_sensitivity       #features whose |A| < eps while replacing them moves S by eps or more, or the\n"
+    "                        reverse (Nguyen & Martinez 2020) [NonSensitivity]; 0 is best\n"
+    "  input_invariance      1 if the --method map of x + shift, by the model whose first layer's bias\n"
+    "                        absorbs the shift, equals A within 1e-4 (Kindermans et al. 2019)\n"
+    "                        [InputInvariance]; give --method the method that produced A.  Null when the\n"
+    "                        first layer cannot absorb the shift exactly (no bias, zero padding).\n"
+    "Perturbation noise is drawn from --seed.",
     evaluate_opts,
     run_evaluate,
+    NULL,
 };

@@ -292,4 +292,5 @@ const vs_verb vs_verb_explain = {
     "row has changes no prediction.  Violations and precision do not depend on it.",
     explain_opts,
     run_explain,
+    NULL,
 };

@@ -16,6 +16,7 @@ static bool takes_data(const vs_verb *v)
 static void print_verb_help(const vs_verb *v)
 {
     printf("%s\n", v->usage);
+    if (v->more_help) v->more_help();
     if (takes_data(v)) printf("\nSPEC (a data set) is one of:\n%s", vs_data_spec_help());
     if (v->opts && v->opts[0].name) {
         printf("\nOptions:\n");
@@ -52,4 +53,5 @@ const vs_verb vs_verb_help = {
     "usage: versus help [VERB]\n\nWithout VERB, lists the verbs; with VERB, prints its manual.",
     NULL,
     run_help,
+    NULL,
 };

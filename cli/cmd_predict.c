@@ -1,5 +1,7 @@
 /* cmd_predict.c - `versus predict`: a model directory applied to a .npy array: classifier scores
- * [N,C], or with --reference a Siamese model's similarity [N]. */
+ * [N,C], with --reference a Siamese model's similarity [N], and for a task with its own prediction
+ * (versus/task.h: VAE reconstructions, generated images, --class C for a conditional generator)
+ * that. */
 #include "cli/cli.h"
 #include "versus/versus.h"
 
@@ -13,6 +15,7 @@ static const vs_cli_opt predict_opts[] = {
     {"model", 1, "model directory (model.json + model.safetensors)"},
     {"input", 1, "X.npy: examples with a leading batch dimension"},
     {"reference", 1, "R.npy: Siamese reference, one row (used for every example) or one per row of X"},
+    {"class", 1, "conditional generator: the target class C"},
     {"out", 1, "Y.npy to write"},
     {NULL, 0, NULL},
 };
@@ -104,6 +107,47 @@ static vs_tensor *predict_all(vs_module *m, vs_tensor *x, vs_tensor *ref, const 
     return y;
 }
 
+/* The task options the model was trained with: DIR/metrics.json's "task_opts", when there is one. */
+static int trained_task_opts(const char *dir, const vs_task *task, double *opt)
+{
+    char path[4096];
+    snprintf(path, sizeof path, "%s/metrics.json", dir);
+    vs_json *doc = NULL;
+    vs_error err;
+    const char *s = NULL;
+    FILE *f = fopen(path, "rb");
+    if (f) fclose(f);
+    if (f && vs_json_parse_file(path, NULL, &doc, &err) != VS_OK) return vs_fail("%s", err.msg);
+    if (doc && vs_json_opt_str(doc, "task_opts", NULL, &s, &err) != VS_OK) s = NULL; /* null: the defaults */
+    int rc = vs_task_opts_parse(task, s, opt, &err) == VS_OK ? 0 : vs_fail("%s: %s", path, err.msg);
+    vs_json_free(doc);
+    return rc;
+}
+
+/* A task's own prediction in batches of PREDICT_BATCH; NULL after a message. */
+static vs_tensor *task_predict_all(const vs_task *task, const double *opt, vs_module *m, vs_tensor *x, int64_t cls, const char *xpath)
+{
+    int64_t n = x->shape[0], nb = (n + PREDICT_BATCH - 1) / PREDICT_BATCH;
+    vs_tensor **p = calloc((size_t)nb, sizeof *p), *y = NULL;
+    if (!p) {
+        vs_fail("out of memory");
+        return NULL;
+    }
+    vs_error err;
+    bool ok = true;
+    for (int64_t b = 0; b < nb && ok; b++) {
+        int64_t i0 = b * PREDICT_BATCH, i1 = i0 + PREDICT_BATCH < n ? i0 + PREDICT_BATCH : n;
+        vs_error_clear(&err);
+        if (task->predict(m, opt, vs_slice(x, 0, i0, i1), cls, &p[b], &err) != VS_OK) {
+            vs_fail("%s: %s", xpath, err.msg);
+            ok = false;
+        }
+    }
+    if (ok && !(y = vs_concat((int)nb, p, 0))) vs_fail("%s", vs_last_error()->msg);
+    free(p);
+    return y;
+}
+
 static int run_predict(int argc, char **argv)
 {
     vs_args a;
@@ -113,14 +157,30 @@ static int run_predict(int argc, char **argv)
     const char *dir = vs_args_get(&a, "model"), *xpath = vs_args_get(&a, "input"), *rpath = vs_args_get(&a, "reference"),
                *out = vs_args_get(&a, "out");
     if (!dir || !xpath || !out) return vs_usage_error("predict", "--model DIR, --input X.npy and --out Y.npy are required");
+    int64_t cls;
+    if ((rc = vs_args_int(&a, "class", -1, 0, 1 << 20, &cls))) return rc;
     vs_error err;
     vs_model_spec spec = {0};
     vs_module *m = vs_model_load(dir, &spec, &err);
     if (!m) return vs_fail("%s", err.msg);
+    const vs_task *task = vs_task_for_model(m, &err);
+    double opt[VS_TASK_MAX_OPTS];
+    if (!task) rc = vs_fail("%s/model.json: %s", dir, err.msg);
+    else if (task->predict) rc = trained_task_opts(dir, task, opt);
+    else if (cls >= 0) rc = vs_fail("%s is a %s model; --class applies to conditional generators", dir, task->name);
+    if (rc) {
+        vs_model_spec_clear(&spec);
+        vs_module_free(m);
+        return rc;
+    }
     bool grad = vs_set_grad_enabled(false);
     vs_scope_begin();
     vs_tensor *x = NULL, *ref = NULL, *y = NULL;
-    if (is_graph_model(&spec))
+    if (task->predict) {
+        if (rpath) rc = vs_fail("%s is a %s model; --reference applies to Siamese models", dir, task->name);
+        else if (vs_npy_read(xpath, &x, &err) != VS_OK) rc = vs_fail("%s", err.msg);
+        else if ((rc = check_input(xpath, x, &spec)) == 0 && !(y = task_predict_all(task, opt, m, x, cls, xpath))) rc = 1;
+    } else if (is_graph_model(&spec))
         rc = vs_fail("%s is a graph model; predict reads arrays (.npy), not graphs", dir);
     else if (rpath && !spec.siamese)
         rc = vs_fail("%s is a classifier; --reference applies to Siamese models", dir);
@@ -134,7 +194,7 @@ static int run_predict(int argc, char **argv)
         else
             rc = check_reference(rpath, ref, xpath, x);
     }
-    if (rc == 0 && !(y = predict_all(m, x, ref, xpath))) rc = 1;
+    if (rc == 0 && !y && !(y = predict_all(m, x, ref, xpath))) rc = 1;
     if (rc == 0 && vs_npy_write(out, y, &err) != VS_OK) rc = vs_fail("%s", err.msg);
     if (rc == 0) {
         char s[96];
@@ -151,14 +211,18 @@ static int run_predict(int argc, char **argv)
 const vs_verb vs_verb_predict = {
     "predict",
     "apply a trained model to examples in a .npy file",
-    "usage: versus predict --model DIR --input X.npy [--reference R.npy] --out Y.npy\n\n"
+    "usage: versus predict --model DIR --input X.npy [--reference R.npy | --class C] --out Y.npy\n\n"
     "X holds N examples with a leading batch dimension (one 28x28 image is [1,1,28,28], one tabular\n"
     "row [1,p]) in the shape model.json's \"input\" gives.  A classifier writes its scores (logits)\n"
     "[N,C].  A Siamese model needs --reference: R holds one example (compared with every row of X)\n"
     "or N (row i with row i), and Y is the cosine similarity [N] of the two embeddings; > 0 means\n"
-    "\"same class\".  A composite model (model.json's \"composite\") gets X as its first input and\n"
-    "writes its first output (a VAE built by versus: mu).  Graph models are not supported here\n"
-    "(their inputs are graphs, not arrays).",
+    "\"same class\".  A VAE writes its reconstructions sigmoid(decoder(mu)) in X's shape.  A GAN writes\n"
+    "generated images in [0,1]: a conditional (StarGAN) generator translates the images X to class\n"
+    "--class C, an unconditional one maps the noise rows X [N,k] to images.  The task options the model\n"
+    "was trained with (e.g. range=tanh) come from DIR/metrics.json.  Any other composite model\n"
+    "(model.json's \"composite\") gets X as its first input and writes its first output.  Graph models\n"
+    "are not supported here (their inputs are graphs, not arrays).",
     predict_opts,
     run_predict,
+    NULL,
 };

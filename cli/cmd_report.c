@@ -31,4 +31,5 @@ const vs_verb vs_verb_report = {
     "missing values as a dash with a footnote, and every figure numbered with its caption.",
     report_opts,
     run_report,
+    NULL,
 };

@@ -28,6 +28,13 @@ static const vs_cli_opt train_opts[] = {
     {"batch-size", 1, "examples, or pairs for Siamese models, per step (default 64)"},
     {"optimizer", 1, "sgd or adam (default adam)"},
     {"lr", 1, "learning rate (default 0.001 for adam, 0.01 for sgd)"},
+    {"betas", 1, "Adam's B1,B2 (default 0.9,0.999)"},
+    {"weight-decay", 1, "L2 weight decay (default 0)"},
+    {"clip-norm", 1, "clip each optimizer's gradient norm to X (default: no clipping)"},
+    {"lr-schedule", 1, "constant, step:S:G (x G every S epochs) or cosine[:T] (default constant)"},
+    {"optimizers", 1, "per model: NAME:key=value,...;NAME:... (keys lr beta1 beta2 eps weight_decay momentum clip)"},
+    {"task-opts", 1, "the task's options: name=value,... (listed below)"},
+    {"sample-every", 1, "generative tasks: write OUT/samples/step-N.png every N steps"},
     {"pairs", 1, "Siamese training pairs: snx or random (default snx)"},
     {"checkpoint-every", 1, "also checkpoint every N steps (default: at each epoch end)"},
     {"out", 1, "model directory to write"},
@@ -35,100 +42,7 @@ static const vs_cli_opt train_opts[] = {
     {NULL, 0, NULL},
 };
 
-/* ---- the zoo ------------------------------------------------------------------------------------------ */
-
-typedef enum zoo_id {
-    ZOO_GANMEX_MNIST, ZOO_GANMEX_CIFAR10, ZOO_CEM_CLOTHES, ZOO_CEM_SHOES, ZOO_MLP, ZOO_SIAMESE_MLP, ZOO_SIAMESE_GCN,
-    ZOO_SIAMESE_GIN
-} zoo_id;
-
-static const struct zoo_entry {
-    const char *name;
-    vs_data_kind kind;
-} zoo[] = {
-    [ZOO_GANMEX_MNIST] = {"ganmex-mnist", VS_DATA_IMAGES},     [ZOO_GANMEX_CIFAR10] = {"ganmex-cifar10", VS_DATA_IMAGES},
-    [ZOO_CEM_CLOTHES] = {"cem-fashion-clothes", VS_DATA_IMAGES}, [ZOO_CEM_SHOES] = {"cem-fashion-shoes", VS_DATA_IMAGES},
-    [ZOO_MLP] = {"mlp", VS_DATA_TABULAR},                      [ZOO_SIAMESE_MLP] = {"siamese-mlp", VS_DATA_TABULAR},
-    [ZOO_SIAMESE_GCN] = {"siamese-gcn", VS_DATA_GRAPHS},       [ZOO_SIAMESE_GIN] = {"siamese-gin", VS_DATA_GRAPHS},
-};
-#define ZOO_N ((int)(sizeof zoo / sizeof zoo[0]))
-
-/* Fashion-MNIST classes of the CEM-MAF subsets (the bag, class 8, is in neither). */
-static const int64_t shoes_classes[] = {5, 7, 9};          /* sandal, sneaker, ankle boot */
-static const int64_t clothes_classes[] = {0, 1, 2, 3, 4, 6}; /* T-shirt/top, trouser, pullover, dress, coat, shirt */
-
-#define MLP_HIDDEN 64
-#define SIAMESE_MLP_HIDDEN 64
-#define SIAMESE_EMBEDDING 32
-#define GNN_HIDDEN 32
-#define GNN_LAYERS 3
-#define CIFAR_WIDTH 32
-
-static const char *kind_name(vs_data_kind k)
-{
-    return k == VS_DATA_IMAGES ? "images" : k == VS_DATA_GRAPHS ? "graphs" : "tabular data";
-}
-
-/* A plain MLP classifier p -> MLP_HIDDEN -> relu -> n_classes. */
-static vs_module *mlp_new(int64_t p, int64_t n_classes, vs_rng *r, vs_error *err)
-{
-    vs_layer_spec l[3];
-    vs_layer_spec_init(&l[0], VS_MODULE_LINEAR);
-    l[0].in = p, l[0].out = MLP_HIDDEN;
-    vs_layer_spec_init(&l[1], VS_MODULE_RELU);
-    vs_layer_spec_init(&l[2], VS_MODULE_LINEAR);
-    l[2].in = MLP_HIDDEN, l[2].out = n_classes;
-    return vs_sequential_from_spec(l, 3, 1, &p, r, err);
-}
-
-static bool image_shape(const vs_dataset *d, int64_t c, int64_t side, const char *name, vs_error *err)
-{
-    if (d->shape[0] == c && d->shape[1] == side && d->shape[2] == side) return true;
-    vs_error_set(err, VS_ERR_ARG, "%s takes [%lld,%lld,%lld] images; %s has [%lld,%lld,%lld]", name, (long long)c, (long long)side,
-                 (long long)side, d->name, (long long)d->shape[0], (long long)d->shape[1], (long long)d->shape[2]);
-    return false;
-}
-
-static vs_module *zoo_build(zoo_id z, const vs_dataset *d, vs_rng *r, vs_error *err)
-{
-    const char *name = zoo[z].name;
-    if (d->kind != zoo[z].kind) {
-        vs_error_set(err, VS_ERR_ARG, "%s trains on %s; %s holds %s", name, kind_name(zoo[z].kind), d->name, kind_name(d->kind));
-        return NULL;
-    }
-    switch (z) {
-    case ZOO_GANMEX_MNIST:
-        if (d->shape[1] != d->shape[2]) {
-            vs_error_set(err, VS_ERR_ARG, "%s needs square images; %s has %lldx%lld", name, d->name, (long long)d->shape[1],
-                         (long long)d->shape[2]);
-            return NULL;
-        }
-        return vs_arch_ganmex_mnist(d->shape[0], d->shape[1], d->n_classes, r, err);
-    case ZOO_GANMEX_CIFAR10:
-        if (!image_shape(d, 3, 32, name, err)) return NULL;
-        return vs_arch_ganmex_cifar10(CIFAR_WIDTH, d->n_classes, r, err);
-    case ZOO_CEM_CLOTHES:
-    case ZOO_CEM_SHOES: {
-        int64_t want = z == ZOO_CEM_SHOES ? 3 : 6;
-        if (!image_shape(d, 1, 28, name, err)) return NULL;
-        if (d->n_classes != want) {
-            vs_error_set(err, VS_ERR_ARG, "%s classifies %lld classes; the data has %lld (see --classes)", name, (long long)want,
-                         (long long)d->n_classes);
-            return NULL;
-        }
-        return vs_arch_cem_fashion(want, r, err);
-    }
-    case ZOO_MLP:
-        return mlp_new(d->dim, d->n_classes, r, err);
-    case ZOO_SIAMESE_MLP:
-        return vs_arch_siamese_mlp(d->dim, SIAMESE_MLP_HIDDEN, SIAMESE_EMBEDDING, r, err);
-    case ZOO_SIAMESE_GCN:
-    case ZOO_SIAMESE_GIN:
-        return vs_arch_siamese_gnn(z == ZOO_SIAMESE_GCN ? VS_MODULE_GCN_CONV : VS_MODULE_GIN_CONV, d->n_node_features,
-                                   GNN_HIDDEN, GNN_LAYERS, SIAMESE_EMBEDDING, r, err);
-    }
-    return NULL;
-}
+/* ---- models ------------------------------------------------------------------------------------------ */
 
 /* The shape of one example of d, as model.json's "input" records it. */
 static int data_input(const vs_dataset *d, int64_t *input)
@@ -182,7 +96,10 @@ static vs_module *spec_build(const char *path, const vs_dataset *d, vs_rng *r, v
 
 typedef struct train_cli {
     const char *arch, *spec, *data, *test_data, *out;
-    int zoo;                     /* index into zoo, or -1 with --spec */
+    const vs_zoo_entry *zoo;     /* the --arch entry, or NULL with --spec */
+    char task_opts[1024];        /* the zoo's defaults, then --task-opts */
+    char sample_dir[4096];
+    vs_train_optim per_optim[VS_TASK_MAX_OPTIMS];
     int64_t classes[64], n_classes; /* --classes (or the zoo's default subset), n_classes 0: all */
     bool classes_given;
     vs_data_flags df;
@@ -204,6 +121,54 @@ static int parse_classes(const char *s, train_cli *c)
     return c->n_classes ? 0 : vs_usage_error("train", "option '--classes' expects class numbers C,C,...");
 }
 
+/* "step:S:G", "cosine" or "cosine:T", "constant" */
+static int parse_schedule(const char *s, vs_lr_schedule *out)
+{
+    memset(out, 0, sizeof *out);
+    long long n = 0;
+    double g = 0;
+    char tail;
+    if (strcmp(s, "constant") == 0) out->kind = VS_LR_CONSTANT;
+    else if (strcmp(s, "cosine") == 0) out->kind = VS_LR_COSINE;
+    else if (sscanf(s, "cosine:%lld%c", &n, &tail) == 1 && n >= 1) out->kind = VS_LR_COSINE, out->t_max = n;
+    else if (sscanf(s, "step:%lld:%lf%c", &n, &g, &tail) == 2 && n >= 1 && g > 0 && g <= 1)
+        out->kind = VS_LR_STEP, out->step_size = n, out->gamma = (float)g;
+    else
+        return vs_usage_error("train", "option '--lr-schedule' expects constant, step:S:G (S >= 1, 0 < G <= 1) or cosine[:T], got '%s'", s);
+    return 0;
+}
+
+/* --betas, --weight-decay, --clip-norm, --lr-schedule, --optimizers, --task-opts, --sample-every */
+static int parse_optim_flags(const vs_args *a, train_cli *c)
+{
+    int rc;
+    double wd, clip;
+    const char *betas = vs_args_get(a, "betas"), *sched = vs_args_get(a, "lr-schedule"), *per = vs_args_get(a, "optimizers");
+    if (betas) {
+        double b1, b2;
+        char tail;
+        if (sscanf(betas, "%lf,%lf%c", &b1, &b2, &tail) != 2 || !(b1 >= 0 && b1 < 1 && b2 >= 0 && b2 < 1))
+            return vs_usage_error("train", "option '--betas' expects B1,B2 in [0, 1), got '%s'", betas);
+        c->o.optim.beta1 = (float)b1, c->o.optim.beta2 = (float)b2;
+    }
+    if ((rc = vs_args_float(a, "weight-decay", 0, 0, 1e6, &wd)) || (rc = vs_args_float(a, "clip-norm", 0, 0, 1e35, &clip))) return rc;
+    c->o.optim.weight_decay = (float)wd, c->o.clip_norm = (float)clip;
+    if (sched && (rc = parse_schedule(sched, &c->o.schedule))) return rc;
+    vs_error err;
+    if (per && vs_train_parse_optims(per, &c->o, c->per_optim, VS_TASK_MAX_OPTIMS, &c->o.n_per_optim, &err) != VS_OK)
+        return vs_usage_error("train", "option '--optimizers': %s", err.msg);
+    c->o.per_optim = c->per_optim;
+    const char *user = vs_args_get(a, "task-opts"), *def = c->zoo ? c->zoo->task_opts : NULL;
+    if (snprintf(c->task_opts, sizeof c->task_opts, "%s%s%s", def ? def : "", def && user ? "," : "", user ? user : "") >=
+        (int)sizeof c->task_opts)
+        return vs_usage_error("train", "option '--task-opts' is too long");
+    c->o.task_opts = c->task_opts[0] ? c->task_opts : NULL;
+    int64_t every;
+    if ((rc = vs_args_int(a, "sample-every", 0, 1, INT64_MAX, &every))) return rc;
+    c->o.sample_every = every;
+    return 0;
+}
+
 static int parse_flags(const vs_args *a, train_cli *c)
 {
     memset(c, 0, sizeof *c);
@@ -214,10 +179,8 @@ static int parse_flags(const vs_args *a, train_cli *c)
     if (!c->arch == !c->spec) return vs_usage_error("train", "give one of --arch NAME and --spec model.json");
     if (!c->data) return vs_usage_error("train", "--data SPEC is required");
     if (!c->out) return vs_usage_error("train", "--out DIR is required");
-    c->zoo = -1;
-    for (int i = 0; c->arch && i < ZOO_N; i++)
-        if (strcmp(zoo[i].name, c->arch) == 0) c->zoo = i;
-    if (c->arch && c->zoo < 0) return vs_usage_error("train", "unknown architecture '%s' (see 'versus help train')", c->arch);
+    c->zoo = c->arch ? vs_zoo_find(c->arch) : NULL;
+    if (c->arch && !c->zoo) return vs_usage_error("train", "unknown architecture '%s' (see 'versus help train')", c->arch);
     int rc;
     const char *cl = vs_args_get(a, "classes");
     if (cl && (rc = parse_classes(cl, c))) return rc;
@@ -234,6 +197,7 @@ static int parse_flags(const vs_args *a, train_cli *c)
         return rc;
     c->o.optim = sgd ? vs_sgd_opts((float)lr) : vs_adam_opts((float)lr);
     c->o.epochs = epochs, c->o.batch_size = batch, c->o.checkpoint_every = every;
+    if ((rc = parse_optim_flags(a, c))) return rc;
     c->o.seed = c->df.seed;
     const char *pairs = vs_args_get(a, "pairs");
     if (pairs && !vs_pairing_from_name(pairs, &c->o.pairing))
@@ -249,10 +213,9 @@ static int load_data(train_cli *c, const char *spec, vs_dataset **out)
     vs_error err;
     vs_dataset *d = NULL;
     if (vs_load_spec(spec, &c->df, &d, &err) != VS_OK) return vs_fail("%s", err.msg);
-    if (!c->classes_given && !c->n_classes && d->n_classes == 10 && (c->zoo == ZOO_CEM_SHOES || c->zoo == ZOO_CEM_CLOTHES)) {
-        bool shoes = c->zoo == ZOO_CEM_SHOES;
-        c->n_classes = shoes ? 3 : 6;
-        memcpy(c->classes, shoes ? shoes_classes : clothes_classes, (size_t)c->n_classes * sizeof *c->classes);
+    if (!c->classes_given && !c->n_classes && d->n_classes == 10 && c->zoo && c->zoo->classes) {
+        c->n_classes = c->zoo->n_classes;
+        memcpy(c->classes, c->zoo->classes, (size_t)c->n_classes * sizeof *c->classes);
     }
     if (c->n_classes > 0) {
         vs_dataset *s = NULL;
@@ -282,15 +245,33 @@ static vs_json *data_flags_json(const vs_args *a)
 
 static vs_json *num_or_null(double v) { return isfinite(v) ? vs_json_new_number(v) : vs_json_new_null(); }
 
-static int write_metrics(const vs_args *a, const train_cli *c, const vs_train_result *r, double wall)
+/* {"loss": [per epoch], "d_loss": [...], ...}: the mean of each loss term per epoch. */
+static vs_json *history_json(const vs_train_result *r)
+{
+    vs_json *h = vs_json_new_object();
+    for (int k = 0; h && k < r->n_terms; k++) {
+        vs_json *a = vs_json_new_array();
+        for (int64_t e = 0; a && e < r->epochs; e++)
+            if (vs_json_push(a, num_or_null(r->loss_history[e * r->n_terms + k])) != VS_OK) {
+                vs_json_free(a);
+                a = NULL;
+            }
+        if (vs_json_set(h, r->terms[k], a) != VS_OK) {
+            vs_json_free(h);
+            return NULL;
+        }
+    }
+    return h;
+}
+
+static int write_metrics(const vs_args *a, const train_cli *c, const vs_train_result *r, const vs_task *task, double wall)
 {
     vs_json *j = vs_json_new_object(), *hist = vs_json_new_array(), *cls = c->n_classes ? vs_json_new_array() : vs_json_new_null();
     bool ok = j && hist && cls;
-    for (int64_t e = 0; ok && e < r->epochs; e++) ok = vs_json_push(hist, num_or_null(r->loss_history[e])) == VS_OK;
+    for (int64_t e = 0; ok && e < r->epochs; e++) ok = vs_json_push(hist, num_or_null(r->loss_history[e * r->n_terms])) == VS_OK;
     for (int64_t i = 0; ok && i < c->n_classes; i++) ok = vs_json_push(cls, vs_json_new_int(c->classes[i])) == VS_OK;
-    const char *task = r->siamese ? "siamese" : "classification";
     ok = ok && vs_json_set(j, "format", vs_json_new_string("versus-metrics/1")) == VS_OK;
-    ok = ok && vs_json_set(j, "task", vs_json_new_string(task)) == VS_OK;
+    ok = ok && vs_json_set(j, "task", vs_json_new_string(r->task)) == VS_OK;
     ok = ok && vs_json_set(j, c->arch ? "arch" : "spec", vs_json_new_string(c->arch ? c->arch : c->spec)) == VS_OK;
     ok = ok && vs_json_set(j, "data", vs_json_new_string(c->data)) == VS_OK;
     ok = ok && vs_json_set(j, "data_flags", data_flags_json(a)) == VS_OK;
@@ -300,22 +281,24 @@ static int write_metrics(const vs_args *a, const train_cli *c, const vs_train_re
     ok = ok && vs_json_set(j, "seed", vs_json_new_int((int64_t)c->o.seed)) == VS_OK;
     ok = ok && vs_json_set(j, "split_seed", vs_json_new_int((int64_t)c->o.seed)) == VS_OK;
     ok = ok && vs_json_set(j, "train_frac", c->test_data ? vs_json_new_null() : vs_json_new_number(c->o.train_frac)) == VS_OK;
-    if (r->siamese) {
+    if (task->pairs) {
         ok = ok && vs_json_set(j, "pairing", vs_json_new_string(vs_pairing_name(c->o.pairing))) == VS_OK;
         ok = ok && vs_json_set(j, "siamese_scale", vs_json_new_number(c->o.siamese_scale)) == VS_OK;
     }
+    ok = ok && vs_json_set(j, "task_opts", c->o.task_opts ? vs_json_new_string(c->o.task_opts) : vs_json_new_null()) == VS_OK;
     ok = ok && vs_json_set(j, "epochs", vs_json_new_int(r->epochs)) == VS_OK;
     ok = ok && vs_json_set(j, "steps", vs_json_new_int(r->global_step)) == VS_OK;
     ok = ok && vs_json_set(j, "batch_size", vs_json_new_int(c->o.batch_size)) == VS_OK;
     ok = ok && vs_json_set(j, "optimizer", vs_json_new_string(c->o.optim.kind == VS_OPTIM_SGD ? "sgd" : "adam")) == VS_OK;
     ok = ok && vs_json_set(j, "lr", vs_json_new_number(c->o.optim.lr)) == VS_OK;
-    ok = ok && vs_json_set(j, r->siamese ? "train_pairs" : "train_rows", vs_json_new_int(r->n_train)) == VS_OK;
-    ok = ok && vs_json_set(j, r->siamese ? "test_pairs" : "test_rows", vs_json_new_int(r->n_test)) == VS_OK;
-    ok = ok && vs_json_set(j, "train_accuracy", num_or_null(r->train_accuracy)) == VS_OK;
-    ok = ok && vs_json_set(j, "test_accuracy", num_or_null(r->test_accuracy)) == VS_OK;
+    ok = ok && vs_json_set(j, "optimizers", vs_json_new_string(vs_args_get(a, "optimizers") ? vs_args_get(a, "optimizers") : "")) == VS_OK;
+    ok = ok && vs_json_set(j, task->pairs ? "train_pairs" : "train_rows", vs_json_new_int(r->n_train)) == VS_OK;
+    ok = ok && vs_json_set(j, task->pairs ? "test_pairs" : "test_rows", vs_json_new_int(r->n_test)) == VS_OK;
+    for (int i = 0; ok && i < r->n_metrics; i++) ok = vs_json_set(j, r->metrics[i].name, num_or_null(r->metrics[i].value)) == VS_OK;
     ok = ok && vs_json_set(j, "final_loss", num_or_null(r->final_loss)) == VS_OK;
     ok = ok && vs_json_set(j, "loss_history", hist) == VS_OK;
     hist = NULL;
+    ok = ok && vs_json_set(j, "history", history_json(r)) == VS_OK;
     ok = ok && vs_json_set(j, "train_seconds", vs_json_new_number(r->seconds)) == VS_OK;
     ok = ok && vs_json_set(j, "wall_seconds", vs_json_new_number(wall)) == VS_OK;
     vs_json_free(hist);
@@ -351,6 +334,19 @@ static void on_signal(int sig)
     stop_requested = 1;
 }
 
+/* The last line: "accuracy: train A test B" ("pair accuracy" for pair tasks) when the task reports
+ * accuracies, else every metric "name value" on one line. */
+static void print_metrics(const vs_train_result *r, const vs_task *task)
+{
+    double train = vs_train_result_get(r, "train_accuracy"), test = vs_train_result_get(r, "test_accuracy");
+    if (!isnan(train)) {
+        printf("%saccuracy: train %.4f test %.4f\n", task->pairs ? "pair " : "", train, test);
+        return;
+    }
+    for (int i = 0; i < r->n_metrics; i++) printf("%s%s %.6g", i ? "  " : "", r->metrics[i].name, r->metrics[i].value);
+    printf("\n");
+}
+
 static int train_and_save(const vs_args *a, train_cli *c, vs_module *m, const vs_dataset *d, const vs_dataset *test)
 {
     char ckpt[4096];
@@ -358,6 +354,14 @@ static int train_and_save(const vs_args *a, train_cli *c, vs_module *m, const vs
     struct stat sb;
     if (c->o.resume && stat(ckpt, &sb) != 0) return vs_fail("%s: no checkpoint to resume from: %s", ckpt, strerror(errno));
     if (mkdir(c->out, 0777) != 0 && errno != EEXIST) return vs_fail("%s: cannot create directory: %s", c->out, strerror(errno));
+    vs_error err;
+    const vs_task *task = vs_task_for_model(m, &err);
+    if (!task) return vs_fail("%s", err.msg);
+    if (c->o.sample_every > 0 && !task->generative)
+        return vs_usage_error("train", "--sample-every applies to generative models; the %s task draws no samples", task->name);
+    if (snprintf(c->sample_dir, sizeof c->sample_dir, "%s/samples", c->out) >= (int)sizeof c->sample_dir)
+        return vs_fail("%s: path too long", c->out);
+    c->o.sample_dir = c->sample_dir;
     c->o.test = test;
     c->o.checkpoint = ckpt;
     c->o.progress = stderr;
@@ -371,7 +375,6 @@ static int train_and_save(const vs_args *a, train_cli *c, vs_module *m, const vs
     sigaction(SIGTERM, &sa, &old_term);
     double t0 = now_seconds();
     vs_train_result r;
-    vs_error err;
     vs_status st = vs_train(m, d, &c->o, &r, &err);
     double wall = now_seconds() - t0;
     sigaction(SIGINT, &old_int, NULL);
@@ -387,10 +390,10 @@ static int train_and_save(const vs_args *a, train_cli *c, vs_module *m, const vs
         int nd = data_input(d, in);
         vs_module_train(m, false);
         if (vs_model_save(m, nd, in, c->out, &err) != VS_OK) rc = vs_fail("%s", err.msg);
-        if (rc == 0) rc = write_metrics(a, c, &r, wall);
+        if (rc == 0) rc = write_metrics(a, c, &r, task, wall);
         if (rc == 0) {
             printf("wrote %s: model.json, model.safetensors, metrics.json (%lld epochs, %.1f s)\n", c->out, (long long)r.epochs, r.seconds);
-            printf("%saccuracy: train %.4f test %.4f\n", r.siamese ? "pair " : "", r.train_accuracy, r.test_accuracy);
+            print_metrics(&r, task);
         }
     }
     vs_train_result_clear(&r);
@@ -413,7 +416,7 @@ static int run_train(int argc, char **argv)
     vs_rng_seed(&r, c.o.seed ^ INIT_STREAM);
     vs_error err;
     vs_error_clear(&err);
-    vs_module *m = c.zoo >= 0 ? zoo_build((zoo_id)c.zoo, d, &r, &err) : spec_build(c.spec, d, &r, &err);
+    vs_module *m = c.zoo ? vs_zoo_build(c.zoo, d, &r, &err) : spec_build(c.spec, d, &r, &err);
     rc = m ? train_and_save(&a, &c, m, d, test) : vs_fail("%s", err.msg);
     vs_module_free(m);
     vs_dataset_free(d);
@@ -421,42 +424,71 @@ static int run_train(int argc, char **argv)
     return rc;
 }
 
+/* `versus help train` after the usage: the zoo and the tasks with their options, from the registries. */
+static void train_help(void)
+{
+    printf("\nArchitectures (--arch); input sizes and class counts come from the data:\n");
+    for (int i = 0; vs_zoo_at(i); i++) {
+        const vs_zoo_entry *e = vs_zoo_at(i);
+        printf("  %-20s ", e->name);
+        for (const char *p = e->help; *p; p++) {
+            putchar(*p);
+            if (*p == '\n') printf("  %-20s ", "");
+        }
+        printf("\n");
+    }
+    printf("\nTasks (chosen by the model; options with --task-opts name=value,...):\n");
+    for (int i = 0; vs_task_at(i); i++) {
+        const vs_task *t = vs_task_at(i);
+        printf("  %s\n", t->help);
+        for (const vs_task_opt_def *o = t->opts; o && o->name; o++) {
+            char def[64];
+            if (o->choices) snprintf(def, sizeof def, "%s", o->choices[(int)o->def]);
+            else snprintf(def, sizeof def, "%g", o->def);
+            printf("      %-12s %s (default %s)\n", o->name, o->help, def);
+        }
+    }
+}
+
 const vs_verb vs_verb_train = {
     "train",
-    "train a classifier or a Siamese model and write its model directory",
+    "train a model (classifier, Siamese, VAE, GAN) and write its model directory",
     "usage: versus train (--arch NAME | --spec model.json) --data SPEC [data flags] [--test-data SPEC]\n"
     "                    [--classes C,...] [--epochs N] [--batch-size B] [--optimizer sgd|adam] [--lr X]\n"
-    "                    [--pairs snx|random] [--seed S] [--checkpoint-every N] --out DIR [--resume]\n\n"
-    "Architectures (--arch); input sizes and class counts come from the data:\n"
-    "  ganmex-mnist         GANMEX A.1 MNIST/SVHN classifier (square images, e.g. mnist-train)\n"
-    "  ganmex-cifar10       GANMEX A.1 CIFAR10 classifier, widths 32-64-128-256 ([3,32,32] images)\n"
-    "  cem-fashion-clothes  CEM-MAF Table 5 classifier on Fashion-MNIST clothes: classes 0,1,2,3,4,6\n"
-    "                       (T-shirt/top, trouser, pullover, dress, coat, shirt) relabelled 0..5\n"
-    "  cem-fashion-shoes    the same network on Fashion-MNIST shoes: classes 5,7,9 (sandal, sneaker,\n"
-    "                       ankle boot) relabelled 0..2 (the subsets apply to 10-class data; --classes overrides)\n"
-    "  mlp                  tabular classifier: linear p->64, relu, linear 64->classes\n"
-    "  siamese-mlp          Siamese MLP on tabular rows: linear p->64, relu, linear 64->32, cosine similarity\n"
-    "  siamese-gcn          Siamese GNN on graphs: 3 GCN layers (32 wide) with relu, mean readout, cosine\n"
-    "  siamese-gin          the same with GIN layers\n\n"
-    "Classifiers minimise cross-entropy and report accuracy.  Siamese models see pairs of rows: the loss is\n"
-    "the binary cross-entropy of sigmoid(5 cos(enc(a), enc(b))) against [same class], a pair is called\n"
-    "same-class when the cosine is > 0, and the reported figure is that pair accuracy.  Pairs (--pairs):\n"
-    "snx = the SNX protocol (each training row with 2 same-class and 2 other-class partners, fixed),\n"
-    "random = 4 fresh balanced random pairs per training row each epoch; both are evaluated on SNX pairs.\n\n"
+    "                    [--betas B1,B2] [--weight-decay X] [--clip-norm X] [--lr-schedule S]\n"
+    "                    [--optimizers NAME:key=value,...;...] [--task-opts name=value,...]\n"
+    "                    [--pairs snx|random] [--seed S] [--checkpoint-every N] [--sample-every N]\n"
+    "                    --out DIR [--resume]\n\n"
+    "The task follows the model (listed below): a model.json composite names it (\"task\"), a Siamese model\n"
+    "is trained on pairs, anything else as a classifier.  Classifiers minimise cross-entropy and report\n"
+    "accuracy.  Siamese models see pairs of rows: the loss is the binary cross-entropy of\n"
+    "sigmoid(5 cos(enc(a), enc(b))) against [same class], a pair is called same-class when the cosine is\n"
+    "> 0, and the reported figure is that pair accuracy.  Pairs (--pairs): snx = the SNX protocol (each\n"
+    "training row with 2 same-class and 2 other-class partners, fixed), random = 4 fresh balanced random\n"
+    "pairs per training row each epoch; both are evaluated on SNX pairs.  A GAN has two optimizers,\n"
+    "\"generator\" and \"critic\"; every other task one, \"model\".  --lr, --betas, --weight-decay,\n"
+    "--clip-norm and --lr-schedule set them all; --optimizers sets one by name, e.g.\n"
+    "  --optimizers 'generator:lr=1e-4,beta1=0.5,beta2=0.999;critic:lr=1e-4,beta1=0.5,beta2=0.999'\n"
+    "The learning rate follows --lr-schedule per epoch: step:S:G multiplies it by G every S epochs,\n"
+    "cosine[:T] anneals it to 0 over T epochs (default: the run's).\n\n"
     "Without --test-data, --data is split 70/30 per class with --seed (the same split and pairs as\n"
     "'versus data export --pairs'); metrics.json records split_seed and train_frac so the test portion\n"
-    "can be recovered.  --seed also seeds synthetic data, the initial weights, the batch order and\n"
-    "dropout: the same command gives the same model, bit for bit.\n\n"
-    "Writes DIR/model.json, DIR/model.safetensors, DIR/metrics.json (accuracies, epochs, seed, data SPEC,\n"
-    "loss per epoch, wall time) and DIR/checkpoint.safetensors (weights, optimizer and loop state,\n"
-    "written atomically at each epoch end, every --checkpoint-every steps, and on Ctrl-C, which stops the\n"
-    "run cleanly; a second Ctrl-C ends it at once).  --resume continues from the checkpoint with the same\n"
-    "flags (--epochs may grow) and ends with the bits an uninterrupted run would have.  A loss or gradient\n"
-    "that stops being finite ends the run with a message naming the epoch and step.  Progress is shown on\n"
-    "standard error when it is a terminal.  The last line of standard output is\n"
+    "can be recovered.  --seed also seeds synthetic data, the initial weights, the batch order, dropout\n"
+    "and the tasks' noise: the same command gives the same model, bit for bit.\n\n"
+    "Writes DIR/model.json, DIR/model.safetensors, DIR/metrics.json (the task's metrics, epochs, seed,\n"
+    "data SPEC, \"history\": the mean of each loss term per epoch, wall time), DIR/checkpoint.safetensors\n"
+    "(every model, optimizer and random stream and the loop state, written atomically at each epoch end,\n"
+    "every --checkpoint-every steps, and on Ctrl-C, which stops the run cleanly; a second Ctrl-C ends it\n"
+    "at once) and for generative models DIR/samples/step-N.png every --sample-every steps and at the end.\n"
+    "--resume continues from the checkpoint with the same flags (--epochs may grow), also after the\n"
+    "process was killed, and ends with the bits an uninterrupted run would have.  A loss or gradient\n"
+    "that stops being finite ends the run with a message naming the epoch and step.  Progress (every\n"
+    "loss term) is shown on standard error when it is a terminal.  The last line of standard output is\n"
     "  accuracy: train A test B          (classifiers)\n"
     "  pair accuracy: train A test B     (Siamese models)\n"
+    "  NAME VALUE  NAME VALUE ...        (other tasks: their metrics, e.g. test_elbo for a VAE)\n"
     "--threads T sets the kernels' threads; the result does not depend on it.",
     train_opts,
     run_train,
+    train_help,
 };

@@ -125,11 +125,12 @@ vs_status vs_job_box_scores(vs_attr_job *j, int64_t n, const int64_t *boxes, dou
     return st;
 }
 
-static vs_tensor *job_score(void *sctx, vs_tensor *out)
+vs_tensor *vs_job_score_of(const vs_attr_job *j, vs_tensor *out)
 {
-    const vs_attr_job *j = sctx;
-    return score_of_outputs(out, out->shape[0], j->target, j->contrast);
+    return out ? score_of_outputs(out, out->shape[0], j->target, j->contrast) : NULL;
 }
+
+static vs_tensor *job_score(void *sctx, vs_tensor *out) { return vs_job_score_of(sctx, out); }
 
 vs_status vs_job_path_grads(vs_attr_job *j, int64_t n, const double *a, const double *w, float *grad_sum, bool *used)
 {

@@ -56,7 +56,7 @@ static vs_status train_part(demo_part *p, int64_t epochs, float lr, uint64_t see
     to.progress = progress;
     vs_train_result res = {0};
     if (vs_train(p->m, p->d, &to, &res, &err) != VS_OK) return vs_error_set(e, err.code, "%s: %s", p->title, err.msg);
-    p->pair_acc = res.test_accuracy;
+    p->pair_acc = vs_train_result_get(&res, "test_accuracy");
     vs_train_result_clear(&res);
     if (vs_train_split_make(p->d, NULL, seed, to.train_frac, true, &p->sp, &err) != VS_OK) return vs_error_set(e, err.code, "%s", err.msg);
     /* query: the first test row of the last class (graphs: a positive, which holds the planted motif);

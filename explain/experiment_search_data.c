@@ -117,7 +117,7 @@ vs_status vs_search_backbone_train(const vs_dataset *train, bool siamese, int64_
     vs_status st = vs_train(m, train, &o, &res, err);
     if (st == VS_OK) {
         vs_module_train(m, false);
-        *accuracy = res.test_accuracy;
+        *accuracy = vs_train_result_get(&res, "test_accuracy");
         *out = m;
     } else {
         vs_module_free(m);

@@ -242,7 +242,7 @@ static int choose_weight_decay(snx_bench *b)
         progress(b, "versus bench snx: validation run, weight decay %g\n", (double)vs_snx_wd_grid[i]);
         vs_module *m = train_one(b, sub, vs_snx_wd_grid[i], &res);
         if (!m) rc = 1;
-        b->wd_val_acc[i] = m ? res.test_accuracy : NAN;
+        b->wd_val_acc[i] = m ? vs_train_result_get(&res, "test_accuracy") : NAN;
         if (m && b->wd_val_acc[i] > b->wd_val_acc[best]) best = i;
         vs_train_result_clear(&res);
         vs_module_free(m);
@@ -530,7 +530,7 @@ static int train_model(snx_bench *b)
              b->spec, (long long)b->epochs, (double)b->weight_decay);
     b->m = train_one(b, b->d, b->weight_decay, &res);
     if (!b->m) return 1;
-    b->pair_acc = res.test_accuracy;
+    b->pair_acc = vs_train_result_get(&res, "test_accuracy");
     b->train_seconds = res.seconds;
     vs_train_opts to;
     vs_train_opts_init(&to);

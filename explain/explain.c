@@ -103,6 +103,7 @@ vs_status vs_explain_shape(const vs_method *m, const vs_tensor *x, const vs_expl
     if (!r) r = &d;
     if (r->reference && r->side == VS_SIDE_BOTH && x->ndim + 1 > VS_MAX_DIMS)
         return vs_error_set(err, VS_ERR_SHAPE, "explain: too many dimensions for both sides");
+    if (m->output == VS_OUTPUT_LAYER) return vs_error_set(err, VS_ERR_ARG, "%s: a layer's shape depends on the model (vs_explain_layer_shape)", m->name);
     int nd;
     int64_t one[VS_MAX_DIMS];
     explained_shape(x, r, &nd, one);
@@ -118,6 +119,27 @@ vs_status vs_explain_shape(const vs_method *m, const vs_tensor *x, const vs_expl
     memcpy(shape, one, (size_t)nd * sizeof *shape);
     shape[0] = x->shape[0];
     return VS_OK;
+}
+
+vs_status vs_explain_layer_shape(const vs_model_fn *model, const vs_method *m, const vs_method_opts *opts, vs_tensor *x, int *ndim,
+                                 int64_t *shape, vs_error *err)
+{
+    const vs_method_param *p = m ? vs_method_param_find(m, "layer") : NULL;
+    if (!m || m->output != VS_OUTPUT_LAYER || !p || p->kind != VS_PARAM_INT)
+        return vs_error_set(err, VS_ERR_ARG, "explain: not a layer method (a layer output and a --layer option)");
+    if (!model || !x || x->ndim < 2 || x->shape[0] < 1) return vs_error_set(err, VS_ERR_SHAPE, "%s: inputs must be [N, ...] with N >= 1", m->name);
+    if (opts && vs_method_opts_method(opts) != m) return vs_error_set(err, VS_ERR_ARG, "explain: options of another method");
+    int layer = -1;
+    if (opts) memcpy(&layer, (const unsigned char *)vs_method_opts_data(opts) + p->offset, sizeof layer);
+    int64_t row_shape[VS_MAX_DIMS];
+    memcpy(row_shape, x->shape, sizeof row_shape);
+    row_shape[0] = 1;
+    vs_scope_begin();
+    vs_tensor *row = vs_tensor_from(x->ndim, row_shape, x->data);
+    vs_status st = row ? vs_layer_shape_of(model, row, layer, ndim, shape, err) : vs_error_set(err, VS_ERR_NOMEM, "explain: out of memory");
+    vs_scope_end();
+    if (st == VS_OK) shape[0] = x->shape[0];
+    return st;
 }
 
 static double now_seconds(void)
@@ -226,8 +248,14 @@ vs_status vs_explain(const vs_model_fn *model, vs_tensor *x, const vs_method *m,
     if (st != VS_OK) return st;
     int out_nd;
     int64_t out_shape[VS_MAX_DIMS];
-    if ((st = vs_explain_shape(m, x, r, &out_nd, out_shape, err)) != VS_OK) return st;
+    if ((st = m->output == VS_OUTPUT_LAYER ? vs_explain_layer_shape(model, m, opts, x, &out_nd, out_shape, err)
+                                           : vs_explain_shape(m, x, r, &out_nd, out_shape, err)) != VS_OK)
+        return st;
     int64_t out_row = m->output == VS_OUTPUT_INTERACTIONS ? ex_dim * ex_dim : ex_dim;
+    if (m->output == VS_OUTPUT_LAYER) {
+        out_row = 1;
+        for (int d = 1; d < out_nd; d++) out_row *= out_shape[d];
+    }
     vs_method_opts *own = opts ? NULL : vs_method_opts_new(m);
     if (!opts && !own) return vs_error_set(err, VS_ERR_NOMEM, "explain: out of memory");
     const void *o = vs_method_opts_data(opts ? opts : own);
@@ -241,7 +269,7 @@ vs_status vs_explain(const vs_model_fn *model, vs_tensor *x, const vs_method *m,
     vs_attr_report rep = {.delta = NAN, .baseline_score = NAN};
     double worst = NAN;
     int64_t evals = 0;
-    bool complete = m->flags & VS_METHOD_COMPLETE, single_baseline = !(m->flags & VS_METHOD_BASELINE_SET);
+    bool complete = m->flags & (VS_METHOD_COMPLETE | VS_METHOD_CONSERVES), single_baseline = !(m->flags & VS_METHOD_BASELINE_SET);
     for (int64_t i = 0; i < n && st == VS_OK; i++) {
         vs_scope_begin();
         pair_model pm;
@@ -264,7 +292,7 @@ vs_status vs_explain(const vs_model_fn *model, vs_tensor *x, const vs_method *m,
                 if (complete) {
                     double sum = 0;
                     for (int64_t k = 0; k < out_row; k++) sum += dst[k];
-                    rep.delta = sum - (sx - sb);
+                    rep.delta = sum - (m->flags & VS_METHOD_CONSERVES ? sx : sx - sb); /* LRP conserves S(x) itself */
                     if (isnan(worst) || fabs(rep.delta) > fabs(worst)) worst = rep.delta;
                 }
             }

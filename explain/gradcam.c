@@ -1,6 +1,7 @@
 /* gradcam.c - Grad-CAM (Selvaraju et al.): weights = spatial mean of dS/dA over a conv layer's
- * activation A [1,C,h,w]; map = relu(sum_c weight_c A_c), bilinearly resized to the input's H x W
- * (half-pixel centres, as F.interpolate with align_corners=False) and repeated over input channels. */
+ * activation A [1,C,h,w]; map = relu(sum_c weight_c A_c) (vs_job_gradcam_map, shared with Guided
+ * Grad-CAM), bilinearly resized to the input's H x W (half-pixel centres, as F.interpolate with
+ * align_corners=False) and repeated over input channels. */
 #include "explain/internal.h"
 
 #include <math.h>
@@ -15,9 +16,9 @@ static void gradcam_defaults(void *o) { ((gradcam_opts *)o)->layer = -1; }
 
 static void gradcam_legacy(const vs_attr_opts *l, void *o) { ((gradcam_opts *)o)->layer = l->layer; }
 
-static vs_status gradcam_run(vs_attr_job *j, const void *opts, float *attr)
+vs_status vs_job_gradcam_map(vs_attr_job *j, int layer, float **cam_out, int64_t *ch, int64_t *cw)
 {
-    const int layer = ((const gradcam_opts *)opts)->layer;
+    *cam_out = NULL;
     if (!j->m->forward_layer) return vs_error_set(j->err, VS_ERR_ARG, "gradcam: the model does not expose its layers");
     if (j->x->ndim != 4) return vs_error_set(j->err, VS_ERR_SHAPE, "gradcam: inputs must be images [N,C,H,W]");
     vs_status st = VS_OK;
@@ -28,18 +29,7 @@ static vs_status gradcam_run(vs_attr_job *j, const void *opts, float *attr)
     vs_set_requires_grad(xt, true); /* so the graph is recorded through the model */
     vs_tensor *out = j->m->forward_layer(j->m->ctx, xt, layer, &act);
     j->evaluations++;
-    vs_tensor *s = NULL, *g = NULL;
-    if (out && act) {
-        /* score from the outputs the same way vs_explained_score does */
-        int64_t one = 1;
-        if (out->ndim == 2 && out->shape[1] > 1) {
-            s = vs_index_select(out, 1, &j->target, 1);
-            if (j->contrast >= 0) s = vs_sub(s, vs_index_select(out, 1, &j->contrast, 1));
-        } else {
-            s = out;
-        }
-        s = vs_reshape(s, 1, &one);
-    }
+    vs_tensor *s = act ? vs_job_score_of(j, out) : NULL, *g = NULL;
     if (!s || !act || act->ndim != 4 || !s->requires_grad) {
         st = vs_error_set(j->err, VS_ERR_ARG, "gradcam: layer %d has no [1,C,h,w] activation the score depends on%s%s", layer,
                           vs_last_error()->code ? ": " : "", vs_last_error()->code ? vs_last_error()->msg : "");
@@ -47,7 +37,6 @@ static vs_status gradcam_run(vs_attr_job *j, const void *opts, float *attr)
         st = vs_error_set(j->err, VS_ERR_STATE, "gradcam: %s", vs_last_error()->msg);
     } else {
         int64_t C = act->shape[1], h = act->shape[2], w = act->shape[3];
-        int64_t IC = j->x->shape[1], H = j->x->shape[2], W = j->x->shape[3];
         float *cam = calloc((size_t)(h * w), sizeof *cam);
         if (!cam) {
             st = vs_error_set(j->err, VS_ERR_NOMEM, "gradcam: out of memory");
@@ -59,24 +48,36 @@ static vs_status gradcam_run(vs_attr_job *j, const void *opts, float *attr)
                 for (int64_t p = 0; p < h * w; p++) cam[p] += (float)(a * act->data[c * h * w + p]);
             }
             for (int64_t p = 0; p < h * w; p++) cam[p] = cam[p] > 0 ? cam[p] : 0;
-            for (int64_t yy = 0; yy < H; yy++)
-                for (int64_t xx = 0; xx < W; xx++) {
-                    double fy = ((double)yy + 0.5) * h / H - 0.5, fx = ((double)xx + 0.5) * w / W - 0.5;
-                    fy = fy < 0 ? 0 : fy;
-                    fx = fx < 0 ? 0 : fx;
-                    int64_t y0 = (int64_t)fy, x0 = (int64_t)fx;
-                    int64_t y1 = y0 + 1 < h ? y0 + 1 : h - 1, x1 = x0 + 1 < w ? x0 + 1 : w - 1;
-                    double ty = fy - y0, tx = fx - x0;
-                    double v = (1 - ty) * ((1 - tx) * cam[y0 * w + x0] + tx * cam[y0 * w + x1]) +
-                               ty * ((1 - tx) * cam[y1 * w + x0] + tx * cam[y1 * w + x1]);
-                    for (int64_t c = 0; c < IC; c++) attr[(c * H + yy) * W + xx] = (float)v;
-                }
-            free(cam);
+            *cam_out = cam;
+            *ch = h;
+            *cw = w;
         }
     }
     vs_scope_end();
     vs_set_grad_enabled(prev);
     return st;
+}
+
+static vs_status gradcam_run(vs_attr_job *j, const void *opts, float *attr)
+{
+    float *cam;
+    int64_t h, w;
+    vs_status st = vs_job_gradcam_map(j, ((const gradcam_opts *)opts)->layer, &cam, &h, &w);
+    if (st != VS_OK) return st;
+    int64_t IC = j->x->shape[1], H = j->x->shape[2], W = j->x->shape[3];
+    for (int64_t yy = 0; yy < H; yy++)
+        for (int64_t xx = 0; xx < W; xx++) {
+            double fy = ((double)yy + 0.5) * h / H - 0.5, fx = ((double)xx + 0.5) * w / W - 0.5;
+            fy = fy < 0 ? 0 : fy;
+            fx = fx < 0 ? 0 : fx;
+            int64_t y0 = (int64_t)fy, x0 = (int64_t)fx;
+            int64_t y1 = y0 + 1 < h ? y0 + 1 : h - 1, x1 = x0 + 1 < w ? x0 + 1 : w - 1;
+            double ty = fy - y0, tx = fx - x0;
+            double v = (1 - ty) * ((1 - tx) * cam[y0 * w + x0] + tx * cam[y0 * w + x1]) + ty * ((1 - tx) * cam[y1 * w + x0] + tx * cam[y1 * w + x1]);
+            for (int64_t c = 0; c < IC; c++) attr[(c * H + yy) * W + xx] = (float)v;
+        }
+    free(cam);
+    return VS_OK;
 }
 
 static const vs_method_param gradcam_params[] = {

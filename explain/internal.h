@@ -63,7 +63,28 @@ void vs_features_compose(const vs_attr_job *j, const vs_features *f, const uint8
 vs_status vs_coalition_values(vs_attr_job *j, const vs_features *f, const uint8_t *zs, int64_t n, double *v);
 /* attr[dim]: a feature's value phi[k] shared equally by its elements (sums are kept). */
 void vs_features_spread(const vs_attr_job *j, const vs_features *f, const double *phi, float *attr);
+/* attr[dim]: every element carries its feature's whole value phi[k] (Captum's feature-mask convention). */
+void vs_features_assign(const vs_attr_job *j, const vs_features *f, const double *phi, float *attr);
 /* z[m] = a random coalition of exactly s of the m players (scratch[m]). */
 void vs_random_subset(vs_rng *r, int64_t m, int64_t s, uint8_t *z, int64_t *scratch);
+
+/* SmoothGrad's noise sigma = noise * (max x - min x) of the job's row (1 when the row is constant). */
+double vs_job_noise_sigma(const vs_attr_job *j, float noise);
+/* Gradients dS/dx of the job's row with the model recorded under a modified backward rule. */
+vs_status vs_job_rule_grads(vs_attr_job *j, vs_backward_rule rule, float *grads);
+/* Grad-CAM's map relu(sum_c mean(dS/dA_c) A_c) [h, w] of layer's activation A [1,C,h,w] (layer -1:
+ * the last conv2d); *cam malloc'd, the caller frees it. */
+vs_status vs_job_gradcam_map(vs_attr_job *j, int layer, float **cam, int64_t *h, int64_t *w);
+/* The explained score of model outputs out [n, C] (or [n] / [n, 1] scores) for the job: [n]. */
+vs_tensor *vs_job_score_of(const vs_attr_job *j, vs_tensor *out);
+/* Layer and neuron methods (layer_attribution.c): layer -1 resolved (the last conv2d, else the layer
+ * before the last) into *l; the activation shape [1, ...] of layer `layer` for x [1, ...]. */
+vs_status vs_layer_resolve(const vs_model_fn *model, int layer, int64_t *l, vs_error *err);
+vs_status vs_layer_shape_of(const vs_model_fn *model, vs_tensor *x, int layer, int *ndim, int64_t *shape, vs_error *err);
+/* For n rows xb: acts[n * adim] = A_l(x) (may be NULL) and, with gx, gx[n * dim] = dA_l[neuron]/dx. */
+vs_status vs_job_layer_acts(vs_attr_job *j, int64_t l, const float *xb, int64_t n, int64_t neuron, float *acts, float *gx);
+/* ga[n * adim] = dS/dA for n activations ab of shape (nd, ashape; ashape[0] ignored) fed to the
+ * layers after l. */
+vs_status vs_job_tail_grads(vs_attr_job *j, int64_t l, int nd, const int64_t *ashape, const float *ab, int64_t n, float *ga);
 
 #endif

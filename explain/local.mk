@@ -5,7 +5,10 @@ libversus_la_SOURCES += explain/registry.c explain/explain.c explain/attribute.c
 	explain/saliency.c explain/input_x_gradient.c explain/integrated_gradients.c explain/smoothgrad.c \
 	explain/expected_gradients.c explain/deeplift.c explain/occlusion.c explain/gradcam.c explain/shapley.c \
 	explain/kernel_shap.c explain/lime.c explain/integrated_hessians.c explain/metrics.c \
-	explain/module_fn.c explain/baselines.c explain/lstsq.c
+	explain/module_fn.c explain/baselines.c explain/lstsq.c \
+	explain/guided_backprop.c explain/guided_gradcam.c explain/lrp.c explain/feature_ablation.c \
+	explain/shapley_sampling.c explain/noise_tunnel.c explain/layer_attribution.c \
+	explain/metrics_complexity.c explain/metrics_localisation.c explain/metrics_robustness.c explain/metrics_axioms.c
 if HAVE_CHECK
 check_PROGRAMS += tests/test_attribute
 TESTS += tests/test_attribute
@@ -30,3 +33,10 @@ endif
 versusinclude_HEADERS += include/versus/experiment.h
 noinst_HEADERS += explain/experiment_snx.h
 libversus_la_SOURCES += explain/experiment_snx.c explain/experiment_snx_report.c explain/experiment_demo.c
+# the new methods: known answers (Check), and Captum's definitions in PyTorch through the CLI
+if HAVE_CHECK
+check_PROGRAMS += tests/test_breadth tests/test_quantus
+TESTS += tests/test_breadth tests/test_quantus
+endif
+TESTS += tests/torch_captum.sh tests/cli_breadth.sh
+EXTRA_DIST += tests/torch_captum.sh tests/torch_captum.py tests/cli_breadth.sh

@@ -192,19 +192,16 @@ double vs_spearman(const double *x, const double *y, int64_t n)
     return out;
 }
 
-vs_status vs_faithfulness_monotonicity(const vs_model_fn *m, const vs_tensor *x, const vs_tensor *attr, const vs_perturb_opts *o,
-                                       double *faithfulness, double *monotonicity, vs_error *err)
+vs_status vs_single_feature_effects(const vs_model_fn *m, const vs_tensor *x, const vs_perturb_opts *o, double *e, vs_error *err)
 {
     vs_explain_request rq;
     vs_attr_job j;
     vs_status st = metric_job(m, x, o, &rq, &j, err);
     if (st != VS_OK) return st;
-    if (!attr || attr->size != j.dim) return vs_error_set(err, VS_ERR_SHAPE, "faithfulness: attributions and input differ in size");
     int64_t chunk = rq.batch;
     float *rows = malloc((size_t)(chunk * j.dim) * sizeof *rows);
-    double *e = malloc((size_t)j.dim * sizeof *e), *a = malloc((size_t)j.dim * sizeof *a), *ae = malloc((size_t)j.dim * sizeof *ae), s0;
-    if (!rows || !e || !a || !ae) st = vs_error_set(err, VS_ERR_NOMEM, "faithfulness: out of memory");
-    if (st == VS_OK) st = vs_job_scores(&j, x->data, 1, &s0);
+    double s0;
+    st = rows ? vs_job_scores(&j, x->data, 1, &s0) : vs_error_set(err, VS_ERR_NOMEM, "single-feature effects: out of memory");
     for (int64_t i0 = 0; i0 < j.dim && st == VS_OK; i0 += chunk) {
         int64_t n = j.dim - i0 < chunk ? j.dim - i0 : chunk;
         for (int64_t r = 0; r < n; r++) {
@@ -213,19 +210,27 @@ vs_status vs_faithfulness_monotonicity(const vs_model_fn *m, const vs_tensor *x,
         }
         st = vs_job_scores(&j, rows, n, e + i0);
     }
+    for (int64_t i = 0; i < j.dim && st == VS_OK; i++) e[i] = s0 - e[i];
+    free(rows);
+    return st;
+}
+
+vs_status vs_faithfulness_monotonicity(const vs_model_fn *m, const vs_tensor *x, const vs_tensor *attr, const vs_perturb_opts *o,
+                                       double *faithfulness, double *monotonicity, vs_error *err)
+{
+    if (!x || !attr || attr->size != x->size) return vs_error_set(err, VS_ERR_SHAPE, "faithfulness: attributions and input differ in size");
+    int64_t dim = x->size;
+    double *e = malloc((size_t)dim * sizeof *e), *a = calloc((size_t)dim, sizeof *a), *ae = calloc((size_t)dim, sizeof *ae);
+    vs_status st = e && a && ae ? vs_single_feature_effects(m, x, o, e, err) : vs_error_set(err, VS_ERR_NOMEM, "faithfulness: out of memory");
     if (st == VS_OK) {
-        for (int64_t i = 0; i < j.dim; i++) {
-            e[i] = s0 - e[i];
-            a[i] = attr->data[i];
-        }
-        *faithfulness = vs_pearson(a, e, j.dim);
-        for (int64_t i = 0; i < j.dim; i++) {
+        for (int64_t i = 0; i < dim; i++) a[i] = attr->data[i];
+        *faithfulness = vs_pearson(a, e, dim);
+        for (int64_t i = 0; i < dim; i++) {
             a[i] = fabs(a[i]);
             ae[i] = fabs(e[i]);
         }
-        *monotonicity = vs_spearman(a, ae, j.dim);
+        *monotonicity = vs_spearman(a, ae, dim);
     }
-    free(rows);
     free(e);
     free(a);
     free(ae);

@@ -11,6 +11,10 @@
 extern const vs_method vs_method_saliency, vs_method_input_x_gradient, vs_method_integrated_gradients, vs_method_smoothgrad,
     vs_method_expected_gradients, vs_method_deeplift, vs_method_deepshap, vs_method_occlusion, vs_method_gradcam,
     vs_method_lime, vs_method_kernel_shap, vs_method_shapley_exact, vs_method_integrated_hessians;
+extern const vs_method vs_method_guided_backprop, vs_method_deconvolution, vs_method_guided_gradcam, vs_method_lrp,
+    vs_method_feature_ablation, vs_method_feature_permutation, vs_method_shapley_value_sampling, vs_method_noise_tunnel,
+    vs_method_layer_activation, vs_method_layer_gradient_x_activation, vs_method_layer_integrated_gradients, vs_method_layer_conductance,
+    vs_method_neuron_integrated_gradients, vs_method_neuron_conductance;
 extern const vs_method vs_method_shapley_taylor;
 
 /* The registry: adding a method is its file plus one line here. */
@@ -19,6 +23,20 @@ static const vs_method *const registry[] = {
     &vs_method_expected_gradients, &vs_method_deeplift,  &vs_method_deepshap,             &vs_method_occlusion,
     &vs_method_gradcam,     &vs_method_lime,             &vs_method_kernel_shap,          &vs_method_shapley_exact,
     &vs_method_integrated_hessians,
+    &vs_method_guided_backprop,
+    &vs_method_deconvolution,
+    &vs_method_guided_gradcam,
+    &vs_method_lrp,
+    &vs_method_feature_ablation,
+    &vs_method_feature_permutation,
+    &vs_method_shapley_value_sampling,
+    &vs_method_noise_tunnel,
+    &vs_method_layer_activation,
+    &vs_method_layer_gradient_x_activation,
+    &vs_method_layer_integrated_gradients,
+    &vs_method_layer_conductance,
+    &vs_method_neuron_integrated_gradients,
+    &vs_method_neuron_conductance,
     &vs_method_shapley_taylor,
 };
 
@@ -44,8 +62,8 @@ const vs_method_param *vs_method_param_find(const vs_method *m, const char *name
 
 const char *vs_method_output_name(vs_method_output o)
 {
-    static const char *const names[] = {"features", "interactions", "mask", "contrastive"};
-    return (unsigned)o < 4 ? names[o] : NULL;
+    static const char *const names[] = {"features", "interactions", "mask", "contrastive", "layer"};
+    return (unsigned)o < 5 ? names[o] : NULL;
 }
 
 static const char *const side_names[] = {"query", "reference", "both"};

@@ -13,6 +13,17 @@ static void smoothgrad_defaults(void *o) { *(smoothgrad_opts *)o = (smoothgrad_o
 
 static void smoothgrad_legacy(const vs_attr_opts *l, void *o) { *(smoothgrad_opts *)o = (smoothgrad_opts){l->samples, l->noise}; }
 
+double vs_job_noise_sigma(const vs_attr_job *j, float noise)
+{
+    const float *x = j->x->data;
+    float lo = x[0], hi = x[0];
+    for (int64_t i = 1; i < j->dim; i++) {
+        lo = x[i] < lo ? x[i] : lo;
+        hi = x[i] > hi ? x[i] : hi;
+    }
+    return noise * (hi > lo ? hi - lo : 1.0f);
+}
+
 /* Mean gradient over noisy copies x + N(0, (noise * (max x - min x))^2). */
 static vs_status smoothgrad_run(vs_attr_job *j, const void *opts, float *attr)
 {
@@ -20,12 +31,7 @@ static vs_status smoothgrad_run(vs_attr_job *j, const void *opts, float *attr)
     int n = o->samples;
     if (n < 1) return vs_error_set(j->err, VS_ERR_ARG, "smoothgrad: samples must be >= 1");
     const float *x = j->x->data;
-    float lo = x[0], hi = x[0];
-    for (int64_t i = 1; i < j->dim; i++) {
-        lo = x[i] < lo ? x[i] : lo;
-        hi = x[i] > hi ? x[i] : hi;
-    }
-    double sigma = o->noise * (hi > lo ? hi - lo : 1.0f);
+    double sigma = vs_job_noise_sigma(j, o->noise);
     float *xs = malloc((size_t)(n * j->dim) * sizeof *xs), *g = malloc((size_t)(n * j->dim) * sizeof *g);
     if (!xs || !g) {
         free(xs);

@@ -11,7 +11,7 @@ endif
 # libFuzzer target for the JSON, .npy and safetensors memory parsers (see FUZZERS in Makefile.am).
 FUZZERS += modelio
 MODELIO_FUZZ_SRCS = fuzz/fuzz_modelio.c nn/io_util.c nn/json.c nn/json_parse.c nn/json_write.c nn/npy.c \
-	nn/safetensors.c autograd/tensor.c autograd/error.c autograd/rng.c
+	nn/safetensors.c autograd/tensor.c autograd/alloc.c autograd/error.c autograd/rng.c
 fuzz/modelio_fuzz: $(MODELIO_FUZZ_SRCS)
 	$(FUZZ_BUILD)
 CLEANFILES += fuzz/modelio_fuzz

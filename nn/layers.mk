@@ -12,7 +12,7 @@ endif
 # composite models: the Check suite, and the PyTorch round trip (a versus-side tool and a script).
 check_PROGRAMS += tests/composite_tool
 TESTS += tests/torch_composite.sh
-EXTRA_DIST += tests/torch_composite.sh tests/torch_composite.py
+EXTRA_DIST += tests/torch_composite.sh tests/torch_composite.py tests/torch_io.py
 if HAVE_CHECK
 check_PROGRAMS += tests/test_composite
 TESTS += tests/test_composite

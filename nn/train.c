@@ -1,30 +1,26 @@
-/* train.c - the training loop: seeded epochs of shuffled minibatches, one vs_scope per step, the
- * NaN/Inf guard, checkpoints (periodic, at epoch ends, on a stop request) and the final evaluation.
- * Checkpoint files are train_ckpt.c's, the progress bar train_progress.c's. */
+/* train.c - the training loop shared by every task (versus/task.h): seeded epochs of shuffled
+ * minibatches, one vs_scope per step, learning-rate schedules, checkpoints (periodic, at epoch
+ * ends, on a stop request), sample grids and the final evaluation.  The update of one optimiser
+ * with its NaN/Inf guard and clipping is vs_task_update (train_update.c); checkpoint files are
+ * train_ckpt.c's, the progress bar train_progress.c's, options and results train_opts.c's. */
 #include "nn/train_internal.h"
 #include "versus/ops.h"
 
+#include <assert.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
-void vs_train_opts_init(vs_train_opts *o)
+int64_t vs_train_steps_per_epoch(const vs_trainer *t)
 {
-    memset(o, 0, sizeof *o);
-    o->epochs = 10;
-    o->batch_size = 64;
-    o->optim = vs_adam_opts(1e-3f);
-    o->seed = 1;
-    o->train_frac = 0.7;
-    o->pairing = VS_PAIRING_SNX;
-    o->siamese_scale = VS_TRAIN_SIAMESE_SCALE;
+    return (t->n_items + t->o->batch_size - 1) / t->o->batch_size;
 }
 
-void vs_train_result_clear(vs_train_result *r)
+vs_status vs_train_diverged(const vs_trainer *t, vs_error *err, const char *why)
 {
-    if (!r) return;
-    free(r->loss_history);
-    r->loss_history = NULL;
+    return vs_error_set(err, VS_ERR_NUMERIC, "training diverged at epoch %lld/%lld, step %lld/%lld: %s (a smaller learning rate may help)",
+                        (long long)t->epoch + 1, (long long)t->o->epochs, (long long)t->step + 1,
+                        (long long)vs_train_steps_per_epoch(t), why);
 }
 
 static vs_status check_opts(const vs_dataset *d, const vs_train_opts *o, vs_error *err)
@@ -39,7 +35,10 @@ static vs_status check_opts(const vs_dataset *d, const vs_train_opts *o, vs_erro
     if (o->pairing != VS_PAIRING_SNX && o->pairing != VS_PAIRING_RANDOM)
         return vs_error_set(err, VS_ERR_ARG, "train: unknown pairing %d", (int)o->pairing);
     if (o->checkpoint_every < 0) return vs_error_set(err, VS_ERR_ARG, "train: checkpoint interval below 0");
+    if (o->sample_every < 0) return vs_error_set(err, VS_ERR_ARG, "train: sample interval below 0");
+    if (o->sample_every > 0 && !o->sample_dir) return vs_error_set(err, VS_ERR_ARG, "train: samples need a directory");
     if (o->resume && !o->checkpoint) return vs_error_set(err, VS_ERR_ARG, "train: resuming needs a checkpoint file");
+    if (o->n_per_optim < 0 || (o->n_per_optim > 0 && !o->per_optim)) return vs_error_set(err, VS_ERR_ARG, "train: bad optimiser overrides");
     if (d->n < 1 || !d->y) return vs_error_set(err, VS_ERR_ARG, "train: %s has no labelled rows", d->name ? d->name : "the data");
     if (d->kind != VS_DATA_GRAPHS && !d->X) return vs_error_set(err, VS_ERR_ARG, "train: %s has no feature rows", d->name ? d->name : "the data");
     if (d->kind == VS_DATA_GRAPHS && !d->graphs) return vs_error_set(err, VS_ERR_ARG, "train: %s has no graphs", d->name ? d->name : "the data");
@@ -52,125 +51,92 @@ static vs_status check_opts(const vs_dataset *d, const vs_train_opts *o, vs_erro
     return VS_OK;
 }
 
-static int64_t steps_per_epoch(const vs_trainer *t)
-{
-    return (t->n_items + t->o->batch_size - 1) / t->o->batch_size;
-}
-
-/* Draw this epoch's order (and random pairs) from t->order, remembering where the stream stood. */
+/* Draw this epoch's items and their order from t->order, remembering where the stream stood. */
 static vs_status epoch_begin(vs_trainer *t, vs_error *err)
 {
     t->order_at_epoch = t->order;
-    if (t->siamese && t->o->pairing == VS_PAIRING_RANDOM) {
-        vs_pairs_free(t->random_pairs);
-        t->random_pairs = NULL;
-        vs_status st = vs_pairs_random(t->d->y, t->d->n, t->d->n_classes, t->split.train, t->split.n_train,
-                                       VS_TRAIN_PAIRS_PER_ROW * t->split.n_train, &t->order, &t->random_pairs, err);
+    t->run.epoch = t->epoch;
+    t->n_items = t->split.n_train;
+    if (t->task->epoch_items) {
+        vs_status st = t->task->epoch_items(&t->run, &t->n_items, err);
         if (st != VS_OK) return st;
-        t->pairs = t->random_pairs;
     }
-    t->n_items = t->siamese ? t->pairs->n : t->split.n_train;
     size_t *p = realloc(t->perm, (size_t)(t->n_items ? t->n_items : 1) * sizeof *p);
     if (!p) return vs_error_set(err, VS_ERR_NOMEM, "train: out of memory");
     t->perm = p;
     for (int64_t i = 0; i < t->n_items; i++) p[i] = (size_t)i;
     vs_rng_shuffle(&t->order, p, (size_t)t->n_items);
+    for (int k = 0; k < t->n_optims; k++) {
+        vs_lr_schedule s = t->optcfg[k].schedule;
+        s.base_lr = t->optcfg[k].optim.lr;
+        if (s.kind == VS_LR_COSINE && s.t_max == 0) s.t_max = t->o->epochs;
+        vs_optim_set_lr(t->opt[k], vs_lr_at(&s, t->epoch));
+    }
     return VS_OK;
 }
 
-static vs_status diverged(const vs_trainer *t, vs_error *err, const char *why)
+/* One step of the task on the items t->batch[0..nb) inside its own scope. */
+static vs_status train_step(vs_trainer *t, int64_t nb, double *terms, vs_error *err)
 {
-    return vs_error_set(err, VS_ERR_NUMERIC, "training diverged at epoch %lld/%lld, step %lld/%lld: %s (a smaller learning rate may help)",
-                        (long long)t->epoch + 1, (long long)t->o->epochs, (long long)t->step + 1, (long long)steps_per_epoch(t), why);
-}
-
-/* Forward, backward and update on the items t->batch[0..nb); *loss receives the batch loss. */
-static vs_status train_step(vs_trainer *t, int64_t nb, double *loss, vs_error *err)
-{
-    vs_status st = VS_OK;
-    vs_tensor *l = NULL;
+    for (int k = 0; k < VS_TASK_MAX_TERMS; k++) terms[k] = NAN;
+    t->run.global_step = t->global_step;
     vs_scope_begin();
-    if (t->siamese) {
-        vs_tensor *s = vs_train_similarity(t->m, t->d, t->pairs, t->batch, nb, &t->dropout, err);
-        vs_tensor *target = s ? vs_tensor_new(VS_SHAPE(nb)) : NULL;
-        for (int64_t k = 0; target && k < nb; k++) target->data[k] = t->pairs->label[t->batch[k]] ? 1.0f : 0.0f;
-        if (s) l = vs_bce_with_logits(vs_mul_scalar(s, t->o->siamese_scale), target);
-        if (!s) st = err && err->code != VS_OK ? err->code : VS_ERR_SHAPE;
-    } else {
-        vs_graph_batch g = {0};
-        vs_tensor *y = vs_train_logits(t->m, t->d, t->batch, nb, &t->dropout, &g, err);
-        for (int64_t k = 0; y && k < nb; k++) t->labels[k] = t->d->y[t->batch[k]];
-        if (y) l = vs_cross_entropy(y, t->labels);
-        if (!y) st = err && err->code != VS_OK ? err->code : VS_ERR_SHAPE;
-        vs_graph_batch_clear(&g);
-    }
-    if (st == VS_OK && !l) st = vs_error_set(err, vs_last_error()->code ? vs_last_error()->code : VS_ERR_NOMEM, "train: loss: %s", vs_last_error()->msg);
-    if (st == VS_OK) {
-        *loss = vs_item(l);
-        if (!isfinite(*loss)) {
-            char why[64];
-            snprintf(why, sizeof why, "the loss is %s", isnan(*loss) ? "nan" : "inf");
-            st = diverged(t, err, why);
-        }
-    }
-    if (st == VS_OK && vs_backward(l, NULL, false) != VS_OK)
-        st = vs_error_set(err, vs_last_error()->code, "train: backward: %s", vs_last_error()->msg);
-    if (st == VS_OK) {
-        vs_error e;
-        vs_error_clear(&e);
-        st = vs_optim_step(t->opt, &e);
-        if (st == VS_ERR_NUMERIC) st = diverged(t, err, e.msg);
-        else if (st != VS_OK) vs_error_set(err, st, "train: %s", e.msg);
-    }
-    vs_optim_zero_grad(t->opt);
+    vs_status st = t->task->step(&t->run, t->batch, nb, terms, err);
+    for (int k = 0; k < t->n_optims; k++) vs_optim_zero_grad(t->opt[k]);
     vs_scope_end();
     return st;
 }
 
 static void progress_of(const vs_trainer *t, double session_seconds, int64_t session_steps, vs_train_progress *p)
 {
+    memset(p, 0, sizeof *p);
     p->epoch = t->epoch + 1;
     p->epochs = t->o->epochs;
     p->step = t->step;
-    p->steps = steps_per_epoch(t);
+    p->steps = vs_train_steps_per_epoch(t);
     p->global_step = t->global_step;
-    p->loss = t->loss_count ? t->loss_sum / (double)t->loss_count : NAN;
+    p->n_terms = t->n_terms;
+    p->terms = t->task->terms;
+    for (int k = 0; k < t->n_terms; k++) p->term[k] = t->term_count[k] ? t->term_sum[k] / (double)t->term_count[k] : NAN;
+    p->loss = p->term[0];
+    for (int k = 0; k < t->n_optims; k++) p->lr[k] = vs_optim_lr(t->opt[k]);
     p->seconds = session_seconds;
     p->rate = session_seconds > 0 ? (double)session_steps / session_seconds : 0;
 }
 
 static void trainer_clear(vs_trainer *t)
 {
+    if (t->task && t->task->clear) t->task->clear(&t->run);
     vs_train_split_clear(&t->split);
-    vs_optim_free(t->opt);
-    vs_pairs_free(t->random_pairs);
+    for (int k = 0; k < VS_TASK_MAX_OPTIMS; k++) vs_optim_free(t->opt[k]);
     free(t->history);
     free(t->perm);
     free(t->batch);
-    free(t->labels);
 }
 
 static vs_status evaluate(vs_trainer *t, vs_train_result *res, vs_error *err)
 {
     vs_progress_bar bar;
     vs_progress_bar_init(&bar, t->o->progress);
-    char line[128];
-    snprintf(line, sizeof line, "evaluating on the train and test %s", t->siamese ? "pairs" : "rows");
-    vs_progress_bar_line(&bar, line);
-    vs_status st;
-    if (t->siamese) {
-        res->n_train = t->split.train_pairs ? t->split.train_pairs->n : 0;
-        res->n_test = t->split.test_pairs ? t->split.test_pairs->n : 0;
-        st = vs_train_pair_accuracy(t->m, t->d, t->split.train_pairs, &res->train_accuracy, err);
-        if (st == VS_OK) st = vs_train_pair_accuracy(t->m, t->td, t->split.test_pairs, &res->test_accuracy, err);
-    } else {
-        res->n_train = t->split.n_train;
-        res->n_test = t->split.n_test;
-        st = vs_train_accuracy(t->m, t->d, t->split.train, t->split.n_train, &res->train_accuracy, err);
-        if (st == VS_OK) st = vs_train_accuracy(t->m, t->td, t->split.test, t->split.n_test, &res->test_accuracy, err);
-    }
+    vs_progress_bar_line(&bar, "evaluating on the train and test portions");
+    bool training = t->m->training, grad = vs_set_grad_enabled(false);
+    vs_module_train(t->m, false);
+    vs_status st = t->task->evaluate(&t->run, res, err);
+    vs_module_train(t->m, training);
+    vs_set_grad_enabled(grad);
     return st;
 }
+
+/* The epoch line: "epoch 2/10  loss 0.2345  3.1 s" or "epoch 1/1  d_loss -1.2  g_loss 0.8  gp 0.1  9.0 s". */
+static void epoch_line(const vs_trainer *t, char *line, size_t n)
+{
+    size_t o = (size_t)snprintf(line, n, "epoch %lld/%lld", (long long)t->epoch + 1, (long long)t->o->epochs);
+    for (int k = 0; k < t->n_terms && o < n; k++)
+        o += (size_t)snprintf(line + o, n - o, "  %s %.4f", t->task->terms[k], t->history[t->epoch * t->n_terms + k]);
+    if (o < n) snprintf(line + o, n - o, "  %.1f s", t->seconds);
+}
+
+static bool due(int64_t every, int64_t step) { return every > 0 && step % every == 0; }
 
 /* The epochs; returns with t->epoch == epochs, or early on an error or a stop request. */
 static vs_status run_epochs(vs_trainer *t, vs_train_result *res, vs_error *err)
@@ -184,7 +150,7 @@ static vs_status run_epochs(vs_trainer *t, vs_train_result *res, vs_error *err)
     vs_module_train(t->m, true);
     while (st == VS_OK && t->epoch < o->epochs) {
         if ((st = epoch_begin(t, err)) != VS_OK) break;
-        int64_t S = steps_per_epoch(t);
+        int64_t S = vs_train_steps_per_epoch(t);
         while (st == VS_OK && t->step < S) {
             if (o->stop && *o->stop) {
                 res->interrupted = true;
@@ -193,67 +159,109 @@ static vs_status run_epochs(vs_trainer *t, vs_train_result *res, vs_error *err)
             int64_t i0 = t->step * o->batch_size, nb = t->n_items - i0 < o->batch_size ? t->n_items - i0 : o->batch_size;
             for (int64_t k = 0; k < nb; k++) {
                 size_t item = t->perm[i0 + k];
-                t->batch[k] = t->siamese ? (int64_t)item : t->split.train[item];
+                t->batch[k] = t->task->epoch_items ? (int64_t)item : t->split.train[item];
             }
-            double loss;
-            if ((st = train_step(t, nb, &loss, err)) != VS_OK) break;
+            double terms[VS_TASK_MAX_TERMS];
+            if ((st = train_step(t, nb, terms, err)) != VS_OK) break;
             t->step++, t->global_step++, session_steps++;
-            t->loss_sum += loss, t->loss_count++;
+            for (int k = 0; k < t->n_terms; k++)
+                if (!isnan(terms[k])) t->term_sum[k] += terms[k], t->term_count[k]++;
             t->seconds = before + (vs_train_now() - t0);
             vs_train_progress p;
             progress_of(t, t->seconds - before, session_steps, &p);
             vs_progress_bar_update(&bar, &p, t->step == S);
             if (o->on_step) o->on_step(o->user, &p);
-            if (o->checkpoint && o->checkpoint_every && t->global_step % o->checkpoint_every == 0 && t->step < S)
+            if (t->task->sample && due(o->sample_every, t->global_step)) st = vs_train_write_samples(t, err);
+            if (st == VS_OK && o->checkpoint && due(o->checkpoint_every, t->global_step) && t->step < S)
                 st = vs_train_checkpoint_write(t, err);
         }
         if (st != VS_OK || res->interrupted) break;
         /* epoch done: the next epoch starts from the stream as it stands now */
-        t->history[t->epoch] = t->loss_count ? t->loss_sum / (double)t->loss_count : NAN;
-        char line[128];
-        snprintf(line, sizeof line, "epoch %lld/%lld  loss %.4f  %.1f s", (long long)t->epoch + 1, (long long)o->epochs,
-                 t->history[t->epoch], t->seconds);
+        for (int k = 0; k < t->n_terms; k++)
+            t->history[t->epoch * t->n_terms + k] = t->term_count[k] ? t->term_sum[k] / (double)t->term_count[k] : NAN;
+        char line[256];
+        epoch_line(t, line, sizeof line);
         vs_progress_bar_line(&bar, line);
-        t->epoch++, t->step = 0, t->loss_sum = 0, t->loss_count = 0;
+        t->epoch++, t->step = 0;
+        for (int k = 0; k < VS_TASK_MAX_TERMS; k++) t->term_sum[k] = 0, t->term_count[k] = 0;
         t->order_at_epoch = t->order;
         if (o->checkpoint) st = vs_train_checkpoint_write(t, err);
     }
     vs_progress_bar_done(&bar);
     if (st == VS_OK && res->interrupted && o->checkpoint) st = vs_train_checkpoint_write(t, err);
+    if (st == VS_OK && !res->interrupted && t->task->sample && o->sample_every > 0 && !due(o->sample_every, t->global_step))
+        st = vs_train_write_samples(t, err);
+    return st;
+}
+
+static int count(const char *const *names)
+{
+    int n = 0;
+    while (names && names[n]) n++;
+    return n;
+}
+
+/* The task, its streams, options and optimisers. */
+static vs_status setup(vs_trainer *t, vs_error *err)
+{
+    const vs_task *k = t->task;
+    t->n_terms = count(k->terms), t->n_optims = count(k->optims), t->n_streams = count(k->streams);
+    for (t->n_opts = 0; k->opts && k->opts[t->n_opts].name; t->n_opts++) {}
+    assert(t->n_terms >= 1 && t->n_terms <= VS_TASK_MAX_TERMS && t->n_optims >= 1 && t->n_optims <= VS_TASK_MAX_OPTIMS);
+    assert(t->n_streams <= VS_TASK_MAX_STREAMS && t->n_opts <= VS_TASK_MAX_OPTS);
+    vs_status st = vs_task_opts_parse(k, t->o->task_opts, t->run.opt, err);
+    for (int i = 0; st == VS_OK && i < t->n_optims; i++) {
+        vs_module *sub = vs_task_model(&t->run, k->optims[i]);
+        if (!sub)
+            return vs_error_set(err, VS_ERR_ARG, "train: the %s task trains a model \"%s\"; this model has none (it is a %s)", k->name,
+                                k->optims[i], vs_module_kind_name(t->m->kind));
+        st = vs_train_optim_for(t->o, k->optims[i], &t->optcfg[i], err);
+        if (st == VS_OK && !(t->opt[i] = vs_optim_new_module(&t->optcfg[i].optim, sub, err)))
+            st = err && err->code != VS_OK ? err->code : VS_ERR_ARG;
+    }
     return st;
 }
 
 vs_status vs_train(vs_module *m, const vs_dataset *d, const vs_train_opts *o, vs_train_result *res, vs_error *err)
 {
     memset(res, 0, sizeof *res);
-    res->final_loss = res->train_accuracy = res->test_accuracy = NAN;
+    res->final_loss = NAN;
+    vs_error scratch;
+    if (!err) err = &scratch; /* tasks may read err->code */
+    vs_error_clear(err);
     vs_status st = check_opts(d, o, err);
     if (st != VS_OK) return st;
-    vs_trainer t = {.m = m, .d = d, .td = o->test ? o->test : d, .o = o, .siamese = m->kind == VS_MODULE_SIAMESE};
-    res->siamese = t.siamese;
-    st = vs_train_split_make(d, o->test, o->seed, o->train_frac, t.siamese, &t.split, err);
+    const vs_task *task = vs_task_for_model(m, err);
+    if (!task) return err && err->code != VS_OK ? err->code : VS_ERR_ARG;
+    vs_trainer t = {.m = m, .d = d, .td = o->test ? o->test : d, .o = o, .task = task};
+    t.run = (vs_task_run){.model = m, .data = d, .test = t.td, .split = &t.split, .opts = o, .order = &t.order,
+                          .forward = &t.forward, .loop = &t};
+    res->task = task->name;
+    st = vs_train_split_make(d, o->test, o->seed, o->train_frac, task->pairs, &t.split, err);
+    if (st == VS_OK) st = setup(&t, err);
+    res->n_terms = t.n_terms;
+    res->terms = task->terms;
     if (st == VS_OK) {
-        t.pairs = t.split.train_pairs;
-        t.opt = vs_optim_new_module(&o->optim, m, err);
-        t.history = calloc((size_t)(o->epochs > 0 ? o->epochs : 1), sizeof *t.history);
+        t.history = calloc((size_t)(o->epochs > 0 ? o->epochs : 1) * (size_t)t.n_terms, sizeof *t.history);
         t.batch = malloc((size_t)o->batch_size * sizeof *t.batch);
-        t.labels = malloc((size_t)o->batch_size * sizeof *t.labels);
-        if (!t.opt) st = err && err->code != VS_OK ? err->code : VS_ERR_ARG;
-        else if (!t.history || !t.batch || !t.labels) st = vs_error_set(err, VS_ERR_NOMEM, "train: out of memory");
+        if (!t.history || !t.batch) st = vs_error_set(err, VS_ERR_NOMEM, "train: out of memory");
     }
     if (st == VS_OK && t.split.n_train < 1) st = vs_error_set(err, VS_ERR_ARG, "train: the split left no training rows");
+    if (st == VS_OK && task->init) st = task->init(&t.run, err);
     if (st == VS_OK) {
+        /* the order and forward streams first (every task), then the task's own */
         vs_rng root;
         vs_rng_seed(&root, o->seed ^ VS_TRAIN_STREAM);
         t.order = vs_rng_split(&root);
-        t.dropout = vs_rng_split(&root);
+        t.forward = vs_rng_split(&root);
+        for (int i = 0; i < t.n_streams; i++) t.run.streams[i] = vs_rng_split(&root);
         if (o->resume) st = vs_train_checkpoint_read(&t, err);
     }
     if (st == VS_OK) st = run_epochs(&t, res, err);
     res->epochs = t.epoch;
     res->global_step = t.global_step;
     res->seconds = t.seconds;
-    if (t.epoch > 0 && t.history) res->final_loss = t.history[t.epoch - 1];
+    if (t.epoch > 0 && t.history) res->final_loss = t.history[(t.epoch - 1) * t.n_terms];
     if (st == VS_OK && !res->interrupted) st = evaluate(&t, res, err);
     if (st == VS_OK) {
         res->loss_history = t.history;

@@ -1,6 +1,7 @@
-/* train_ckpt.c - training checkpoints: one safetensors file (replaced atomically) holding the model
- * ("model.<name>"), the optimiser state ("optim.<name>") and, in its metadata, the loop's state as a
- * small JSON object (see versus/train.h). */
+/* train_ckpt.c - training checkpoints: one safetensors file (replaced atomically) holding every
+ * model ("model.<name>"), every optimiser's state ("optim.<optimiser>.<name>") and, in its metadata,
+ * the loop's state as a small JSON object: counters, every random stream, the loss terms' sums and
+ * history, and the options a resumed run must share (see versus/train.h). */
 #include "nn/io_util.h"
 #include "nn/train_internal.h"
 #include "versus/json.h"
@@ -53,24 +54,55 @@ static vs_status read_exact_double(const vs_json *node, double *out, const char 
     locale_t prev = vs_io_c_locale_begin();
     *out = strtod(s, &end);
     vs_io_c_locale_end(prev);
-    if (errno || end == s || *end != '\0' || !isfinite(*out))
-        return vs_error_set(err, VS_ERR_FORMAT, "%s: state value \"%s\" is not a finite hex float", path, s);
+    if (errno || end == s || *end != '\0' || isinf(*out))
+        return vs_error_set(err, VS_ERR_FORMAT, "%s: state value \"%s\" is not a hex float or nan", path, s);
     return VS_OK;
 }
 
 static const char *optim_name(vs_optim_kind k) { return k == VS_OPTIM_SGD ? "sgd" : k == VS_OPTIM_ADAM ? "adam" : "adamw"; }
+static const char *schedule_name(vs_lr_kind k) { return k == VS_LR_STEP ? "step" : k == VS_LR_COSINE ? "cosine" : "constant"; }
+
+static vs_json *optim_json(const vs_train_optim *c)
+{
+    const vs_optim_opts *o = &c->optim;
+    vs_json *j = vs_json_new_object();
+    bool ok = j && vs_json_set(j, "optimizer", vs_json_new_string(optim_name(o->kind))) == VS_OK;
+    ok = ok && vs_json_set(j, "lr", vs_json_new_number(o->lr)) == VS_OK;
+    ok = ok && vs_json_set(j, "weight_decay", vs_json_new_number(o->weight_decay)) == VS_OK;
+    ok = ok && vs_json_set(j, "momentum", vs_json_new_number(o->momentum)) == VS_OK;
+    char b[64];
+    snprintf(b, sizeof b, "%.9g,%.9g,%.9g", (double)o->beta1, (double)o->beta2, (double)o->eps);
+    ok = ok && vs_json_set(j, "betas", vs_json_new_string(b)) == VS_OK;
+    ok = ok && vs_json_set(j, "clip", vs_json_new_number(c->clip_norm)) == VS_OK;
+    snprintf(b, sizeof b, "%s,%lld,%.9g,%lld,%.9g", schedule_name(c->schedule.kind), (long long)c->schedule.step_size,
+             (double)c->schedule.gamma, (long long)c->schedule.t_max, (double)c->schedule.eta_min);
+    ok = ok && vs_json_set(j, "schedule", vs_json_new_string(b)) == VS_OK;
+    if (!ok) {
+        vs_json_free(j);
+        return NULL;
+    }
+    return j;
+}
 
 /* The options a resumed run must share with the checkpoint's run (else the bits differ). */
 static vs_json *options_json(const vs_trainer *t)
 {
     const vs_train_opts *o = t->o;
-    vs_json *j = vs_json_new_object();
-    bool ok = j && vs_json_set(j, "seed", hex_u64(o->seed)) == VS_OK;
+    vs_json *j = vs_json_new_object(), *opts = vs_json_new_object(), *optims = vs_json_new_object();
+    bool ok = j && opts && optims;
+    for (int i = 0; ok && i < t->n_opts; i++) ok = vs_json_set(opts, t->task->opts[i].name, vs_json_new_number(t->run.opt[i])) == VS_OK;
+    for (int i = 0; ok && i < t->n_optims; i++) ok = vs_json_set(optims, t->task->optims[i], optim_json(&t->optcfg[i])) == VS_OK;
+    if (!ok) {
+        vs_json_free(opts);
+        vs_json_free(optims);
+        vs_json_free(j);
+        return NULL;
+    }
+    ok = vs_json_set(j, "task", vs_json_new_string(t->task->name)) == VS_OK;
+    ok = ok && vs_json_set(j, "task_options", opts) == VS_OK;
+    ok = ok && vs_json_set(j, "optimizers", optims) == VS_OK;
+    ok = ok && vs_json_set(j, "seed", hex_u64(o->seed)) == VS_OK;
     ok = ok && vs_json_set(j, "batch_size", vs_json_new_int(o->batch_size)) == VS_OK;
-    ok = ok && vs_json_set(j, "optimizer", vs_json_new_string(optim_name(o->optim.kind))) == VS_OK;
-    ok = ok && vs_json_set(j, "lr", vs_json_new_number(o->optim.lr)) == VS_OK;
-    ok = ok && vs_json_set(j, "weight_decay", vs_json_new_number(o->optim.weight_decay)) == VS_OK;
-    ok = ok && vs_json_set(j, "momentum", vs_json_new_number(o->optim.momentum)) == VS_OK;
     ok = ok && vs_json_set(j, "pairing", vs_json_new_string(vs_pairing_name(o->pairing))) == VS_OK;
     ok = ok && vs_json_set(j, "siamese_scale", vs_json_new_number(o->siamese_scale)) == VS_OK;
     ok = ok && vs_json_set(j, "train_frac", vs_json_new_number(o->test ? 1.0 : o->train_frac)) == VS_OK;
@@ -82,24 +114,51 @@ static vs_json *options_json(const vs_trainer *t)
     return j;
 }
 
-static vs_json *state_json(const vs_trainer *t)
+static vs_json *doubles_json(const double *v, int64_t n)
 {
-    vs_json *j = vs_json_new_object(), *h = vs_json_new_array();
-    bool ok = j && h;
-    for (int64_t e = 0; ok && e < t->epoch; e++) ok = vs_json_push(h, exact_double(t->history[e])) == VS_OK;
+    vs_json *a = vs_json_new_array();
+    for (int64_t i = 0; a && i < n; i++)
+        if (vs_json_push(a, exact_double(v[i])) != VS_OK) {
+            vs_json_free(a);
+            return NULL;
+        }
+    return a;
+}
+
+static vs_json *ints_json(const int64_t *v, int64_t n)
+{
+    vs_json *a = vs_json_new_array();
+    for (int64_t i = 0; a && i < n; i++)
+        if (vs_json_push(a, vs_json_new_int(v[i])) != VS_OK) {
+            vs_json_free(a);
+            return NULL;
+        }
+    return a;
+}
+
+static vs_json *rngs_json(const vs_trainer *t)
+{
+    vs_json *j = vs_json_new_object();
+    bool ok = j && vs_json_set(j, "order", rng_json(&t->order_at_epoch)) == VS_OK;
+    ok = ok && vs_json_set(j, "forward", rng_json(&t->forward)) == VS_OK;
+    for (int i = 0; ok && i < t->n_streams; i++) ok = vs_json_set(j, t->task->streams[i], rng_json(&t->run.streams[i])) == VS_OK;
     if (!ok) {
-        vs_json_free(h);
         vs_json_free(j);
         return NULL;
     }
-    ok = vs_json_set(j, "epoch", vs_json_new_int(t->epoch)) == VS_OK;
+    return j;
+}
+
+static vs_json *state_json(const vs_trainer *t)
+{
+    vs_json *j = vs_json_new_object();
+    bool ok = j && vs_json_set(j, "epoch", vs_json_new_int(t->epoch)) == VS_OK;
     ok = ok && vs_json_set(j, "step", vs_json_new_int(t->step)) == VS_OK;
     ok = ok && vs_json_set(j, "global_step", vs_json_new_int(t->global_step)) == VS_OK;
-    ok = ok && vs_json_set(j, "order_rng", rng_json(&t->order_at_epoch)) == VS_OK;
-    ok = ok && vs_json_set(j, "dropout_rng", rng_json(&t->dropout)) == VS_OK;
-    ok = ok && vs_json_set(j, "loss_sum", exact_double(t->loss_sum)) == VS_OK;
-    ok = ok && vs_json_set(j, "loss_count", vs_json_new_int(t->loss_count)) == VS_OK;
-    ok = ok && vs_json_set(j, "history", h) == VS_OK;
+    ok = ok && vs_json_set(j, "rngs", rngs_json(t)) == VS_OK;
+    ok = ok && vs_json_set(j, "term_sums", doubles_json(t->term_sum, t->n_terms)) == VS_OK;
+    ok = ok && vs_json_set(j, "term_counts", ints_json(t->term_count, t->n_terms)) == VS_OK;
+    ok = ok && vs_json_set(j, "history", doubles_json(t->history, t->epoch * t->n_terms)) == VS_OK;
     ok = ok && vs_json_set(j, "seconds", vs_json_new_number(t->seconds)) == VS_OK;
     ok = ok && vs_json_set(j, "options", options_json(t)) == VS_OK;
     if (!ok) {
@@ -111,54 +170,67 @@ static vs_json *state_json(const vs_trainer *t)
 
 /* ---- writing ---------------------------------------------------------------------------------------- */
 
-static char *prefixed(const char *prefix, const char *name)
+static char *prefixed3(const char *a, const char *b, const char *c)
 {
-    size_t n = strlen(prefix) + strlen(name) + 1;
+    size_t n = strlen(a) + strlen(b) + strlen(c) + 1;
     char *s = malloc(n);
-    if (s) snprintf(s, n, "%s%s", prefix, name);
+    if (s) snprintf(s, n, "%s%s%s", a, b, c);
     return s;
+}
+
+static char *prefixed(const char *prefix, const char *name) { return prefixed3(prefix, name, ""); }
+
+/* "optim.<optimiser>." */
+static char *optim_prefix(const vs_trainer *t, int k)
+{
+    return prefixed3("optim.", t->task->optims[k], ".");
 }
 
 vs_status vs_train_checkpoint_write(const vs_trainer *t, vs_error *err)
 {
     const char *path = t->o->checkpoint;
-    vs_named_tensors model = {0}, optim = {0};
+    vs_named_tensors all = {0};
     vs_safetensors_item *items = NULL;
     char **names = NULL, *state = NULL;
-    int64_t n = 0;
+    int64_t n_named = 0;
     vs_status st = VS_OK;
     vs_json *j = state_json(t);
     size_t len;
-    if (!j || vs_module_named_tensors(t->m, VS_STATE_ALL, &model) != VS_OK || vs_optim_state(t->opt, &optim) != VS_OK ||
-        vs_json_write(j, 0, &state, &len, err) != VS_OK) {
+    /* the model's tensors then each optimiser's, each list entry renamed with its prefix */
+    bool ok = j && vs_module_named_tensors(t->m, VS_STATE_ALL, &all) == VS_OK;
+    int64_t n_model = all.n, starts[VS_TASK_MAX_OPTIMS + 1];
+    for (int k = 0; ok && k < t->n_optims; k++) {
+        starts[k] = all.n;
+        ok = vs_optim_state(t->opt[k], &all) == VS_OK;
+    }
+    starts[t->n_optims] = all.n;
+    ok = ok && vs_json_write(j, 0, &state, &len, err) == VS_OK;
+    if (ok) {
+        items = calloc((size_t)(all.n ? all.n : 1), sizeof *items);
+        names = calloc((size_t)(all.n ? all.n : 1), sizeof *names);
+        ok = items && names;
+    }
+    for (int64_t i = 0; ok && i < all.n; i++, n_named++) {
+        int k = 0;
+        while (i >= n_model && k < t->n_optims && i >= starts[k + 1]) k++;
+        char *pre = i < n_model ? NULL : optim_prefix(t, k);
+        names[i] = i < n_model ? prefixed("model.", all.items[i].name) : pre ? prefixed(pre, all.items[i].name) : NULL;
+        free(pre);
+        ok = names[i] != NULL;
+        if (ok) items[i] = (vs_safetensors_item){names[i], all.items[i].tensor};
+    }
+    if (!ok) {
         st = vs_error_set(err, VS_ERR_NOMEM, "%s: out of memory preparing the checkpoint", path);
-        goto done;
+    } else {
+        const char *meta[4] = {"format", VS_TRAIN_CHECKPOINT_FORMAT, "state", state};
+        st = vs_safetensors_write(path, items, all.n, meta, 2, err);
     }
-    int64_t total = model.n + optim.n;
-    items = calloc((size_t)(total ? total : 1), sizeof *items);
-    names = calloc((size_t)(total ? total : 1), sizeof *names);
-    if (!items || !names) {
-        st = vs_error_set(err, VS_ERR_NOMEM, "%s: out of memory preparing the checkpoint", path);
-        goto done;
-    }
-    for (int64_t i = 0; i < total; i++, n++) {
-        const vs_named_tensor *nt = i < model.n ? &model.items[i] : &optim.items[i - model.n];
-        if (!(names[i] = prefixed(i < model.n ? "model." : "optim.", nt->name))) {
-            st = vs_error_set(err, VS_ERR_NOMEM, "%s: out of memory preparing the checkpoint", path);
-            goto done;
-        }
-        items[i] = (vs_safetensors_item){names[i], nt->tensor};
-    }
-    const char *meta[4] = {"format", VS_TRAIN_CHECKPOINT_FORMAT, "state", state};
-    st = vs_safetensors_write(path, items, total, meta, 2, err);
-done:
-    for (int64_t i = 0; i < n; i++) free(names[i]);
+    for (int64_t i = 0; names && i < n_named; i++) free(names[i]);
     free(names);
     free(items);
     free(state);
     vs_json_free(j);
-    vs_named_tensors_clear(&model);
-    vs_named_tensors_clear(&optim);
+    vs_named_tensors_clear(&all);
     return st;
 }
 
@@ -182,23 +254,32 @@ static vs_status read_rng(const vs_json *state, const char *key, vs_rng *r, cons
     return VS_OK;
 }
 
-/* One recorded option against this run's value; the message names both. */
-static vs_status same_option(const vs_json *opts, const char *key, const vs_json *mine, const char *path, vs_error *err)
+/* Each of this run's options (mine, an object) against the recorded ones, objects member by member;
+ * the message names the option by its path ("optimizers.generator.lr") and both values. */
+static vs_status same_options(const vs_json *rec, const vs_json *mine, const char *prefix, const char *path, vs_error *err)
 {
-    const vs_json *v = vs_json_get(opts, key);
-    char *a = NULL, *b = NULL;
-    size_t la, lb;
     vs_status st = VS_OK;
-    if (!v) {
-        st = vs_error_set(err, VS_ERR_FORMAT, "%s: the checkpoint does not record option \"%s\"", path, key);
-    } else if (vs_json_write(v, 0, &a, &la, NULL) != VS_OK || vs_json_write(mine, 0, &b, &lb, NULL) != VS_OK) {
-        st = vs_error_set(err, VS_ERR_NOMEM, "%s: out of memory", path);
-    } else if (la != lb || memcmp(a, b, la) != 0) {
-        st = vs_error_set(err, VS_ERR_ARG, "%s: the checkpoint was written with %s %s, this run has %s; resume with the same options",
-                          path, key, a, b);
+    for (size_t i = 0; i < mine->n && st == VS_OK; i++) {
+        const char *key = mine->members[i].key;
+        const vs_json *m = mine->members[i].value, *v = vs_json_get(rec, key);
+        char name[128], *a = NULL, *b = NULL;
+        size_t la, lb;
+        snprintf(name, sizeof name, "%s%s", prefix, key);
+        if (!v) {
+            st = vs_error_set(err, VS_ERR_FORMAT, "%s: the checkpoint does not record option \"%s\"", path, name);
+        } else if (m->type == VS_JSON_OBJECT && v->type == VS_JSON_OBJECT) {
+            char sub[160];
+            snprintf(sub, sizeof sub, "%s.", name);
+            st = same_options(v, m, sub, path, err);
+        } else if (vs_json_write(v, 0, &a, &la, NULL) != VS_OK || vs_json_write(m, 0, &b, &lb, NULL) != VS_OK) {
+            st = vs_error_set(err, VS_ERR_NOMEM, "%s: out of memory", path);
+        } else if (la != lb || memcmp(a, b, la) != 0) {
+            st = vs_error_set(err, VS_ERR_ARG, "%s: the checkpoint was written with %s %s, this run has %s; resume with the same options",
+                              path, name, a, b);
+        }
+        free(a);
+        free(b);
     }
-    free(a);
-    free(b);
     return st;
 }
 
@@ -208,66 +289,97 @@ static vs_status check_options(const vs_trainer *t, const vs_json *state, const 
     if (!rec) return err ? err->code : VS_ERR_FORMAT;
     vs_json *mine = options_json(t);
     if (!mine) return vs_error_set(err, VS_ERR_NOMEM, "%s: out of memory", path);
-    vs_status st = VS_OK;
-    for (size_t i = 0; i < mine->n && st == VS_OK; i++) st = same_option(rec, mine->members[i].key, mine->members[i].value, path, err);
+    vs_status st = same_options(rec, mine, "", path, err);
     vs_json_free(mine);
+    return st;
+}
+
+/* n hex floats (or nan) from the array state[key] into out. */
+static vs_status read_doubles(const vs_json *s, const char *key, double *out, int64_t n, const char *path, vs_error *err)
+{
+    const vs_json *a = vs_json_get_typed(s, key, VS_JSON_ARRAY, err);
+    if (!a) return err ? err->code : VS_ERR_FORMAT;
+    if ((int64_t)a->n != n)
+        return vs_error_set(err, VS_ERR_FORMAT, "%s: state \"%s\" holds %zu values, expected %lld", path, key, a->n, (long long)n);
+    vs_status st = VS_OK;
+    for (size_t i = 0; i < a->n && st == VS_OK; i++) st = read_exact_double(a->items[i], &out[i], path, err);
+    return st;
+}
+
+static vs_status read_counts(const vs_json *s, const char *key, int64_t *out, int64_t n, const char *path, vs_error *err)
+{
+    const vs_json *a = vs_json_get_typed(s, key, VS_JSON_ARRAY, err);
+    if (!a) return err ? err->code : VS_ERR_FORMAT;
+    if ((int64_t)a->n != n)
+        return vs_error_set(err, VS_ERR_FORMAT, "%s: state \"%s\" holds %zu values, expected %lld", path, key, a->n, (long long)n);
+    vs_status st = VS_OK;
+    for (size_t i = 0; i < a->n && st == VS_OK; i++) st = vs_json_int(a->items[i], 0, INT64_MAX / 2, &out[i], err);
     return st;
 }
 
 static vs_status read_state(vs_trainer *t, const vs_json *s, const char *path, vs_error *err)
 {
     vs_status st = check_options(t, s, path, err);
-    int64_t epoch, step, gstep, count;
-    double loss_sum, seconds;
+    int64_t epoch, step, gstep;
+    double seconds;
     if (st == VS_OK) st = vs_json_get_int(s, "epoch", 0, INT64_MAX / 2, &epoch, err);
     if (st == VS_OK) st = vs_json_get_int(s, "step", 0, INT64_MAX / 2, &step, err);
     if (st == VS_OK) st = vs_json_get_int(s, "global_step", 0, INT64_MAX / 2, &gstep, err);
-    if (st == VS_OK) st = vs_json_get_int(s, "loss_count", 0, INT64_MAX / 2, &count, err);
-    const vs_json *ls = vs_json_get(s, "loss_sum");
-    if (st == VS_OK && !ls) st = vs_error_set(err, VS_ERR_FORMAT, "%s: the state has no \"loss_sum\"", path);
-    if (st == VS_OK) st = read_exact_double(ls, &loss_sum, path, err);
     if (st == VS_OK) st = vs_json_get_double(s, "seconds", 0, HUGE_VAL, &seconds, err);
-    if (st == VS_OK) st = read_rng(s, "order_rng", &t->order, path, err);
-    if (st == VS_OK) st = read_rng(s, "dropout_rng", &t->dropout, path, err);
+    const vs_json *rngs = st == VS_OK ? vs_json_get_typed(s, "rngs", VS_JSON_OBJECT, err) : NULL;
+    if (st == VS_OK && !rngs) st = err ? err->code : VS_ERR_FORMAT;
+    if (st == VS_OK) st = read_rng(rngs, "order", &t->order, path, err);
+    if (st == VS_OK) st = read_rng(rngs, "forward", &t->forward, path, err);
+    for (int i = 0; st == VS_OK && i < t->n_streams; i++) st = read_rng(rngs, t->task->streams[i], &t->run.streams[i], path, err);
+    if (st == VS_OK) st = read_doubles(s, "term_sums", t->term_sum, t->n_terms, path, err);
+    if (st == VS_OK) st = read_counts(s, "term_counts", t->term_count, t->n_terms, path, err);
     if (st != VS_OK) return st;
     if (epoch > t->o->epochs || (epoch == t->o->epochs && step > 0))
         return vs_error_set(err, VS_ERR_ARG, "%s: the checkpoint has %lld epochs done, more than the %lld asked for", path,
                             (long long)epoch, (long long)t->o->epochs);
-    const vs_json *h = vs_json_get_typed(s, "history", VS_JSON_ARRAY, err);
-    if (!h) return err ? err->code : VS_ERR_FORMAT;
-    if ((int64_t)h->n != epoch)
-        return vs_error_set(err, VS_ERR_FORMAT, "%s: state \"history\" holds %zu epochs, \"epoch\" says %lld", path, h->n, (long long)epoch);
-    for (size_t e = 0; e < h->n; e++)
-        if ((st = read_exact_double(h->items[e], &t->history[e], path, err)) != VS_OK) return st;
-    t->epoch = epoch, t->step = step, t->global_step = gstep;
-    t->loss_count = count, t->loss_sum = loss_sum, t->seconds = seconds;
+    if ((st = read_doubles(s, "history", t->history, epoch * t->n_terms, path, err)) != VS_OK) return st;
+    t->epoch = epoch, t->step = step, t->global_step = gstep, t->seconds = seconds;
     return VS_OK;
 }
 
-/* Copy every optimiser state tensor from "optim.<name>"; the file must hold exactly those. */
+/* Copy every optimiser's state tensor from "optim.<optimiser>.<name>"; the file must hold exactly those. */
 static vs_status read_optim(vs_trainer *t, const vs_safetensors *f, const char *path, vs_error *err)
 {
     vs_named_tensors l = {0};
-    if (vs_optim_state(t->opt, &l) != VS_OK) return vs_error_set(err, VS_ERR_NOMEM, "%s: out of memory", path);
+    int64_t starts[VS_TASK_MAX_OPTIMS + 1];
+    bool ok = true;
+    for (int k = 0; ok && k < t->n_optims; k++) {
+        starts[k] = l.n;
+        ok = vs_optim_state(t->opt[k], &l) == VS_OK;
+    }
+    starts[t->n_optims] = l.n;
+    if (!ok) {
+        vs_named_tensors_clear(&l);
+        return vs_error_set(err, VS_ERR_NOMEM, "%s: out of memory", path);
+    }
     vs_status st = VS_OK;
     int64_t in_file = 0;
     for (int64_t i = 0; i < f->n; i++) in_file += strncmp(f->entries[i].name, "optim.", 6) == 0;
-    for (int64_t i = 0; i < l.n && st == VS_OK; i++) {
-        char *name = prefixed("optim.", l.items[i].name);
-        const vs_tensor *src = name ? vs_safetensors_get(f, name) : NULL;
-        vs_tensor *dst = l.items[i].tensor;
-        if (!name)
-            st = vs_error_set(err, VS_ERR_NOMEM, "%s: out of memory", path);
-        else if (!src)
-            st = vs_error_set(err, VS_ERR_FORMAT, "%s: no tensor \"%s\" (was it written with another optimizer?)", path, name);
-        else if (!vs_same_shape(src, dst))
-            st = vs_error_set(err, VS_ERR_FORMAT, "%s: tensor \"%s\" has the wrong shape for this model", path, name);
-        else
-            memcpy(dst->data, src->data, (size_t)dst->size * sizeof *dst->data);
-        free(name);
+    for (int k = 0; k < t->n_optims && st == VS_OK; k++) {
+        char *pre = optim_prefix(t, k);
+        for (int64_t i = starts[k]; i < starts[k + 1] && st == VS_OK; i++) {
+            char *name = pre ? prefixed(pre, l.items[i].name) : NULL;
+            const vs_tensor *src = name ? vs_safetensors_get(f, name) : NULL;
+            vs_tensor *dst = l.items[i].tensor;
+            if (!name)
+                st = vs_error_set(err, VS_ERR_NOMEM, "%s: out of memory", path);
+            else if (!src)
+                st = vs_error_set(err, VS_ERR_FORMAT, "%s: no tensor \"%s\" (was it written with another optimizer?)", path, name);
+            else if (!vs_same_shape(src, dst))
+                st = vs_error_set(err, VS_ERR_FORMAT, "%s: tensor \"%s\" has the wrong shape for this model", path, name);
+            else
+                memcpy(dst->data, src->data, (size_t)dst->size * sizeof *dst->data);
+            free(name);
+        }
+        free(pre);
     }
     if (st == VS_OK && in_file != l.n)
-        st = vs_error_set(err, VS_ERR_FORMAT, "%s: %lld optimizer tensors, this run's optimizer has %lld", path,
+        st = vs_error_set(err, VS_ERR_FORMAT, "%s: %lld optimizer tensors, this run's optimizers have %lld", path,
                           (long long)in_file, (long long)l.n);
     vs_named_tensors_clear(&l);
     return st;

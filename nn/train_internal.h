@@ -19,37 +19,47 @@ vs_tensor *vs_train_similarity(vs_module *m, const vs_dataset *d, const vs_pairs
                                vs_rng *dropout, vs_error *err);
 
 /* The trainer: everything a checkpoint saves lives here. */
-typedef struct vs_trainer {
+struct vs_trainer {
     vs_module *m;
     const vs_dataset *d;              /* training rows */
     const vs_dataset *td;             /* test rows (d itself when split) */
     const vs_train_opts *o;
-    bool siamese;
+    const vs_task *task;
+    vs_task_run run;
+    int n_terms, n_optims, n_streams, n_opts;
     vs_train_split split;
-    vs_optim *opt;
+    vs_optim *opt[VS_TASK_MAX_OPTIMS];          /* one per task->optims entry */
+    vs_train_optim optcfg[VS_TASK_MAX_OPTIMS];  /* their settings (defaults and overrides resolved) */
     vs_rng order;                     /* epoch order stream, current */
     vs_rng order_at_epoch;            /* ... as it stood when the current epoch began */
-    vs_rng dropout;
+    vs_rng forward;                   /* dropout masks, reparameterisation noise */
     int64_t epoch;                    /* epochs completed */
     int64_t step;                     /* steps done in the current epoch */
     int64_t global_step;
-    double loss_sum;                  /* over the current epoch's steps */
-    int64_t loss_count;
-    double *history;                  /* [epoch] mean loss of each completed epoch */
+    double term_sum[VS_TASK_MAX_TERMS];  /* over the current epoch's steps that computed the term */
+    int64_t term_count[VS_TASK_MAX_TERMS];
+    double *history;                  /* [epoch * n_terms] mean of each term per completed epoch */
     double seconds;                   /* training time of earlier sessions plus this one so far */
-    /* the current epoch's items: rows of split.train (classifier) or pairs */
-    vs_pairs *random_pairs;           /* VS_PAIRING_RANDOM: this epoch's pairs */
-    const vs_pairs *pairs;            /* the pairs being trained on (Siamese) */
-    int64_t n_items;
+    int64_t n_items;                  /* the current epoch's items */
     size_t *perm;                     /* [n_items] item order of this epoch */
-    int64_t *batch;                   /* [batch_size] rows or pair indices of the step */
-    int64_t *labels;                  /* [batch_size] classifier labels of the step */
-} vs_trainer;
+    int64_t *batch;                   /* [batch_size] the step's items */
+};
 
-/* Write t to t->o->checkpoint atomically. */
+/* Write the checkpoint atomically / restore the trainer from it (train_ckpt.c). */
 vs_status vs_train_checkpoint_write(const vs_trainer *t, vs_error *err);
-/* Restore model, optimiser and loop state from t->o->checkpoint; checks the options it records. */
 vs_status vs_train_checkpoint_read(vs_trainer *t, vs_error *err);
+/* "training diverged at epoch E/N, step S/M: why (a smaller learning rate may help)" */
+vs_status vs_train_diverged(const vs_trainer *t, vs_error *err, const char *why);
+int64_t vs_train_steps_per_epoch(const vs_trainer *t);
+/* The settings of optimiser name: o's defaults, or its per_optim entry (train_opts.c). */
+vs_status vs_train_optim_for(const vs_train_opts *o, const char *name, vs_train_optim *out, vs_error *err);
+/* Single-model, single-loss tasks: optims {"model"}, terms {"loss"} (task_registry.c). */
+extern const char *const vs_task_one_model[], *const vs_task_one_loss[];
+/* Metrics "train_accuracy" and "test_accuracy" (classifier and Siamese tasks). */
+vs_status vs_train_put_accuracies(vs_train_result *res, double train, double test);
+
+/* Write t's sample grid for the current global step into o->sample_dir (train_samples.c). */
+vs_status vs_train_write_samples(vs_trainer *t, vs_error *err);
 
 /* The progress bar: drawn on f only when f is a terminal, at most every 0.1 s. */
 typedef struct vs_progress_bar {

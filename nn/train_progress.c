@@ -1,4 +1,4 @@
-/* train_progress.c - the training progress bar (epoch, step, loss, rate, ETA), drawn on a terminal
+/* train_progress.c - the training progress bar (epoch, step, every loss term, rate, ETA), drawn on a terminal
  * only, and the monotonic clock the loop measures time with. */
 #include "nn/train_internal.h"
 
@@ -33,14 +33,19 @@ static void format_duration(double s, char *buf, size_t n)
 
 void vs_train_progress_format(const vs_train_progress *p, char *buf, size_t n)
 {
-    char bar[BAR_WIDTH + 1], eta[32];
+    char bar[BAR_WIDTH + 1], eta[32], terms[160] = "";
     int64_t filled = p->steps > 0 ? p->step * BAR_WIDTH / p->steps : 0;
     for (int i = 0; i < BAR_WIDTH; i++) bar[i] = i < filled ? '#' : '.';
     bar[BAR_WIDTH] = '\0';
     int64_t left = (p->epochs - p->epoch) * p->steps + (p->steps - p->step);
     format_duration(p->rate > 0 ? (double)left / p->rate : NAN, eta, sizeof eta);
-    snprintf(buf, n, "epoch %lld/%lld [%s] step %lld/%lld  loss %.4f  %.1f steps/s  ETA %s", (long long)p->epoch,
-             (long long)p->epochs, bar, (long long)p->step, (long long)p->steps, p->loss, p->rate, eta);
+    /* each term the task has computed this epoch ("loss 0.2345" or "d_loss -1.2 g_loss 0.8 gp 0.1") */
+    size_t o = 0;
+    for (int k = 0; k < p->n_terms && o < sizeof terms; k++)
+        if (!isnan(p->term[k])) o += (size_t)snprintf(terms + o, sizeof terms - o, "  %s %.4g", p->terms[k], p->term[k]);
+    if (p->n_terms == 0) snprintf(terms, sizeof terms, "  loss %.4f", p->loss);
+    snprintf(buf, n, "epoch %lld/%lld [%s] step %lld/%lld%s  %.1f steps/s  ETA %s", (long long)p->epoch, (long long)p->epochs, bar,
+             (long long)p->step, (long long)p->steps, terms, p->rate, eta);
 }
 
 void vs_progress_bar_init(vs_progress_bar *b, FILE *f)

@@ -19,7 +19,7 @@ TAB="--data synthetic-tabular --n 200"
 
 # ---- help and usage errors (exit 2) ----
 check "help train" 0 $V help train
-for a in ganmex-mnist ganmex-cifar10 cem-fashion-clothes cem-fashion-shoes mlp siamese-mlp siamese-gcn siamese-gin; do
+for a in ganmex-mnist ganmex-cifar10 cem-fashion-clothes cem-fashion-shoes mlp siamese-mlp siamese-gcn siamese-gin vae dip-vae stargan-gen gan-mlp; do
     grep_out "help lists $a" "  $a " out.txt
 done
 grep_out "help documents the Siamese loss" "sigmoid(5 cos" out.txt
@@ -141,6 +141,42 @@ grep_out "metrics name the spec" '"spec": "spec.json"' sp/metrics.json
 printf '{"format": "versus-model/1", "input": [3], "sequential": [{"op": "linear", "in": 3, "out": 2}]}\n' >bad.json
 check "spec of another input" 1 $V train --spec bad.json $TAB --epochs 1 --out sp2
 grep_out "input mismatch named" 'bad.json: "input" is \[3\]' err.txt
+
+# ---- generative tasks: VAE, DIP-VAE, GANs; samples, metrics per term, predict ----
+SH="--data synthetic-shapes --n 120"
+check "train vae" 0 $V train --arch vae $SH --epochs 2 --batch-size 16 --out v --sample-every 5
+if tail -n 1 out.txt | grep -q '^test_elbo -[0-9.]*  test_recon [0-9.]*  test_kl [0-9.]*$'; then pass=$((pass + 1)); else fails=$((fails + 1)); echo "FAIL: vae last line"; cat out.txt; fi
+grep_out "metrics: vae task" '"task": "vae"' v/metrics.json
+grep_out "metrics: test_elbo" '"test_elbo": -' v/metrics.json
+grep_out "metrics: a history per term" '"kl": \[' v/metrics.json
+exists "a sample grid every 5 steps" v/samples/step-00000005.png
+exists "a sample grid at the end" v/samples/step-00000012.png
+check "export shapes" 0 $V data export synthetic-shapes --n 7 --out sx
+check "predict reconstructions" 0 $V predict --model v --input sx/X.npy --out rec.npy
+shape_is "reconstructions [N,1,16,16]" rec.npy "(7, 1, 16, 16)"
+check "vae with --class" 1 $V predict --model v --input sx/X.npy --class 1 --out rec.npy
+check "train dip-vae" 0 $V train --arch dip-vae $SH --epochs 1 --batch-size 32 --out dv
+grep_out "metrics: DIP options" '"task_opts": "dip=i,lambda_od=10,lambda_d=100"' dv/metrics.json
+check "train stargan" 0 $V train --arch stargan-gen $SH --epochs 1 --batch-size 16 --out sg --task-opts n_critic=2 \
+    --optimizers 'generator:lr=1e-4,beta1=0.5,beta2=0.999;critic:lr=1e-4,beta1=0.5,beta2=0.999'
+grep_out "metrics: gan terms" '"g_rec": \[' sg/metrics.json
+grep_out "metrics: cls accuracy" '"cls_accuracy_real"' sg/metrics.json
+check "predict class 1" 0 $V predict --model sg --input sx/X.npy --class 1 --out t.npy
+shape_is "translated [N,1,16,16]" t.npy "(7, 1, 16, 16)"
+check "conditional without --class" 1 $V predict --model sg --input sx/X.npy --out t.npy
+grep_out "asks for the class" "needs a target class in \[0, 2)" err.txt
+check "train gan-mlp, non-saturating" 0 $V train --arch gan-mlp $SH --epochs 1 --batch-size 16 --out gm --task-opts loss=ns,lambda_gp=0 --sample-every 4
+exists "gan samples" gm/samples/step-00000004.png
+check "samples of a classifier" 2 $V train --arch mlp $TAB --out m --sample-every 5
+grep_out "samples need a generative model" "the classifier task draws no samples" err.txt
+check "unknown task option" 1 $V train --arch vae $SH --out m --task-opts gamma=1
+grep_out "option named" "the vae task has no option 'gamma'" err.txt
+check "bad optimizers" 2 $V train --arch gan-mlp $SH --out m --optimizers 'generator:lr=x'
+grep_out "value named" "lr = 'x' is not a number" err.txt
+check "bad schedule" 2 $V train --arch mlp $TAB --out m --lr-schedule step:0:2
+check "step schedule and clipping" 0 $V train --arch mlp $TAB --epochs 2 --out ls --lr-schedule step:1:0.5 --clip-norm 1 --betas 0.5,0.99
+check "resume with another clip" 1 $V train --arch mlp $TAB --epochs 3 --out ls --lr-schedule step:1:0.5 --clip-norm 2 --betas 0.5,0.99 --resume
+grep_out "clip named" "optimizers.model.clip" err.txt
 
 cd .. && rm -rf "$W"
 echo "cli_train: $pass passed, $fails failed"

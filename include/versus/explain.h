@@ -43,6 +43,9 @@ typedef struct vs_model_fn {
     /* Optional (pairs, versus/method.h): outputs for pairs of rows x [N, ...], r [N, ...] of a model
      * that compares them (a Siamese similarity [N]); NULL for models of one input. */
     vs_tensor *(*forward_pair)(void *ctx, vs_tensor *x, vs_tensor *r);
+    /* Optional (LRP, layer and neuron methods): the sequential classifier `forward` runs, whose layers
+     * they walk one by one; NULL for other models. */
+    vs_module *sequential;
 } vs_model_fn;
 
 /* ---- the legacy interface: a thin layer over the method registry (versus/method.h) ------------ */

@@ -27,16 +27,19 @@ typedef enum vs_method_output {
     VS_OUTPUT_FEATURES,      /* one value per feature: the explained input's shape */
     VS_OUTPUT_INTERACTIONS,  /* one value per pair of features: [F, F], F = elements of the input */
     VS_OUTPUT_MASK,          /* a mask in [0, 1] of the input's shape */
-    VS_OUTPUT_CONTRASTIVE    /* a contrastive example of the input's shape, with a text */
+    VS_OUTPUT_CONTRASTIVE,   /* a contrastive example of the input's shape, with a text */
+    VS_OUTPUT_LAYER          /* one value per unit of a layer: the activation shape of the layer its `layer` option names */
 } vs_method_output;
-const char *vs_method_output_name(vs_method_output o); /* "features", "interactions", "mask", "contrastive" */
+/* "features", "interactions", "mask", "contrastive", "layer" */
+const char *vs_method_output_name(vs_method_output o);
 
 /* Properties of a method (bit set). */
 enum {
     VS_METHOD_COMPLETE = 1u << 0,     /* sum of the explanation = S(x) - S(x') (completeness / efficiency) */
     VS_METHOD_BASELINE_SET = 1u << 1, /* averages over a baseline set (request.baselines) */
     VS_METHOD_LAYERS = 1u << 2,       /* reads a layer's activations (vs_model_fn.forward_layer) */
-    VS_METHOD_SEGMENTS = 1u << 3      /* features may be segments (request.segments) */
+    VS_METHOD_SEGMENTS = 1u << 3,     /* features may be segments (request.segments) */
+    VS_METHOD_CONSERVES = 1u << 4     /* sum of the explanation = S(x) (relevance conservation, LRP) */
 };
 
 typedef enum vs_param_kind {
@@ -112,9 +115,15 @@ typedef struct vs_explain_request {
 void vs_explain_request_init(vs_explain_request *r);  /* target -1, contrast -1, batch 64, side query */
 
 /* Shape of the explanation of x [N, ...] under r by m: features [N, ...] (side both: [N, 2, ...]),
- * interactions [N, F, F].  ndim and shape[VS_MAX_DIMS] receive it. */
+ * interactions [N, F, F].  ndim and shape[VS_MAX_DIMS] receive it.  Layer outputs depend on the
+ * model: vs_explain_layer_shape. */
 vs_status vs_explain_shape(const vs_method *m, const vs_tensor *x, const vs_explain_request *r, int *ndim, int64_t *shape,
                            vs_error *err);
+
+/* Shape [N, ...] of a VS_OUTPUT_LAYER method's explanation of x [N, ...] on model under opts (NULL:
+ * defaults): the activation shape of the method's layer. */
+vs_status vs_explain_layer_shape(const vs_model_fn *model, const vs_method *m, const vs_method_opts *opts, vs_tensor *x, int *ndim,
+                                 int64_t *shape, vs_error *err);
 
 /* Explain every row of x [N, ...] with the method of opts (NULL: the method's defaults).  report
  * (may be NULL) describes the last row, delta the largest |delta| over rows. */

@@ -147,7 +147,12 @@ typedef enum vs_backward_rule {
      * (f(x) - f(x_ref)) / (x - x_ref) (the derivative where |x - x_ref| < 1e-6) to both halves;
      * max_pool2d sends g (y - y_ref) / (x - x_ref) to the input's first maximum of each window (the
      * gradient where that delta is < 1e-6), which gives exact summation-to-delta for the layer. */
-    VS_RULE_RESCALE = 1
+    VS_RULE_RESCALE = 1,
+    /* Guided backpropagation (Springenberg et al.): relu passes max(g * [x > 0], 0) back, only positive
+     * gradients through active units (Captum's GuidedBackprop hook on ReLU). */
+    VS_RULE_GUIDED = 2,
+    /* Deconvolution (Zeiler & Fergus): relu passes max(g, 0) back, ignoring its input's sign. */
+    VS_RULE_DECONV = 3
 } vs_backward_rule;
 
 /* Rule for nodes recorded from now on, on this thread; returns the previous rule. */

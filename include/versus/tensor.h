@@ -90,12 +90,14 @@ bool vs_set_grad_enabled(bool on);                /* set it; returns the previou
 void vs_zero_grad(vs_tensor *t);                  /* drop t->grad */
 
 /* d(sum(gout * out))/d(leaf) accumulated into every leaf's ->grad.  gout NULL means ones (out
- * must then be a scalar).  create_graph: the new ->grad is itself differentiable. */
+ * must then be a scalar).  create_graph: the new ->grad is itself differentiable.  On failure (an
+ * op of a backward rule ran out of memory: VS_ERR_NOMEM) no leaf's ->grad has changed. */
 vs_status vs_backward(vs_tensor *out, vs_tensor *gout, bool create_graph);
 
 /* grads[j] = d(sum_i sum(gouts[i] * outs[i])) / d ins[j]; gouts may be NULL (each out scalar,
  * weight 1) or hold NULL entries.  ins may be any tensors of the graph, not only leaves; an input
- * the outputs do not depend on gets zeros.  grads[] are new tensors owned like any op result. */
+ * the outputs do not depend on gets zeros.  grads[] are new tensors owned like any op result;
+ * on failure (VS_ERR_NOMEM when memory runs out) every grads[j] is NULL, never a partial sum. */
 vs_status vs_grad(int n_out, vs_tensor *const *outs, vs_tensor *const *gouts,
                   int n_in, vs_tensor *const *ins, vs_tensor **grads, bool create_graph);
 

@@ -6,6 +6,7 @@
 #include "versus/rng.h"
 #include "versus/tensor.h"
 #include "versus/train.h"
+#include "versus/zoo.h"
 #include "versus/threads.h"
 #include "versus/ops.h"
 #include "versus/dataset.h"

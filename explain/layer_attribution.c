@@ -1,0 +1,329 @@
+/* layer_attribution.c - Captum's layer and neuron methods on a sequential classifier split at layer l
+ * into a head x -> A (the activation after layer l) and a tail A -> outputs -> S.
+ *   layer_activation:             A(x)
+ *   layer_gradient_x_activation:  A(x) * dS/dA (x)
+ *   layer_integrated_gradients:   (A(x) - A(x')) * sum_k w_k dS/dA at A(x') + a_k (A(x) - A(x')), the
+ *                                 path taken in the layer's space (sums to S(x) - S(x'))
+ *   layer_conductance:            sum_k dS/dA (x_k) (A(x_{k+1}) - A(x_k)), x_k = x' + a_k (x - x') for
+ *                                 the n + 1 nodes a_k of the rule (Dhamdhere et al. 2018)
+ * The explanation has the layer's shape.  --layer I counts the sequential's layers from 0; by default
+ * the last conv2d, or the layer before the last in a model without one. */
+#include "explain/internal.h"
+
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+
+vs_status vs_layer_resolve(const vs_model_fn *model, int layer, int64_t *l, vs_error *err)
+{
+    vs_module *seq = model->sequential;
+    if (!seq || seq->n_children < 2) return vs_error_set(err, VS_ERR_ARG, "layer methods split a sequential classifier: this model is none");
+    int64_t k = layer;
+    if (layer < 0) {
+        k = seq->n_children - 2;
+        for (int64_t i = seq->n_children - 1; i >= 0; i--)
+            if (seq->children[i]->kind == VS_MODULE_CONV2D) {
+                k = i;
+                break;
+            }
+    }
+    if (k >= seq->n_children - 1)
+        return vs_error_set(err, VS_ERR_ARG, "--layer %d: the model's layers are 0..%lld and the last one is its output", layer,
+                            (long long)seq->n_children - 1);
+    *l = k;
+    return VS_OK;
+}
+
+vs_status vs_layer_shape_of(const vs_model_fn *model, vs_tensor *x, int layer, int *ndim, int64_t *shape, vs_error *err)
+{
+    int64_t l;
+    vs_status st = vs_layer_resolve(model, layer, &l, err);
+    if (st != VS_OK) return st;
+    bool prev = vs_set_grad_enabled(false);
+    vs_scope_begin();
+    vs_tensor *a = vs_sequential_forward_range(model->sequential, x, NULL, 0, l + 1, NULL);
+    if (!a) st = vs_error_set(err, VS_ERR_SHAPE, "layer %lld: %s", (long long)l, vs_last_error()->msg);
+    if (a) {
+        *ndim = a->ndim;
+        memcpy(shape, a->shape, (size_t)a->ndim * sizeof *shape);
+    }
+    vs_scope_end();
+    vs_set_grad_enabled(prev);
+    return st;
+}
+
+vs_status vs_job_layer_acts(vs_attr_job *j, int64_t l, const float *xb, int64_t n, int64_t neuron, float *acts, float *gx)
+{
+    int64_t chunk = vs_job_chunk(j);
+    vs_status st = VS_OK;
+    bool prev = vs_set_grad_enabled(gx != NULL);
+    for (int64_t r0 = 0; r0 < n && st == VS_OK; r0 += chunk) {
+        int64_t m = n - r0 < chunk ? n - r0 : chunk;
+        int nd;
+        int64_t shape[VS_MAX_DIMS];
+        vs_job_batch_shape(j, m, &nd, shape);
+        vs_scope_begin();
+        vs_tensor *xt = vs_tensor_from(nd, shape, xb + r0 * j->dim), *a = NULL, *g = NULL;
+        if (xt && gx) vs_set_requires_grad(xt, true);
+        if (xt) a = vs_sequential_forward_range(j->m->sequential, xt, NULL, 0, l + 1, NULL);
+        int64_t adim = a ? a->size / m : 0;
+        if (!a) {
+            st = vs_job_model_error(j);
+        } else if (gx && (neuron < 0 || neuron >= adim)) {
+            st = vs_error_set(j->err, VS_ERR_ARG, "--neuron %lld outside the layer's %lld units", (long long)neuron, (long long)adim);
+        } else if (gx) {
+            vs_tensor *w = vs_tensor_zeros(a->ndim, a->shape); /* picks unit `neuron` of every row */
+            for (int64_t r = 0; w && r < m; r++) w->data[r * adim + neuron] = 1.0f;
+            if (!w || !a->requires_grad || vs_grad(1, &a, &w, 1, &xt, &g, false) != VS_OK)
+                st = vs_error_set(j->err, VS_ERR_STATE, "the layer does not depend on the input%s%s", vs_last_error()->code ? ": " : "",
+                                  vs_last_error()->code ? vs_last_error()->msg : "");
+            else
+                memcpy(gx + r0 * j->dim, g->data, (size_t)(m * j->dim) * sizeof *gx);
+        }
+        if (st == VS_OK && acts) memcpy(acts + r0 * adim, a->data, (size_t)(m * adim) * sizeof *acts);
+        j->evaluations += m;
+        vs_scope_end();
+    }
+    vs_set_grad_enabled(prev);
+    return st;
+}
+
+vs_status vs_job_tail_grads(vs_attr_job *j, int64_t l, int nd, const int64_t *ashape, const float *ab, int64_t n, float *ga)
+{
+    int64_t chunk = vs_job_chunk(j), adim = 1;
+    for (int d = 1; d < nd; d++) adim *= ashape[d];
+    vs_status st = VS_OK;
+    bool prev = vs_set_grad_enabled(true);
+    vs_module *seq = j->m->sequential;
+    for (int64_t r0 = 0; r0 < n && st == VS_OK; r0 += chunk) {
+        int64_t m = n - r0 < chunk ? n - r0 : chunk, shape[VS_MAX_DIMS];
+        memcpy(shape, ashape, (size_t)nd * sizeof *shape);
+        shape[0] = m;
+        vs_scope_begin();
+        vs_tensor *at = vs_tensor_from(nd, shape, ab + r0 * adim), *g = NULL;
+        if (at) vs_set_requires_grad(at, true);
+        vs_tensor *s = at ? vs_job_score_of(j, vs_sequential_forward_range(seq, at, NULL, l + 1, seq->n_children, NULL)) : NULL;
+        vs_tensor *ones = s ? vs_ones_like(s) : NULL;
+        if (!s || !s->requires_grad || vs_grad(1, &s, &ones, 1, &at, &g, false) != VS_OK)
+            st = s && !s->requires_grad ? vs_error_set(j->err, VS_ERR_STATE, "the explained score does not depend on the layer") : vs_job_model_error(j);
+        else
+            memcpy(ga + r0 * adim, g->data, (size_t)(m * adim) * sizeof *ga);
+        j->evaluations += m;
+        vs_scope_end();
+    }
+    vs_set_grad_enabled(prev);
+    return st;
+}
+
+/* Options of every layer and neuron method (each lists the ones it reads). */
+typedef struct layer_opts {
+    int layer, neuron, steps, rule;
+} layer_opts;
+
+static void layer_defaults(void *o) { *(layer_opts *)o = (layer_opts){-1, -1, 50, VS_IG_GAUSS_LEGENDRE}; }
+
+/* The job's layer: index, activation shape [1, ...] and size. */
+typedef struct layer_at {
+    int64_t l, adim;
+    int nd;
+    int64_t shape[VS_MAX_DIMS];
+} layer_at;
+
+static vs_status layer_find(vs_attr_job *j, const layer_opts *o, layer_at *la)
+{
+    vs_status st = vs_layer_resolve(j->m, o->layer, &la->l, j->err);
+    if (st == VS_OK) st = vs_layer_shape_of(j->m, j->x, o->layer, &la->nd, la->shape, j->err);
+    la->adim = 1;
+    for (int d = 1; st == VS_OK && d < la->nd; d++) la->adim *= la->shape[d];
+    return st;
+}
+
+static vs_status activation_run(vs_attr_job *j, const void *opts, float *attr)
+{
+    layer_at la;
+    vs_status st = layer_find(j, opts, &la);
+    return st == VS_OK ? vs_job_layer_acts(j, la.l, j->x->data, 1, -1, attr, NULL) : st;
+}
+
+static vs_status grad_x_act_run(vs_attr_job *j, const void *opts, float *attr)
+{
+    layer_at la;
+    vs_status st = layer_find(j, opts, &la);
+    float *g = st == VS_OK ? malloc((size_t)la.adim * sizeof *g) : NULL;
+    if (st == VS_OK && !g) st = vs_error_set(j->err, VS_ERR_NOMEM, "layer_gradient_x_activation: out of memory");
+    if (st == VS_OK) st = vs_job_layer_acts(j, la.l, j->x->data, 1, -1, attr, NULL);
+    if (st == VS_OK) st = vs_job_tail_grads(j, la.l, la.nd, la.shape, attr, 1, g);
+    for (int64_t i = 0; st == VS_OK && i < la.adim; i++) attr[i] *= g[i];
+    free(g);
+    return st;
+}
+
+/* Nodes and weights of n points of rule (malloc'd pair), with the message of a bad count. */
+static vs_status path_rule(vs_attr_job *j, const char *who, int n, int rule, double **a, double **w)
+{
+    *a = malloc((size_t)n * sizeof **a);
+    *w = malloc((size_t)n * sizeof **w);
+    if (!*a || !*w) return vs_error_set(j->err, VS_ERR_NOMEM, "%s: out of memory", who);
+    if (vs_quadrature((vs_ig_rule)rule, n, *a, *w) != VS_OK) return vs_error_set(j->err, VS_ERR_ARG, "%s: %d points of the rule (trapezoid needs 2)", who, n);
+    return VS_OK;
+}
+
+static vs_status layer_ig_run(vs_attr_job *j, const void *opts, float *attr)
+{
+    const layer_opts *o = opts;
+    layer_at la;
+    double *a = NULL, *w = NULL;
+    float *A = NULL, *pts = NULL, *g = NULL;
+    vs_status st = layer_find(j, o, &la);
+    if (st == VS_OK) st = path_rule(j, "layer_integrated_gradients", o->steps, o->rule, &a, &w);
+    if (st == VS_OK) {
+        A = malloc((size_t)(2 * la.adim) * sizeof *A);
+        pts = malloc((size_t)(o->steps * la.adim) * sizeof *pts);
+        g = malloc((size_t)(o->steps * la.adim) * sizeof *g);
+        if (!A || !pts || !g) st = vs_error_set(j->err, VS_ERR_NOMEM, "layer_integrated_gradients: out of memory");
+    }
+    if (st == VS_OK) st = vs_job_layer_acts(j, la.l, j->x->data, 1, -1, A, NULL);
+    if (st == VS_OK) st = vs_job_layer_acts(j, la.l, j->baseline->data, 1, -1, A + la.adim, NULL);
+    const float *Ax = A, *Ab = A + la.adim;
+    for (int k = 0; st == VS_OK && k < o->steps; k++)
+        for (int64_t i = 0; i < la.adim; i++) pts[k * la.adim + i] = Ab[i] + (float)a[k] * (Ax[i] - Ab[i]);
+    if (st == VS_OK) st = vs_job_tail_grads(j, la.l, la.nd, la.shape, pts, o->steps, g);
+    for (int64_t i = 0; st == VS_OK && i < la.adim; i++) {
+        double s = 0;
+        for (int k = 0; k < o->steps; k++) s += w[k] * g[k * la.adim + i];
+        attr[i] = (float)((Ax[i] - Ab[i]) * s);
+    }
+    free(a);
+    free(w);
+    free(A);
+    free(pts);
+    free(g);
+    return st;
+}
+
+/* pts[n, dim]: x' + a_k (x - x'). */
+static void path_points(const vs_attr_job *j, int n, const double *a, float *pts)
+{
+    for (int k = 0; k < n; k++)
+        for (int64_t i = 0; i < j->dim; i++) pts[k * j->dim + i] = j->baseline->data[i] + (float)a[k] * (j->x->data[i] - j->baseline->data[i]);
+}
+
+static vs_status conductance_run(vs_attr_job *j, const void *opts, float *attr)
+{
+    const layer_opts *o = opts;
+    int n = o->steps + 1;
+    layer_at la;
+    double *a = NULL, *w = NULL;
+    float *pts = NULL, *A = NULL, *g = NULL;
+    vs_status st = layer_find(j, o, &la);
+    if (st == VS_OK) st = path_rule(j, "layer_conductance", n, o->rule, &a, &w);
+    if (st == VS_OK) {
+        pts = malloc((size_t)(n * j->dim) * sizeof *pts);
+        A = malloc((size_t)(n * la.adim) * sizeof *A);
+        g = malloc((size_t)(n * la.adim) * sizeof *g);
+        if (!pts || !A || !g) st = vs_error_set(j->err, VS_ERR_NOMEM, "layer_conductance: out of memory");
+    }
+    if (st == VS_OK) path_points(j, n, a, pts);
+    if (st == VS_OK) st = vs_job_layer_acts(j, la.l, pts, n, -1, A, NULL);
+    if (st == VS_OK) st = vs_job_tail_grads(j, la.l, la.nd, la.shape, A, n, g);
+    for (int64_t i = 0; st == VS_OK && i < la.adim; i++) {
+        double s = 0;
+        for (int k = 0; k + 1 < n; k++) s += (double)g[k * la.adim + i] * (A[(k + 1) * la.adim + i] - A[k * la.adim + i]);
+        attr[i] = (float)s;
+    }
+    free(a);
+    free(w);
+    free(pts);
+    free(A);
+    free(g);
+    return st;
+}
+
+/* The neuron methods along the path x_k = x' + a_k (x - x'):
+ *   neuron_integrated_gradients: (x - x') * sum_k w_k dA_J/dx (x_k)               (IG of the unit A_J)
+ *   neuron_conductance:          (x - x') * sum_k w_k dS/dA_J (x_k) dA_J/dx (x_k)  (Dhamdhere et al. 2018)
+ * J = --neuron, by default the unit of the layer with the largest activation at x. */
+static vs_status neuron_path(vs_attr_job *j, const layer_opts *o, bool conductance, float *attr)
+{
+    const char *who = conductance ? "neuron_conductance" : "neuron_integrated_gradients";
+    layer_at la;
+    double *a = NULL, *w = NULL;
+    float *pts = NULL, *A = NULL, *gx = NULL, *gs = NULL;
+    vs_status st = layer_find(j, o, &la);
+    if (st == VS_OK) st = path_rule(j, who, o->steps, o->rule, &a, &w);
+    int64_t n = o->steps, J = o->neuron;
+    if (st == VS_OK) {
+        pts = malloc((size_t)(n * j->dim) * sizeof *pts);
+        A = malloc((size_t)(n * la.adim) * sizeof *A);
+        gx = malloc((size_t)(n * j->dim) * sizeof *gx);
+        gs = conductance ? malloc((size_t)(n * la.adim) * sizeof *gs) : NULL;
+        if (!pts || !A || !gx || (conductance && !gs)) st = vs_error_set(j->err, VS_ERR_NOMEM, "%s: out of memory", who);
+    }
+    if (st == VS_OK && J < 0) { /* the most active unit at x */
+        st = vs_job_layer_acts(j, la.l, j->x->data, 1, -1, A, NULL);
+        J = 0;
+        for (int64_t i = 1; st == VS_OK && i < la.adim; i++) J = A[i] > A[J] ? i : J;
+    }
+    if (st == VS_OK) path_points(j, (int)n, a, pts);
+    if (st == VS_OK) st = vs_job_layer_acts(j, la.l, pts, n, J, A, gx);
+    if (st == VS_OK && conductance) st = vs_job_tail_grads(j, la.l, la.nd, la.shape, A, n, gs);
+    for (int64_t i = 0; st == VS_OK && i < j->dim; i++) {
+        double s = 0;
+        for (int64_t k = 0; k < n; k++) s += w[k] * (conductance ? gs[k * la.adim + J] : 1.0) * gx[k * j->dim + i];
+        attr[i] = (float)((j->x->data[i] - j->baseline->data[i]) * s);
+    }
+    free(a);
+    free(w);
+    free(pts);
+    free(A);
+    free(gx);
+    free(gs);
+    return st;
+}
+
+static vs_status neuron_ig_run(vs_attr_job *j, const void *opts, float *attr) { return neuron_path(j, opts, false, attr); }
+
+static vs_status neuron_conductance_run(vs_attr_job *j, const void *opts, float *attr) { return neuron_path(j, opts, true, attr); }
+
+#define LAYER_PARAM {"layer", VS_PARAM_INT, offsetof(layer_opts, layer), 0, 100000, NULL, "layer index in the sequential (default: the last conv2d, else the layer before the last)"}
+#define STEPS_PARAM {"steps", VS_PARAM_INT, offsetof(layer_opts, steps), 1, 100000, NULL, "gradient evaluations along the path"}
+#define RULE_PARAM {"ig-rule", VS_PARAM_CHOICE, offsetof(layer_opts, rule), 0, 0, VS_IG_RULE_CHOICES, "quadrature rule of the path integral"}
+#define END_PARAM {NULL, 0, 0, 0, 0, NULL, NULL}
+
+static const vs_method_param layer_params[] = {LAYER_PARAM, END_PARAM};
+static const vs_method_param layer_path_params[] = {LAYER_PARAM, STEPS_PARAM, RULE_PARAM, END_PARAM};
+static const vs_method_param neuron_path_params[] = {
+    LAYER_PARAM,
+    {"neuron", VS_PARAM_INT, offsetof(layer_opts, neuron), 0, 1e9, NULL, "unit of the layer (flat index in one row's activation; default: its largest)"},
+    STEPS_PARAM, RULE_PARAM, END_PARAM,
+};
+
+const vs_method vs_method_layer_activation = {
+    "layer_activation", "a layer's activation (Captum's LayerActivation)", VS_OUTPUT_LAYER, VS_METHOD_LAYERS, sizeof(layer_opts),
+    layer_defaults, layer_params, activation_run, NULL,
+};
+
+const vs_method vs_method_layer_gradient_x_activation = {
+    "layer_gradient_x_activation", "a layer's activation times the gradient of the score in it (Captum's LayerGradientXActivation)",
+    VS_OUTPUT_LAYER, VS_METHOD_LAYERS, sizeof(layer_opts), layer_defaults, layer_params, grad_x_act_run, NULL,
+};
+
+const vs_method vs_method_layer_integrated_gradients = {
+    "layer_integrated_gradients", "integrated gradients of a layer's units, the path in the layer's space (Captum's LayerIntegratedGradients)",
+    VS_OUTPUT_LAYER, VS_METHOD_LAYERS | VS_METHOD_COMPLETE, sizeof(layer_opts), layer_defaults, layer_path_params, layer_ig_run, NULL,
+};
+
+const vs_method vs_method_layer_conductance = {
+    "layer_conductance", "the flow of integrated gradients through each unit of a layer (Dhamdhere et al. 2018)", VS_OUTPUT_LAYER,
+    VS_METHOD_LAYERS, sizeof(layer_opts), layer_defaults, layer_path_params, conductance_run, NULL,
+};
+
+const vs_method vs_method_neuron_integrated_gradients = {
+    "neuron_integrated_gradients", "integrated gradients of one unit of a layer with respect to the input (Captum's NeuronIntegratedGradients)",
+    VS_OUTPUT_FEATURES, VS_METHOD_LAYERS, sizeof(layer_opts), layer_defaults, neuron_path_params, neuron_ig_run, NULL,
+};
+
+const vs_method vs_method_neuron_conductance = {
+    "neuron_conductance", "the part of each input's integrated gradient that flows through one unit of a layer (Dhamdhere et al. 2018)",
+    VS_OUTPUT_FEATURES, VS_METHOD_LAYERS, sizeof(layer_opts), layer_defaults, neuron_path_params, neuron_conductance_run, NULL,
+};

@@ -1,0 +1,245 @@
+/* zoo.c - the architectures of `versus train --arch`, by name: each entry checks the data and calls
+ * a constructor of versus/arch.h.  A new architecture is one entry here. */
+#include "versus/arch.h"
+#include "versus/composite.h"
+#include "versus/json.h"
+#include "versus/zoo.h"
+
+#include <stdio.h>
+#include <string.h>
+
+/* Fashion-MNIST classes of the CEM-MAF subsets (the bag, class 8, is in neither). */
+static const int64_t shoes_classes[] = {5, 7, 9};          /* sandal, sneaker, ankle boot */
+static const int64_t clothes_classes[] = {0, 1, 2, 3, 4, 6}; /* T-shirt/top, trouser, pullover, dress, coat, shirt */
+
+#define MLP_HIDDEN 64
+#define SIAMESE_MLP_HIDDEN 64
+#define SIAMESE_EMBEDDING 32
+#define GNN_HIDDEN 32
+#define GNN_LAYERS 3
+#define CIFAR_WIDTH 32
+
+static bool image_shape(const vs_dataset *d, int64_t c, int64_t side, const char *name, vs_error *err)
+{
+    if (d->shape[0] == c && d->shape[1] == side && d->shape[2] == side) return true;
+    vs_error_set(err, VS_ERR_ARG, "%s takes [%lld,%lld,%lld] images; %s has [%lld,%lld,%lld]", name, (long long)c, (long long)side,
+                 (long long)side, d->name, (long long)d->shape[0], (long long)d->shape[1], (long long)d->shape[2]);
+    return false;
+}
+
+static vs_module *ganmex_mnist(const vs_dataset *d, vs_rng *r, vs_error *err)
+{
+    if (d->shape[1] != d->shape[2]) {
+        vs_error_set(err, VS_ERR_ARG, "ganmex-mnist needs square images; %s has %lldx%lld", d->name, (long long)d->shape[1],
+                     (long long)d->shape[2]);
+        return NULL;
+    }
+    return vs_arch_ganmex_mnist(d->shape[0], d->shape[1], d->n_classes, r, err);
+}
+
+static vs_module *ganmex_cifar10(const vs_dataset *d, vs_rng *r, vs_error *err)
+{
+    return image_shape(d, 3, 32, "ganmex-cifar10", err) ? vs_arch_ganmex_cifar10(CIFAR_WIDTH, d->n_classes, r, err) : NULL;
+}
+
+static vs_module *cem_fashion(const vs_dataset *d, int64_t want, const char *name, vs_rng *r, vs_error *err)
+{
+    if (!image_shape(d, 1, 28, name, err)) return NULL;
+    if (d->n_classes != want) {
+        vs_error_set(err, VS_ERR_ARG, "%s classifies %lld classes; the data has %lld (see --classes)", name, (long long)want,
+                     (long long)d->n_classes);
+        return NULL;
+    }
+    return vs_arch_cem_fashion(want, r, err);
+}
+
+static vs_module *cem_clothes(const vs_dataset *d, vs_rng *r, vs_error *err) { return cem_fashion(d, 6, "cem-fashion-clothes", r, err); }
+static vs_module *cem_shoes(const vs_dataset *d, vs_rng *r, vs_error *err) { return cem_fashion(d, 3, "cem-fashion-shoes", r, err); }
+
+/* A plain MLP classifier p -> MLP_HIDDEN -> relu -> n_classes. */
+static vs_module *mlp(const vs_dataset *d, vs_rng *r, vs_error *err)
+{
+    int64_t p = d->dim;
+    vs_layer_spec l[3];
+    vs_layer_spec_init(&l[0], VS_MODULE_LINEAR);
+    l[0].in = p, l[0].out = MLP_HIDDEN;
+    vs_layer_spec_init(&l[1], VS_MODULE_RELU);
+    vs_layer_spec_init(&l[2], VS_MODULE_LINEAR);
+    l[2].in = MLP_HIDDEN, l[2].out = d->n_classes;
+    return vs_sequential_from_spec(l, 3, 1, &p, r, err);
+}
+
+static vs_module *siamese_mlp(const vs_dataset *d, vs_rng *r, vs_error *err)
+{
+    return vs_arch_siamese_mlp(d->dim, SIAMESE_MLP_HIDDEN, SIAMESE_EMBEDDING, r, err);
+}
+
+static vs_module *siamese_gcn(const vs_dataset *d, vs_rng *r, vs_error *err)
+{
+    return vs_arch_siamese_gnn(VS_MODULE_GCN_CONV, d->n_node_features, GNN_HIDDEN, GNN_LAYERS, SIAMESE_EMBEDDING, r, err);
+}
+
+static vs_module *siamese_gin(const vs_dataset *d, vs_rng *r, vs_error *err)
+{
+    return vs_arch_siamese_gnn(VS_MODULE_GIN_CONV, d->n_node_features, GNN_HIDDEN, GNN_LAYERS, SIAMESE_EMBEDDING, r, err);
+}
+
+/* ---- generative models ---------------------------------------------------------------------------- */
+
+#define VAE_HIDDEN 400
+#define VAE_LATENT 20
+#define DIP_HIDDEN 1200
+#define DIP_LATENT 16
+#define STARGAN_CONV_DIM 32
+#define STARGAN_G_REPEAT 3
+#define GAN_MLP_NOISE 64
+#define GAN_MLP_HIDDEN 256
+
+static int image_input(const vs_dataset *d, int64_t *in)
+{
+    for (int i = 0; i < d->ndim; i++) in[i] = d->shape[i];
+    return d->ndim;
+}
+
+static vs_module *vae(const vs_dataset *d, vs_rng *r, vs_error *err)
+{
+    int64_t in[VS_MAX_DIMS];
+    int nd = image_input(d, in);
+    return vs_arch_vae_mlp(nd, in, VAE_HIDDEN, VAE_LATENT, r, err);
+}
+
+static vs_module *dip_vae(const vs_dataset *d, vs_rng *r, vs_error *err)
+{
+    int64_t in[VS_MAX_DIMS];
+    int nd = image_input(d, in);
+    return vs_arch_dip_vae_mlp(nd, in, DIP_HIDDEN, DIP_LATENT, r, err);
+}
+
+/* conv4 s2 p1 halvings that leave a side of at least 2 (3 for 28 and 32). */
+static int64_t critic_depth(int64_t side)
+{
+    int64_t k = 0;
+    while (side / 2 >= 2 && k < 6) side /= 2, k++;
+    return k;
+}
+
+static vs_module *stargan(const vs_dataset *d, vs_rng *r, vs_error *err)
+{
+    if (d->shape[1] != d->shape[2] || d->shape[1] % 4 != 0) {
+        vs_error_set(err, VS_ERR_ARG, "stargan-gen needs square images with a side divisible by 4; %s has %lldx%lld", d->name,
+                     (long long)d->shape[1], (long long)d->shape[2]);
+        return NULL;
+    }
+    vs_module *g = vs_arch_stargan_generator(d->shape[0], d->shape[1], d->n_classes, STARGAN_CONV_DIM, STARGAN_G_REPEAT, r, err);
+    vs_module *c = g ? vs_arch_stargan_critic(d->shape[0], d->shape[1], d->n_classes, STARGAN_CONV_DIM, critic_depth(d->shape[1]), r, err)
+                     : NULL;
+    if (!c) {
+        vs_module_free(g);
+        return NULL;
+    }
+    return vs_arch_gan(g, c, err);
+}
+
+/* An unconditional MLP GAN: generator z [64] -> 256 -> relu -> p -> sigmoid, reshaped to the image;
+ * critic flatten -> 256 -> leaky relu 0.2 -> 1. */
+static vs_module *gan_mlp(const vs_dataset *d, vs_rng *r, vs_error *err)
+{
+    int64_t p = d->dim, z = GAN_MLP_NOISE;
+    vs_layer_spec g[4], c[4];
+    vs_layer_spec_init(&g[0], VS_MODULE_LINEAR);
+    g[0].in = z, g[0].out = GAN_MLP_HIDDEN;
+    vs_layer_spec_init(&g[1], VS_MODULE_RELU);
+    vs_layer_spec_init(&g[2], VS_MODULE_LINEAR);
+    g[2].in = GAN_MLP_HIDDEN, g[2].out = p;
+    vs_layer_spec_init(&g[3], VS_MODULE_SIGMOID);
+    vs_layer_spec_init(&c[0], VS_MODULE_FLATTEN);
+    vs_layer_spec_init(&c[1], VS_MODULE_LINEAR);
+    c[1].in = p, c[1].out = GAN_MLP_HIDDEN;
+    vs_layer_spec_init(&c[2], VS_MODULE_LEAKY_RELU);
+    c[2].slope = 0.2;
+    vs_layer_spec_init(&c[3], VS_MODULE_LINEAR);
+    c[3].in = GAN_MLP_HIDDEN, c[3].out = 1;
+    int64_t in[VS_MAX_DIMS];
+    int nd = image_input(d, in);
+    vs_module *net = vs_sequential_from_spec(g, 4, 1, &z, r, err);
+    vs_module *critic = net ? vs_sequential_from_spec(c, 4, nd, in, r, err) : NULL;
+    vs_module *gen = critic ? vs_composite_new() : NULL;
+    char node[160];
+    snprintf(node, sizeof node, "{\"op\": \"reshape\", \"in\": \"h\", \"shape\": [%lld, %lld, %lld], \"out\": \"y\"}",
+             (long long)in[0], (long long)in[1], (long long)in[2]);
+    vs_json *call = NULL, *reshape = NULL;
+    bool ok = gen && vs_composite_add_input(gen, "z", 1, &z) == VS_OK;
+    if (gen) {
+        ok = vs_composite_add_model(gen, "net", net) == VS_OK && ok;
+        net = NULL; /* the composite owns it now (or freed it) */
+    }
+    const char *call_text = "{\"call\": \"net\", \"in\": \"z\", \"out\": \"h\"}";
+    ok = ok && vs_json_parse(call_text, strlen(call_text), "gan-mlp", NULL, &call, err) == VS_OK &&
+         vs_json_parse(node, strlen(node), "gan-mlp", NULL, &reshape, err) == VS_OK &&
+         vs_composite_add_node_json(gen, call, err) == VS_OK && vs_composite_add_node_json(gen, reshape, err) == VS_OK &&
+         vs_composite_add_output(gen, "y") == VS_OK;
+    vs_json_free(call);
+    vs_json_free(reshape);
+    if (!ok) {
+        if (err && err->code == VS_OK) vs_error_set(err, VS_ERR_NOMEM, "gan-mlp: %s", vs_last_error()->msg);
+        vs_module_free(net);
+        vs_module_free(gen);
+        vs_module_free(critic);
+        return NULL;
+    }
+    return vs_arch_gan(gen, critic, err);
+}
+
+static const vs_zoo_entry zoo[] = {
+    {"ganmex-mnist", "GANMEX A.1 MNIST/SVHN classifier (square images, e.g. mnist-train)", VS_DATA_IMAGES, NULL, 0, NULL, ganmex_mnist},
+    {"ganmex-cifar10", "GANMEX A.1 CIFAR10 classifier, widths 32-64-128-256 ([3,32,32] images)", VS_DATA_IMAGES, NULL, 0, NULL,
+     ganmex_cifar10},
+    {"cem-fashion-clothes",
+     "CEM-MAF Table 5 classifier on Fashion-MNIST clothes: classes 0,1,2,3,4,6\n"
+     "(T-shirt/top, trouser, pullover, dress, coat, shirt) relabelled 0..5",
+     VS_DATA_IMAGES, clothes_classes, 6, NULL, cem_clothes},
+    {"cem-fashion-shoes",
+     "the same network on Fashion-MNIST shoes: classes 5,7,9 (sandal, sneaker,\n"
+     "ankle boot) relabelled 0..2 (the subsets apply to 10-class data; --classes overrides)",
+     VS_DATA_IMAGES, shoes_classes, 3, NULL, cem_shoes},
+    {"mlp", "tabular classifier: linear p->64, relu, linear 64->classes", VS_DATA_TABULAR, NULL, 0, NULL, mlp},
+    {"siamese-mlp", "Siamese MLP on tabular rows: linear p->64, relu, linear 64->32, cosine similarity", VS_DATA_TABULAR, NULL, 0,
+     NULL, siamese_mlp},
+    {"siamese-gcn", "Siamese GNN on graphs: 3 GCN layers (32 wide) with relu, mean readout, cosine", VS_DATA_GRAPHS, NULL, 0, NULL,
+     siamese_gcn},
+    {"siamese-gin", "the same with GIN layers", VS_DATA_GRAPHS, NULL, 0, NULL, siamese_gin},
+    {"vae", "PyTorch's VAE example: fc p->400, relu, mu/logvar 400->20 each, fc 20->400, relu,\n"
+     "400->p Bernoulli logits (task vae; 784-400-20 on MNIST)", VS_DATA_IMAGES, NULL, 0, NULL, vae},
+    {"dip-vae", "DIP-VAE's MLP (CEM-MAF Table 4): encoder p-1200-1200-2x16, decoder 16-1200-1200-1200-p;\n"
+     "task vae with the DIP-VAE-i penalty (dip=i, lambda_od 10, lambda_d 100)", VS_DATA_IMAGES, NULL, 0,
+     "dip=i,lambda_od=10,lambda_d=100", dip_vae},
+    {"stargan-gen", "StarGAN generator G(x, c) (32 wide, 3 residual blocks, tanh) and PatchGAN critic with\n"
+     "src/cls heads (task gan, WGAN-GP, images in [-1,1]; square images, side divisible by 4)", VS_DATA_IMAGES, NULL, 0,
+     "range=tanh", stargan},
+    {"gan-mlp", "unconditional GAN: generator z[64]-256-p sigmoid, critic p-256-1 (task gan, WGAN-GP)", VS_DATA_IMAGES, NULL, 0, NULL,
+     gan_mlp},
+};
+#define ZOO_N ((int)(sizeof zoo / sizeof zoo[0]))
+
+const vs_zoo_entry *vs_zoo_at(int i) { return i >= 0 && i < ZOO_N ? &zoo[i] : NULL; }
+
+const vs_zoo_entry *vs_zoo_find(const char *name)
+{
+    for (int i = 0; i < ZOO_N; i++)
+        if (strcmp(zoo[i].name, name) == 0) return &zoo[i];
+    return NULL;
+}
+
+static const char *kind_name(vs_data_kind k)
+{
+    return k == VS_DATA_IMAGES ? "images" : k == VS_DATA_GRAPHS ? "graphs" : "tabular data";
+}
+
+vs_module *vs_zoo_build(const vs_zoo_entry *e, const vs_dataset *d, vs_rng *r, vs_error *err)
+{
+    if (d->kind != e->kind) {
+        vs_error_set(err, VS_ERR_ARG, "%s trains on %s; %s holds %s", e->name, kind_name(e->kind), d->name, kind_name(d->kind));
+        return NULL;
+    }
+    return e->build(d, r, err);
+}
