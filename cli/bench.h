@@ -12,6 +12,9 @@ int vs_bench_snx(const vs_args *a, int argc, char **argv);
 /* `versus bench svae`: Table 1 and Figs. 2-7 of the SVAE paper (cli/bench_svae.c).  argv[0] is "svae";
  * it parses its own flags.  The same return codes. */
 int vs_bench_svae(int argc, char **argv);
+/* `versus bench search`: Table 1, Figs. 4, 5, 10 and the axiom checks of Hamilton et al. 2022
+ * (cli/bench_search.c); the same contract. */
+int vs_bench_search(const vs_args *a, int argc, char **argv);
 /* "versus bench WORD..." with each word shell-quoted when needed (malloc'd; NULL when out of memory). */
 char *vs_bench_command_line(int argc, char **argv);
 /* bench/results/<bench>-<spec> with anything but [A-Za-z0-9._-] in spec turned into '-'. */

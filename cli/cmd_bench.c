@@ -25,6 +25,11 @@ static const vs_cli_opt bench_opts[] = {
     {"pg-epochs", 1, "PGExplainer training epochs (default 30)"},
     {"out", 1, "report directory (default bench/results/snx-<data>)"},
     {"tag", 1, "text stamped into the report, e.g. the commit measured"},
+    {"train-rows", 1, "search: rows that train the backbones (default 3000)"},
+    {"budget1", 1, "search: coalitions of the sampled first-order methods (default 1000)"},
+    {"budget2", 1, "search: coalitions of the sampled second-order methods (default 4000)"},
+    {"study-games", 1, "search: random games per kind in the convergence study (default 10; 0: none)"},
+    {"commit", 1, "search: the commit measured, stamped into results.json"},
     {NULL, 0, NULL},
 };
 
@@ -38,16 +43,19 @@ static int run_bench(int argc, char **argv)
     if (a.n_pos < 1) return vs_usage_error("bench", "expected a benchmark: 'versus bench snx --data SPEC ...'");
     if (a.n_pos > 1) return vs_usage_error("bench", "unexpected argument '%s'", a.pos[1]);
     if (strcmp(a.pos[0], "snx") == 0) return vs_bench_snx(&a, argc, argv);
-    return vs_usage_error("bench", "unknown benchmark '%s' (snx, svae or perf)", a.pos[0]);
+    if (strcmp(a.pos[0], "search") == 0) return vs_bench_search(&a, argc, argv);
+    return vs_usage_error("bench", "unknown benchmark '%s' (snx, svae, search or perf)", a.pos[0]);
 }
 
 const vs_verb vs_verb_bench = {
     "bench",
-    "reproduce a paper's tables and figures (SNX: Tables II-V, Figs. 3-7; SVAE: Table 1, Figs. 2-7); time kernels (perf)",
+    "reproduce a paper's tables and figures (snx, svae, search); time kernels (perf)",
     "usage: versus bench snx --data SPEC [--model DIR] [--pairs N] [--seed S] [--epochs E] [--out DIR]\n"
     "                        [--methods M,...] [--gamma G] [--weight-decay W] [--pairing snx|random] [--tag TEXT]\n"
     "       versus bench svae [--data mnist-train|fashion-mnist-train] [--epochs E] [--runs R] [--alphas A1,A2]\n"
     "                        [--betas B1,B2] [--hidden H] [--sigmas S,...] [--methods M,...] [--commit HASH] [--out DIR]\n"
+    "       versus bench search [--data planted|mnist|fashion-mnist] [--pairs N] [--train-rows N] [--epochs E]\n"
+    "                        [--budget1 N] [--budget2 N] [--study-games N] [--seed S] [--commit HASH] [--out DIR]\n"
     "       versus bench perf [--threads 1,2] [--filter SUBSTR,...] [--reps N] [--json FILE] [--list] [--rss]\n\n"
     "perf times the engine: peak FMA throughput, SGEMM (square 64-1024 and the linear layers' skinny\n"
     "shapes), single convolutions of the papers' models (forward, and forward + backward), one training\n"
@@ -81,6 +89,21 @@ const vs_verb vs_verb_bench = {
     "the first method's Eq. 9 attribution), and over --divergence test images the mean divergences of\n"
     "invariant samples and counterfactuals and the counterfactual success of SVAE and M2.\n"
     "Default OUT: bench/results/svae-<test data>.\n\n"
+    "search:\n"
+    "Reproduces Hamilton et al. (ICLR 2022), axiomatic explanations of similarity search.  --data planted\n"
+    "(default: 28x28 gray images, each with one object of 4 classes and a distractor, masks known),\n"
+    "mnist or fashion-mnist (the object mask: pixels above 0.1).  Two GAP CNNs (3 convs to a 3 x 3 feature\n"
+    "map, global average pool) are trained on the first --train-rows rows for --epochs: a classifier and a\n"
+    "Siamese metric model; similarity = cosine of the pooled features.  --pairs same-class pairs of the\n"
+    "remaining rows are explained by SBSM, Partition SHAP, LIME, Kernel SHAP (superpixels), VESM, Grad-CAM,\n"
+    "SAM, IG-SAM, KSAM (feature-map cells), first order on the retrieved image and second order on both\n"
+    "(--budget1 / --budget2 coalitions for the sampled ones).  Reported: Table 1 per backbone (faithfulness:\n"
+    "drop of similarity when the top 30% pixels are blurred; second order: similarity with all but the query\n"
+    "object and its projection blurred; inefficiency |sum - (v(N) - v(empty))|; mIoU of the projected\n"
+    "object), axiom checks (SAM and second-order SAM against exact Shapley / Shapley-Taylor values of the\n"
+    "dot-product head, Grad-CAM vs IG-SAM on A.4's half-blind head), the convergence study of the\n"
+    "Shapley-Taylor estimators on 15 players (Figs. 5, 10; evals_ratio_15) and correspondence.png (Fig. 4).\n"
+    "Default OUT: bench/results/search-<data>.\n\n"
     "snx:\n"
     "Reproduces the structure of the SNX paper's evaluation (Section IV) on one data set.  The Siamese\n"
     "model is --model DIR (its split and pairs recovered from DIR/metrics.json), or one trained here:\n"

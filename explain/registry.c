@@ -15,6 +15,7 @@ extern const vs_method vs_method_guided_backprop, vs_method_deconvolution, vs_me
     vs_method_feature_ablation, vs_method_feature_permutation, vs_method_shapley_value_sampling, vs_method_noise_tunnel,
     vs_method_layer_activation, vs_method_layer_gradient_x_activation, vs_method_layer_integrated_gradients, vs_method_layer_conductance,
     vs_method_neuron_integrated_gradients, vs_method_neuron_conductance;
+extern const vs_method vs_method_shapley_taylor;
 
 /* The registry: adding a method is its file plus one line here. */
 static const vs_method *const registry[] = {
@@ -36,6 +37,7 @@ static const vs_method *const registry[] = {
     &vs_method_layer_conductance,
     &vs_method_neuron_integrated_gradients,
     &vs_method_neuron_conductance,
+    &vs_method_shapley_taylor,
 };
 
 #define N_METHODS ((int)(sizeof registry / sizeof registry[0]))

@@ -55,6 +55,28 @@ vs_status vs_demo_experiment(uint64_t seed, FILE *progress, vs_report **out, vs_
 /* The method names the experiment knows, comma-separated (for messages and help). */
 const char *vs_snx_experiment_method_names(void);
 
+/* The search paper's evaluation (Hamilton et al. 2022): Table 1 for every method (faithfulness,
+ * inefficiency, mIoU of the projected object) on pairs that share an object, on a GAP CNN classifier
+ * and a Siamese GAP CNN trained here; axiom checks; the convergence study (Figs. 5, 10); the picture
+ * of one pair (Fig. 4) as png_dir/correspondence.png.  Data format "versus-bench-search/1" with
+ * evals_ratio_15, faithfulness_*, inefficiency_*, miou (per method), sam_vs_exact_max_err,
+ * sam2_vs_exact_max_err, command, commit. */
+typedef struct vs_search_experiment_opts {
+    const char *data;            /* name shown ("planted", "mnist", ...) */
+    const vs_dataset *images;    /* gray images with labels (borrowed), or NULL: planted objects generated here */
+    int64_t pairs;               /* query/retrieved pairs explained (8) */
+    int64_t train_rows;          /* the first rows train the backbones (3000); pairs come from the rest */
+    int64_t epochs;              /* training epochs (6) */
+    int64_t budget1, budget2;    /* coalitions of the sampled first- and second-order methods (1000, 4000) */
+    int64_t study_games;         /* random games per kind in the convergence study (10; 0: none) */
+    uint64_t seed;               /* (1) */
+    const char *command, *commit;/* stamped into the results, or NULL */
+    const char *png_dir;         /* where correspondence.png goes, or NULL */
+    FILE *progress;              /* or NULL */
+} vs_search_experiment_opts;
+void vs_search_experiment_opts_init(vs_search_experiment_opts *o);
+vs_status vs_search_experiment(const vs_search_experiment_opts *o, vs_report **out, vs_error *err);
+
 #ifdef __cplusplus
 }
 #endif

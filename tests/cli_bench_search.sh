@@ -1,0 +1,40 @@
+#!/bin/sh
+# cli_bench_search.sh - `versus bench search` as a user meets it: a small run on planted pairs (the
+# files written, every method in Table 1, the axiom checks that must hold, the keys of results.json)
+# and the exit status of mistakes.
+set -u
+. "$(dirname "$0")/cli_lib.sh"
+V=$(pwd)/versus
+W=cli_bench_search.dir
+rm -rf "$W"
+mkdir -p "$W"
+cd "$W" || exit 1
+# value of a top-level number KEY in results.json
+num() { grep -o "\"$1\": [-0-9.e+]*" s/results.json | head -1 | awk '{print $2}'; }
+holds() { # description, awk condition on $1, value
+    if awk -v a="$3" "BEGIN { exit !($2) }"; then pass=$((pass + 1)); else fails=$((fails + 1)); echo "FAIL: $1 ($3)"; fi
+}
+
+check "bench search planted" 0 $V bench search --pairs 2 --train-rows 400 --epochs 1 --budget1 200 --budget2 500 --study-games 1 --commit abc123 --out s
+for f in table.md results.json index.html convergence_mlp.svg convergence_product.svg correspondence.png; do
+    exists "bench search wrote $f" s/$f
+done
+for m in SBSM PSHAP LIME KSHAP VESM GCAM SAM IG-SAM KSAM; do
+    grep_out "Table 1 lists $m" "^| $m |" s/table.md
+done
+for k in evals_ratio_15 inefficiency_first faithfulness_first miou sam_vs_exact_max_err sam2_vs_exact_max_err command commit; do
+    grep_out "results.json has $k" "\"$k\":" s/results.json
+done
+grep_out "the commit is stamped" '"commit": "abc123"' s/results.json
+holds "SAM equals exact Shapley on the GAP-dot head" 'a != "" && a < 1e-4' "$(num sam_vs_exact_max_err)"
+holds "second-order SAM equals exact Shapley-Taylor" 'a != "" && a < 1e-4' "$(num sam2_vs_exact_max_err)"
+holds "Grad-CAM breaks the dummy axiom (A.4)" 'a > 0.05' "$(num gradcam_dummy_left_share)"
+holds "IG-SAM keeps it" 'a != "" && a < 1e-6' "$(num igsam_dummy_left_max)"
+
+check "bench search: bad budget" 2 $V bench search --budget2 5 --out t
+check "bench search: unknown data" 1 $V bench search --data nosuch --out t
+grep_out "the error starts versus:" "^versus: " err.txt
+
+cd .. && rm -rf "$W"
+echo "cli_bench_search: $pass passed, $fails failed"
+[ "$fails" -eq 0 ]
