@@ -207,8 +207,8 @@ static void progress_line(vs_run *r, bool last)
     double rate = r->done_here / (t - r->t0 > 1e-9 ? t - r->t0 : 1e-9);
     char left[32];
     duration(rate > 0 ? (double)vs_run_missing(r) / rate : 0, left, sizeof left);
-    fprintf(r->progress, "versus: %" PRId64 "/%" PRId64 " %s (%.0f%%), %.3g %s/s, %s left\n", done, total, r->unit,
-            total ? 100.0 * (double)done / (double)total : 100.0, rate, r->unit, left);
+    fprintf(r->progress, "versus: %" PRId64 "/%" PRId64 " %s (%.0f%%), %.*f %s/s, %s left\n", done, total, r->unit,
+            total ? 100.0 * (double)done / (double)total : 100.0, rate >= 10 ? 0 : 2, rate, r->unit, left);
     fflush(r->progress);
 }
 
