@@ -9,7 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* The command line, each word shell-quoted when needed. */
+/* The command line, each word shell-quoted when needed; --shard, --resume and --threads, which change
+ * no result, are left out (a merged or resumed run stamps the command of a single run). */
 static char *command_line(int argc, char **argv)
 {
     size_t n = 32;
@@ -18,6 +19,11 @@ static char *command_line(int argc, char **argv)
     if (!s) return NULL;
     p += sprintf(p, "versus bench");
     for (int i = 0; i < argc; i++) {
+        if (!strcmp(argv[i], "--resume") || !strncmp(argv[i], "--shard=", 8) || !strncmp(argv[i], "--threads=", 10)) continue;
+        if (!strcmp(argv[i], "--shard") || !strcmp(argv[i], "--threads")) {
+            i++;
+            continue;
+        }
         bool plain = argv[i][0] != 0;
         for (const char *c = argv[i]; *c; c++) plain &= strchr("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_=.,/:+@%", *c) != NULL;
         *p++ = ' ';
@@ -61,6 +67,7 @@ static int options(const vs_args *a, vs_snx_experiment_opts *o)
     o->tag = vs_args_get(a, "tag");
     o->methods = vs_args_get(a, "methods");
     o->progress = stderr;
+    o->reproducible = vs_args_has(a, "reproducible");
     if (!o->spec) return vs_usage_error("bench", "--data SPEC is required (adult, bank, credit, compas, mutag, synthetic-tabular, ...)");
     if (o->model_dir && vs_args_has(a, "epochs")) return vs_usage_error("bench", "--epochs trains a model; it does not go with --model");
     if ((rc = vs_args_int(a, "seed", 1, 0, INT64_MAX, &o->seed))) return rc;
@@ -91,6 +98,12 @@ int vs_bench_snx(const vs_args *a, int argc, char **argv)
 
     vs_data_flags df;
     if ((rc = vs_cli_data_flags(a, &df))) return rc;
+    if (vs_args_has(a, "shard") && !dir) return vs_usage_error("bench", "--shard K/N writes a part file: give it with --out PART");
+    vs_cli_run cr;
+    if ((rc = vs_cli_run_opts(a, out, (uint64_t)o.seed, "pairs", argc, argv, &cr))) return rc;
+    vs_run *run = NULL;
+    o.run = &cr.o;
+    o.journal = &run;
     vs_dataset *d = NULL;
     vs_report *r = NULL;
     vs_error err;
@@ -99,9 +112,13 @@ int vs_bench_snx(const vs_args *a, int argc, char **argv)
     if (!cmd) rc = vs_fail("out of memory");
     else if (vs_load_spec(o.spec, &df, &d, &err) != VS_OK) rc = vs_fail("%s", err.msg);
     else if (vs_snx_experiment(d, &o, &r, &err) != VS_OK) rc = err.code == VS_ERR_ARG ? vs_usage_error("bench", "%s", err.msg) : vs_fail("%s", err.msg);
+    else if (!r) printf("wrote the pairs of shard %s to %s (versus merge joins the shards)\n", vs_args_get(a, "shard"), out);
     else if (vs_report_write_dir(r, out, &err) != VS_OK) rc = vs_fail("%s", err.msg);
     else if (vs_report_markdown(r, stdout, &err) != VS_OK) rc = vs_fail("%s", err.msg);
     else printf("\nwrote %s/table.md, results.json, index.html and figures\n", out);
+    /* the report is on disk: the journal of the pairs is done with */
+    if (rc == 0 && run && vs_run_finish(run, &err) != VS_OK) rc = vs_fail("%s", err.msg);
+    vs_run_free(run);
     vs_report_free(r);
     vs_dataset_free(d);
     free(cmd);

@@ -24,6 +24,8 @@ static const vs_cli_opt bench_opts[] = {
     {"pg-epochs", 1, "PGExplainer training epochs (default 30)"},
     {"out", 1, "report directory (default bench/results/snx-<data>)"},
     {"tag", 1, "text stamped into the report, e.g. the commit measured"},
+    {"reproducible", 0, "leave wall times and the thread count out: runs of one command write the same bytes"},
+    VS_RUN_CLI_OPTS,
     {NULL, 0, NULL},
 };
 
@@ -44,6 +46,7 @@ const vs_verb vs_verb_bench = {
     "reproduce a paper's tables and figures (SNX: Tables II-III, Figs. 3-7); time kernels (perf)",
     "usage: versus bench snx --data SPEC [--model DIR] [--pairs N] [--seed S] [--epochs E] [--out DIR]\n"
     "                        [--methods M,...] [--gamma G] [--weight-decay W] [--tag TEXT]\n"
+    "                        [--reproducible] [--shard K/N] [--resume]\n"
     "       versus bench perf [--threads 1,2] [--filter SUBSTR,...] [--reps N] [--json FILE] [--list] [--rss]\n\n"
     "perf times the engine: peak FMA throughput, SGEMM (square 64-1024 and the linear layers' skinny\n"
     "shapes), single convolutions of the papers' models (forward, and forward + backward), one training\n"
@@ -83,7 +86,13 @@ const vs_verb vs_verb_bench = {
     "Writes OUT/table.md (also printed), OUT/results.json (every number, per pair, and the report),\n"
     "OUT/index.html (one self-contained page; `versus report OUT` rebuilds it) and the figures;\n"
     "OUT defaults to bench/results/snx-<data>.  SNX explains tabular rows and graphs, not images.\n"
-    "The experiment is the library call vs_snx_experiment (versus/experiment.h).",
+    "The experiment is the library call vs_snx_experiment (versus/experiment.h).\n"
+    "Long runs: each test pair is an item (every method's masks of it); finished pairs are journalled\n"
+    "(OUT.journal) and --resume continues a killed run.  --shard K/N explains pairs\n"
+    "[floor((K-1) P / N), floor(K P / N)) after the shared stages (training, gamma, stage 1, DES,\n"
+    "PGExplainer: every shard repeats them, deterministically) and writes them to the part file --out;\n"
+    "`versus merge PART... --out OUT` then scores every pair and writes the report.  With --reproducible\n"
+    "(times and threads left out) the merged files equal a single run's byte for byte (docs/CLUSTER.md).",
     bench_opts,
     run_bench,
     NULL,

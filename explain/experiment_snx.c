@@ -341,7 +341,7 @@ static int prepare(snx_bench *b)
 }
 
 /* The global masks a method is constrained by (and its conformity is measured against). */
-static const vs_snx_expl *method_global(const snx_bench *b, vs_snx_method m)
+const vs_snx_expl *vs_snx_bench_method_global(const snx_bench *b, vs_snx_method m)
 {
     return b->glob[vs_snx_method_global(m) == VS_SNX_DES ? G_DES : G_SNX];
 }
@@ -379,21 +379,14 @@ static int sensitivity(const snx_bench *b, const vs_snx_expl *e, int sel, double
 
 static int run_method(snx_bench *b, snx_method_run *r)
 {
-    vs_error err;
-    progress(b, "versus bench snx: %s on %lld pairs\n", vs_snx_method_name(r->method), (long long)b->pairs.n);
-    double t = now();
-    const vs_snx_expl *g = vs_snx_method_global(r->method) >= 0 ? method_global(b, r->method) : NULL;
-    if (vs_snx_local(&b->f, b->d, &b->pairs, r->method, g, b->pg, &b->o, &r->e, &err) != VS_OK)
-        return fail(b, "%s: %s", vs_snx_method_name(r->method), err.msg);
-    r->seconds = now() - t;
-    int64_t n = b->pairs.n;
+    int64_t n = b->pairs.n; /* r->e: vs_snx_bench_local_masks */
     double *tmp = malloc((size_t)n * sizeof *tmp);
     if (!tmp) return fail(b, "out of memory");
     int rc = 0;
     for (int sel = 0; sel < b->n_sel && rc == 0; sel++) {
         vs_snx_eval *ev = r->ev[sel] = malloc((size_t)n * sizeof *ev);
         /* Pick-all is the bound of Table II: every feature kept (FA) or none (CF), no top-k cut */
-        rc = ev ? score(b, r->e, method_global(b, r->method), r->method != VS_SNX_PICK_ALL, sel, ev) : fail(b, "out of memory");
+        rc = ev ? score(b, r->e, vs_snx_bench_method_global(b, r->method), r->method != VS_SNX_PICK_ALL, sel, ev) : fail(b, "out of memory");
         /* an all-ones mask ranks nothing (its top-k is the tie-break order) and breaks every bound */
         for (int64_t k = 0; rc == 0 && r->method == VS_SNX_PICK_ALL && k < n; k++) {
             ev[k].conformity = ev[k].precision = ev[k].recall = NAN;
@@ -640,13 +633,15 @@ vs_status vs_snx_experiment(const vs_dataset *d, const vs_snx_experiment_opts *o
     if (rc == 0) rc = check_method_names(b, o->methods);
     if (rc == 0) rc = setup(b);
     if (rc == 0) rc = prepare(b);
-    for (int i = 0; rc == 0 && i < b->n_runs; i++) rc = run_method(b, &b->run[i]);
-    if (rc == 0) {
+    bool part = false;
+    if (rc == 0) rc = vs_snx_bench_local_masks(b, &part);
+    for (int i = 0; rc == 0 && !part && i < b->n_runs; i++) rc = run_method(b, &b->run[i]);
+    if (rc == 0 && !part) {
         t_tests(b);
         rc = score_globals(b);
     }
     b->wall = now() - b->t0;
-    if (rc == 0) rc = vs_snx_bench_report(b, out);
+    if (rc == 0 && !part) rc = vs_snx_bench_report(b, out);
     vs_status st = rc == 0 ? VS_OK : b->err->code != VS_OK ? b->err->code : VS_ERR_FORMAT;
     bench_free(b);
     free(b);

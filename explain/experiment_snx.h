@@ -90,10 +90,16 @@ typedef struct snx_bench {
     double t0, wall;
 } snx_bench;
 
+/* The global masks method m is constrained by (and its conformity is measured against). */
+const vs_snx_expl *vs_snx_bench_method_global(const snx_bench *b, vs_snx_method m);
 /* The run of method m, or NULL. */
 const snx_method_run *vs_snx_bench_find_run(const snx_bench *b, vs_snx_method m);
 /* Mean over the blocks of a per-block trace array [n_blocks * n_iters] into out[n_iters]. */
 void vs_snx_trace_mean(const vs_snx_trace *t, const float *a, float *out);
+/* Every method's local masks of the pairs (experiment_snx_items.c): b->run[i].e and .seconds, item by
+ * item through the journal of b->opt->run when given.  *partial: the run is a shard, whose items are
+ * now journalled; nothing more to do.  rc 0, or 1 with b->err set. */
+int vs_snx_bench_local_masks(snx_bench *b, bool *partial);
 /* The report of a finished run (data, tables, figures); rc 0, or 1 with b->err set. */
 int vs_snx_bench_report(const snx_bench *b, vs_report **out);
 
