@@ -10,3 +10,5 @@ TESTS += tests/cli_bench.sh
 EXTRA_DIST += tests/cli_bench.sh
 TESTS += tests/bench_regression.sh tests/report_chromium.sh
 EXTRA_DIST += tests/bench_regression.sh tests/compare_results.py tests/golden tests/report_chromium.sh tests/page_check.py
+TESTS += tests/cli_shard.sh tests/cli_shard_kill.sh
+EXTRA_DIST += tests/cli_shard.sh tests/cli_shard_kill.sh
