@@ -653,7 +653,7 @@ const vs_verb vs_verb_evaluate = {
     "                        absorbs the shift, equals A within 1e-4 (Kindermans et al. 2019)\n"
     "                        [InputInvariance]; give --method the method that produced A.  Null when the\n"
     "                        first layer cannot absorb the shift exactly (no bias, zero padding).\n"
-    "Perturbation noise is drawn from --seed.",
+    "Perturbation noise of row i is drawn from a stream seeded by --seed and i (the same in any shard).",
     evaluate_opts,
     run_evaluate,
     NULL,

@@ -286,7 +286,9 @@ const vs_verb vs_verb_explain = {
     "explain",
     "explain a Siamese network's query-reference pair (SNX)",
     "usage: versus explain snx --model DIR --data SPEC --query I --reference J [--method M] [--top K]\n"
-    "                          [--top-present] [--gamma G] [--iters N] --out OUT\n\n"
+    "                          [--top-present] [--gamma G] [--iters N] --out OUT\n"
+    "       versus explain snx --model DIR --data SPEC --pairs all [--method M] [--top K] [--seed S] ...\n"
+    "                          --out OUT [--shard K/N] [--resume]\n\n"
     "Explains the similarity of two rows (tabular) or graphs of the test portion of SPEC (the split the\n"
     "model was trained on, from DIR/metrics.json) with the SNX paper's two-stage explanations: the global\n"
     "invariant mask of the query (SNX-global, Eq. 4; graphs with the adjacency constraints of Eq. 10) and\n"
