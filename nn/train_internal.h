@@ -57,9 +57,6 @@ vs_status vs_train_optim_for(const vs_train_opts *o, const char *name, vs_train_
 extern const char *const vs_task_one_model[], *const vs_task_one_loss[];
 /* Metrics "train_accuracy" and "test_accuracy" (classifier and Siamese tasks). */
 vs_status vs_train_put_accuracies(vs_train_result *res, double train, double test);
-/* DIP-VAE's penalty of a batch (task_vae.c): C = Cov_batch[mu] (+ mean_batch diag(e^logvar) when ii),
- * lambda_od sum_{i != j} C_ij^2 + lambda_d sum_i (C_ii - 1)^2; mu, logvar [n,k]; a scalar. */
-vs_tensor *vs_train_dip_penalty(vs_tensor *mu, vs_tensor *logvar, bool ii, double lambda_od, double lambda_d);
 
 /* Write t's sample grid for the current global step into o->sample_dir (train_samples.c). */
 vs_status vs_train_write_samples(vs_trainer *t, vs_error *err);

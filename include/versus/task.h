@@ -126,6 +126,10 @@ vs_module *vs_task_model(const vs_task_run *r, const char *name);
  * its forward of the single given value, for a single wanted value). */
 vs_status vs_task_eval(vs_module *m, int n_given, const char *const *given_names, vs_tensor *const *given, int n_want,
                        const char *const *want, vs_tensor **outs, vs_rng *rng, vs_error *err);
+/* DIP-VAE's penalty of a batch (Kumar et al. 2018; task "vae"): C = Cov_batch[mu] (+ mean_batch
+ * diag(e^logvar) for DIP-VAE-ii), lambda_od sum_{i != j} C_ij^2 + lambda_d sum_i (C_ii - 1)^2;
+ * mu, logvar [n,k]; a scalar owned by the current scope (differentiable twice). */
+vs_tensor *vs_train_dip_penalty(vs_tensor *mu, vs_tensor *logvar, bool ii, double lambda_od, double lambda_d);
 /* The value of option name of the run's task (assert: declared). */
 double vs_task_opt(const vs_task_run *r, const char *name);
 
