@@ -1,6 +1,7 @@
 /* shard.c - shards ("K/N", item ranges), per-item seeds, item payloads, and a run: its journal of
  * finished items (opened fresh or resumed, one append per item) and its progress lines.  The file
  * format is in shard_internal.h; merging parts is shard_merge.c. */
+#include "report/internal.h"
 #include "report/shard_internal.h"
 #include "nn/io_util.h"
 #include "versus/versus.h"
@@ -215,6 +216,16 @@ static void progress_line(vs_run *r, bool last)
 /* A new journal at path: its header record, written to a temporary file and renamed over path. */
 static vs_status new_journal(vs_run *r, const vs_run_header *h, vs_error *err)
 {
+    /* the directories above it (bench/results/ on a first run) */
+    const char *slash = strrchr(r->path, '/');
+    if (slash && slash != r->path) {
+        char dir[4096];
+        if ((size_t)(slash - r->path) >= sizeof dir) return vs_error_set(err, VS_ERR_ARG, "%s: path too long", r->path);
+        memcpy(dir, r->path, (size_t)(slash - r->path));
+        dir[slash - r->path] = '\0';
+        vs_status st = vs_report_make_dirs(dir, err);
+        if (st != VS_OK) return st;
+    }
     char *text = journal_header_text(h);
     size_t n;
     unsigned char *rec = text ? journal_record(-1, (const unsigned char *)text, strlen(text), &n) : NULL;
