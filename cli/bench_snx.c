@@ -9,45 +9,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* The command line, each word shell-quoted when needed; --shard, --resume and --threads, which change
- * no result, are left out (a merged or resumed run stamps the command of a single run). */
-static char *command_line(int argc, char **argv)
-{
-    size_t n = 32;
-    for (int i = 0; i < argc; i++) n += 4 * strlen(argv[i]) + 3;
-    char *s = malloc(n), *p = s;
-    if (!s) return NULL;
-    p += sprintf(p, "versus bench");
-    for (int i = 0; i < argc; i++) {
-        if (!strcmp(argv[i], "--resume") || !strncmp(argv[i], "--shard=", 8) || !strncmp(argv[i], "--threads=", 10)) continue;
-        if (!strcmp(argv[i], "--shard") || !strcmp(argv[i], "--threads")) {
-            i++;
-            continue;
-        }
-        bool plain = argv[i][0] != 0;
-        for (const char *c = argv[i]; *c; c++) plain &= strchr("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_=.,/:+@%", *c) != NULL;
-        *p++ = ' ';
-        if (plain) {
-            p += sprintf(p, "%s", argv[i]);
-            continue;
-        }
-        *p++ = '\'';
-        for (const char *c = argv[i]; *c; c++) p += *c == '\'' ? sprintf(p, "'\\''") : sprintf(p, "%c", *c);
-        *p++ = '\'';
-        *p = 0;
-    }
-    return s;
-}
-
-/* Default OUT: bench/results/snx-<data>, the SPEC with anything but [A-Za-z0-9._-] turned into '-'. */
-static void default_out(const char *spec, char *out, size_t n)
-{
-    int k = snprintf(out, n, "bench/results/snx-");
-    for (const char *c = spec; *c && (size_t)k + 1 < n; c++)
-        out[k++] = (char)((*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z') || (*c >= '0' && *c <= '9') || strchr("._-", *c) ? *c : '-');
-    out[k] = 0;
-}
-
 /* An integer flag into an int option (0 when absent); rc. */
 static int int_flag(const vs_args *a, const char *name, int64_t lo, int *out)
 {
@@ -66,6 +27,7 @@ static int options(const vs_args *a, vs_snx_experiment_opts *o)
     o->model_dir = vs_args_get(a, "model");
     o->tag = vs_args_get(a, "tag");
     o->methods = vs_args_get(a, "methods");
+    o->pairing = vs_args_get(a, "pairing");
     o->progress = stderr;
     o->reproducible = vs_args_has(a, "reproducible");
     if (!o->spec) return vs_usage_error("bench", "--data SPEC is required (adult, bank, credit, compas, mutag, synthetic-tabular, ...)");
@@ -90,15 +52,12 @@ int vs_bench_snx(const vs_args *a, int argc, char **argv)
     int rc = options(a, &o);
     if (rc) return rc;
     char out[3800];
-    const char *dir = vs_args_get(a, "out");
-    if (dir && strlen(dir) >= sizeof out - 1) return vs_usage_error("bench", "--out: path longer than %zu characters", sizeof out - 2);
-    if (dir) snprintf(out, sizeof out, "%s", dir);
-    else default_out(o.spec, out, sizeof out);
+    if ((rc = vs_bench_out(a, "snx", o.spec, out, sizeof out))) return rc;
     if (o.methods && strlen(o.methods) >= 1024) return vs_usage_error("bench", "--methods: list too long");
 
     vs_data_flags df;
     if ((rc = vs_cli_data_flags(a, &df))) return rc;
-    if (vs_args_has(a, "shard") && !dir) return vs_usage_error("bench", "--shard K/N writes a part file: give it with --out PART");
+    if (vs_args_has(a, "shard") && !vs_args_get(a, "out")) return vs_usage_error("bench", "--shard K/N writes a part file: give it with --out PART");
     vs_cli_run cr;
     if ((rc = vs_cli_run_opts(a, out, (uint64_t)o.seed, "pairs", argc, argv, &cr))) return rc;
     vs_run *run = NULL;
@@ -107,15 +66,13 @@ int vs_bench_snx(const vs_args *a, int argc, char **argv)
     vs_dataset *d = NULL;
     vs_report *r = NULL;
     vs_error err;
-    char *cmd = command_line(argc, argv);
+    char *cmd = vs_bench_command_line(argc, argv);
     o.command = cmd;
     if (!cmd) rc = vs_fail("out of memory");
     else if (vs_load_spec(o.spec, &df, &d, &err) != VS_OK) rc = vs_fail("%s", err.msg);
     else if (vs_snx_experiment(d, &o, &r, &err) != VS_OK) rc = err.code == VS_ERR_ARG ? vs_usage_error("bench", "%s", err.msg) : vs_fail("%s", err.msg);
     else if (!r) printf("wrote the pairs of shard %s to %s (versus merge joins the shards)\n", vs_args_get(a, "shard"), out);
-    else if (vs_report_write_dir(r, out, &err) != VS_OK) rc = vs_fail("%s", err.msg);
-    else if (vs_report_markdown(r, stdout, &err) != VS_OK) rc = vs_fail("%s", err.msg);
-    else printf("\nwrote %s/table.md, results.json, index.html and figures\n", out);
+    else rc = vs_bench_publish(r, out, "table.md, results.json, index.html and figures");
     /* the report is on disk: the journal of the pairs is done with */
     if (rc == 0 && run && vs_run_finish(run, &err) != VS_OK) rc = vs_fail("%s", err.msg);
     vs_run_free(run);

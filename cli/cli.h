@@ -90,6 +90,9 @@ int vs_explain_snx_pairs(const vs_args *a, int argc, char **argv, vs_module *m, 
 /* A number in JSON output: %.9g, or null when it is NaN or infinite (JSON has neither). */
 void vs_cli_put_num(FILE *f, double v);
 
+/* `versus explain svae` (cli/explain_svae.c): argv[0] is "svae"; it parses its own flags; 0, 1 or 2. */
+int vs_explain_svae(int argc, char **argv);
+
 /* A verb of the program. */
 typedef struct vs_verb {
     const char *name;

@@ -274,21 +274,32 @@ done:
 
 static int run_explain(int argc, char **argv)
 {
+    if (argc >= 1 && strcmp(argv[0], "svae") == 0) return vs_explain_svae(argc, argv);
     vs_args a;
     int rc = vs_args_parse("explain", explain_opts, argc, argv, &a);
     if (rc) return rc;
     if (a.n_pos < 1) return vs_usage_error("explain", "expected an explainer: 'versus explain snx ...'");
     if (strcmp(a.pos[0], "snx") == 0) return run_explain_snx(&a, argc, argv);
-    return vs_usage_error("explain", "unknown explainer '%s' (snx)", a.pos[0]);
+    return vs_usage_error("explain", "unknown explainer '%s' (snx or svae)", a.pos[0]);
 }
 
 const vs_verb vs_verb_explain = {
     "explain",
-    "explain a Siamese network's query-reference pair (SNX)",
+    "explain a Siamese network's query-reference pair (SNX), or an image by a supervised VAE's invariances (svae)",
     "usage: versus explain snx --model DIR --data SPEC --query I --reference J [--method M] [--top K]\n"
     "                          [--top-present] [--gamma G] [--iters N] --out OUT\n"
     "       versus explain snx --model DIR --data SPEC --pairs all [--method M] [--top K] [--seed S] ...\n"
-    "                          --out OUT [--shard K/N] [--resume]\n\n"
+    "                          --out OUT [--shard K/N] [--resume]\n"
+    "       versus explain svae --model DIR --input X.npy [--row I] [--samples N] [--sigma S] [--method M]\n"
+    "                          [--data SPEC] [--seed S] --out OUT\n\n"
+    "svae: a model trained by `versus train --arch svae` (or m2) explains row I of X: its predicted class;\n"
+    "N invariant samples x~ (z1 of x kept, z2 ~ N(0, S^2), only decodes still classified as x is) in\n"
+    "OUT/invariant.npy; attributions by --method (default expected_gradients, i.e. GradientSHAP; baseline\n"
+    "x) of the latent divergence d(x, x~) = KL(q(z_k|x) || q(z_k|x~)) of Eq. 9 at each x~, k = 1 (what\n"
+    "the classifier uses) in OUT/divergence_z1.npy and k = 2 (the nuisance) in OUT/divergence_z2.npy;\n"
+    "one counterfactual per class in OUT/counterfactuals.npy: z1 set to the class's mean of q(z1|x) over\n"
+    "the first 10000 images of --data (M2: y set to the class), z2 of x kept.\n\n"
+    "snx:\n"
     "Explains the similarity of two rows (tabular) or graphs of the test portion of SPEC (the split the\n"
     "model was trained on, from DIR/metrics.json) with the SNX paper's two-stage explanations: the global\n"
     "invariant mask of the query (SNX-global, Eq. 4; graphs with the adjacency constraints of Eq. 10) and\n"

@@ -34,6 +34,8 @@ static const vs_cli_opt train_opts[] = {
     {"lr-schedule", 1, "constant, step:S:G (x G every S epochs) or cosine[:T] (default constant)"},
     {"optimizers", 1, "per model: NAME:key=value,...;NAME:... (keys lr beta1 beta2 eps weight_decay momentum clip)"},
     {"task-opts", 1, "the task's options: name=value,... (listed below)"},
+    {"alpha", 1, "shorthand for --task-opts alpha=A (svae, m2: the classifier's weight)"},
+    {"beta", 1, "shorthand for --task-opts beta=B (svae: Eq. 6's beta; vae: the KL weight)"},
     {"sample-every", 1, "generative tasks: write OUT/samples/step-N.png every N steps"},
     {"pairs", 1, "Siamese training pairs: snx or random (default snx)"},
     {"checkpoint-every", 1, "also checkpoint every N steps (default: at each epoch end)"},
@@ -158,10 +160,13 @@ static int parse_optim_flags(const vs_args *a, train_cli *c)
     if (per && vs_train_parse_optims(per, &c->o, c->per_optim, VS_TASK_MAX_OPTIMS, &c->o.n_per_optim, &err) != VS_OK)
         return vs_usage_error("train", "option '--optimizers': %s", err.msg);
     c->o.per_optim = c->per_optim;
-    const char *user = vs_args_get(a, "task-opts"), *def = c->zoo ? c->zoo->task_opts : NULL;
-    if (snprintf(c->task_opts, sizeof c->task_opts, "%s%s%s", def ? def : "", def && user ? "," : "", user ? user : "") >=
-        (int)sizeof c->task_opts)
-        return vs_usage_error("train", "option '--task-opts' is too long");
+    /* the zoo's defaults, then --task-opts, then the shorthands --alpha and --beta */
+    const char *def = c->zoo ? c->zoo->task_opts : NULL, *keys[] = {"", "alpha=", "beta="};
+    const char *vals[] = {vs_args_get(a, "task-opts"), vs_args_get(a, "alpha"), vs_args_get(a, "beta")};
+    int n = snprintf(c->task_opts, sizeof c->task_opts, "%s", def ? def : "");
+    for (int i = 0; i < 3 && n < (int)sizeof c->task_opts; i++)
+        if (vals[i]) n += snprintf(c->task_opts + n, sizeof c->task_opts - (size_t)n, "%s%s%s", n ? "," : "", keys[i], vals[i]);
+    if (n >= (int)sizeof c->task_opts) return vs_usage_error("train", "option '--task-opts' is too long");
     c->o.task_opts = c->task_opts[0] ? c->task_opts : NULL;
     int64_t every;
     if ((rc = vs_args_int(a, "sample-every", 0, 1, INT64_MAX, &every))) return rc;
@@ -456,7 +461,7 @@ const vs_verb vs_verb_train = {
     "usage: versus train (--arch NAME | --spec model.json) --data SPEC [data flags] [--test-data SPEC]\n"
     "                    [--classes C,...] [--epochs N] [--batch-size B] [--optimizer sgd|adam] [--lr X]\n"
     "                    [--betas B1,B2] [--weight-decay X] [--clip-norm X] [--lr-schedule S]\n"
-    "                    [--optimizers NAME:key=value,...;...] [--task-opts name=value,...]\n"
+    "                    [--optimizers NAME:key=value,...;...] [--task-opts name=value,...] [--alpha A] [--beta B]\n"
     "                    [--pairs snx|random] [--seed S] [--checkpoint-every N] [--sample-every N]\n"
     "                    --out DIR [--resume]\n\n"
     "The task follows the model (listed below): a model.json composite names it (\"task\"), a Siamese model\n"

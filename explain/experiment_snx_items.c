@@ -1,9 +1,10 @@
 /* experiment_snx_items.c - the SNX experiment's explanation loop as items: item k is test pair k with
- * the local masks (and GDA trace rows) of every method.  Pairs are explained in chunks of o.batch
+ * the local masks (and GDA trace rows) of every planned explanation (b->jobs: every method under each
+ * protocol, the dual variants of Table V).  Pairs are explained in chunks of o.batch
  * (the chunk SNX optimises together; the masks do not depend on it), each finished pair becomes one
  * record, journalled through versus/shard.h when the experiment has a run (shards, --resume), and
  * every record - fresh or read back - is decoded by the same code into the methods' explanations.
- * A record: per method, in run order, T (trace iterations), the pair's share of the chunk's seconds,
+ * A record: per job, in plan order, T (trace iterations), the pair's share of the chunk's seconds,
  * the query and reference masks, then the four trace rows of T floats. */
 #include "explain/experiment_snx.h"
 #include "explain/snx_internal.h"
@@ -51,18 +52,18 @@ static bool trace_alloc(vs_snx_expl *e, int64_t n, int64_t T)
     return e->trace.objective && e->trace.grad_primal && e->trace.grad_dual && e->trace.violated;
 }
 
-/* Record p (len bytes) of pair k into every method's explanation and seconds; rc. */
+/* Record p (len bytes) of pair k into every job's explanation and seconds; rc. */
 static int decode(snx_bench *b, int64_t k, const unsigned char *p, size_t len)
 {
     vs_item_reader rd = {p, len, 0, false};
-    for (int i = 0; i < b->n_runs && !rd.bad; i++) {
-        snx_method_run *r = &b->run[i];
-        vs_snx_expl *e = r->e;
+    for (int i = 0; i < b->n_jobs && !rd.bad; i++) {
+        const snx_local_job *job = &b->jobs[i];
+        vs_snx_expl *e = *job->out;
         int64_t T;
         double seconds;
         vs_item_get_i64(&rd, &T, 1);
         vs_item_get_f64(&rd, &seconds, 1);
-        r->seconds += seconds;
+        if (job->seconds) *job->seconds += seconds;
         vs_item_get_f32(&rd, e->ms + e->s_off[k], (size_t)(e->s_off[k + 1] - e->s_off[k]));
         vs_item_get_f32(&rd, e->mt + e->t_off[k], (size_t)(e->t_off[k + 1] - e->t_off[k]));
         if (rd.bad || T < 0 || T > 1000000) {
@@ -86,27 +87,27 @@ static int explain_chunk(snx_bench *b, vs_run *run, int64_t k0, int64_t k1, vs_i
 {
     int64_t m = k1 - k0;
     vs_pairs sub = {m, b->pairs.idx + 2 * k0, b->pairs.label ? b->pairs.label + k0 : NULL};
-    vs_snx_opts o = b->o;
-    o.first_item = k0; /* GNNExplainer's initial masks: seeded by the pair's index in the whole run */
-    vs_snx_expl *e[VS_SNX_METHOD_COUNT] = {0};
-    double sec[VS_SNX_METHOD_COUNT];
+    vs_snx_expl *e[SNX_MAX_JOBS] = {0};
+    double sec[SNX_MAX_JOBS];
     int rc = 0;
     vs_error err;
-    for (int i = 0; i < b->n_runs && rc == 0; i++) {
-        vs_snx_method method = b->run[i].method;
-        const vs_snx_expl *g = vs_snx_method_global(method) >= 0 ? vs_snx_bench_method_global(b, method) : NULL;
+    for (int i = 0; i < b->n_jobs && rc == 0; i++) {
+        const snx_local_job *job = &b->jobs[i];
+        vs_snx_opts o = *job->o;
+        o.first_item = k0; /* GNNExplainer's initial masks: seeded by the pair's index in the whole run */
         double t = now();
-        if (vs_snx_local(&b->f, b->d, &sub, method, g, b->pg, &o, &e[i], &err) != VS_OK) rc = failed(b, err.code, vs_snx_method_name(method), err.msg);
+        if (vs_snx_local(&b->f, b->d, &sub, job->method, job->global, job->pg, &o, &e[i], &err) != VS_OK)
+            rc = failed(b, err.code, vs_snx_method_name(job->method), err.msg);
         sec[i] = (now() - t) / (double)m;
     }
     for (int64_t c = 0; c < m && rc == 0; c++) {
         vs_item_buf_reset(rec);
-        for (int i = 0; i < b->n_runs; i++) encode(rec, e[i], c, sec[i]);
+        for (int i = 0; i < b->n_jobs; i++) encode(rec, e[i], c, sec[i]);
         if (rec->oom) rc = failed(b, VS_ERR_NOMEM, "", "out of memory for a pair's record");
         if (rc == 0 && run && vs_run_put(run, k0 + c, rec, &err) != VS_OK) rc = failed(b, err.code, "", err.msg);
         if (rc == 0 && !(run && vs_run_sharded(run))) rc = decode(b, k0 + c, rec->data, rec->len);
     }
-    for (int i = 0; i < b->n_runs; i++) vs_snx_expl_free(e[i]);
+    for (int i = 0; i < b->n_jobs; i++) vs_snx_expl_free(e[i]);
     return rc;
 }
 
@@ -125,14 +126,14 @@ int vs_snx_bench_local_masks(snx_bench *b, bool *partial)
         s[k] = b->pairs.idx[2 * k];
         t[k] = b->pairs.idx[2 * k + 1];
     }
-    /* every method's explanation of all pairs, filled pair by pair (a shard keeps only its journal) */
-    for (int i = 0; rc == 0 && !shard && i < b->n_runs; i++) {
-        b->run[i].seconds = 0;
-        if (snx_expl_new(b->run[i].method, false, b->d, s, t, n, &b->run[i].e, &err) != VS_OK) rc = failed(b, err.code, "", err.msg);
+    /* every job's explanation of all pairs, filled pair by pair (a shard keeps only its journal) */
+    for (int i = 0; rc == 0 && !shard && i < b->n_jobs; i++) {
+        if (b->jobs[i].seconds) *b->jobs[i].seconds = 0;
+        if (snx_expl_new(b->jobs[i].method, false, b->d, s, t, n, b->jobs[i].out, &err) != VS_OK) rc = failed(b, err.code, "", err.msg);
     }
     if (b->opt->progress && rc == 0)
-        fprintf(b->opt->progress, "versus bench snx: %d methods on pairs %lld..%lld of %lld\n", b->n_runs, (long long)begin, (long long)end - 1,
-                (long long)n);
+        fprintf(b->opt->progress, "versus bench snx: %d explanations (methods, protocols, dual variants) of pairs %lld..%lld of %lld\n",
+                b->n_jobs, (long long)begin, (long long)end - 1, (long long)n);
     vs_item_buf rec = {0};
     size_t len;
     for (int64_t k = begin; rc == 0 && k < end;) {

@@ -40,3 +40,4 @@ TESTS += tests/test_breadth tests/test_quantus
 endif
 TESTS += tests/torch_captum.sh tests/cli_breadth.sh
 EXTRA_DIST += tests/torch_captum.sh tests/torch_captum.py tests/cli_breadth.sh
+include $(top_srcdir)/explain/svae.mk

@@ -35,19 +35,31 @@ void vs_snx_topk(const float *v, int64_t n, int64_t k, uint8_t *sel)
 
 void vs_snx_precision_recall(const float *score, const uint8_t *truth, int64_t n, int64_t k, double *precision, double *recall)
 {
-    int64_t nt = 0, hit = 0;
+    int64_t nt = 0;
     for (int64_t i = 0; i < n; i++) nt += truth[i] != 0;
     *precision = *recall = NAN;
     if (nt == 0 || n == 0) return;
     if (k <= 0) k = nt;
     if (k > n) k = n;
+    /* v = the k-th largest score (NaN lowest); items above v are selected, and the slots left go to
+     * the items tied at v at random: each true tied item counts slots / tied (the expected hits), so
+     * saturated or constant masks score the chance level, not whatever the index order gives */
     uint8_t *sel = malloc((size_t)n);
     if (!sel) return;
     vs_snx_topk(score, n, k, sel);
-    for (int64_t i = 0; i < n; i++) hit += sel[i] && truth[i];
+    float v = INFINITY;
+    for (int64_t i = 0; i < n; i++)
+        if (sel[i] && !(score[i] >= v)) v = score[i];
     free(sel);
-    *precision = (double)hit / (double)k;
-    *recall = (double)hit / (double)nt;
+    int64_t above = 0, tied = 0, hit_above = 0, hit_tied = 0;
+    for (int64_t i = 0; i < n; i++) {
+        bool t = truth[i] != 0, eq = score[i] == v || (isnan(score[i]) && isnan(v));
+        if (!eq && score[i] > v) above++, hit_above += t;
+        else if (eq) tied++, hit_tied += t;
+    }
+    double hit = (double)hit_above + (tied ? (double)(k - above) * (double)hit_tied / (double)tied : 0.0);
+    *precision = hit / (double)k;
+    *recall = hit / (double)nt;
 }
 
 /* ---- selections ------------------------------------------------------------------------------------- */

@@ -1,6 +1,7 @@
 /* snx_explain.c - SNX entry points: stage-1 global masks (Eq. 4), stage-2 local masks by every
  * method of Section IV-A (SNX, SNX-KL, SNX-UC, SNX-DES, SNX-inter, SNX-union, SNX-global, DES,
- * Pick-all, SM, GNNExplainer, PGExplainer), the all-in-one vs_snx_explain, options and names.
+ * Pick-all, SM, GNNExplainer, PGExplainer, and random masks as the chance level), the all-in-one
+ * vs_snx_explain, options and names.
  * The optimising methods differ only in the options they hand to solve() below. */
 #include "explain/snx_internal.h"
 
@@ -12,7 +13,7 @@
 
 static const char *const method_names[VS_SNX_METHOD_COUNT] = {
     "pick-all", "des", "snx-global", "sm", "snx-uc", "snx-kl", "snx-des", "snx-inter", "snx-union", "snx",
-    "gnnexplainer", "pgexplainer"};
+    "gnnexplainer", "pgexplainer", "random"};
 
 const char *vs_snx_method_name(vs_snx_method m)
 {
@@ -49,13 +50,14 @@ void vs_snx_opts_init(vs_snx_opts *o, vs_data_kind kind)
     o->global_iters = graph ? 200 : 50;
     o->eps_adjacent = 0.1f;
     o->eta1 = 0.1f;
-    o->eta2 = 1e-3f;
+    o->eta2 = 0.5f;
     o->beta = 1.0f;
     o->pre_iters = graph ? 0 : 50;
     o->max_iters = graph ? 400 : 100;
     o->step = VS_GDA_ADAM;
-    o->dual = VS_GDA_DUAL_UNIT;
+    o->dual = VS_GDA_DUAL_BALL;
     o->dual_radius = 10.0f;
+    o->present_only = true;
     o->init_logit = 0.0f;
     o->violation_tol = 1e-3f;
     o->batch = 64;
@@ -282,7 +284,8 @@ static vs_status solve(const vs_siamese *f, const vs_dataset *d, const solve_cfg
         ob.size = c->size;
         ob.ent = c->ent;
         ob.beta = c->beta;
-        if (c->global) st = set_target(&ob, c, err);
+        if (st == VS_OK && o->present_only && !t.graph) st = snx_obj_present(&ob, err);
+        if (st == VS_OK && c->global) st = set_target(&ob, c, err);
         if (st == VS_OK && c->con == SNX_CON_BOUND && ob.target) {
             ob.con = SNX_CON_BOUND;
             /* aux entries are grouped by block in order */
@@ -320,7 +323,7 @@ static vs_status solve(const vs_siamese *f, const vs_dataset *d, const solve_cfg
             vs_snx_trace_clear(&tr);
         }
         if (st == VS_OK) {
-            for (int64_t v = 0; v < t.n_vars; v++) theta[v] = 1.0f / (1.0f + expf(-theta[v]));
+            for (int64_t v = 0; v < t.n_vars; v++) theta[v] = (ob.present ? ob.present[v] : 1.0f) / (1.0f + expf(-theta[v]));
             for (int64_t b = 0; b < B; b++) {
                 int64_t k = c0 + b;
                 if (e->global) {
@@ -359,7 +362,8 @@ static vs_tensor *sn_loss(vs_tensor *es, vs_tensor *et, const float *y, int64_t 
     return vs_sum(vs_snx_faithfulness_loss(vs_tensor_from(VS_SHAPE(B), y), p), VS_ALL_AXES, false);
 }
 
-static vs_status saliency(const vs_siamese *f, const vs_dataset *d, const vs_pairs *pairs, vs_snx_expl *e, vs_error *err)
+static vs_status saliency(const vs_siamese *f, const vs_dataset *d, const vs_pairs *pairs, bool present, vs_snx_expl *e,
+                          vs_error *err)
 {
     vs_status st = VS_OK;
     int64_t n = e->n;
@@ -387,7 +391,8 @@ static vs_status saliency(const vs_siamese *f, const vs_dataset *d, const vs_pai
             else
                 for (int64_t b = 0; b < B; b++) {
                     float *ms = e->ms + e->s_off[c0 + b], *mt = e->mt + e->t_off[c0 + b];
-                    for (int64_t j = 0; j < p; j++) ms[j] = fabsf(g->data[b * p + j]);
+                    const float *x0 = d->X + e->s[c0 + b] * p, *x1 = d->X + e->t[c0 + b] * p;
+                    for (int64_t j = 0; j < p; j++) ms[j] = !present || x0[j] != 0 || x1[j] != 0 ? fabsf(g->data[b * p + j]) : 0.0f;
                     normalise(ms, p, NULL, 0);
                     memcpy(mt, ms, (size_t)p * sizeof *mt);
                 }
@@ -423,6 +428,36 @@ static vs_status saliency(const vs_siamese *f, const vs_dataset *d, const vs_pai
     return st;
 }
 
+/* ---- chance level ----------------------------------------------------------------------------------- */
+
+/* Mask values U(0, 1), item k drawn from seed ^ k: tabular one mask (x) 1[x_s or x_t] with
+ * present_only (global: 1[x]), shared by both sides; graphs one value per undirected edge of each graph. */
+static void random_masks(const vs_dataset *d, const vs_snx_opts *o, vs_snx_expl *e)
+{
+    for (int64_t k = 0; k < e->n; k++) {
+        vs_rng r;
+        vs_rng_seed(&r, o->seed ^ (0xD1B54A32D192ED03ull * (uint64_t)(o->first_item + k + 1)));
+        if (d->kind == VS_DATA_TABULAR) {
+            const float *xs = d->X + e->s[k] * d->dim, *xt = d->X + (e->global ? e->s[k] : e->t[k]) * d->dim;
+            float *ms = e->ms + e->s_off[k];
+            for (int64_t j = 0; j < d->dim; j++) {
+                float u = vs_rng_uniformf(&r);
+                ms[j] = !o->present_only || xs[j] != 0 || xt[j] != 0 ? u : 0.0f;
+            }
+            if (!e->global) memcpy(e->mt + e->t_off[k], ms, (size_t)d->dim * sizeof *ms);
+            continue;
+        }
+        for (int side = 0; side < (e->global ? 1 : 2); side++) {
+            const vs_graph *g = &d->graphs[side ? e->t[k] : e->s[k]];
+            float *m = side ? e->mt + e->t_off[k] : e->ms + e->s_off[k];
+            for (int64_t i = 0; i < g->n_edges; i++) {
+                int64_t rv = g->rev ? g->rev[i] : i;
+                m[i] = rv >= 0 && rv < i ? m[rv] : vs_rng_uniformf(&r);
+            }
+        }
+    }
+}
+
 /* ---- entry points ------------------------------------------------------------------------------------ */
 
 vs_status vs_snx_global(const vs_siamese *f, const vs_dataset *d, const int64_t *rows, int64_t n_rows, vs_snx_method method,
@@ -433,8 +468,8 @@ vs_status vs_snx_global(const vs_siamese *f, const vs_dataset *d, const int64_t 
     vs_status st = snx_check(f, d, rows, n_rows, "snx global", err);
     if (st != VS_OK) return st;
     if (!o) return vs_error_set(err, VS_ERR_ARG, "snx global: options are required");
-    if (method != VS_SNX_GLOBAL && method != VS_SNX_DES && method != VS_SNX_PICK_ALL)
-        return vs_error_set(err, VS_ERR_ARG, "snx global: %s gives no global masks (use snx-global, des or pick-all)",
+    if (method != VS_SNX_GLOBAL && method != VS_SNX_DES && method != VS_SNX_PICK_ALL && method != VS_SNX_RANDOM)
+        return vs_error_set(err, VS_ERR_ARG, "snx global: %s gives no global masks (use snx-global, des, pick-all or random)",
                             vs_snx_method_name(method) ? vs_snx_method_name(method) : "?");
     if (method == VS_SNX_DES && (d->kind != VS_DATA_TABULAR || !des || des->p != d->dim))
         return vs_error_set(err, VS_ERR_ARG, "snx global: DES needs tabular data and a DES selector fitted on it");
@@ -452,9 +487,12 @@ vs_status vs_snx_global(const vs_siamese *f, const vs_dataset *d, const int64_t 
     if (st != VS_OK) return st;
     if (method == VS_SNX_PICK_ALL) {
         for (int64_t i = 0; i < e->s_off[n]; i++) e->ms[i] = 1.0f;
+    } else if (method == VS_SNX_RANDOM) {
+        random_masks(d, o, e);
     } else if (method == VS_SNX_DES) {
         for (int64_t k = 0; k < n; k++)
-            for (int64_t j = 0; j < d->dim; j++) e->ms[e->s_off[k] + j] = des->gate[j] * d->X[e->s[k] * d->dim + j];
+            for (int64_t j = 0; j < d->dim; j++)
+                e->ms[e->s_off[k] + j] = !o->present_only || d->X[e->s[k] * d->dim + j] != 0 ? des->gate[j] : 0.0f;
     } else {
         bool graph = d->kind == VS_DATA_GRAPHS;
         solve_cfg c = {.layout = SNX_LAYOUT_GLOBAL, .gamma = o->gamma_global, .con = graph ? SNX_CON_ADJACENT : SNX_CON_NONE};
@@ -532,7 +570,8 @@ vs_status vs_snx_local(const vs_siamese *f, const vs_dataset *d, const vs_pairs 
             memcpy(e->mt + e->t_off[k], Mt, (size_t)(e->t_off[k + 1] - e->t_off[k]) * sizeof(float));
         }
         break;
-    case VS_SNX_SM: st = saliency(f, d, pairs, e, err); break;
+    case VS_SNX_SM: st = saliency(f, d, pairs, o->present_only, e, err); break;
+    case VS_SNX_RANDOM: random_masks(d, o, e); break;
     case VS_SNX_PGEXPLAINER: st = snx_pg_masks(pg, f, d, e, err); break;
     default: {
         solve_cfg c = {.layout = graph ? SNX_LAYOUT_SEPARATE : SNX_LAYOUT_SHARED, .gamma = o->gamma_local, .con = SNX_CON_NONE,

@@ -62,7 +62,8 @@ void snx_task_side_vars(const snx_task *t, int64_t side, const float *mask, floa
 /* ---- the mask objective --------------------------------------------------------------------------- */
 typedef enum snx_constraint { SNX_CON_NONE, SNX_CON_BOUND, SNX_CON_ADJACENT } snx_constraint;
 
-/* g0_b = l(p0_b, p'_b) + gamma |a(m_b)|_1 + size |m_b|_1 + ent mean H(m_b) + beta KL(a(m_b) || A_b),
+/* m = sigmoid(theta) (x) present (present: all ones when NULL);
+ * g0_b = l(p0_b, p'_b) + gamma |a(m_b)|_1 + size |m_b|_1 + ent mean H(m_b) + beta KL(a(m_b) || A_b),
  * m = sigmoid(theta); a(m) per major feature of the shared tabular mask, identity on graphs.
  * Constraints: BOUND a(m) - A <= 0; ADJACENT |m_j - m_k| - eps <= 0 over pairs (j, k). */
 typedef struct snx_obj {
@@ -74,6 +75,8 @@ typedef struct snx_obj {
     float *ent_w;           /* [n_vars] 1 / (variables of the block) */
     float gamma, size, ent, beta;
     float *target;          /* [n_aux] A: bound and KL target, or NULL */
+    float *present;         /* [n_vars] tabular present_only: 1[x_s,j != 0 or x_t,j != 0] of the block's rows
+                               (the mask is m (x) present everywhere), or NULL: every entry counts */
     snx_constraint con;
     int64_t n_pairs;
     int64_t *pj, *pk;       /* [n_pairs] ADJACENT variable pairs */
@@ -85,6 +88,8 @@ typedef struct snx_obj {
  * the caller afterwards (snx_obj_adjacent builds the Eq. 10 pairs). */
 vs_status snx_obj_init(snx_obj *o, const snx_task *t, vs_error *err);
 vs_status snx_obj_adjacent(snx_obj *o, float eps, vs_error *err);
+/* Restrict a tabular objective to the present features (o->present from the task's rows). */
+vs_status snx_obj_present(snx_obj *o, vs_error *err);
 void snx_obj_free(snx_obj *o);
 vs_tensor *snx_obj_value(void *ctx, vs_tensor *theta);   /* vs_gda_problem.objective */
 vs_tensor *snx_obj_constraints(void *ctx, vs_tensor *theta);                  /* vs_gda_problem.constraints */

@@ -87,6 +87,7 @@ void snx_obj_free(snx_obj *o)
     free(o->var_block);
     free(o->ent_w);
     free(o->target);
+    free(o->present);
     free(o->pj);
     free(o->pk);
     free(o->con_off);
@@ -198,11 +199,36 @@ vs_status snx_obj_adjacent(snx_obj *o, float eps, vs_error *err)
     return VS_OK;
 }
 
-/* a(m) [n_aux] from the logits: tabular groups via ln(1 - m) = ln sigmoid(-theta), graphs m itself. */
+vs_status snx_obj_present(snx_obj *o, vs_error *err)
+{
+    const snx_task *t = o->task;
+    if (t->graph) return VS_OK;
+    o->present = malloc((size_t)(t->n_vars ? t->n_vars : 1) * sizeof *o->present);
+    if (!o->present) return vs_error_set(err, VS_ERR_NOMEM, "snx: out of memory for the present features");
+    const float *X = t->d->X;
+    int64_t p = t->p;
+    for (int64_t b = 0; b < t->B; b++) {
+        const float *xs = X + t->side_item[2 * b] * p, *xt = X + t->side_item[2 * b + 1] * p;
+        for (int64_t j = 0; j < p; j++) o->present[t->var_off[b] + j] = (float)(xs[j] != 0 || xt[j] != 0);
+    }
+    return VS_OK;
+}
+
+/* The mask m = sigmoid(theta) (x) present. */
+static vs_tensor *mask_of(const snx_obj *o, vs_tensor *theta)
+{
+    vs_tensor *m = vs_sigmoid(theta);
+    return o->present ? vs_mul(m, vs_tensor_from(VS_SHAPE(o->task->n_vars), o->present)) : m;
+}
+
+/* a(m) [n_aux] from the logits: tabular groups via ln(1 - m) = ln sigmoid(-theta) (times present:
+ * ln(1 - 0) = 0 for an absent entry), graphs m itself. */
 static vs_tensor *aux_of(const snx_obj *o, vs_tensor *theta, vs_tensor *m)
 {
     if (!o->aux_of_var) return m;
-    return snx_group_from_log(vs_log_sigmoid(vs_neg(theta)), 0, o->aux_of_var, o->n_aux);
+    vs_tensor *l = vs_log_sigmoid(vs_neg(theta));
+    if (o->present) l = vs_mul(l, vs_tensor_from(VS_SHAPE(o->task->n_vars), o->present));
+    return snx_group_from_log(l, 0, o->aux_of_var, o->n_aux);
 }
 
 vs_tensor *snx_obj_value(void *ctx, vs_tensor *theta)
@@ -210,7 +236,7 @@ vs_tensor *snx_obj_value(void *ctx, vs_tensor *theta)
     const snx_obj *o = ctx;
     const snx_task *t = o->task;
     int64_t B = t->B;
-    vs_tensor *m = vs_sigmoid(theta);
+    vs_tensor *m = mask_of(o, theta);
     vs_tensor *p0 = vs_tensor_from(VS_SHAPE(B), t->p0);
     vs_tensor *obj = vs_snx_faithfulness_loss(p0, snx_task_predict(t, m));
     if (o->gamma != 0 || o->beta != 0) {
@@ -235,7 +261,7 @@ vs_tensor *snx_obj_value(void *ctx, vs_tensor *theta)
 vs_tensor *snx_obj_constraints(void *ctx, vs_tensor *theta)
 {
     const snx_obj *o = ctx;
-    vs_tensor *m = vs_sigmoid(theta);
+    vs_tensor *m = mask_of(o, theta);
     if (o->con == SNX_CON_BOUND)
         return vs_sub(aux_of(o, theta, m), vs_tensor_from(VS_SHAPE(o->n_aux), o->target));
     if (o->con == SNX_CON_ADJACENT) {

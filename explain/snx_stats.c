@@ -1,5 +1,6 @@
 /* snx_stats.c - the statistics SNX reports (Tables II-III): mean and standard deviation over
- * explained items, the regularised incomplete beta function and Welch's t-test. */
+ * explained items, the regularised incomplete beta function, the paired t-test (the experiment's)
+ * and Welch's t-test. */
 #include "explain/snx_internal.h"
 
 #include <float.h>
@@ -80,6 +81,30 @@ vs_status vs_welch_t_test(const double *a, int64_t na, const double *b, int64_t 
     }
     *t = (ma - mb) / sqrt(se2);
     *df = se2 * se2 / (va * va / (double)(ca - 1) + vb * vb / (double)(cb - 1));
+    *p = vs_incomplete_beta(*df / 2, 0.5, *df / (*df + *t * *t));
+    return VS_OK;
+}
+
+vs_status vs_paired_t_test(const double *a, const double *b, int64_t n, double *t, double *df, double *p, vs_error *err)
+{
+    *t = *df = *p = NAN;
+    double s = 0, s2 = 0;
+    int64_t c = 0;
+    for (int64_t i = 0; i < n; i++)
+        if (isfinite(a[i]) && isfinite(b[i])) s += a[i] - b[i], c++;
+    if (c < 2) return vs_error_set(err, VS_ERR_ARG, "paired t-test: need at least 2 pairs of finite values (got %lld)", (long long)c);
+    double m = s / (double)c;
+    for (int64_t i = 0; i < n; i++)
+        if (isfinite(a[i]) && isfinite(b[i])) s2 += (a[i] - b[i] - m) * (a[i] - b[i] - m);
+    double se = sqrt(s2 / (double)(c - 1) / (double)c);
+    *df = (double)(c - 1);
+    if (se == 0) {
+        /* every difference equal: none (p = 1) or a certain one (p = 0) */
+        *t = m == 0 ? 0.0 : (m > 0 ? INFINITY : -INFINITY);
+        *p = m == 0 ? 1.0 : 0.0;
+        return VS_OK;
+    }
+    *t = m / se;
     *p = vs_incomplete_beta(*df / 2, 0.5, *df / (*df + *t * *t));
     return VS_OK;
 }

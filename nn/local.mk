@@ -2,3 +2,4 @@
 include $(top_srcdir)/nn/io.mk
 include $(top_srcdir)/nn/layers.mk
 include $(top_srcdir)/nn/train.mk
+include $(top_srcdir)/nn/svae.mk

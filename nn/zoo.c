@@ -190,6 +190,26 @@ static vs_module *gan_mlp(const vs_dataset *d, vs_rng *r, vs_error *err)
     return vs_arch_gan(gen, critic, err);
 }
 
+/* The supervised VAEs (versus/svae.h): hidden 500 as Kingma et al.'s M2; z1 of 10 and z2 of 5 as the
+ * SVAE paper's Figs. 3 and 7; M2's z matches z2, its one-hot y takes z1's place in the decoder. */
+#define SVAE_HIDDEN 500
+#define SVAE_Z1 10
+#define SVAE_Z2 5
+
+static vs_module *svae(const vs_dataset *d, vs_rng *r, vs_error *err)
+{
+    int64_t in[VS_MAX_DIMS];
+    int nd = image_input(d, in);
+    return vs_arch_svae_mlp(nd, in, d->n_classes, SVAE_HIDDEN, SVAE_Z1, SVAE_Z2, r, err);
+}
+
+static vs_module *m2(const vs_dataset *d, vs_rng *r, vs_error *err)
+{
+    int64_t in[VS_MAX_DIMS];
+    int nd = image_input(d, in);
+    return vs_arch_m2_mlp(nd, in, d->n_classes, SVAE_HIDDEN, SVAE_Z2, r, err);
+}
+
 static const vs_zoo_entry zoo[] = {
     {"ganmex-mnist", "GANMEX A.1 MNIST/SVHN classifier (square images, e.g. mnist-train)", VS_DATA_IMAGES, NULL, 0, NULL, ganmex_mnist},
     {"ganmex-cifar10", "GANMEX A.1 CIFAR10 classifier, widths 32-64-128-256 ([3,32,32] images)", VS_DATA_IMAGES, NULL, 0, NULL,
@@ -218,6 +238,10 @@ static const vs_zoo_entry zoo[] = {
      "range=tanh", stargan},
     {"gan-mlp", "unconditional GAN: generator z[64]-256-p sigmoid, critic p-256-1 (task gan, WGAN-GP)", VS_DATA_IMAGES, NULL, 0, NULL,
      gan_mlp},
+    {"svae", "supervised VAE (Eqs. 6-7): encoders q(z|x,y), q(z|x) p(+C)-500-2x15, decoder 15-500-p, classifier\n"
+     "p(y|z1) linear 10->C on z1 (z2: 5 nuisance dims); task svae (alpha, beta)", VS_DATA_IMAGES, NULL, 0, NULL, svae},
+    {"m2", "Kingma et al.'s M2 with labels (Eq. 8): q(y|x) p-500-C, q(z|x,y) p+C-500-2x5, p(x|y,z) 5+C-500-p;\n"
+     "task m2 (alpha, unlabelled)", VS_DATA_IMAGES, NULL, 0, NULL, m2},
 };
 #define ZOO_N ((int)(sizeof zoo / sizeof zoo[0]))
 

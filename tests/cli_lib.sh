@@ -19,3 +19,9 @@ exists() { # description, file
 same() { # description, file, file
     if cmp -s "$2" "$3"; then ok; else bad "$1: $2 and $3 differ"; fi
 }
+# the shape in a .npy header, e.g. "(200, 2)"
+npy_shape() { head -c 128 "$1" | LC_ALL=C tr -cd '[:print:]' | LC_ALL=C sed -n "s/.*'shape': \(([^)]*)\).*/\1/p"; }
+shape_is() { # description, file, shape
+    s=$(npy_shape "$2")
+    if [ "$s" = "$3" ]; then ok; else bad "$1: shape '$s', wanted '$3'"; fi
+}

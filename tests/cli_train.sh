@@ -9,12 +9,6 @@ W=cli_train.dir
 rm -rf "$W"
 mkdir -p "$W"
 cd "$W" || exit 1
-# the shape in a .npy header, e.g. "(200, 2)"
-npy_shape() { head -c 128 "$1" | LC_ALL=C tr -cd '[:print:]' | LC_ALL=C sed -n "s/.*'shape': \(([^)]*)\).*/\1/p"; }
-shape_is() { # description, file, shape
-    s=$(npy_shape "$2")
-    if [ "$s" = "$3" ]; then pass=$((pass + 1)); else fails=$((fails + 1)); echo "FAIL: $1: shape '$s', wanted '$3'"; fi
-}
 TAB="--data synthetic-tabular --n 200"
 
 # ---- help and usage errors (exit 2) ----

@@ -84,6 +84,17 @@ vs_module *vs_arch_vae_mlp(int ndim, const int64_t *input, int64_t hidden, int64
  * Same values and task as vs_arch_vae_mlp. */
 vs_module *vs_arch_dip_vae_mlp(int ndim, const int64_t *input, int64_t hidden, int64_t latent, vs_rng *r, vs_error *err);
 
+/* The SVAE of "Learning the invariances of a classifier with a supervised VAE" (Eqs. 6-7) for inputs of
+ * shape input and n_classes classes: encoders q(z|x,y) "enc_xy" (p + C -> hidden -> 2 (z1 + z2)) and
+ * q(z|x) "enc_x" (p -> hidden -> 2 (z1 + z2)), decoder p(x|z) "dec" (z1 + z2 -> hidden -> p Bernoulli
+ * logits), classifier p(y|z1) "cls" (linear z1 -> C); relu after each hidden layer.  Inputs x, y
+ * (one-hot); the values of versus/svae.h; task "svae". */
+vs_module *vs_arch_svae_mlp(int ndim, const int64_t *input, int64_t n_classes, int64_t hidden, int64_t z1, int64_t z2, vs_rng *r,
+                            vs_error *err);
+/* Kingma et al.'s M2 with the same networks: q(y|x) "enc_y" (p -> hidden -> C), q(z|x,y) "enc_xy"
+ * (p + C -> hidden -> 2 z), p(x|y,z) "dec" (z + C -> hidden -> p); task "m2". */
+vs_module *vs_arch_m2_mlp(int ndim, const int64_t *input, int64_t n_classes, int64_t hidden, int64_t z, vs_rng *r, vs_error *err);
+
 #ifdef __cplusplus
 }
 #endif

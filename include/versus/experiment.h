@@ -20,7 +20,9 @@
 extern "C" {
 #endif
 
-/* The SNX paper's evaluation (Section IV) on one data set: Tables II-III, Figs. 3-7, Welch t-tests.
+/* The SNX paper's evaluation (Section IV) on one data set: Tables II-V (IV: mask examples with
+ * feature names, tabular; V: the dual variants), Figs. 3-7, paired t-tests, random masks as the
+ * chance level, a nearest-neighbour baseline of the pair accuracy.
  * Integer options at 0 and doubles below 0 take the defaults named. */
 typedef struct vs_snx_experiment_opts {
     const char *spec;          /* data set name shown in the report (required) */
@@ -29,6 +31,7 @@ typedef struct vs_snx_experiment_opts {
     int64_t epochs;            /* training epochs without model_dir (3 tabular, 100 graphs) */
     int64_t pairs;             /* the first N test pairs of the SNX protocol (1000 tabular, 240 graphs) */
     double weight_decay;       /* < 0: tabular 0 or 0.05 by validation pair accuracy, graphs 0 */
+    const char *pairing;       /* training pairs "snx" or "random", NULL: snx */
     double gamma;              /* < 0: tabular chosen by the stage-1 criterion, graphs Section IV-H */
     const char *methods;       /* comma-separated names, NULL: every method of the data kind */
     int iters, pre_iters, global_iters, baseline_iters, pg_epochs; /* 0: Section IV-H (pre_iters: < 0) */
@@ -47,8 +50,8 @@ typedef struct vs_snx_experiment_opts {
 void vs_snx_experiment_opts_init(vs_snx_experiment_opts *o);
 /* Run the experiment on d (tabular rows or graphs, borrowed) and return its report in *out (NULL
  * when o->run is a shard: its pairs are journalled, and vs_run_merge joins the shards): results
- * data in the format "versus-bench-snx/1", figures conformity, gda, violated, sensitivity_local,
- * sensitivity_global (and _present on tabular data), example (graphs: one query drawn with its masks). */
+ * data in the format "versus-bench-snx/2", figures conformity, gda, violated, sensitivity_local,
+ * sensitivity_global (and _paper on tabular data), example (graphs: one query drawn with its masks). */
 vs_status vs_snx_experiment(const vs_dataset *d, const vs_snx_experiment_opts *o, vs_report **out, vs_error *err);
 /* The demo (versus demo): a Siamese MLP on synthetic credit applicants and a Siamese GCN on synthetic
  * graphs with a planted motif, one query explained against a same-class and an other-class reference

@@ -29,10 +29,22 @@
  * Step rule.  Eq. 12 writes plain gradient steps; with gamma = 1e-3 and 50-100 steps of 0.1 a plain
  * step barely moves sigmoid logits (gradients ~1e-3), so the default primal step is Adam with the
  * same step size (as PyTorch mask explainers do); VS_GDA_SGD gives the literal Eq. 12.
- * Dual.  With eta2 = 1e-3 and lambda rescaled to unit length the multipliers hardly move in 100-400
- * steps, so the primal step lambda . da/dm hardly depends on the bounds a(M): SNX, SNX-inter,
- * SNX-union and SNX-DES then nearly coincide (as their columns in Table II do).  VS_GDA_DUAL_BALL
- * with a larger eta2 makes the bounds bite.
+ * Dual (Algorithm 1, line 3 and Eq. 12).  The paper rescales lambda to unit length after each ascent
+ * (VS_GDA_DUAL_UNIT).  With its eta2 = 1e-3 lambda then stays near 1/sqrt(c) for every constraint,
+ * satisfied or not, so the primal step is about dg0/dm + (1/sqrt c) da/dm whatever the bounds a(M):
+ * SNX behaves like SNX-UC with a stronger L1 and SNX, -inter, -union and -DES coincide.  The default
+ * is therefore the bounded projected dual VS_GDA_DUAL_BALL (lambda >= 0, |lambda| <= dual_radius,
+ * Lin et al. 2020, the bounded domain the paper's convergence argument asks for) with eta2 = 0.5: a
+ * satisfied constraint's multiplier falls to 0 and a violated one's grows until the bound holds, so
+ * the local mask obeys a(m) <= a(M) and different bounds give different masks.  dual_radius =
+ * INFINITY gives the plain projection onto lambda >= 0.  The paper's dual: VS_GDA_DUAL_UNIT, eta2 1e-3.
+ * Present features (tabular, present_only, the default).  A mask value on a minor feature the rows do
+ * not have (x_j = 0, one-hot data) changes no prediction, yet it enters a(m), the L1 term and the
+ * bounds; starting at 0.5 such values outrank the present features the optimiser shrinks.  With
+ * present_only every tabular mask is restricted to the features the rows have, in both stages and
+ * for every method alike: stage 1 and DES give M (x) 1[x != 0], stage 2 and SM give
+ * m (x) 1[x_s != 0 or x_t != 0]; a(.) and the objective see only those entries.  false: the paper's
+ * masks over every minor feature (DES: its gate over every feature).
  *
  * Ownership: result objects (vs_snx_expl, vs_snx_des, vs_snx_pg) are allocated by the library and
  * freed with their _free function; every input (model, data set, pairs, masks) stays the caller's.
@@ -113,6 +125,8 @@ typedef enum vs_snx_method {
     VS_SNX_GDA,              /* SNX: Algorithm 1 */
     VS_SNX_GNNEXPLAINER,     /* GNNExplainer per pair (graphs) */
     VS_SNX_PGEXPLAINER,      /* PGExplainer, generator trained on training pairs (graphs) */
+    VS_SNX_RANDOM,           /* chance level: mask values U(0, 1) from the seed (present features, shared
+                                tabular mask; graphs one value per undirected edge) */
     VS_SNX_METHOD_COUNT
 } vs_snx_method;
 
@@ -129,13 +143,14 @@ typedef struct vs_snx_opts {
     float eps_adjacent;     /* Eq. 10 epsilon; not given in the paper: 0.1 */
     /* stage 2, Eqs. 6-9 */
     float gamma_local;      /* as gamma_global */
-    float eta1, eta2;       /* 0.1, 1e-3 (Eq. 12) */
+    float eta1, eta2;       /* 0.1, 0.5 (Eq. 12; the paper's eta2 is 1e-3 with its unit dual) */
     float beta;             /* SNX-KL: 1 */
     int pre_iters;          /* tabular 50, graphs 0 */
     int max_iters;          /* tabular 100, graphs 400 */
     vs_gda_step step;       /* VS_GDA_ADAM */
-    vs_gda_dual dual;       /* VS_GDA_DUAL_UNIT */
-    float dual_radius;      /* for VS_GDA_DUAL_BALL: 10 */
+    vs_gda_dual dual;       /* VS_GDA_DUAL_BALL (the paper: VS_GDA_DUAL_UNIT with eta2 1e-3; see Dual above) */
+    float dual_radius;      /* for VS_GDA_DUAL_BALL: 10 (INFINITY: projection onto lambda >= 0 only) */
+    bool present_only;      /* tabular: masks on the features the rows have (see above): true */
     float init_logit;       /* starting logit of every SNX mask entry: 0 (m = 0.5) */
     float violation_tol;    /* 1e-3 */
     int batch;              /* problems optimised together (tabular rows per forward): 64 */
@@ -188,7 +203,8 @@ int64_t vs_snx_expl_find(const vs_snx_expl *e, int64_t row);
 /* DES-style unsupervised feature selection (the paper's baseline [47], simplified): pseudo-labels
  * from kNN over training rows (j among i's des_knn nearest: 1, des_knn random others: 0), a gate
  * g = sigmoid(u) in [0,1]^p learned so that sigmoid(b - softplus(a) sum_f g_f (x_if - x_jf)^2)
- * predicts them, with des_l1 * mean(g) for sparsity.  The mask of row r is g (x) x_r. */
+ * predicts them, with des_l1 * mean(g) for sparsity.  The mask of row r is g (x) 1[x_r != 0] with
+ * opts.present_only (as every SNX mask), else g. */
 typedef struct vs_snx_des {
     int64_t p;
     float *gate;            /* [p] */
@@ -206,7 +222,7 @@ vs_status vs_snx_pg_train(const vs_siamese *f, const vs_dataset *d, const vs_pai
 void vs_snx_pg_free(vs_snx_pg *pg);
 
 /* Stage 1: global masks of rows[0..n_rows) (NULL: every row) by VS_SNX_GLOBAL (Eq. 4),
- * VS_SNX_DES (des required) or VS_SNX_PICK_ALL. */
+ * VS_SNX_DES (des required), VS_SNX_PICK_ALL or VS_SNX_RANDOM (the chance level). */
 vs_status vs_snx_global(const vs_siamese *f, const vs_dataset *d, const int64_t *rows, int64_t n_rows, vs_snx_method method,
                         const vs_snx_des *des, const vs_snx_opts *o, vs_snx_expl **out, vs_error *err);
 
@@ -264,7 +280,8 @@ vs_status vs_snx_sensitivity(const vs_siamese *f, const vs_dataset *d, const vs_
 /* sel[i] = 1 for the k largest v (ties: lower index first), else 0; k clamped to [0, n]. */
 void vs_snx_topk(const float *v, int64_t n, int64_t k, uint8_t *sel);
 /* Precision and recall of the k highest scores against truth[n] (k <= 0: k = number of true items);
- * NAN when there is no true item. */
+ * the slots left at a tie on the k-th score go to the tied items at random (expected hits), so a
+ * constant mask scores the chance level.  NAN when there is no true item. */
 void vs_snx_precision_recall(const float *score, const uint8_t *truth, int64_t n, int64_t k, double *precision, double *recall);
 
 /* ---- statistics --------------------------------------------------------------------------------- */
@@ -273,6 +290,10 @@ void vs_snx_precision_recall(const float *score, const uint8_t *truth, int64_t n
 int64_t vs_mean_std(const double *x, int64_t n, double *mean, double *std);
 /* Regularised incomplete beta I_x(a, b), a, b > 0, x in [0, 1] (continued fraction, Lentz). */
 double vs_incomplete_beta(double a, double b, double x);
+/* Paired t-test of the pairs (a_i, b_i) where both are finite: d = a - b, t = mean(d) / (sd(d) / sqrt n),
+ * df = n - 1, two-sided p = I_{df/(df+t^2)}(df/2, 1/2); all d equal: p = 1 when they are 0, else 0.
+ * VS_ERR_ARG with fewer than 2 pairs.  (The experiment's tests: every method explains the same pairs.) */
+vs_status vs_paired_t_test(const double *a, const double *b, int64_t n, double *t, double *df, double *p, vs_error *err);
 /* Welch's unequal-variance t-test of the finite values of a and b: t, Welch-Satterthwaite df and the
  * two-sided p = I_{df/(df+t^2)}(df/2, 1/2).  VS_ERR_ARG with fewer than 2 values per side. */
 vs_status vs_welch_t_test(const double *a, int64_t na, const double *b, int64_t nb, double *t, double *df, double *p,

@@ -36,6 +36,7 @@
 #include "versus/metrics.h"
 #include "versus/pairs.h"
 #include "versus/synth.h"
+#include "versus/svae.h"
 
 #ifdef __cplusplus
 extern "C" {

@@ -1,0 +1,105 @@
+/* bench_svae.c - `versus bench svae`: the flags of the SVAE experiment, the two data sets they name,
+ * and its report (table.md, results.json, index.html, SVG and PNG figures) written to OUT and printed.
+ * The experiment itself is library code (explain/experiment_svae*.c). */
+#include "cli/bench.h"
+#include "versus/versus.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+static const vs_cli_opt svae_opts[] = {
+    VS_DATA_CLI_OPTS,
+    {"data", 1, "training SPEC (default mnist-train; fashion-mnist-train for Fashion-MNIST)"},
+    {"test-data", 1, "test SPEC (default: --data without its -train suffix)"},
+    {"train-rows", 1, "train on the first N rows of --data (default 10000, mnist-train's size; 0: all)"},
+    {"runs", 1, "trainings per setting, reported as mean (std) (default 1)"},
+    {"epochs", 1, "training epochs of every model (default 8)"},
+    {"svae-epochs", 1, "the SVAE's epochs (default --epochs; an M2 epoch costs about C + 1 SVAE epochs)"},
+    {"batch-size", 1, "examples per step (default 64)"},
+    {"lr", 1, "Adam learning rate (default 0.001)"},
+    {"hidden", 1, "hidden units of every encoder and decoder (default 256)"},
+    {"z1", 1, "SVAE classifier latent dims (default 10)"},
+    {"z2", 1, "SVAE nuisance latent dims = M2's z (default 5)"},
+    {"alphas", 1, "A1,A2: classifier weights (default 60,6000, the paper's MNIST values)"},
+    {"betas", 1, "B1,B2: SVAE betas (default 0.01,0.9)"},
+    {"unlabelled", 1, "M2's weight of Eq. 8's unlabelled terms (default 1; 0: labelled ELBO only)"},
+    {"invariance", 1, "test images of the invariance test (default 1000)"},
+    {"sigmas", 1, "sigmas of the invariance test (default 0.1,0.25,0.5,1,1.5,2,3,4,5)"},
+    {"methods", 1, "attribution methods of Figs. 4-7 (default expected_gradients,integrated_gradients,saliency,input_x_gradient)"},
+    {"class", 1, "class of the explained test image (default 3)"},
+    {"divergence", 1, "test images behind the divergence and counterfactual statistics (default 200)"},
+    {"out", 1, "report directory (default bench/results/svae-<test data>)"},
+    {"tag", 1, "text stamped into the report"},
+    {"commit", 1, "the commit measured, stamped into results.json"},
+    {NULL, 0, NULL},
+};
+
+/* "a,b" into v[2]; rc. */
+static int pair_flag(const vs_args *a, const char *name, double lo, double hi, double *v)
+{
+    const char *s = vs_args_get(a, name);
+    char tail;
+    if (!s) return 0;
+    if (sscanf(s, "%lf,%lf%c", &v[0], &v[1], &tail) != 2 || !(v[0] >= lo && v[0] <= hi && v[1] >= lo && v[1] <= hi))
+        return vs_usage_error("bench", "option '--%s' expects two numbers in [%g, %g] as A,B, got '%s'", name, lo, hi, s);
+    return 0;
+}
+
+static int options(const vs_args *a, vs_svae_experiment_opts *o, char *test_spec, size_t n)
+{
+    int rc;
+    const char *data = vs_args_get(a, "data"), *test = vs_args_get(a, "test-data");
+    o->spec = data ? data : "mnist-train";
+    size_t len = strlen(o->spec);
+    if (test) snprintf(test_spec, n, "%s", test);
+    else if (len > 6 && strcmp(o->spec + len - 6, "-train") == 0 && len - 6 < n) snprintf(test_spec, n, "%.*s", (int)(len - 6), o->spec);
+    else return vs_usage_error("bench", "--test-data SPEC is required when --data does not end in -train");
+    int64_t v;
+    if ((rc = vs_args_int(a, "seed", 1, 0, INT64_MAX, &o->seed)) || (rc = vs_args_int(a, "runs", 1, 1, 10, &o->runs)) ||
+        (rc = vs_args_int(a, "epochs", 8, 0, 100000, &o->epochs)) || (rc = vs_args_int(a, "train-rows", 10000, 0, INT64_MAX, &o->train_rows)) || (rc = vs_args_int(a, "svae-epochs", 0, 0, 100000, &o->svae_epochs)) || (rc = vs_args_int(a, "batch-size", 64, 1, 65536, &o->batch)) ||
+        (rc = vs_args_float(a, "lr", 1e-3, 1e-9, 10, &o->lr)) || (rc = vs_args_int(a, "hidden", 256, 1, 1 << 16, &o->hidden)) ||
+        (rc = vs_args_int(a, "z1", 10, 1, 4096, &o->z1)) || (rc = vs_args_int(a, "z2", 5, 2, 4096, &o->z2)) ||
+        (rc = pair_flag(a, "alphas", 0, 1e9, o->alpha)) || (rc = pair_flag(a, "betas", 0, 1, o->beta)) ||
+        (rc = vs_args_float(a, "unlabelled", 1, 0, 1e6, &o->unlabelled)) ||
+        (rc = vs_args_int(a, "invariance", 1000, 1, INT64_MAX, &o->n_invariance)) ||
+        (rc = vs_args_int(a, "class", 3, 0, 4095, &o->explain_class)) ||
+        (rc = vs_args_int(a, "divergence", 200, 1, INT64_MAX, &v)))
+        return rc;
+    o->n_divergence = v;
+    o->sigmas = vs_args_get(a, "sigmas"), o->methods = vs_args_get(a, "methods");
+    o->tag = vs_args_get(a, "tag"), o->commit = vs_args_get(a, "commit");
+    o->progress = stderr;
+    return 0;
+}
+
+int vs_bench_svae(int argc, char **argv)
+{
+    vs_args a;
+    int rc = vs_args_parse("bench", svae_opts, argc - 1, argv + 1, &a);
+    if (rc) return rc;
+    if (a.n_pos > 0) return vs_usage_error("bench", "unexpected argument '%s'", a.pos[0]);
+    vs_svae_experiment_opts o;
+    vs_svae_experiment_opts_init(&o);
+    char test_spec[256], out[3800];
+    if ((rc = options(&a, &o, test_spec, sizeof test_spec)) || (rc = vs_bench_out(&a, "svae", test_spec, out, sizeof out))) return rc;
+    vs_data_flags df;
+    if ((rc = vs_cli_data_flags(&a, &df))) return rc;
+    vs_dataset *train = NULL, *test = NULL;
+    vs_report *r = NULL;
+    vs_error err;
+    char *cmd = vs_bench_command_line(argc, argv);
+    o.command = cmd, o.image_dir = out;
+    if (!cmd) rc = vs_fail("out of memory");
+    else if (vs_load_spec(o.spec, &df, &train, &err) != VS_OK || vs_load_spec(test_spec, &df, &test, &err) != VS_OK) rc = vs_fail("%s", err.msg);
+    else if (mkdir(out, 0777) != 0 && errno != EEXIST) rc = vs_fail("%s: cannot create directory: %s", out, strerror(errno));
+    else if (vs_svae_experiment(train, test, &o, &r, &err) != VS_OK) rc = err.code == VS_ERR_ARG ? vs_usage_error("bench", "%s", err.msg) : vs_fail("%s", err.msg);
+    else rc = vs_bench_publish(r, out, "table.md, results.json, index.html, SVG and PNG figures");
+    vs_report_free(r);
+    vs_dataset_free(train);
+    vs_dataset_free(test);
+    free(cmd);
+    return rc;
+}
