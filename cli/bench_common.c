@@ -8,7 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* The command line, each word shell-quoted when needed. */
+/* The command line, each word shell-quoted when needed; --shard, --resume and --threads, which change
+ * no result, are left out (a merged or resumed run stamps the command of a single run). */
 char *vs_bench_command_line(int argc, char **argv)
 {
     size_t n = 32;
@@ -17,6 +18,11 @@ char *vs_bench_command_line(int argc, char **argv)
     if (!s) return NULL;
     p += sprintf(p, "versus bench");
     for (int i = 0; i < argc; i++) {
+        if (!strcmp(argv[i], "--resume") || !strncmp(argv[i], "--shard=", 8) || !strncmp(argv[i], "--threads=", 10)) continue;
+        if (!strcmp(argv[i], "--shard") || !strcmp(argv[i], "--threads")) {
+            i++;
+            continue;
+        }
         bool plain = argv[i][0] != 0;
         for (const char *c = argv[i]; *c; c++) plain &= strchr("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_=.,/:+@%", *c) != NULL;
         *p++ = ' ';

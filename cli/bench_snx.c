@@ -29,6 +29,7 @@ static int options(const vs_args *a, vs_snx_experiment_opts *o)
     o->methods = vs_args_get(a, "methods");
     o->pairing = vs_args_get(a, "pairing");
     o->progress = stderr;
+    o->reproducible = vs_args_has(a, "reproducible");
     if (!o->spec) return vs_usage_error("bench", "--data SPEC is required (adult, bank, credit, compas, mutag, synthetic-tabular, ...)");
     if (o->model_dir && vs_args_has(a, "epochs")) return vs_usage_error("bench", "--epochs trains a model; it does not go with --model");
     if ((rc = vs_args_int(a, "seed", 1, 0, INT64_MAX, &o->seed))) return rc;
@@ -56,6 +57,12 @@ int vs_bench_snx(const vs_args *a, int argc, char **argv)
 
     vs_data_flags df;
     if ((rc = vs_cli_data_flags(a, &df))) return rc;
+    if (vs_args_has(a, "shard") && !vs_args_get(a, "out")) return vs_usage_error("bench", "--shard K/N writes a part file: give it with --out PART");
+    vs_cli_run cr;
+    if ((rc = vs_cli_run_opts(a, out, (uint64_t)o.seed, "pairs", argc, argv, &cr))) return rc;
+    vs_run *run = NULL;
+    o.run = &cr.o;
+    o.journal = &run;
     vs_dataset *d = NULL;
     vs_report *r = NULL;
     vs_error err;
@@ -64,7 +71,11 @@ int vs_bench_snx(const vs_args *a, int argc, char **argv)
     if (!cmd) rc = vs_fail("out of memory");
     else if (vs_load_spec(o.spec, &df, &d, &err) != VS_OK) rc = vs_fail("%s", err.msg);
     else if (vs_snx_experiment(d, &o, &r, &err) != VS_OK) rc = err.code == VS_ERR_ARG ? vs_usage_error("bench", "%s", err.msg) : vs_fail("%s", err.msg);
+    else if (!r) printf("wrote the pairs of shard %s to %s (versus merge joins the shards)\n", vs_args_get(a, "shard"), out);
     else rc = vs_bench_publish(r, out, "table.md, results.json, index.html and figures");
+    /* the report is on disk: the journal of the pairs is done with */
+    if (rc == 0 && run && vs_run_finish(run, &err) != VS_OK) rc = vs_fail("%s", err.msg);
+    vs_run_free(run);
     vs_report_free(r);
     vs_dataset_free(d);
     free(cmd);

@@ -7,6 +7,9 @@
 #include <stdio.h>
 
 #include "versus/data_spec.h"
+#include "versus/shard.h"
+#include "versus/snx.h"
+#include "versus/train.h"
 
 /* A flag a verb accepts.  has_arg: 0 = switch, 1 = takes a value. */
 typedef struct vs_cli_opt {
@@ -66,6 +69,25 @@ int vs_fail(const char *fmt, ...)
 /* Fill f from the parsed flags; 0, or 2 after a usage message. */
 int vs_cli_data_flags(const vs_args *a, vs_data_flags *f);
 
+/* The flags of a verb that loops over independent items (rows, pairs): VS_RUN_CLI_OPTS in its table. */
+#define VS_RUN_CLI_OPTS                                                                                    \
+    {"shard", 1, "do shard K of N of the items (K/N) and write the partial result to --out (versus merge)"}, \
+    {"resume", 0, "continue a killed run from its journal (OUT.journal, or the part with --shard)"}
+
+/* A run's options from --shard and --resume: the journal at OUT.journal, or at OUT (the part) with a
+ * shard; argc/argv are the words after the verb (the command the journal names).  r must outlive the
+ * run's options.  0, or 2 after a usage message. */
+typedef struct vs_cli_run {
+    vs_run_opts o;
+    char path[4096];
+} vs_cli_run;
+int vs_cli_run_opts(const vs_args *a, const char *out, uint64_t seed, const char *unit, int argc, char **argv, vs_cli_run *r);
+
+/* `versus explain snx --pairs all` (cli/explain_pairs.c): every test pair of sp with method, options o
+ * and scores eo; the model, data and split are the caller's.  0, 1 or 2. */
+int vs_explain_snx_pairs(const vs_args *a, int argc, char **argv, vs_module *m, const vs_dataset *d, const vs_train_split *sp,
+                         vs_snx_method method, const vs_snx_opts *o, const vs_snx_eval_opts *eo, const char *spec, const char *out);
+
 /* A number in JSON output: %.9g, or null when it is NaN or infinite (JSON has neither). */
 void vs_cli_put_num(FILE *f, double v);
 
@@ -99,5 +121,6 @@ extern const vs_verb vs_verb_evaluate;
 extern const vs_verb vs_verb_explain;
 extern const vs_verb vs_verb_bench;
 extern const vs_verb vs_verb_report;
+extern const vs_verb vs_verb_merge;
 
 #endif

@@ -26,6 +26,7 @@ static const vs_cli_opt common_opts[] = {
     {"seed", 1, "random seed (default 0)"},
     {"report", 1, "write the run's completeness/efficiency gap, evaluations and time as JSON"},
     {"out", 1, "the explanation A.npy: the shape of X (side both: [N, 2, ...]); interactions [N, F, F]"},
+    VS_RUN_CLI_OPTS,
 };
 
 #define N_COMMON ((int)(sizeof common_opts / sizeof common_opts[0]))
@@ -64,7 +65,11 @@ static void methods_with(const char *name, char *buf, size_t n)
     "features for the coalition and ablation methods, as Captum's feature_mask.    Occlusion on a sequential image classifier recomputes\n"     \
     "only the region of each activation its window changes; integrated gradients on a sequential that starts\n" \
     "conv/linear, ReLU, conv/linear sums the gradients along the path without re-running its first two layers\n" \
-    "per step (same values up to rounding).  Options of other methods than --method are ignored."
+    "per step (same values up to rounding).  Options of other methods than --method are ignored.\n"          \
+    "Long runs: --shard K/N explains rows [floor((K-1) N_rows / N), floor(K N_rows / N)) and writes them to\n" \
+    "--out as a partial result for `versus merge`; finished rows are journalled as they go (OUT.journal)\n"   \
+    "and --resume continues a killed run.  Row i draws its random numbers from a seed derived from --seed\n" \
+    "and i, so sharded, resumed and single runs write the same bits."
 
 static char attribute_usage[16384];
 
@@ -303,18 +308,23 @@ static int run_attribute(int argc, char **argv)
     FILE *rep = NULL;
     const char *rep_path = vs_args_get(&a, "report");
     if (!attr) rc = vs_fail("out of memory for the explanation");
-    if (rc == 0 && rep_path && !(rep = fopen(rep_path, "w"))) rc = vs_fail("%s: cannot write the report", rep_path);
     if (rc) {
         vs_tensor_free(attr);
         goto done;
     }
-    if (rep) fprintf(rep, "{\"method\": \"%s\", \"output\": \"%s\", \"side\": \"%s\", \"rows\": [\n", method,
-                     vs_method_output_name(meth->output), vs_side_name(rq.side));
-    vs_rng r;
-    vs_rng_seed(&r, (uint64_t)seed);
+    vs_cli_run cr;
+    vs_run *run = NULL;
+    if (rc == 0 && (rc = vs_cli_run_opts(&a, out_path, (uint64_t)seed, "rows", argc, argv, &cr)) == 0 &&
+        vs_run_open(&cr.o, n, &run, &err) != VS_OK)
+        rc = err.code == VS_ERR_ARG ? vs_usage_error("attribute", "%s", err.msg) : vs_fail("%s", err.msg);
     int32_t *seg = n_seg ? malloc((size_t)dim * sizeof *seg) : NULL;
-    for (int64_t i = 0; i < n && rc == 0; i++) {
+    vs_item_buf item = {0};
+    size_t len;
+    for (int64_t i = run ? vs_run_begin(run) : 0; run && i < vs_run_end(run) && rc == 0; i++) {
+        if (vs_run_get(run, i, &len)) continue; /* done before a kill */
         vs_scope_begin();
+        vs_rng r; /* the row's own stream: the same whatever shard or resumed run explains it */
+        vs_rng_seed(&r, vs_item_seed((uint64_t)seed, i));
         vs_tensor *row = vs_tensor_from(nd, row_shape, c.x->data + i * dim), *rrow = NULL;
         vs_explain_request ro = rq;
         if (c.reference) {
@@ -351,23 +361,56 @@ static int run_attribute(int argc, char **argv)
         if (rc == 0 && vs_explain(&c.fn, row, meth, mopts, &ro, &ra, &rr, &err) != VS_OK)
             rc = vs_fail("row %lld: %s", (long long)i, err.msg);
         if (rc == 0) {
-            memcpy(attr->data + i * out_row, ra->data, (size_t)out_row * sizeof(float));
-            if (!isnan(rr.delta) && (isnan(worst) || fabs(rr.delta) > fabs(worst))) worst = rr.delta;
-            evals += rr.evaluations;
-            seconds += rr.seconds;
-            if (rep) {
-                fprintf(rep, "  {\"row\": %lld, \"target\": %lld, \"score\": ", (long long)i, (long long)rr.target);
-                vs_cli_put_num(rep, rr.score);
-                fputs(", \"baseline_score\": ", rep);
-                vs_cli_put_num(rep, rr.baseline_score);
-                fputs(", \"delta\": ", rep);
-                vs_cli_put_num(rep, rr.delta);
-                fprintf(rep, ", \"evaluations\": %lld, \"seconds\": %.6f}%s\n", (long long)rr.evaluations, rr.seconds, i + 1 < n ? "," : "");
-            }
+            /* the row's record: its attributions, then target, score, baseline score, gap, evaluations, seconds */
+            int64_t ints[2] = {rr.target, rr.evaluations};
+            double nums[4] = {rr.score, rr.baseline_score, rr.delta, rr.seconds};
+            vs_item_buf_reset(&item);
+            vs_item_put_f32(&item, ra->data, (size_t)out_row);
+            vs_item_put_i64(&item, ints, 2);
+            vs_item_put_f64(&item, nums, 4);
+            if (vs_run_put(run, i, &item, &err) != VS_OK) rc = vs_fail("%s", err.msg);
         }
         vs_scope_end();
     }
     free(seg);
+    vs_item_buf_clear(&item);
+    if (rc == 0 && vs_run_sharded(run)) {
+        if (vs_run_finish(run, &err) != VS_OK) rc = vs_fail("%s", err.msg);
+        else fprintf(stderr, "versus: wrote rows %lld..%lld of %lld to %s (versus merge joins the shards)\n", (long long)vs_run_begin(run),
+                     (long long)vs_run_end(run) - 1, (long long)n, out_path);
+        vs_run_free(run);
+        vs_tensor_free(attr);
+        goto done;
+    }
+    if (rc == 0 && rep_path && !(rep = fopen(rep_path, "w"))) rc = vs_fail("%s: cannot write the report", rep_path);
+    if (rep) fprintf(rep, "{\"method\": \"%s\", \"output\": \"%s\", \"side\": \"%s\", \"rows\": [\n", method,
+                     vs_method_output_name(meth->output), vs_side_name(rq.side));
+    /* every row from the journal, in order */
+    for (int64_t i = 0; rc == 0 && i < n; i++) {
+        const unsigned char *p = vs_run_get(run, i, &len);
+        vs_item_reader rd = {p, p ? len : 0, 0, false};
+        int64_t ints[2];
+        double nums[4];
+        vs_item_get_f32(&rd, attr->data + i * out_row, (size_t)out_row);
+        vs_item_get_i64(&rd, ints, 2);
+        vs_item_get_f64(&rd, nums, 4);
+        if (rd.bad || rd.pos != rd.len) {
+            rc = vs_fail("%s: the record of row %lld does not fit this run", cr.path, (long long)i);
+            break;
+        }
+        if (!isnan(nums[2]) && (isnan(worst) || fabs(nums[2]) > fabs(worst))) worst = nums[2];
+        evals += ints[1];
+        seconds += nums[3];
+        if (rep) {
+            fprintf(rep, "  {\"row\": %lld, \"target\": %lld, \"score\": ", (long long)i, (long long)ints[0]);
+            vs_cli_put_num(rep, nums[0]);
+            fputs(", \"baseline_score\": ", rep);
+            vs_cli_put_num(rep, nums[1]);
+            fputs(", \"delta\": ", rep);
+            vs_cli_put_num(rep, nums[2]);
+            fprintf(rep, ", \"evaluations\": %lld, \"seconds\": %.6f}%s\n", (long long)ints[1], nums[3], i + 1 < n ? "," : "");
+        }
+    }
     if (rep) {
         fputs("], \"largest_delta\": ", rep);
         vs_cli_put_num(rep, worst);
@@ -380,6 +423,8 @@ static int run_attribute(int argc, char **argv)
     else if (rc == 0)
         fprintf(stderr, "versus: %lld rows, %lld model evaluations, %.3f s, largest completeness gap %.3g\n", (long long)n,
                 (long long)evals, seconds, worst);
+    if (rc == 0 && vs_run_finish(run, &err) != VS_OK) rc = vs_fail("%s", err.msg);
+    vs_run_free(run);
     vs_tensor_free(attr);
 done:
     vs_method_opts_free(mopts);

@@ -30,6 +30,8 @@ static const vs_cli_opt bench_opts[] = {
     {"budget2", 1, "search: coalitions of the sampled second-order methods (default 4000)"},
     {"study-games", 1, "search: random games per kind in the convergence study (default 10; 0: none)"},
     {"commit", 1, "search: the commit measured, stamped into results.json"},
+    {"reproducible", 0, "leave wall times and the thread count out: runs of one command write the same bytes"},
+    VS_RUN_CLI_OPTS,
     {NULL, 0, NULL},
 };
 
@@ -52,6 +54,7 @@ const vs_verb vs_verb_bench = {
     "reproduce a paper's tables and figures (snx, svae, search); time kernels (perf)",
     "usage: versus bench snx --data SPEC [--model DIR] [--pairs N] [--seed S] [--epochs E] [--out DIR]\n"
     "                        [--methods M,...] [--gamma G] [--weight-decay W] [--pairing snx|random] [--tag TEXT]\n"
+    "                        [--reproducible] [--shard K/N] [--resume]\n"
     "       versus bench svae [--data mnist-train|fashion-mnist-train] [--epochs E] [--runs R] [--alphas A1,A2]\n"
     "                        [--betas B1,B2] [--hidden H] [--sigmas S,...] [--methods M,...] [--commit HASH] [--out DIR]\n"
     "       versus bench search [--data planted|mnist|fashion-mnist] [--pairs N] [--train-rows N] [--epochs E]\n"
@@ -139,7 +142,13 @@ const vs_verb vs_verb_bench = {
     "Writes OUT/table.md (also printed), OUT/results.json (every number, per pair, and the report),\n"
     "OUT/index.html (one self-contained page; `versus report OUT` rebuilds it) and the figures;\n"
     "OUT defaults to bench/results/snx-<data>.  SNX explains tabular rows and graphs, not images.\n"
-    "The experiment is the library call vs_snx_experiment (versus/experiment.h).",
+    "The experiment is the library call vs_snx_experiment (versus/experiment.h).\n"
+    "Long runs: each test pair is an item (every method's masks of it); finished pairs are journalled\n"
+    "(OUT.journal) and --resume continues a killed run.  --shard K/N explains pairs\n"
+    "[floor((K-1) P / N), floor(K P / N)) after the shared stages (training, gamma, stage 1, DES,\n"
+    "PGExplainer: every shard repeats them, deterministically) and writes them to the part file --out;\n"
+    "`versus merge PART... --out OUT` then scores every pair and writes the report.  With --reproducible\n"
+    "(times and threads left out) the merged files equal a single run's byte for byte (docs/CLUSTER.md).",
     bench_opts,
     run_bench,
     NULL,

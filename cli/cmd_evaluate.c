@@ -35,6 +35,7 @@ static const vs_cli_opt evaluate_opts[] = {
     {"out", 1, "summary JSON (default: standard output)"},
     {"heatmaps", 1, "write a PNG grid of inputs, overlays and heatmaps to this file"},
     {"curves", 1, "write the mean perturbation curve as SVG to this file"},
+    VS_RUN_CLI_OPTS,
     {NULL, 0, NULL},
 };
 
@@ -354,6 +355,10 @@ static int run_evaluate(int argc, char **argv)
     if (rc == 0 && vs_args_get(&a, "reference") && vs_npy_read(vs_args_get(&a, "reference"), &c.reference, &err) != VS_OK)
         rc = vs_fail("%s", err.msg);
     if (rc == 0 && c.x->ndim >= 2 && is_interactions(c.x, c.attr)) {
+        if (vs_args_has(&a, "shard") || vs_args_has(&a, "resume")) {
+            rc = vs_usage_error("evaluate", "--shard and --resume apply to feature attributions, not interactions (%s)", apath);
+            goto done;
+        }
         rc = evaluate_interactions(&a, &c, apath, target, contrast);
         goto done;
     }
@@ -416,15 +421,28 @@ static int run_evaluate(int argc, char **argv)
     double *q = malloc((size_t)(NQ * n) * sizeof *q);
     for (int64_t k = 0; q && k < NQ * n; k++) q[k] = NAN;
     re.fn = &c.fn;
-    vs_rng qr;
-    vs_rng_seed(&qr, (uint64_t)seed);
     if (!aopc_l || !aopc_all || !gini || !faith || !mono || !loc || !mean_curve || !q) rc = vs_fail("out of memory");
     int nd = c.x->ndim;
     int64_t row_shape[VS_MAX_DIMS];
     memcpy(row_shape, c.x->shape, sizeof row_shape);
     row_shape[0] = 1;
     int64_t targets_used = -1;
-    for (int64_t i = 0; i < n && rc == 0; i++) {
+    vs_cli_run cr;
+    vs_run *run = NULL;
+    if (rc == 0 && (rc = vs_cli_run_opts(&a, vs_args_get(&a, "out"), (uint64_t)seed, "rows", argc, argv, &cr)) == 0 && cr.o.path &&
+        vs_run_open(&cr.o, n, &run, &err) != VS_OK)
+        rc = err.code == VS_ERR_ARG ? vs_usage_error("evaluate", "%s", err.msg) : vs_fail("%s", err.msg);
+    /* a row's record: aopc_L, aopc_all, gini, faithfulness, monotonicity, inverse localisation, the
+     * Quantus metrics, then its target, the points of its curve and the curve */
+    enum { N_PLAIN = 6 };
+    double *plain[N_PLAIN] = {aopc_l, aopc_all, gini, faith, mono, loc};
+    vs_item_buf item = {0};
+    size_t len;
+    int64_t begin = run ? vs_run_begin(run) : 0, end = run ? vs_run_end(run) : n;
+    for (int64_t i = begin; i < end && rc == 0; i++) {
+        if (run && vs_run_get(run, i, &len)) continue; /* done before a kill */
+        vs_rng qr; /* the row's own stream: the same whatever shard or resumed run scores it */
+        vs_rng_seed(&qr, vs_item_seed((uint64_t)seed, i));
         vs_scope_begin();
         vs_tensor *row = vs_tensor_from(nd, row_shape, c.x->data + i * dim);
         vs_tensor *arow = vs_tensor_from(nd, row_shape, c.attr->data + i * dim);
@@ -435,7 +453,6 @@ static int run_evaluate(int argc, char **argv)
         po.contrast = contrast;
         po.per_step = per_step;
         po.replace = zero_replace ? zeros : c.replace;
-        targets_used = po.target;
         double *curve = NULL;
         int64_t npts = 0;
         if (vs_perturbation_curve(&c.fn, row, arow, &po, &curve, &npts, &err) != VS_OK ||
@@ -444,7 +461,6 @@ static int run_evaluate(int argc, char **argv)
         } else {
             aopc_l[i] = vs_aopc(curve, npts, L);
             aopc_all[i] = vs_aopc(curve, npts, -1);
-            for (int64_t k = 0; k < npts && k < np; k++) mean_curve[k] += curve[k] / n;
             gini[i] = vs_gini(arow->data, dim);
             loc[i] = NAN;
             if (nd == 4) {
@@ -454,9 +470,49 @@ static int run_evaluate(int argc, char **argv)
             rc = quantus_row(&c, &re, row, arow->data, &po, i, n, mask ? mask + (mask_rows > 1 ? i * dim : 0) : NULL, top_k, samples, radius,
                              lsigma, shift, eps, &qr, q);
         }
+        if (rc == 0) {
+            int64_t ints[2] = {po.target, npts < np ? npts : np};
+            vs_item_buf_reset(&item);
+            for (int k = 0; k < N_PLAIN; k++) vs_item_put_f64(&item, &plain[k][i], 1);
+            for (int k = 0; k < NQ; k++) vs_item_put_f64(&item, &q[k * n + i], 1);
+            vs_item_put_i64(&item, ints, 2);
+            vs_item_put_f64(&item, curve, (size_t)ints[1]);
+            if (run && vs_run_put(run, i, &item, &err) != VS_OK) rc = vs_fail("%s", err.msg);
+        }
+        /* without a journal (no --out) the row is summed at once */
+        for (int64_t k = 0; rc == 0 && !run && k < npts && k < np; k++) mean_curve[k] += curve[k] / n;
+        if (!run) targets_used = po.target;
         free(curve);
         vs_scope_end();
     }
+    vs_item_buf_clear(&item);
+    if (rc == 0 && run && vs_run_sharded(run)) {
+        if (vs_run_finish(run, &err) != VS_OK) rc = vs_fail("%s", err.msg);
+        else fprintf(stderr, "versus: wrote rows %lld..%lld of %lld to %s (versus merge joins the shards)\n", (long long)begin,
+                     (long long)end - 1, (long long)n, cr.path);
+        vs_run_free(run);
+        run = NULL;
+        cascade = NULL;
+        n = 0; /* nothing else to write */
+    }
+    /* every row from the journal, in order */
+    for (int64_t i = 0; rc == 0 && run && i < n; i++) {
+        const unsigned char *p = vs_run_get(run, i, &len);
+        vs_item_reader rd = {p, p ? len : 0, 0, false};
+        int64_t ints[2] = {0, 0};
+        for (int k = 0; k < N_PLAIN; k++) vs_item_get_f64(&rd, &plain[k][i], 1);
+        for (int k = 0; k < NQ; k++) vs_item_get_f64(&rd, &q[k * n + i], 1);
+        vs_item_get_i64(&rd, ints, 2);
+        if (!rd.bad && (ints[1] < 0 || ints[1] > np)) rd.bad = true;
+        for (int64_t k = 0; !rd.bad && k < ints[1]; k++) {
+            double v;
+            vs_item_get_f64(&rd, &v, 1);
+            mean_curve[k] += v / n;
+        }
+        if (rd.bad || rd.pos != rd.len) rc = vs_fail("%s: the record of row %lld does not fit this run", cr.path, (long long)i);
+        targets_used = ints[0];
+    }
+    bool part = rc == 0 && run == NULL && cr.o.sharded;
 
     double cascade_rank[64], cascade_ssim[64];
     int n_layers = 0;
@@ -484,7 +540,7 @@ static int run_evaluate(int argc, char **argv)
         vs_tensor_free(k.row);
     }
 
-    if (rc == 0) {
+    if (rc == 0 && !part) {
         const char *out = vs_args_get(&a, "out");
         FILE *f = out ? fopen(out, "w") : stdout;
         if (!f) {
@@ -516,7 +572,7 @@ static int run_evaluate(int argc, char **argv)
             if (out && fclose(f) != 0) rc = vs_fail("%s: write failed", out);
         }
     }
-    if (rc == 0 && vs_args_get(&a, "curves")) {
+    if (rc == 0 && !part && vs_args_get(&a, "curves")) {
         vs_plot *p = vs_plot_new(VS_PLOT_LINE, "Perturbation curve (mean over rows)", "features flipped", "explained score");
         float *xs = malloc((size_t)np * sizeof *xs), *ys = malloc((size_t)np * sizeof *ys);
         if (!p || !xs || !ys) rc = vs_fail("out of memory");
@@ -531,7 +587,9 @@ static int run_evaluate(int argc, char **argv)
         free(xs);
         free(ys);
     }
-    if (rc == 0 && vs_args_get(&a, "heatmaps")) rc = write_heatmaps(&c, vs_args_get(&a, "heatmaps"), n);
+    if (rc == 0 && !part && vs_args_get(&a, "heatmaps")) rc = write_heatmaps(&c, vs_args_get(&a, "heatmaps"), n);
+    if (rc == 0 && run && vs_run_finish(run, &err) != VS_OK) rc = vs_fail("%s", err.msg);
+    vs_run_free(run);
     free(aopc_l);
     free(aopc_all);
     free(gini);
@@ -595,7 +653,7 @@ const vs_verb vs_verb_evaluate = {
     "                        absorbs the shift, equals A within 1e-4 (Kindermans et al. 2019)\n"
     "                        [InputInvariance]; give --method the method that produced A.  Null when the\n"
     "                        first layer cannot absorb the shift exactly (no bias, zero padding).\n"
-    "Perturbation noise is drawn from --seed.",
+    "Perturbation noise of row i is drawn from a stream seeded by --seed and i (the same in any shard).",
     evaluate_opts,
     run_evaluate,
     NULL,

@@ -24,7 +24,9 @@ static const vs_cli_opt explain_opts[] = {
     {"gamma", 1, "sparsity weight gamma of Eqs. 4 and 6 (default: Section IV-H)"},
     {"iters", 1, "stage-2 iterations (default: Section IV-H)"},
     {"split-seed", 1, "seed of the train/test split (default: the model's metrics.json)"},
-    {"out", 1, "output directory for explanation.json"},
+    {"out", 1, "output directory for explanation.json (with --pairs all: pairs.json; with --shard: the part file)"},
+    {"pairs", 1, "all: explain every test pair of the SNX protocol (OUT/pairs.json) instead of one"},
+    VS_RUN_CLI_OPTS,
     {NULL, 0, NULL},
 };
 
@@ -106,7 +108,7 @@ static void json_num(FILE *f, const char *key, double v, bool comma)
     if (comma) fputs(", ", f);
 }
 
-static int run_explain_snx(vs_args *a)
+static int run_explain_snx(vs_args *a, int argc, char **argv)
 {
     const char *model_dir = vs_args_get(a, "model"), *out = vs_args_get(a, "out");
     if (a->n_pos != 1) return vs_usage_error("explain", "unexpected argument '%s'", a->pos[1]);
@@ -119,7 +121,9 @@ static int run_explain_snx(vs_args *a)
         (rc = vs_args_int(a, "top", 0, 1, 100000, &top)) || (rc = vs_args_int(a, "iters", 0, 1, 1000000, &iters)) ||
         (rc = vs_args_int(a, "split-seed", -1, 0, INT64_MAX, &split_seed)) || (rc = vs_args_float(a, "gamma", -1, 0, 1e6, &gamma)))
         return rc;
-    if (q < 0 || r < 0) return vs_usage_error("explain", "--query and --reference (indices into the test portion) are required");
+    bool all = vs_args_has(a, "pairs");
+    if (!all && (q < 0 || r < 0)) return vs_usage_error("explain", "--query and --reference (indices into the test portion), or --pairs all, are required");
+    if (!all && (vs_args_has(a, "shard") || vs_args_has(a, "resume"))) return vs_usage_error("explain", "--shard and --resume go with --pairs all");
     const char *mname = vs_args_get(a, "method");
     int method = vs_snx_method_from_name(mname ? mname : "snx");
     if (method < 0) return vs_usage_error("explain", "unknown method '%s'", mname);
@@ -138,26 +142,15 @@ static int run_explain_snx(vs_args *a)
     if (rc == 0 && vs_load_spec(spec, &df, &d, &err) != VS_OK) rc = vs_fail("%s", err.msg);
     if (rc == 0 && d->kind == VS_DATA_IMAGES) rc = vs_fail("%s: SNX explains tabular rows and graphs", spec);
     if (rc == 0 && vs_train_split_make(d, NULL, (uint64_t)split_seed, frac, true, &sp, &err) != VS_OK) rc = vs_fail("%s", err.msg);
-    if (rc == 0 && (q >= sp.n_test || r >= sp.n_test))
+    if (rc == 0 && !all && (q >= sp.n_test || r >= sp.n_test))
         rc = vs_fail("--query %lld / --reference %lld: the test portion has %lld rows", (long long)q, (long long)r, (long long)sp.n_test);
     if (rc) goto done;
 
-    int64_t s_row = sp.test[q], t_row = sp.test[r];
-    int64_t idx[2] = {s_row, t_row}, lab = d->y[s_row] == d->y[t_row];
-    vs_pairs one = {1, idx, &lab};
     vs_snx_opts o;
     vs_snx_opts_init(&o, d->kind);
     o.trace = true;
     if (gamma >= 0) o.gamma_global = o.gamma_local = (float)gamma;
     if (iters > 0) o.max_iters = (int)iters;
-    vs_siamese_module sm = {m, d->n_node_features};
-    vs_siamese f = vs_siamese_from_module(&sm);
-    int64_t rows[2] = {s_row, t_row};
-    if (vs_snx_global(&f, d, rows, 2, VS_SNX_GLOBAL, NULL, &o, &glob, &err) != VS_OK ||
-        vs_snx_explain(&f, d, sp.train, sp.n_train, sp.train_pairs, &one, (vs_snx_method)method, &o, &loc, &err) != VS_OK) {
-        rc = vs_fail("%s", err.msg);
-        goto done;
-    }
     vs_snx_eval_opts eo;
     vs_snx_eval_opts_init(&eo, d->kind);
     eo.present_only = vs_args_has(a, "top-present");
@@ -166,6 +159,21 @@ static int run_explain_snx(vs_args *a)
             eo.top_k = top;
         else
             eo.top_frac = top > 100 ? 1.0 : top / 100.0;
+    }
+    if (all) {
+        rc = vs_explain_snx_pairs(a, argc, argv, m, d, &sp, (vs_snx_method)method, &o, &eo, spec, out);
+        goto done;
+    }
+    int64_t s_row = sp.test[q], t_row = sp.test[r];
+    int64_t idx[2] = {s_row, t_row}, lab = d->y[s_row] == d->y[t_row];
+    vs_pairs one = {1, idx, &lab};
+    vs_siamese_module sm = {m, d->n_node_features};
+    vs_siamese f = vs_siamese_from_module(&sm);
+    int64_t rows[2] = {s_row, t_row};
+    if (vs_snx_global(&f, d, rows, 2, VS_SNX_GLOBAL, NULL, &o, &glob, &err) != VS_OK ||
+        vs_snx_explain(&f, d, sp.train, sp.n_train, sp.train_pairs, &one, (vs_snx_method)method, &o, &loc, &err) != VS_OK) {
+        rc = vs_fail("%s", err.msg);
+        goto done;
     }
     vs_snx_eval ev, gev[2];
     if (vs_snx_evaluate(&f, d, loc, glob, &eo, &ev, &err) != VS_OK || vs_snx_evaluate(&f, d, glob, NULL, &eo, gev, &err) != VS_OK) {
@@ -271,7 +279,7 @@ static int run_explain(int argc, char **argv)
     int rc = vs_args_parse("explain", explain_opts, argc, argv, &a);
     if (rc) return rc;
     if (a.n_pos < 1) return vs_usage_error("explain", "expected an explainer: 'versus explain snx ...'");
-    if (strcmp(a.pos[0], "snx") == 0) return run_explain_snx(&a);
+    if (strcmp(a.pos[0], "snx") == 0) return run_explain_snx(&a, argc, argv);
     return vs_usage_error("explain", "unknown explainer '%s' (snx or svae)", a.pos[0]);
 }
 
@@ -280,6 +288,8 @@ const vs_verb vs_verb_explain = {
     "explain a Siamese network's query-reference pair (SNX), or an image by a supervised VAE's invariances (svae)",
     "usage: versus explain snx --model DIR --data SPEC --query I --reference J [--method M] [--top K]\n"
     "                          [--top-present] [--gamma G] [--iters N] --out OUT\n"
+    "       versus explain snx --model DIR --data SPEC --pairs all [--method M] [--top K] [--seed S] ...\n"
+    "                          --out OUT [--shard K/N] [--resume]\n"
     "       versus explain svae --model DIR --input X.npy [--row I] [--samples N] [--sigma S] [--method M]\n"
     "                          [--data SPEC] [--seed S] --out OUT\n\n"
     "svae: a model trained by `versus train --arch svae` (or m2) explains row I of X: its predicted class;\n"
@@ -300,7 +310,13 @@ const vs_verb vs_verb_explain = {
     "Faithfulness, counterfactual and conformity select the --top K minor features of a tabular mask over\n"
     "every minor feature, as the paper does; --top-present takes them among the features the pair has\n"
     "(the mask times 1[x_s or x_t], the global mask times 1[x]), since a mask value on a feature neither\n"
-    "row has changes no prediction.  Violations and precision do not depend on it.",
+    "row has changes no prediction.  Violations and precision do not depend on it.\n\n"
+    "--pairs all explains every test pair of the SNX protocol (each test row with 2 same-class and 2\n"
+    "other-class references) instead of one: each pair as above (SNX-global masks of its two rows, the\n"
+    "method's local masks, their scores), seeded from --seed and the pair's index, into OUT/pairs.json\n"
+    "(per pair: rows, scores, masks; the means).  DES and PGExplainer are fitted once on the training\n"
+    "portion.  --shard K/N explains pairs [floor((K-1) P / N), floor(K P / N)) into the part file --out for\n"
+    "`versus merge`; finished pairs are journalled (OUT.journal) and --resume continues a killed run.",
     explain_opts,
     run_explain,
     NULL,

@@ -393,16 +393,7 @@ static int sensitivity(const snx_bench *b, const vs_snx_expl *e, int sel, double
 
 static int run_method(snx_bench *b, snx_method_run *r)
 {
-    vs_error err;
-    progress(b, "versus bench snx: %s on %lld pairs\n", vs_snx_method_name(r->method), (long long)b->pairs.n);
-    for (int sel = 0; sel < b->n_sel; sel++) {
-        double t = now();
-        const vs_snx_expl *g = vs_snx_method_global(r->method) >= 0 ? method_global(b, r->method, sel) : NULL;
-        if (vs_snx_local(&b->f, b->d, &b->pairs, r->method, g, b->pg, sel_opts(b, sel), &r->e[sel], &err) != VS_OK)
-            return fail(b, "%s: %s", vs_snx_method_name(r->method), err.msg);
-        if (sel == SEL_PRESENT) r->seconds = now() - t;
-    }
-    int64_t n = b->pairs.n;
+    int64_t n = b->pairs.n; /* r->e: vs_snx_bench_local_masks */
     double *tmp = malloc((size_t)n * sizeof *tmp);
     if (!tmp) return fail(b, "out of memory");
     int rc = 0;
@@ -501,6 +492,30 @@ static int score_globals(snx_bench *b)
 
 /* ---- Table V: the dual variants ------------------------------------------------------------------- */
 
+static void dual_variant(vs_snx_opts *o, int v);
+
+/* The local explanations of the pairs, in the order vs_snx_bench_local_masks computes them: every
+ * method under each protocol, then the constrained methods under the other dual variants. */
+static void plan_local(snx_bench *b)
+{
+    b->n_jobs = 0;
+    for (int i = 0; i < b->n_runs; i++)
+        for (int sel = 0; sel < b->n_sel; sel++) {
+            snx_method_run *r = &b->run[i];
+            b->jobs[b->n_jobs++] = (snx_local_job){r->method, sel_opts(b, sel), vs_snx_method_global(r->method) >= 0 ? method_global(b, r->method, sel) : NULL,
+                                                   b->pg, &r->e[sel], sel == SEL_PRESENT ? &r->seconds : NULL};
+        }
+    if (!vs_snx_bench_find_run(b, VS_SNX_UC)) return; /* Table V compares with SNX-UC */
+    for (int v = 0; v < SNX_N_DUAL; v++) {
+        b->dual_o[v] = b->o;
+        dual_variant(&b->dual_o[v], v);
+        for (int i = 0; v != SNX_DUAL_DEFAULT && i < (b->graph ? 1 : SNX_N_DUAL_METHODS); i++) {
+            const snx_method_run *r = vs_snx_bench_find_run(b, vs_snx_dual_methods[i]);
+            if (r) b->jobs[b->n_jobs++] = (snx_local_job){r->method, &b->dual_o[v], method_global(b, r->method, SEL_PRESENT), NULL, &b->dual_e[v][i], NULL};
+        }
+    }
+}
+
 const char *const vs_snx_dual_names[SNX_N_DUAL] = {"paper: unit-length lambda, eta2 1e-3", "projected: lambda >= 0, eta2 0.5",
                                                    "bounded: lambda >= 0, |lambda| <= 10, eta2 0.5 (default)"};
 
@@ -549,24 +564,14 @@ static int dual_variants(snx_bench *b)
     vs_snx_eval *ev = malloc((size_t)n * sizeof *ev);
     int rc = sa && sb && tmp && ev ? 0 : fail(b, "out of memory");
     for (int v = 0; rc == 0 && uc && v < SNX_N_DUAL; v++) {
-        vs_snx_opts o = b->o;
-        dual_variant(&o, v);
-        vs_snx_expl *es[SNX_N_DUAL_METHODS] = {0};
-        bool own[SNX_N_DUAL_METHODS] = {0};
+        const vs_snx_expl *es[SNX_N_DUAL_METHODS] = {0};
         for (int i = 0; rc == 0 && i < (b->graph ? 1 : SNX_N_DUAL_METHODS); i++) {
             const snx_method_run *r = vs_snx_bench_find_run(b, vs_snx_dual_methods[i]);
             if (!r) continue;
             const vs_snx_expl *g = method_global(b, r->method, SEL_PRESENT);
-            vs_error err;
             progress(b, "versus bench snx: %s, dual %s\n", vs_snx_method_name(r->method), vs_snx_dual_names[v]);
-            if (v == SNX_DUAL_DEFAULT) {
-                es[i] = r->e[SEL_PRESENT];
-            } else if (vs_snx_local(&b->f, b->d, &b->pairs, r->method, g, NULL, &o, &es[i], &err) != VS_OK) {
-                rc = fail(b, "%s: %s", vs_snx_method_name(r->method), err.msg);
-                break;
-            } else {
-                own[i] = true;
-            }
+            /* the default variant's masks are the run's; the others were explained with the pairs */
+            es[i] = v == SNX_DUAL_DEFAULT ? r->e[SEL_PRESENT] : b->dual_e[v][i];
             if ((rc = score(b, es[i], g, true, SEL_PRESENT, ev))) break;
             struct snx_dual_row *row = &b->dual[v][i];
             row->fa = summarise(ev, n, offsetof(vs_snx_eval, fa), tmp);
@@ -580,8 +585,6 @@ static int dual_variants(snx_bench *b)
             row->differs_snx = es[0] ? selection_change(b, es[i], es[0], sa, sb) : NAN;
             row->done = true;
         }
-        for (int i = 0; i < SNX_N_DUAL_METHODS; i++)
-            if (own[i]) vs_snx_expl_free(es[i]);
     }
     free(sa);
     free(sb);
@@ -701,6 +704,8 @@ static void bench_free(snx_bench *b)
             vs_snx_expl_free(b->glob[sel][g]);
             free(b->gev[g][sel]);
         }
+    for (int v = 0; v < SNX_N_DUAL; v++)
+        for (int i = 0; i < SNX_N_DUAL_METHODS; i++) vs_snx_expl_free(b->dual_e[v][i]);
     vs_snx_des_free(b->des);
     vs_snx_pg_free(b->pg);
     free(b->rows);
@@ -838,15 +843,18 @@ vs_status vs_snx_experiment(const vs_dataset *d, const vs_snx_experiment_opts *o
     if (rc == 0 && o->pairing && !vs_pairing_from_name(o->pairing, &b->pairing)) rc = usage(b, "--pairing: expected snx or random");
     if (rc == 0) rc = setup(b);
     if (rc == 0) rc = prepare(b);
-    for (int i = 0; rc == 0 && i < b->n_runs; i++) rc = run_method(b, &b->run[i]);
-    if (rc == 0) {
+    bool part = false;
+    if (rc == 0) plan_local(b);
+    if (rc == 0) rc = vs_snx_bench_local_masks(b, &part);
+    for (int i = 0; rc == 0 && !part && i < b->n_runs; i++) rc = run_method(b, &b->run[i]);
+    if (rc == 0 && !part) {
         t_tests(b);
         rc = score_globals(b);
     }
-    if (rc == 0) rc = dual_variants(b);
-    if (rc == 0) rc = nn_baseline(b);
+    if (rc == 0 && !part) rc = dual_variants(b);
+    if (rc == 0 && !part) rc = nn_baseline(b);
     b->wall = now() - b->t0;
-    if (rc == 0) rc = vs_snx_bench_report(b, out);
+    if (rc == 0 && !part) rc = vs_snx_bench_report(b, out);
     vs_status st = rc == 0 ? VS_OK : b->err->code != VS_OK ? b->err->code : VS_ERR_FORMAT;
     bench_free(b);
     free(b);

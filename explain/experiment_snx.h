@@ -61,6 +61,18 @@ typedef struct snx_method_run {
     double sens_fa[N_SEL][SNX_MAX_LEVELS], sens_cf[N_SEL][SNX_MAX_LEVELS];
 } snx_method_run;
 
+/* One local explanation of every pair the explanation loop computes: method under options o, with its
+ * global masks and PGExplainer, into *out (and its seconds into *seconds when not NULL). */
+typedef struct snx_local_job {
+    vs_snx_method method;
+    const vs_snx_opts *o;
+    const vs_snx_expl *global;
+    const vs_snx_pg *pg;
+    vs_snx_expl **out;
+    double *seconds;
+} snx_local_job;
+#define SNX_MAX_JOBS (VS_SNX_METHOD_COUNT * N_SEL + SNX_N_DUAL * SNX_N_DUAL_METHODS)
+
 typedef struct snx_bench {
     const vs_snx_experiment_opts *opt;
     vs_error *err;
@@ -107,6 +119,10 @@ typedef struct snx_bench {
         double changed_uc;     /* mean 1 - Jaccard of its top selection with SNX-UC's */
         double differs_snx;    /* mean 1 - Jaccard of its top selection with SNX's (same variant) */
     } dual[SNX_N_DUAL][SNX_N_DUAL_METHODS];
+    vs_snx_opts dual_o[SNX_N_DUAL];            /* the options of each dual variant */
+    vs_snx_expl *dual_e[SNX_N_DUAL][SNX_N_DUAL_METHODS]; /* their masks (the default variant: the runs') */
+    snx_local_job jobs[SNX_MAX_JOBS];          /* the explanation loop's plan */
+    int n_jobs;
     double t0, wall;
 } snx_bench;
 
@@ -114,6 +130,10 @@ typedef struct snx_bench {
 const snx_method_run *vs_snx_bench_find_run(const snx_bench *b, vs_snx_method m);
 /* Mean over the blocks of a per-block trace array [n_blocks * n_iters] into out[n_iters]. */
 void vs_snx_trace_mean(const vs_snx_trace *t, const float *a, float *out);
+/* Every planned local explanation of the pairs (b->jobs, experiment_snx_items.c), item by item through
+ * the journal of b->opt->run when given.  *partial: the run is a shard, whose items are
+ * now journalled; nothing more to do.  rc 0, or 1 with b->err set. */
+int vs_snx_bench_local_masks(snx_bench *b, bool *partial);
 /* The report of a finished run (data, tables, figures); rc 0, or 1 with b->err set. */
 int vs_snx_bench_report(const snx_bench *b, vs_report **out);
 

@@ -90,6 +90,9 @@ static bool scores_json(const snx_bench *b, vs_json *o, const snx_method_run *r,
     return ok && vs_json_set(o, "per_pair_conformity", evals_json(r->ev[sel], n, offsetof(vs_snx_eval, conformity))) == VS_OK;
 }
 
+/* A measured time, or NaN (null, a dash) when the run is to be reproducible byte for byte. */
+static double timing(const snx_bench *b, double seconds) { return b->opt->reproducible ? NAN : seconds; }
+
 /* The results data (format versus-bench-snx/2): settings, every summary, per-pair values, traces. */
 static vs_json *results_data(const snx_bench *b)
 {
@@ -109,12 +112,12 @@ static vs_json *results_data(const snx_bench *b)
     ok = ok && vs_json_set(j, "test_pair_accuracy", num(b->pair_acc)) == VS_OK;
     ok = ok && vs_json_set(j, "nn_test_pair_accuracy", num(b->nn_pair_acc)) == VS_OK;
     ok = ok && vs_json_set(j, "test", vs_json_new_string("paired t-test")) == VS_OK;
-    ok = ok && vs_json_set(j, "threads", vs_json_new_int(vs_get_threads())) == VS_OK;
-    ok = ok && vs_json_set(j, "wall_seconds", num(b->wall)) == VS_OK;
-    ok = ok && vs_json_set(j, "train_seconds", num(b->train_seconds)) == VS_OK;
-    ok = ok && vs_json_set(j, "stage1_seconds", num(b->global_seconds)) == VS_OK;
-    ok = ok && vs_json_set(j, "des_seconds", num(b->des_seconds)) == VS_OK;
-    ok = ok && vs_json_set(j, "pg_seconds", num(b->pg_seconds)) == VS_OK;
+    ok = ok && vs_json_set(j, "threads", b->opt->reproducible ? vs_json_new_null() : vs_json_new_int(vs_get_threads())) == VS_OK;
+    ok = ok && vs_json_set(j, "wall_seconds", num(timing(b, b->wall))) == VS_OK;
+    ok = ok && vs_json_set(j, "train_seconds", num(timing(b, b->train_seconds))) == VS_OK;
+    ok = ok && vs_json_set(j, "stage1_seconds", num(timing(b, b->global_seconds))) == VS_OK;
+    ok = ok && vs_json_set(j, "des_seconds", num(timing(b, b->des_seconds))) == VS_OK;
+    ok = ok && vs_json_set(j, "pg_seconds", num(timing(b, b->pg_seconds))) == VS_OK;
     ok = ok && vs_json_set(j, b->graph ? "top_fraction" : "top_k", b->graph ? num(SNX_TOP_FRAC) : vs_json_new_int(b->top_k)) == VS_OK;
     ok = ok && vs_json_set(j, "gamma", num(b->o.gamma_global)) == VS_OK;
     ok = ok && vs_json_set(j, "gamma_criterion", b->gamma_chosen ? doubles_json(b->gamma_crit, SNX_N_GAMMA) : vs_json_new_null()) == VS_OK;
@@ -138,7 +141,7 @@ static vs_json *results_data(const snx_bench *b)
         vs_json *o = vs_json_new_object();
         ok = vs_json_push(methods, o) == VS_OK;
         ok = ok && vs_json_set(o, "method", vs_json_new_string(vs_snx_method_name(r->method))) == VS_OK;
-        ok = ok && vs_json_set(o, "seconds", num(r->seconds)) == VS_OK;
+        ok = ok && vs_json_set(o, "seconds", num(timing(b, r->seconds))) == VS_OK;
         ok = ok && scores_json(b, o, r, SEL_PRESENT);
         ok = ok && vs_json_set(o, "violated_fraction", summary_json(r->viol)) == VS_OK;
         ok = ok && vs_json_set(o, "precision", summary_json(r->prec)) == VS_OK;
@@ -267,7 +270,8 @@ static void table2(const snx_bench *b, vs_report *r, int sel)
             p_cell(t, row, c_prec + 1, b, i, m->p_prec, snx ? snx->prec.mean : NAN, m->prec.mean, false);
             summary_cell(t, row, c_prec + 2, m->rec, pa);
         }
-        if (full) vs_report_number(t, row, c_sec, m->seconds, NAN, 1);
+        if (full && b->opt->reproducible) vs_report_missing(t, row, c_sec, "not measured: a --reproducible run leaves times out");
+        else if (full) vs_report_number(t, row, c_sec, m->seconds, NAN, 1);
     }
     vs_report_rank(t, 1, skip);
     vs_report_rank(t, 3, skip);
@@ -498,12 +502,17 @@ static void settings(const snx_bench *b, vs_report *r)
     int k;
     if (b->opt->command) vs_report_item(r, "command: `%s`", b->opt->command);
     if (b->opt->tag) vs_report_item(r, "tag: %s", b->opt->tag);
-    k = snprintf(buf, sizeof buf, "versus %s, %d threads, wall time %.1f s (model training %.1f s, stage 1 %.1f s", vs_version(),
-                 vs_get_threads(), b->wall, b->train_seconds, b->global_seconds);
-    if (b->gamma_chosen) k += snprintf(buf + k, sizeof buf - (size_t)k, ", choosing gamma %.1f s", b->gamma_seconds);
-    if (b->des) k += snprintf(buf + k, sizeof buf - (size_t)k, ", DES fit %.1f s", b->des_seconds);
-    if (b->pg) k += snprintf(buf + k, sizeof buf - (size_t)k, ", PGExplainer training %.1f s", b->pg_seconds);
-    vs_report_item(r, "%s)", buf);
+    if (b->opt->reproducible) {
+        vs_report_item(r, "versus %s; wall times and the thread count left out (a reproducible run: sharded, resumed and single runs "
+                          "write the same bytes)", vs_version());
+    } else {
+        k = snprintf(buf, sizeof buf, "versus %s, %d threads, wall time %.1f s (model training %.1f s, stage 1 %.1f s", vs_version(),
+                     vs_get_threads(), b->wall, b->train_seconds, b->global_seconds);
+        if (b->gamma_chosen) k += snprintf(buf + k, sizeof buf - (size_t)k, ", choosing gamma %.1f s", b->gamma_seconds);
+        if (b->des) k += snprintf(buf + k, sizeof buf - (size_t)k, ", DES fit %.1f s", b->des_seconds);
+        if (b->pg) k += snprintf(buf + k, sizeof buf - (size_t)k, ", PGExplainer training %.1f s", b->pg_seconds);
+        vs_report_item(r, "%s)", buf);
+    }
     if (b->graph)
         vs_report_item(r, "data: %s, %lld graphs, %lld node features, %lld classes%s", d->name ? d->name : b->spec, (long long)d->n,
                        (long long)d->n_node_features, (long long)d->n_classes, b->truth ? ", planted motif edges known" : "");

@@ -33,6 +33,7 @@ endif
 versusinclude_HEADERS += include/versus/experiment.h
 noinst_HEADERS += explain/experiment_snx.h
 libversus_la_SOURCES += explain/experiment_snx.c explain/experiment_snx_report.c explain/experiment_demo.c
+libversus_la_SOURCES += explain/experiment_snx_items.c
 # the new methods: known answers (Check), and Captum's definitions in PyTorch through the CLI
 if HAVE_CHECK
 check_PROGRAMS += tests/test_breadth tests/test_quantus

@@ -304,7 +304,7 @@ static vs_status solve(const vs_siamese *f, const vs_dataset *d, const solve_cfg
             for (int64_t b = 0; b < B; b++) {
                 int64_t v0 = t.var_off[b], v1 = t.var_off[b + 1];
                 vs_rng r;
-                vs_rng_seed(&r, o->seed ^ (0x9E3779B97F4A7C15ull * (uint64_t)(c0 + b + 1)));
+                vs_rng_seed(&r, o->seed ^ (0x9E3779B97F4A7C15ull * (uint64_t)(o->first_item + c0 + b + 1)));
                 /* GNNExplainer: N(1, gain(relu) sqrt(2 / (2 N))), N the nodes of the graph(s) */
                 double nodes = 0;
                 for (int k = 0; k < 2 && t.graph; k++) nodes += (double)d->graphs[t.side_item[2 * b + k]].n_nodes;
@@ -436,7 +436,7 @@ static void random_masks(const vs_dataset *d, const vs_snx_opts *o, vs_snx_expl 
 {
     for (int64_t k = 0; k < e->n; k++) {
         vs_rng r;
-        vs_rng_seed(&r, o->seed ^ (0xD1B54A32D192ED03ull * (uint64_t)(k + 1)));
+        vs_rng_seed(&r, o->seed ^ (0xD1B54A32D192ED03ull * (uint64_t)(o->first_item + k + 1)));
         if (d->kind == VS_DATA_TABULAR) {
             const float *xs = d->X + e->s[k] * d->dim, *xt = d->X + (e->global ? e->s[k] : e->t[k]) * d->dim;
             float *ms = e->ms + e->s_off[k];

@@ -17,4 +17,7 @@ const char *vs_report_sig_mark(vs_cell_sig s);
 /* "↓", "↑" or "". */
 const char *vs_report_arrow(vs_better b);
 
+/* mkdir -p dir; errors name the directory that could not be made. */
+vs_status vs_report_make_dirs(const char *dir, vs_error *err);
+
 #endif

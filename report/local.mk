@@ -7,3 +7,11 @@ if HAVE_CHECK
 check_PROGRAMS += tests/test_report
 TESTS += tests/test_report
 endif
+# shards, per-item seeds, journals of finished items (--resume), partial results and their merge
+versusinclude_HEADERS += include/versus/shard.h
+noinst_HEADERS += report/shard_internal.h
+libversus_la_SOURCES += report/shard.c report/shard_journal.c report/shard_merge.c
+if HAVE_CHECK
+check_PROGRAMS += tests/test_shard
+TESTS += tests/test_shard
+endif

@@ -51,8 +51,7 @@ vs_status vs_report_figure_svg(const vs_report_figure *f, char **out, size_t *le
     return f->kind == VS_FIGURE_GRAPH ? graph_svg(f, out, len, err) : plot_svg(f, out, len, err);
 }
 
-/* mkdir -p dir. */
-static vs_status make_dirs(const char *dir, vs_error *err)
+vs_status vs_report_make_dirs(const char *dir, vs_error *err)
 {
     char p[4096];
     if (snprintf(p, sizeof p, "%s", dir) >= (int)sizeof p) return vs_error_set(err, VS_ERR_ARG, "%s: path too long", dir);
@@ -88,7 +87,7 @@ static vs_status write_html(const vs_report *r, const char *dir, vs_error *err)
 vs_status vs_report_write_dir(const vs_report *r, const char *dir, vs_error *err)
 {
     if (!r || !dir) return vs_error_set(err, VS_ERR_ARG, "report: no report or directory");
-    vs_status st = make_dirs(dir, err);
+    vs_status st = vs_report_make_dirs(dir, err);
     vs_json *doc = NULL;
     if (st == VS_OK) st = vs_report_to_json(r, &doc, err);
     if (st == VS_OK) {

@@ -14,6 +14,7 @@
 #include "versus/dataset.h"
 #include "versus/error.h"
 #include "versus/report.h"
+#include "versus/shard.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -37,10 +38,18 @@ typedef struct vs_snx_experiment_opts {
     const char *tag;           /* stamped into the report, or NULL */
     const char *command;       /* the command line stamped into the report, or NULL */
     FILE *progress;            /* one line per stage, or NULL */
+    bool reproducible;         /* leave wall times and the thread count out of the report: runs of one
+                                  command (sharded, resumed or not) then write the same bytes */
+    const vs_run_opts *run;    /* journal the explanation loop, one item per pair (every method's masks),
+                                  for --resume and shards (versus/shard.h); NULL: in memory */
+    vs_run **journal;          /* with run: receives the open run, which the caller finishes
+                                  (vs_run_finish) once the report is written, then frees; NULL: the
+                                  experiment finishes it before building the report */
 } vs_snx_experiment_opts;
 
 void vs_snx_experiment_opts_init(vs_snx_experiment_opts *o);
-/* Run the experiment on d (tabular rows or graphs, borrowed) and return its report in *out: results
+/* Run the experiment on d (tabular rows or graphs, borrowed) and return its report in *out (NULL
+ * when o->run is a shard: its pairs are journalled, and vs_run_merge joins the shards): results
  * data in the format "versus-bench-snx/2", figures conformity, gda, violated, sensitivity_local,
  * sensitivity_global (and _paper on tabular data), example (graphs: one query drawn with its masks). */
 vs_status vs_snx_experiment(const vs_dataset *d, const vs_snx_experiment_opts *o, vs_report **out, vs_error *err);

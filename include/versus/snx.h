@@ -174,6 +174,7 @@ typedef struct vs_snx_opts {
     float des_lr;           /* 0.05 */
     float des_l1;           /* sparsity weight on the mean gate: 0.05 */
     uint64_t seed;          /* 1 */
+    int64_t first_item;     /* index of this call's first item in a larger run (a shard): per-item seeds; 0 */
 } vs_snx_opts;
 
 /* Section IV-H defaults for tabular data (VS_DATA_TABULAR) or graphs (VS_DATA_GRAPHS). */

@@ -31,6 +31,7 @@
 #include "versus/optimize.h"
 #include "versus/snx.h"
 #include "versus/report.h"
+#include "versus/shard.h"
 #include "versus/experiment.h"
 #include "versus/metrics.h"
 #include "versus/pairs.h"
