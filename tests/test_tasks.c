@@ -314,9 +314,9 @@ START_TEST(test_options_checked)
     o.task_opts = NULL;
     ck_assert_int_eq(vs_train(m, d, &o, &r, &err), VS_ERR_ARG);
     ck_assert_ptr_nonnull(strstr(err.msg, "the gan task trains a model \"generator\""));
-    ck_assert(vs_composite_set_task(m, "svae") == VS_OK);
+    ck_assert(vs_composite_set_task(m, "no-such-task") == VS_OK);
     ck_assert_int_eq(vs_train(m, d, &o, &r, &err), VS_ERR_ARG);
-    ck_assert_ptr_nonnull(strstr(err.msg, "asks for task \"svae\"; the tasks are classifier, siamese, vae, gan"));
+    ck_assert_ptr_nonnull(strstr(err.msg, "asks for task \"no-such-task\"; the tasks are classifier, siamese, vae, gan"));
     vs_module_free(m);
     vs_dataset_free(d);
 }
