@@ -517,6 +517,65 @@ START_TEST(test_layer_paths_siamese)
 }
 END_TEST
 
+/* LRP on a Siamese pair: with one bias-free linear encoder, R_i = x_i (W^T e)_i / (|W x| |e|), e the
+ * reference's embedding; through linear-relu-linear without biases, sum R = cos. */
+START_TEST(test_lrp_siamese)
+{
+    vs_rng rg;
+    vs_rng_seed(&rg, 47);
+    vs_module *enc = vs_sequential_new();
+    vs_sequential_add(enc, vs_linear_new(D, 4, false, &rg));
+    vs_module *sm = vs_siamese_new(enc, VS_SIMILARITY_COSINE);
+    vs_module_train(sm, false);
+    fixture f;
+    fixture_init(&f, sm);
+    vs_tensor *x = row(48), *ref = row(49);
+    vs_explain_request r;
+    vs_explain_request_init(&r);
+    r.reference = ref;
+    vs_error err;
+    vs_attr_report rep;
+    float a[D];
+    ck_assert_int_eq(run(&f, x, "lrp", &r, a, &rep, &err, NULL), VS_OK);
+    const float *w = enc->children[0]->params[0]->data;
+    double q[4], e[4], qq = 0, ee = 0;
+    for (int k = 0; k < 4; k++) {
+        q[k] = e[k] = 0;
+        for (int i = 0; i < D; i++) {
+            q[k] += w[k * D + i] * x->data[i];
+            e[k] += w[k * D + i] * ref->data[i];
+        }
+        qq += q[k] * q[k];
+        ee += e[k] * e[k];
+    }
+    for (int i = 0; i < D; i++) {
+        double wte = 0;
+        for (int k = 0; k < 4; k++) wte += w[k * D + i] * e[k];
+        ck_assert_float_near(a[i], x->data[i] * wte / sqrt(qq * ee), 1e-5);
+    }
+    ck_assert_double_le(fabs(rep.delta), 1e-5);
+    vs_module_free(sm);
+    enc = vs_sequential_new();
+    vs_sequential_add(enc, vs_linear_new(D, 7, false, &rg));
+    vs_sequential_add(enc, vs_activation_new(VS_MODULE_RELU, 0));
+    vs_sequential_add(enc, vs_linear_new(7, 4, false, &rg));
+    sm = vs_siamese_new(enc, VS_SIMILARITY_COSINE);
+    vs_module_train(sm, false);
+    fixture_init(&f, sm);
+    for (int side = VS_SIDE_QUERY; side <= VS_SIDE_REFERENCE; side++) {
+        r.side = (vs_side)side;
+        ck_assert_int_eq(run(&f, x, "lrp", &r, a, &rep, &err, NULL), VS_OK);
+        ck_assert_double_le(fabs(rep.delta), 1e-5);
+    }
+    r.side = VS_SIDE_BOTH;
+    ck_assert_int_eq(run(&f, x, "lrp", &r, a, &rep, &err, NULL), VS_ERR_ARG);
+    ck_assert_msg(strstr(err.msg, "one side of a pair"), "%s", err.msg);
+    vs_tensor_free(x);
+    vs_tensor_free(ref);
+    vs_module_free(sm);
+}
+END_TEST
+
 /* A model of one input that is no sequential: LRP and the layer methods refuse it by name. */
 static vs_tensor *plain_forward(void *ctx, vs_tensor *x)
 {
@@ -562,6 +621,7 @@ static Suite *breadth_suite(void)
     tcase_add_test(tc, test_layer_methods);
     tcase_add_test(tc, test_layer_paths_composite);
     tcase_add_test(tc, test_layer_paths_siamese);
+    tcase_add_test(tc, test_lrp_siamese);
     tcase_add_test(tc, test_refusals);
     return s;
 }
