@@ -61,7 +61,14 @@ static void methods_with(const char *name, char *buf, size_t n)
     "class (--baseline-data SPEC).  Baseline-set methods average over --baselines, or --class-baselines K\n"    \
     "from the target class of --baseline-data.  --report writes per-row scores, the completeness or\n"         \
     "efficiency gap (LRP: the relevance conservation gap sum - S(x)), model evaluations and time.  Layer\n"    \
-    "methods write the activation shape of their --layer ([N, ...]).  --feature-mask groups elements into\n" \
+    "methods write the activation shape of their --layer ([N, ...]); --layer is a module path: the index in a\n" \
+    "sequential (3), or names joined by dots, encoder.3 in a Siamese model, main.2 or fc1 in a composite (a\n" \
+    "child its program calls once, with one input).  On a Siamese pair the layer and neuron methods explain\n" \
+    "the encoder layer of the side given by --side (query or reference), the other side's embedding fixed.\n" \
+    "LRP on a Siamese pair starts from the cosine's terms R_i = q_i e_i / (|q| |e|), q the explained side's\n" \
+    "embedding, e the other side's, both norms held at their values so the score is linear in q and sum R = S\n" \
+    "(a convention of versus: Captum has no rule for a cosine head); it then descends the shared encoder.\n" \
+    "--feature-mask groups elements into\n" \
     "features for the coalition and ablation methods, as Captum's feature_mask.    Occlusion on a sequential image classifier recomputes\n"     \
     "only the region of each activation its window changes; integrated gradients on a sequential that starts\n" \
     "conv/linear, ReLU, conv/linear sums the gradients along the path without re-running its first two layers\n" \

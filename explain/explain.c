@@ -73,8 +73,15 @@ static vs_status check_request(const vs_model_fn *model, const vs_tensor *x, con
         return vs_error_set(err, VS_ERR_ARG, "%s: side '%s' needs a reference", m->name, vs_side_name(r->side));
     }
     bool query_only = !r->reference || r->side == VS_SIDE_QUERY;
-    if ((m->flags & VS_METHOD_LAYERS) && (!model->forward_layer || r->reference))
+    const vs_method_param *lp = vs_method_param_find(m, "layer");
+    if ((m->flags & VS_METHOD_LAYERS) && lp && lp->kind == VS_PARAM_PATH) { /* layer and neuron methods */
+        if (!model->module) return vs_error_set(err, VS_ERR_ARG, "%s reads a layer of the model's module tree: this model has none", m->name);
+        if (r->reference && r->side == VS_SIDE_BOTH)
+            return vs_error_set(err, VS_ERR_ARG, "%s: a layer of the shared encoder sees one side at a time: explain the query or the reference side",
+                                m->name);
+    } else if ((m->flags & VS_METHOD_LAYERS) && (!model->forward_layer || r->reference)) {
         return vs_error_set(err, VS_ERR_ARG, "%s reads a layer's activations: it explains classifiers (sequential models) only", m->name);
+    }
     if (r->baseline && r->baseline->size != dim)
         return vs_error_set(err, VS_ERR_SHAPE, "baseline has %lld elements, one input has %lld", (long long)r->baseline->size, (long long)dim);
     if (m->flags & VS_METHOD_BASELINE_SET) {
@@ -125,12 +132,12 @@ vs_status vs_explain_layer_shape(const vs_model_fn *model, const vs_method *m, c
                                  int64_t *shape, vs_error *err)
 {
     const vs_method_param *p = m ? vs_method_param_find(m, "layer") : NULL;
-    if (!m || m->output != VS_OUTPUT_LAYER || !p || p->kind != VS_PARAM_INT)
+    if (!m || m->output != VS_OUTPUT_LAYER || !p || p->kind != VS_PARAM_PATH)
         return vs_error_set(err, VS_ERR_ARG, "explain: not a layer method (a layer output and a --layer option)");
     if (!model || !x || x->ndim < 2 || x->shape[0] < 1) return vs_error_set(err, VS_ERR_SHAPE, "%s: inputs must be [N, ...] with N >= 1", m->name);
     if (opts && vs_method_opts_method(opts) != m) return vs_error_set(err, VS_ERR_ARG, "explain: options of another method");
-    int layer = -1;
-    if (opts) memcpy(&layer, (const unsigned char *)vs_method_opts_data(opts) + p->offset, sizeof layer);
+    char layer[VS_PARAM_PATH_MAX] = "";
+    if (opts) memcpy(layer, (const unsigned char *)vs_method_opts_data(opts) + p->offset, sizeof layer);
     int64_t row_shape[VS_MAX_DIMS];
     memcpy(row_shape, x->shape, sizeof row_shape);
     row_shape[0] = 1;
@@ -167,7 +174,7 @@ static vs_status row_job(const vs_model_fn *model, const vs_tensor *x, int64_t i
     vs_tensor *xr = vs_tensor_from(x->ndim, row_shape, x->data + i * dim), *rr = NULL;
     *pm = (pair_model){.m = model, .x = xr, .side = r->side};
     *pf = (vs_model_fn){.forward = pair_forward, .ctx = pm};
-    vs_attr_job j = {.m = model, .r = r, .dim = ex_nd > x->ndim ? 2 * dim : dim, .contrast = r->contrast, .err = err};
+    vs_attr_job j = {.m = model, .r = r, .dim = ex_nd > x->ndim ? 2 * dim : dim, .contrast = r->contrast, .err = err, .model = model};
     const float *xb = r->baseline ? r->baseline->data : NULL;
     if (r->reference) {
         rr = vs_tensor_from(x->ndim, row_shape, r->reference->data + (r->reference->shape[0] == 1 ? 0 : i) * dim);
@@ -176,9 +183,11 @@ static vs_status row_job(const vs_model_fn *model, const vs_tensor *x, int64_t i
         j.m = pf;
         if (r->side == VS_SIDE_QUERY) {
             j.x = xr;
+            j.other = rr;
             j.baseline = row_or_zeros(x->ndim, row_shape, xb);
         } else if (r->side == VS_SIDE_REFERENCE) {
             j.x = rr;
+            j.other = xr;
             j.baseline = row_or_zeros(x->ndim, row_shape, rb);
         } else {
             j.x = vs_reshape(vs_concat(2, (vs_tensor *[]){xr, rr}, 0), ex_nd, ex_shape);

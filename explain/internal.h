@@ -15,6 +15,8 @@ typedef struct vs_attr_job {
     int64_t dim;           /* elements per example */
     int64_t evaluations;   /* rows passed through the model so far */
     vs_error *err;
+    const vs_model_fn *model; /* the caller's model (m wraps it for pairs) */
+    vs_tensor *other;      /* pairs with one side explained: the other side's row [1, ...], else NULL */
 } vs_attr_job;
 
 /* Shape [n, <shape of one example>] of the job's input. */
@@ -77,14 +79,27 @@ vs_status vs_job_rule_grads(vs_attr_job *j, vs_backward_rule rule, float *grads)
 vs_status vs_job_gradcam_map(vs_attr_job *j, int layer, float **cam, int64_t *h, int64_t *w);
 /* The explained score of model outputs out [n, C] (or [n] / [n, 1] scores) for the job: [n]. */
 vs_tensor *vs_job_score_of(const vs_attr_job *j, vs_tensor *out);
-/* Layer and neuron methods (layer_attribution.c): layer -1 resolved (the last conv2d, else the layer
- * before the last) into *l; the activation shape [1, ...] of layer `layer` for x [1, ...]. */
-vs_status vs_layer_resolve(const vs_model_fn *model, int layer, int64_t *l, vs_error *err);
-vs_status vs_layer_shape_of(const vs_model_fn *model, vs_tensor *x, int layer, int *ndim, int64_t *shape, vs_error *err);
-/* For n rows xb: acts[n * adim] = A_l(x) (may be NULL) and, with gx, gx[n * dim] = dA_l[neuron]/dx. */
-vs_status vs_job_layer_acts(vs_attr_job *j, int64_t l, const float *xb, int64_t n, int64_t neuron, float *acts, float *gx);
+/* The layer a layer or neuron method explains (layer_site.c): a module path resolved against the
+ * model's module tree; the model split there into head x -> A and tail A -> outputs. */
+typedef struct vs_layer_site {
+    vs_module *root;
+    char path[VS_PARAM_PATH_MAX]; /* resolved (the default filled in) */
+    vs_tensor *fixed;             /* a Siamese root: the other side's row [1, ...] (NULL: tails refuse) */
+} vs_layer_site;
+/* Resolve path ("" = the default: the last conv2d of a sequential or of a Siamese encoder, else its
+ * layer before the last); VS_ERR_ARG naming the path and what exists where it stops resolving. */
+vs_status vs_layer_site_find(vs_module *root, const char *path, vs_tensor *fixed, vs_layer_site *s, vs_error *err);
+/* A(x) for x [n, ...] (current scope; NULL with vs_last_error). */
+vs_tensor *vs_layer_site_head(const vs_layer_site *s, vs_tensor *x);
+/* The model's outputs for inputs x [n, ...] with the layer's output replaced by a [n, ...]. */
+vs_tensor *vs_layer_site_tail(const vs_layer_site *s, vs_tensor *a, vs_tensor *x);
+/* The activation shape [1, ...] of the layer at path for x [1, ...] (layer_attribution.c). */
+vs_status vs_layer_shape_of(const vs_model_fn *model, vs_tensor *x, const char *path, int *ndim, int64_t *shape, vs_error *err);
+/* For n rows xb: acts[n * adim] = A(x) (may be NULL) and, with gx, gx[n * dim] = dA[neuron]/dx. */
+vs_status vs_job_layer_acts(vs_attr_job *j, const vs_layer_site *s, const float *xb, int64_t n, int64_t neuron, float *acts, float *gx);
 /* ga[n * adim] = dS/dA for n activations ab of shape (nd, ashape; ashape[0] ignored) fed to the
- * layers after l. */
-vs_status vs_job_tail_grads(vs_attr_job *j, int64_t l, int nd, const int64_t *ashape, const float *ab, int64_t n, float *ga);
+ * tail, with inputs xb [n * dim] (NULL: the job's row for every activation). */
+vs_status vs_job_tail_grads(vs_attr_job *j, const vs_layer_site *s, int nd, const int64_t *ashape, const float *ab, const float *xb,
+                            int64_t n, float *ga);
 
 #endif

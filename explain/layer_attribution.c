@@ -6,43 +6,26 @@
  *                                 path taken in the layer's space (sums to S(x) - S(x'))
  *   layer_conductance:            sum_k dS/dA (x_k) (A(x_{k+1}) - A(x_k)), x_k = x' + a_k (x - x') for
  *                                 the n + 1 nodes a_k of the rule (Dhamdhere et al. 2018)
- * The explanation has the layer's shape.  --layer I counts the sequential's layers from 0; by default
- * the last conv2d, or the layer before the last in a model without one. */
+ * The explanation has the layer's shape.  --layer names the layer by its module path (layer_site.c):
+ * "I" in a sequential, "encoder.I" in a Siamese model, "main.2" or "fc1" in a composite; by default
+ * the last conv2d, or the layer before the last in a model without one.  On a Siamese pair the
+ * explained side runs through the encoder and the other side stays fixed: S = cos(e(x), e(r)) with
+ * the layer inside e(x) only (the shared encoder's layer on the explained side). */
 #include "explain/internal.h"
 
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
-vs_status vs_layer_resolve(const vs_model_fn *model, int layer, int64_t *l, vs_error *err)
+vs_status vs_layer_shape_of(const vs_model_fn *model, vs_tensor *x, const char *path, int *ndim, int64_t *shape, vs_error *err)
 {
-    vs_module *seq = model->sequential;
-    if (!seq || seq->n_children < 2) return vs_error_set(err, VS_ERR_ARG, "layer methods split a sequential classifier: this model is none");
-    int64_t k = layer;
-    if (layer < 0) {
-        k = seq->n_children - 2;
-        for (int64_t i = seq->n_children - 1; i >= 0; i--)
-            if (seq->children[i]->kind == VS_MODULE_CONV2D) {
-                k = i;
-                break;
-            }
-    }
-    if (k >= seq->n_children - 1)
-        return vs_error_set(err, VS_ERR_ARG, "--layer %d: the model's layers are 0..%lld and the last one is its output", layer,
-                            (long long)seq->n_children - 1);
-    *l = k;
-    return VS_OK;
-}
-
-vs_status vs_layer_shape_of(const vs_model_fn *model, vs_tensor *x, int layer, int *ndim, int64_t *shape, vs_error *err)
-{
-    int64_t l;
-    vs_status st = vs_layer_resolve(model, layer, &l, err);
+    vs_layer_site s;
+    vs_status st = vs_layer_site_find(model->module, path, NULL, &s, err);
     if (st != VS_OK) return st;
     bool prev = vs_set_grad_enabled(false);
     vs_scope_begin();
-    vs_tensor *a = vs_sequential_forward_range(model->sequential, x, NULL, 0, l + 1, NULL);
-    if (!a) st = vs_error_set(err, VS_ERR_SHAPE, "layer %lld: %s", (long long)l, vs_last_error()->msg);
+    vs_tensor *a = vs_layer_site_head(&s, x);
+    if (!a) st = vs_error_set(err, VS_ERR_SHAPE, "layer %s: %s", s.path, vs_last_error()->msg);
     if (a) {
         *ndim = a->ndim;
         memcpy(shape, a->shape, (size_t)a->ndim * sizeof *shape);
@@ -52,7 +35,7 @@ vs_status vs_layer_shape_of(const vs_model_fn *model, vs_tensor *x, int layer, i
     return st;
 }
 
-vs_status vs_job_layer_acts(vs_attr_job *j, int64_t l, const float *xb, int64_t n, int64_t neuron, float *acts, float *gx)
+vs_status vs_job_layer_acts(vs_attr_job *j, const vs_layer_site *s, const float *xb, int64_t n, int64_t neuron, float *acts, float *gx)
 {
     int64_t chunk = vs_job_chunk(j);
     vs_status st = VS_OK;
@@ -65,7 +48,7 @@ vs_status vs_job_layer_acts(vs_attr_job *j, int64_t l, const float *xb, int64_t 
         vs_scope_begin();
         vs_tensor *xt = vs_tensor_from(nd, shape, xb + r0 * j->dim), *a = NULL, *g = NULL;
         if (xt && gx) vs_set_requires_grad(xt, true);
-        if (xt) a = vs_sequential_forward_range(j->m->sequential, xt, NULL, 0, l + 1, NULL);
+        if (xt) a = vs_layer_site_head(s, xt);
         int64_t adim = a ? a->size / m : 0;
         if (!a) {
             st = vs_job_model_error(j);
@@ -88,24 +71,27 @@ vs_status vs_job_layer_acts(vs_attr_job *j, int64_t l, const float *xb, int64_t 
     return st;
 }
 
-vs_status vs_job_tail_grads(vs_attr_job *j, int64_t l, int nd, const int64_t *ashape, const float *ab, int64_t n, float *ga)
+vs_status vs_job_tail_grads(vs_attr_job *j, const vs_layer_site *s, int nd, const int64_t *ashape, const float *ab, const float *xb,
+                            int64_t n, float *ga)
 {
     int64_t chunk = vs_job_chunk(j), adim = 1;
     for (int d = 1; d < nd; d++) adim *= ashape[d];
     vs_status st = VS_OK;
     bool prev = vs_set_grad_enabled(true);
-    vs_module *seq = j->m->sequential;
     for (int64_t r0 = 0; r0 < n && st == VS_OK; r0 += chunk) {
-        int64_t m = n - r0 < chunk ? n - r0 : chunk, shape[VS_MAX_DIMS];
+        int64_t m = n - r0 < chunk ? n - r0 : chunk, shape[VS_MAX_DIMS], xshape[VS_MAX_DIMS];
+        int xnd;
         memcpy(shape, ashape, (size_t)nd * sizeof *shape);
         shape[0] = m;
+        vs_job_batch_shape(j, m, &xnd, xshape);
         vs_scope_begin();
         vs_tensor *at = vs_tensor_from(nd, shape, ab + r0 * adim), *g = NULL;
+        vs_tensor *xt = xb ? vs_tensor_from(xnd, xshape, xb + r0 * j->dim) : vs_expand(j->x, xnd, xshape);
         if (at) vs_set_requires_grad(at, true);
-        vs_tensor *s = at ? vs_job_score_of(j, vs_sequential_forward_range(seq, at, NULL, l + 1, seq->n_children, NULL)) : NULL;
-        vs_tensor *ones = s ? vs_ones_like(s) : NULL;
-        if (!s || !s->requires_grad || vs_grad(1, &s, &ones, 1, &at, &g, false) != VS_OK)
-            st = s && !s->requires_grad ? vs_error_set(j->err, VS_ERR_STATE, "the explained score does not depend on the layer") : vs_job_model_error(j);
+        vs_tensor *s_ = at && xt ? vs_job_score_of(j, vs_layer_site_tail(s, at, xt)) : NULL;
+        vs_tensor *ones = s_ ? vs_ones_like(s_) : NULL;
+        if (!s_ || !s_->requires_grad || vs_grad(1, &s_, &ones, 1, &at, &g, false) != VS_OK)
+            st = s_ && !s_->requires_grad ? vs_error_set(j->err, VS_ERR_STATE, "the explained score does not depend on the layer") : vs_job_model_error(j);
         else
             memcpy(ga + r0 * adim, g->data, (size_t)(m * adim) * sizeof *ga);
         j->evaluations += m;
@@ -117,22 +103,25 @@ vs_status vs_job_tail_grads(vs_attr_job *j, int64_t l, int nd, const int64_t *as
 
 /* Options of every layer and neuron method (each lists the ones it reads). */
 typedef struct layer_opts {
-    int layer, neuron, steps, rule;
+    char layer[VS_PARAM_PATH_MAX];
+    int neuron, steps, rule;
 } layer_opts;
 
-static void layer_defaults(void *o) { *(layer_opts *)o = (layer_opts){-1, -1, 50, VS_IG_GAUSS_LEGENDRE}; }
+static void layer_defaults(void *o) { *(layer_opts *)o = (layer_opts){"", -1, 50, VS_IG_GAUSS_LEGENDRE}; }
 
-/* The job's layer: index, activation shape [1, ...] and size. */
+/* The job's layer: where it sits, its activation shape [1, ...] and size. */
 typedef struct layer_at {
-    int64_t l, adim;
+    vs_layer_site site;
+    int64_t adim;
     int nd;
     int64_t shape[VS_MAX_DIMS];
 } layer_at;
 
 static vs_status layer_find(vs_attr_job *j, const layer_opts *o, layer_at *la)
 {
-    vs_status st = vs_layer_resolve(j->m, o->layer, &la->l, j->err);
-    if (st == VS_OK) st = vs_layer_shape_of(j->m, j->x, o->layer, &la->nd, la->shape, j->err);
+    la->nd = 0;
+    vs_status st = vs_layer_site_find(j->model->module, o->layer, j->other, &la->site, j->err);
+    if (st == VS_OK) st = vs_layer_shape_of(j->model, j->x, la->site.path, &la->nd, la->shape, j->err);
     la->adim = 1;
     for (int d = 1; st == VS_OK && d < la->nd; d++) la->adim *= la->shape[d];
     return st;
@@ -142,7 +131,7 @@ static vs_status activation_run(vs_attr_job *j, const void *opts, float *attr)
 {
     layer_at la;
     vs_status st = layer_find(j, opts, &la);
-    return st == VS_OK ? vs_job_layer_acts(j, la.l, j->x->data, 1, -1, attr, NULL) : st;
+    return st == VS_OK ? vs_job_layer_acts(j, &la.site, j->x->data, 1, -1, attr, NULL) : st;
 }
 
 static vs_status grad_x_act_run(vs_attr_job *j, const void *opts, float *attr)
@@ -151,8 +140,8 @@ static vs_status grad_x_act_run(vs_attr_job *j, const void *opts, float *attr)
     vs_status st = layer_find(j, opts, &la);
     float *g = st == VS_OK ? malloc((size_t)la.adim * sizeof *g) : NULL;
     if (st == VS_OK && !g) st = vs_error_set(j->err, VS_ERR_NOMEM, "layer_gradient_x_activation: out of memory");
-    if (st == VS_OK) st = vs_job_layer_acts(j, la.l, j->x->data, 1, -1, attr, NULL);
-    if (st == VS_OK) st = vs_job_tail_grads(j, la.l, la.nd, la.shape, attr, 1, g);
+    if (st == VS_OK) st = vs_job_layer_acts(j, &la.site, j->x->data, 1, -1, attr, NULL);
+    if (st == VS_OK) st = vs_job_tail_grads(j, &la.site, la.nd, la.shape, attr, NULL, 1, g);
     for (int64_t i = 0; st == VS_OK && i < la.adim; i++) attr[i] *= g[i];
     free(g);
     return st;
@@ -182,12 +171,12 @@ static vs_status layer_ig_run(vs_attr_job *j, const void *opts, float *attr)
         g = malloc((size_t)(o->steps * la.adim) * sizeof *g);
         if (!A || !pts || !g) st = vs_error_set(j->err, VS_ERR_NOMEM, "layer_integrated_gradients: out of memory");
     }
-    if (st == VS_OK) st = vs_job_layer_acts(j, la.l, j->x->data, 1, -1, A, NULL);
-    if (st == VS_OK) st = vs_job_layer_acts(j, la.l, j->baseline->data, 1, -1, A + la.adim, NULL);
+    if (st == VS_OK) st = vs_job_layer_acts(j, &la.site, j->x->data, 1, -1, A, NULL);
+    if (st == VS_OK) st = vs_job_layer_acts(j, &la.site, j->baseline->data, 1, -1, A + la.adim, NULL);
     const float *Ax = A, *Ab = A + la.adim;
     for (int k = 0; st == VS_OK && k < o->steps; k++)
         for (int64_t i = 0; i < la.adim; i++) pts[k * la.adim + i] = Ab[i] + (float)a[k] * (Ax[i] - Ab[i]);
-    if (st == VS_OK) st = vs_job_tail_grads(j, la.l, la.nd, la.shape, pts, o->steps, g);
+    if (st == VS_OK) st = vs_job_tail_grads(j, &la.site, la.nd, la.shape, pts, NULL, o->steps, g);
     for (int64_t i = 0; st == VS_OK && i < la.adim; i++) {
         double s = 0;
         for (int k = 0; k < o->steps; k++) s += w[k] * g[k * la.adim + i];
@@ -224,8 +213,8 @@ static vs_status conductance_run(vs_attr_job *j, const void *opts, float *attr)
         if (!pts || !A || !g) st = vs_error_set(j->err, VS_ERR_NOMEM, "layer_conductance: out of memory");
     }
     if (st == VS_OK) path_points(j, n, a, pts);
-    if (st == VS_OK) st = vs_job_layer_acts(j, la.l, pts, n, -1, A, NULL);
-    if (st == VS_OK) st = vs_job_tail_grads(j, la.l, la.nd, la.shape, A, n, g);
+    if (st == VS_OK) st = vs_job_layer_acts(j, &la.site, pts, n, -1, A, NULL);
+    if (st == VS_OK) st = vs_job_tail_grads(j, &la.site, la.nd, la.shape, A, pts, n, g);
     for (int64_t i = 0; st == VS_OK && i < la.adim; i++) {
         double s = 0;
         for (int k = 0; k + 1 < n; k++) s += (double)g[k * la.adim + i] * (A[(k + 1) * la.adim + i] - A[k * la.adim + i]);
@@ -260,13 +249,13 @@ static vs_status neuron_path(vs_attr_job *j, const layer_opts *o, bool conductan
         if (!pts || !A || !gx || (conductance && !gs)) st = vs_error_set(j->err, VS_ERR_NOMEM, "%s: out of memory", who);
     }
     if (st == VS_OK && J < 0) { /* the most active unit at x */
-        st = vs_job_layer_acts(j, la.l, j->x->data, 1, -1, A, NULL);
+        st = vs_job_layer_acts(j, &la.site, j->x->data, 1, -1, A, NULL);
         J = 0;
         for (int64_t i = 1; st == VS_OK && i < la.adim; i++) J = A[i] > A[J] ? i : J;
     }
     if (st == VS_OK) path_points(j, (int)n, a, pts);
-    if (st == VS_OK) st = vs_job_layer_acts(j, la.l, pts, n, J, A, gx);
-    if (st == VS_OK && conductance) st = vs_job_tail_grads(j, la.l, la.nd, la.shape, A, n, gs);
+    if (st == VS_OK) st = vs_job_layer_acts(j, &la.site, pts, n, J, A, gx);
+    if (st == VS_OK && conductance) st = vs_job_tail_grads(j, &la.site, la.nd, la.shape, A, pts, n, gs);
     for (int64_t i = 0; st == VS_OK && i < j->dim; i++) {
         double s = 0;
         for (int64_t k = 0; k < n; k++) s += w[k] * (conductance ? gs[k * la.adim + J] : 1.0) * gx[k * j->dim + i];
@@ -285,7 +274,9 @@ static vs_status neuron_ig_run(vs_attr_job *j, const void *opts, float *attr) { 
 
 static vs_status neuron_conductance_run(vs_attr_job *j, const void *opts, float *attr) { return neuron_path(j, opts, true, attr); }
 
-#define LAYER_PARAM {"layer", VS_PARAM_INT, offsetof(layer_opts, layer), 0, 100000, NULL, "layer index in the sequential (default: the last conv2d, else the layer before the last)"}
+#define LAYER_PARAM {"layer", VS_PARAM_PATH, offsetof(layer_opts, layer), 0, 0, NULL, \
+    "module path of the layer: its index in a sequential (3), or names joined by dots in a Siamese model (encoder.3) or a composite " \
+    "(main.2, fc1); default: the last conv2d of the sequential or Siamese encoder, else its layer before the last"}
 #define STEPS_PARAM {"steps", VS_PARAM_INT, offsetof(layer_opts, steps), 1, 100000, NULL, "gradient evaluations along the path"}
 #define RULE_PARAM {"ig-rule", VS_PARAM_CHOICE, offsetof(layer_opts, rule), 0, 0, VS_IG_RULE_CHOICES, "quadrature rule of the path integral"}
 #define END_PARAM {NULL, 0, 0, 0, 0, NULL, NULL}

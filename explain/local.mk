@@ -7,7 +7,7 @@ libversus_la_SOURCES += explain/registry.c explain/explain.c explain/attribute.c
 	explain/kernel_shap.c explain/lime.c explain/integrated_hessians.c explain/metrics.c \
 	explain/module_fn.c explain/baselines.c explain/lstsq.c \
 	explain/guided_backprop.c explain/guided_gradcam.c explain/lrp.c explain/feature_ablation.c \
-	explain/shapley_sampling.c explain/noise_tunnel.c explain/layer_attribution.c \
+	explain/shapley_sampling.c explain/noise_tunnel.c explain/layer_attribution.c explain/layer_site.c \
 	explain/metrics_complexity.c explain/metrics_localisation.c explain/metrics_robustness.c explain/metrics_axioms.c
 if HAVE_CHECK
 check_PROGRAMS += tests/test_attribute

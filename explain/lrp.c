@@ -10,7 +10,11 @@
  * --lrp-rule chooses the rule of linear and conv2d layers; pooling and batch norm take the epsilon
  * rule, as Captum's per-type defaults do; relu, tanh, dropout and flatten pass the relevance on
  * unchanged.  Biases stay.  Relevance is conserved (sum R_in = S(x)) for bias-free layers under the
- * epsilon rule with small e; the report's delta is sum(R) - S(x). */
+ * epsilon rule with small e; the report's delta is sum(R) - S(x).
+ * A Siamese pair (one side explained, the other fixed): the relevance of the explained side's
+ * embedding q is R_i = q_i e_i / (|q| |e|) with e the other side's embedding, i.e. the cosine
+ * S = <q, e> / (|q| |e|) with both norms held at their values, so S is linear in q and R its terms
+ * (sum R = S); it then goes down the shared encoder's layers as above. */
 #include "explain/internal.h"
 
 #include <math.h>
@@ -92,10 +96,36 @@ static vs_status propagate(vs_attr_job *j, vs_module *seq, int64_t l, vs_tensor 
     return VS_OK;
 }
 
+/* The relevance of a Siamese query embedding q [1, d] against the fixed other side's embedding e:
+ * R_i = q_i e_i / max(|q| |e|, 1e-8), the cosine's terms with both norms held at their values (a new
+ * tensor; sum R = S). */
+static vs_tensor *cosine_relevance(vs_module *encoder, vs_tensor *q, vs_tensor *other)
+{
+    vs_tensor *e = vs_module_forward(encoder, other, NULL), *R = e ? vs_copy(q) : NULL;
+    if (!R) return NULL;
+    if (q->ndim != 2 || e->size != q->size) {
+        vs_set_last_error(VS_ERR_SHAPE, "lrp: the Siamese embeddings must be [1, dim]");
+        return NULL;
+    }
+    double qq = 0, ee = 0;
+    for (int64_t i = 0; i < q->size; i++) {
+        qq += (double)q->data[i] * q->data[i];
+        ee += (double)e->data[i] * e->data[i];
+    }
+    double norm = fmax(sqrt(qq) * sqrt(ee), 1e-8); /* PyTorch's cosine_similarity eps */
+    for (int64_t i = 0; i < q->size; i++) R->data[i] = (float)(q->data[i] * (double)e->data[i] / norm);
+    return R;
+}
+
 static vs_status lrp_run(vs_attr_job *j, const void *opts, float *attr)
 {
-    vs_module *seq = j->m->sequential;
-    if (!seq || seq->n_children < 1) return vs_error_set(j->err, VS_ERR_ARG, "lrp walks the layers of a sequential classifier: this model has none");
+    vs_module *seq = j->m->sequential, *root = j->model ? j->model->module : NULL;
+    bool siamese = root && root->kind == VS_MODULE_SIAMESE && root->children[0]->kind == VS_MODULE_SEQUENTIAL;
+    if (siamese && !j->other)
+        return vs_error_set(j->err, VS_ERR_ARG, "lrp on a Siamese model explains one side of a pair: give --reference and --side query or reference");
+    if (siamese) seq = root->children[0];
+    if (!seq || seq->n_children < 1)
+        return vs_error_set(j->err, VS_ERR_ARG, "lrp walks the layers of a sequential classifier or a Siamese model's sequential encoder: this model has none");
     int64_t L = seq->n_children;
     vs_tensor **a = calloc((size_t)L + 1, sizeof *a);
     if (!a) return vs_error_set(j->err, VS_ERR_NOMEM, "lrp: out of memory");
@@ -106,9 +136,9 @@ static vs_status lrp_run(vs_attr_job *j, const void *opts, float *attr)
     for (int64_t l = 0; l < L && st == VS_OK; l++)
         if (!(a[l + 1] = vs_sequential_forward_range(seq, a[l], NULL, l, l + 1, NULL))) st = vs_job_model_error(j);
     j->evaluations++;
-    vs_tensor *R = st == VS_OK ? vs_copy(a[L]) : NULL;
-    if (st == VS_OK && !R) st = vs_error_set(j->err, VS_ERR_NOMEM, "lrp: out of memory");
-    if (st == VS_OK && R->size > 1) { /* the score's part of the outputs: R = out * dS/dout */
+    vs_tensor *R = st != VS_OK ? NULL : siamese ? cosine_relevance(seq, a[L], j->other) : vs_copy(a[L]);
+    if (st == VS_OK && !R) st = siamese ? vs_job_model_error(j) : vs_error_set(j->err, VS_ERR_NOMEM, "lrp: out of memory");
+    if (st == VS_OK && !siamese && R->size > 1) { /* the score's part of the outputs: R = out * dS/dout */
         if (R->ndim != 2 || R->shape[0] != 1)
             st = vs_error_set(j->err, VS_ERR_SHAPE, "lrp: outputs must be [1, C] logits or one score");
         for (int64_t c = 0; c < R->size && st == VS_OK; c++)

@@ -95,6 +95,7 @@ vs_model_fn vs_model_fn_from_module(vs_module_explainee *e)
                      .forward_boxes = seq ? module_forward_boxes : NULL,
                      .path_grads = vs_sequential_has_path_grads(e->module) ? module_path_grads : NULL,
                      .forward_pair = e->module->kind == VS_MODULE_SIAMESE ? module_forward_pair : NULL,
-                     .sequential = seq ? e->module : NULL};
+                     .sequential = seq ? e->module : NULL,
+                     .module = e->module};
     return f;
 }

@@ -2,6 +2,7 @@
  * method declares: defaults, parsing of name=value with messages naming the option, formatting. */
 #include "explain/internal.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
@@ -192,6 +193,20 @@ vs_status vs_method_opts_set(vs_method_opts *o, const char *name, const char *va
         memcpy(at, v3, sizeof v3);
         return VS_OK;
     }
+    case VS_PARAM_PATH: {
+        size_t len = strcmp(value, "auto") == 0 ? 0 : strlen(value); /* "auto": the method's default */
+        if (len == 0) {
+            *at = '\0';
+            return VS_OK;
+        }
+        bool ok = len > 0 && len < VS_PARAM_PATH_MAX && value[0] != '.' && value[len - 1] != '.' && !strstr(value, "..");
+        for (size_t i = 0; ok && i < len; i++) ok = isalnum((unsigned char)value[i]) || value[i] == '_' || value[i] == '.';
+        if (!ok)
+            return vs_error_set(err, VS_ERR_ARG, "%s: option --%s expects a module path (names of letters, digits and _ joined by dots, "
+                                "at most %d characters, e.g. 3 or encoder.3), got '%s'", m->name, name, VS_PARAM_PATH_MAX - 1, value);
+        memcpy(at, value, len + 1);
+        return VS_OK;
+    }
     default: return vs_error_set(err, VS_ERR_ARG, "%s: option --%s has an unknown kind", m->name, name);
     }
 }
@@ -218,6 +233,7 @@ void vs_method_opts_format(const vs_method_opts *o, const vs_method_param *p, ch
         memcpy(v3, at, sizeof v3);
         snprintf(buf, n, "%d,%d,%d", v3[0] ? v3[0] : 1, v3[1] ? v3[1] : 1, v3[2] ? v3[2] : 1);
         break;
+    case VS_PARAM_PATH: snprintf(buf, n, "%s", *at ? (const char *)at : "auto"); break;
     default: snprintf(buf, n, "?");
     }
 }

@@ -210,6 +210,23 @@ bool vs_composite_defines(const vs_module *m, const char *value)
     return m && m->kind == VS_MODULE_COMPOSITE && vs_program_find(m->program, value) >= 0;
 }
 
+int vs_composite_calls(const vs_module *m, const char *child, int *n_in, const char **in, const char **out)
+{
+    if (!m || m->kind != VS_MODULE_COMPOSITE || !m->program) return -1;
+    const struct vs_program *p = m->program;
+    int calls = 0;
+    for (int i = 0; i < p->n_nodes; i++) {
+        const vs_cnode *n = &p->nodes[i];
+        if (n->kind != VS_CNODE_CALL || strcmp(m->child_names[n->child], child) != 0) continue;
+        if (calls++ == 0) {
+            *n_in = n->n_in;
+            *in = p->values[n->in[0]];
+            *out = p->values[n->out[0]];
+        }
+    }
+    return calls;
+}
+
 const char *vs_cnode_op_name(const vs_module *m, const vs_cnode *n, char *buf, size_t len)
 {
     static const char *const names[] = {

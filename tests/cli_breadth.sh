@@ -49,9 +49,42 @@ done
 for m in guided_backprop deconvolution feature_ablation shapley_value_sampling noise_tunnel; do
     check "pairs $m" 0 $V attribute --model sn --input tab/X.npy --reference tab/X.npy --side both --method $m --samples 2 --out p_$m.npy
 done
-check "lrp refuses pairs" 1 $V attribute --model sn --input tab/X.npy --reference tab/X.npy --method lrp --out x.npy
-grep_out "lrp says why" "sequential" err.txt
-check "layer methods refuse pairs" 1 $V attribute --model sn --input tab/X.npy --reference tab/X.npy --method layer_conductance --out x.npy
+# LRP and the layer and neuron methods on one side of a pair: the encoder's layer, the other side fixed
+check "lrp on pairs" 0 $V attribute --model sn --input tab/X.npy --reference tab/X.npy --side reference --method lrp --out p_lrp.npy
+check "lrp needs one side" 1 $V attribute --model sn --input tab/X.npy --reference tab/X.npy --side both --method lrp --out x.npy
+grep_out "lrp says why" "one side of a pair" err.txt
+for m in layer_activation layer_gradient_x_activation layer_integrated_gradients layer_conductance neuron_integrated_gradients \
+    neuron_conductance; do
+    check "pairs $m" 0 $V attribute --model sn --input tab/X.npy --reference tab/X.npy --method $m --layer encoder.1 --steps 8 \
+        --out pl_$m.npy
+done
+check "pairs layer IG report" 0 $V attribute --model sn --input tab/X.npy --reference tab/X.npy --method layer_integrated_gradients \
+    --report pl.json --out x.npy
+grep_out "pairs layer IG complete" 'largest completeness gap -\?[0-9.]*e-\(0[5-9]\|[1-9][0-9]\)' err.txt
+check "layer methods need one side" 1 $V attribute --model sn --input tab/X.npy --reference tab/X.npy --side both \
+    --method layer_conductance --out x.npy
+check "a Siamese layer that is not there" 1 $V attribute --model sn --input tab/X.npy --reference tab/X.npy \
+    --method layer_activation --layer tower.1 --out x.npy
+grep_out "the Siamese child named" "one child is 'encoder'" err.txt
+# a composite's layers by path
+cat > comp.json <<'JSON'
+{"format": "versus-model/1", "composite": {"inputs": {"x": [37]},
+ "models": {"fc1": {"op": "linear", "in": 37, "out": 16},
+            "main": {"sequential": [{"op": "linear", "in": 16, "out": 8}, {"op": "relu"}, {"op": "linear", "in": 8, "out": 2}]}},
+ "graph": [{"call": "fc1", "in": "x", "out": "h"}, {"op": "relu", "in": "h", "out": "r"}, {"call": "main", "in": "r", "out": "y"}],
+ "outputs": ["y"]}}
+JSON
+check "train composite" 0 $V train --spec comp.json --data synthetic-tabular --n 200 --epochs 1 --seed 2 --out comp
+check "composite fc1" 0 $V attribute --model comp --input tab/X.npy --method layer_conductance --layer fc1 --steps 8 --out cf.npy
+shape_is "composite fc1 is [200, 16]" cf.npy "(200, 16)"
+check "composite main.1" 0 $V attribute --model comp --input tab/X.npy --method layer_integrated_gradients --layer main.1 --out cm.npy
+shape_is "composite main.1 is [200, 8]" cm.npy "(200, 8)"
+check "composite neuron" 0 $V attribute --model comp --input tab/X.npy --method neuron_conductance --layer main.0 --neuron 3 --out cn.npy
+check "composite layer not there" 1 $V attribute --model comp --input tab/X.npy --method layer_activation --layer main.5 --out x.npy
+grep_out "the path and the layers named" "'main', a sequential of layers 0..2" err.txt
+check "composite without --layer" 1 $V attribute --model comp --input tab/X.npy --method layer_activation --out x.npy
+grep_out "the composite's models listed" "its models: fc1, main" err.txt
+check "a path that is no path" 2 $V attribute --model comp --input tab/X.npy --method layer_activation --layer 'main..1' --out x.npy
 # feature masks
 # a mask of two groups over the 37 tabular features (float32 .npy: 20 zeros then 17 ones), written by hand
 h="{'descr': '<f4', 'fortran_order': False, 'shape': (37,), }"

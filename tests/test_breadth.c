@@ -342,6 +342,240 @@ START_TEST(test_layer_methods)
 }
 END_TEST
 
+/* ---- layer paths: composites and Siamese pairs ----------------------------------------------------- */
+
+/* The model.json of a composite x -> fc1 (linear D->8) -> relu -> main (linear 8->5, relu, linear 5->3),
+ * the same function as the sequential mlp5 below once the weights are copied over. */
+static const char composite_json[] =
+    "{\"format\": \"versus-model/1\", \"composite\": {\"inputs\": {\"x\": [6]},\n"
+    " \"models\": {\"fc1\": {\"op\": \"linear\", \"in\": 6, \"out\": 8},\n"
+    "            \"main\": {\"sequential\": [{\"op\": \"linear\", \"in\": 8, \"out\": 5}, {\"op\": \"relu\"},\n"
+    "                                      {\"op\": \"linear\", \"in\": 5, \"out\": 3}]}},\n"
+    " \"graph\": [{\"call\": \"fc1\", \"in\": \"x\", \"out\": \"h\"}, {\"op\": \"relu\", \"in\": \"h\", \"out\": \"r\"},\n"
+    "           {\"call\": \"main\", \"in\": \"r\", \"out\": \"y\"}],\n"
+    " \"outputs\": [\"y\"]}}";
+
+static vs_module *module_from_text(const char *text)
+{
+    vs_json *doc = NULL;
+    vs_model_spec s = {0};
+    vs_module *m = NULL;
+    vs_error err;
+    vs_rng r;
+    vs_rng_seed(&r, 3);
+    if (vs_json_parse(text, strlen(text), "model.json", NULL, &doc, &err) == VS_OK && vs_model_spec_from_json(doc, &s, &err) == VS_OK)
+        m = vs_model_from_spec(&s, &r, &err);
+    vs_model_spec_clear(&s);
+    vs_json_free(doc);
+    ck_assert_msg(m != NULL, "%s", err.msg);
+    vs_module_train(m, false);
+    return m;
+}
+
+static void copy_params(vs_module *to, const vs_module *from)
+{
+    for (int i = 0; i < from->n_params; i++) set(to->params[i], from->params[i]->data);
+}
+
+/* Sums of layer IG and conductance (the latter a Riemann sum, first order), both against S(x) - S(x'). */
+static void check_layer_sums(fixture *f, vs_tensor *x, const vs_explain_request *r, const char *layer, int units)
+{
+    float a[16], c[16];
+    vs_error err;
+    vs_attr_report rep;
+    ck_assert_int_eq(run(f, x, "layer_conductance", r, c, &rep, &err, "layer", layer, "steps", "200", NULL), VS_OK);
+    ck_assert_int_eq(run(f, x, "layer_integrated_gradients", r, a, &rep, &err, "layer", layer, "steps", "400", NULL), VS_OK);
+    double gap = rep.score - rep.baseline_score, sa = 0, sc = 0;
+    for (int i = 0; i < units; i++) {
+        sa += a[i];
+        sc += c[i];
+    }
+    /* relu kinks along the path: the quadrature converges, it is not exact */
+    ck_assert_double_le(fabs(rep.delta), 1e-3 * fmax(1, fabs(gap)));
+    ck_assert_double_le(fabs(sa - gap), 1e-3 * fmax(1, fabs(gap)));
+    ck_assert_double_le(fabs(sc - gap), 1e-2 * fmax(1, fabs(gap)));
+}
+
+START_TEST(test_layer_paths_composite)
+{
+    vs_rng rg;
+    vs_rng_seed(&rg, 41);
+    vs_module *seq = vs_sequential_new(); /* linear relu linear relu linear: the composite flattened */
+    vs_sequential_add(seq, vs_linear_new(D, 8, true, &rg));
+    vs_sequential_add(seq, vs_activation_new(VS_MODULE_RELU, 0));
+    vs_sequential_add(seq, vs_linear_new(8, 5, true, &rg));
+    vs_sequential_add(seq, vs_activation_new(VS_MODULE_RELU, 0));
+    vs_sequential_add(seq, vs_linear_new(5, 3, true, &rg));
+    vs_module_train(seq, false);
+    vs_module *comp = module_from_text(composite_json), *main = vs_module_child(comp, "main");
+    copy_params(vs_module_child(comp, "fc1"), seq->children[0]);
+    copy_params(main->children[0], seq->children[2]);
+    copy_params(main->children[2], seq->children[4]);
+    fixture fs, fc;
+    fixture_init(&fs, seq);
+    fixture_init(&fc, comp);
+    vs_tensor *x = row(42), *base = vs_tensor_randn(VS_SHAPE(1, D), &rg, 0, 0.3f);
+    vs_explain_request r;
+    vs_explain_request_init(&r);
+    r.target = 2;
+    r.baseline = base;
+    vs_error err;
+    /* a composite's layer by path = the flattened sequential's layer by index, for every method */
+    static const char *const methods[] = {"layer_activation", "layer_gradient_x_activation", "layer_integrated_gradients",
+                                          "layer_conductance", "neuron_integrated_gradients", "neuron_conductance"};
+    static const char *const paths[][2] = {{"fc1", "0"}, {"main.0", "2"}, {"main.1", "3"}};
+    for (int k = 0; k < 6; k++)
+        for (int p = 0; p < 3; p++) {
+            float a[16], b[16];
+            bool neuron = k >= 4;
+            ck_assert_int_eq(run(&fc, x, methods[k], &r, a, NULL, &err, "layer", paths[p][0], neuron ? "neuron" : NULL, "1", NULL), VS_OK);
+            ck_assert_int_eq(run(&fs, x, methods[k], &r, b, NULL, &err, "layer", paths[p][1], neuron ? "neuron" : NULL, "1", NULL), VS_OK);
+            for (int i = 0; i < (neuron ? D : p ? 5 : 8); i++) ck_assert_float_near(a[i], b[i], 1e-5 * fmax(1, fabs(b[i])));
+        }
+    check_layer_sums(&fc, x, &r, "fc1", 8);
+    check_layer_sums(&fc, x, &r, "main.1", 5);
+    /* paths that do not resolve name what exists */
+    float a[16];
+    ck_assert_int_eq(run(&fc, x, "layer_activation", &r, a, NULL, &err, "layer", "fc2", NULL), VS_ERR_ARG);
+    ck_assert_msg(strstr(err.msg, "--layer fc2") && strstr(err.msg, "fc1, main"), "%s", err.msg);
+    ck_assert_int_eq(run(&fc, x, "layer_activation", &r, a, NULL, &err, "layer", "main.7", NULL), VS_ERR_ARG);
+    ck_assert_msg(strstr(err.msg, "'main'") && strstr(err.msg, "0..2"), "%s", err.msg);
+    ck_assert_int_eq(run(&fc, x, "layer_activation", &r, a, NULL, &err, "layer", "fc1.0", NULL), VS_ERR_ARG);
+    ck_assert_msg(strstr(err.msg, "linear layer has no sub-modules"), "%s", err.msg);
+    ck_assert_int_eq(run(&fc, x, "layer_activation", &r, a, NULL, &err, NULL), VS_ERR_ARG); /* a composite has no default */
+    ck_assert_msg(strstr(err.msg, "--layer PATH"), "%s", err.msg);
+    const vs_method *la = vs_method_find("layer_activation");
+    vs_method_opts *o = vs_method_opts_new(la);
+    ck_assert_int_eq(vs_method_opts_set(o, "layer", "main..1", &err), VS_ERR_ARG);
+    ck_assert_int_eq(vs_method_opts_set(o, "layer", "auto", &err), VS_OK);
+    vs_method_opts_free(o);
+    vs_tensor_free(x);
+    vs_tensor_free(base);
+    vs_module_free(seq);
+    vs_module_free(comp);
+}
+END_TEST
+
+START_TEST(test_layer_paths_siamese)
+{
+    vs_rng rg;
+    vs_rng_seed(&rg, 43);
+    vs_module *enc = vs_sequential_new();
+    vs_sequential_add(enc, vs_linear_new(D, 7, true, &rg));
+    vs_sequential_add(enc, vs_activation_new(VS_MODULE_RELU, 0));
+    vs_sequential_add(enc, vs_linear_new(7, 4, true, &rg));
+    vs_module *sm = vs_siamese_new(enc, VS_SIMILARITY_COSINE);
+    vs_module_train(sm, false);
+    fixture f;
+    fixture_init(&f, sm);
+    vs_tensor *x = row(44), *ref = row(45), *base = vs_tensor_randn(VS_SHAPE(1, D), &rg, 0, 0.3f);
+    vs_explain_request r;
+    vs_explain_request_init(&r);
+    r.reference = ref;
+    r.baseline = base;
+    r.reference_baseline = base;
+    vs_error err;
+    float a[16], n[D], ig[D];
+    /* the activation of the query's encoder layer */
+    ck_assert_int_eq(run(&f, x, "layer_activation", &r, a, NULL, &err, "layer", "encoder.0", NULL), VS_OK);
+    const float *w = enc->children[0]->params[0]->data, *b = enc->children[0]->params[1]->data;
+    for (int u = 0; u < 7; u++) {
+        double h = b[u];
+        for (int i = 0; i < D; i++) h += w[u * D + i] * x->data[i];
+        ck_assert_float_near(a[u], h, 1e-5);
+    }
+    /* completeness over the layer, both sides; the default layer is encoder.1 */
+    for (int side = VS_SIDE_QUERY; side <= VS_SIDE_REFERENCE; side++) {
+        r.side = (vs_side)side;
+        check_layer_sums(&f, x, &r, "encoder.1", 7);
+        check_layer_sums(&f, x, &r, "encoder.2", 4); /* the embedding itself: the cosine is the tail */
+        check_layer_sums(&f, x, &r, "auto", 7);
+    }
+    /* neuron conductance over every unit of the layer adds up to the query's integrated gradients */
+    r.side = VS_SIDE_QUERY;
+    ck_assert_int_eq(run(&f, x, "integrated_gradients", &r, ig, NULL, &err, "steps", "64", NULL), VS_OK);
+    double sum[D] = {0};
+    for (int u = 0; u < 7; u++) {
+        char buf[8];
+        snprintf(buf, sizeof buf, "%d", u);
+        ck_assert_int_eq(run(&f, x, "neuron_conductance", &r, n, NULL, &err, "layer", "encoder.1", "neuron", buf, "steps", "64", NULL), VS_OK);
+        for (int i = 0; i < D; i++) sum[i] += n[i];
+    }
+    for (int i = 0; i < D; i++) ck_assert_float_near(sum[i], ig[i], 1e-4);
+    /* misuse: no reference, both sides, a wrong child */
+    r.side = VS_SIDE_BOTH;
+    ck_assert_int_eq(run(&f, x, "layer_conductance", &r, a, NULL, &err, NULL), VS_ERR_ARG);
+    ck_assert_msg(strstr(err.msg, "one side at a time"), "%s", err.msg);
+    r.side = VS_SIDE_QUERY;
+    ck_assert_int_eq(run(&f, x, "layer_activation", &r, a, NULL, &err, "layer", "tower.1", NULL), VS_ERR_ARG);
+    ck_assert_msg(strstr(err.msg, "'encoder'"), "%s", err.msg);
+    ck_assert_int_eq(run(&f, x, "layer_conductance", NULL, a, NULL, &err, NULL), VS_ERR_ARG);
+    vs_tensor_free(x);
+    vs_tensor_free(ref);
+    vs_tensor_free(base);
+    vs_module_free(sm);
+}
+END_TEST
+
+/* LRP on a Siamese pair: with one bias-free linear encoder, R_i = x_i (W^T e)_i / (|W x| |e|), e the
+ * reference's embedding; through linear-relu-linear without biases, sum R = cos. */
+START_TEST(test_lrp_siamese)
+{
+    vs_rng rg;
+    vs_rng_seed(&rg, 47);
+    vs_module *enc = vs_sequential_new();
+    vs_sequential_add(enc, vs_linear_new(D, 4, false, &rg));
+    vs_module *sm = vs_siamese_new(enc, VS_SIMILARITY_COSINE);
+    vs_module_train(sm, false);
+    fixture f;
+    fixture_init(&f, sm);
+    vs_tensor *x = row(48), *ref = row(49);
+    vs_explain_request r;
+    vs_explain_request_init(&r);
+    r.reference = ref;
+    vs_error err;
+    vs_attr_report rep;
+    float a[D];
+    ck_assert_int_eq(run(&f, x, "lrp", &r, a, &rep, &err, NULL), VS_OK);
+    const float *w = enc->children[0]->params[0]->data;
+    double q[4], e[4], qq = 0, ee = 0;
+    for (int k = 0; k < 4; k++) {
+        q[k] = e[k] = 0;
+        for (int i = 0; i < D; i++) {
+            q[k] += w[k * D + i] * x->data[i];
+            e[k] += w[k * D + i] * ref->data[i];
+        }
+        qq += q[k] * q[k];
+        ee += e[k] * e[k];
+    }
+    for (int i = 0; i < D; i++) {
+        double wte = 0;
+        for (int k = 0; k < 4; k++) wte += w[k * D + i] * e[k];
+        ck_assert_float_near(a[i], x->data[i] * wte / sqrt(qq * ee), 1e-5);
+    }
+    ck_assert_double_le(fabs(rep.delta), 1e-5);
+    vs_module_free(sm);
+    enc = vs_sequential_new();
+    vs_sequential_add(enc, vs_linear_new(D, 7, false, &rg));
+    vs_sequential_add(enc, vs_activation_new(VS_MODULE_RELU, 0));
+    vs_sequential_add(enc, vs_linear_new(7, 4, false, &rg));
+    sm = vs_siamese_new(enc, VS_SIMILARITY_COSINE);
+    vs_module_train(sm, false);
+    fixture_init(&f, sm);
+    for (int side = VS_SIDE_QUERY; side <= VS_SIDE_REFERENCE; side++) {
+        r.side = (vs_side)side;
+        ck_assert_int_eq(run(&f, x, "lrp", &r, a, &rep, &err, NULL), VS_OK);
+        ck_assert_double_le(fabs(rep.delta), 1e-5);
+    }
+    r.side = VS_SIDE_BOTH;
+    ck_assert_int_eq(run(&f, x, "lrp", &r, a, &rep, &err, NULL), VS_ERR_ARG);
+    ck_assert_msg(strstr(err.msg, "one side of a pair"), "%s", err.msg);
+    vs_tensor_free(x);
+    vs_tensor_free(ref);
+    vs_module_free(sm);
+}
+END_TEST
+
 /* A model of one input that is no sequential: LRP and the layer methods refuse it by name. */
 static vs_tensor *plain_forward(void *ctx, vs_tensor *x)
 {
@@ -385,6 +619,9 @@ static Suite *breadth_suite(void)
     tcase_add_test(tc, test_noise_tunnel);
     tcase_add_test(tc, test_lrp_conservation);
     tcase_add_test(tc, test_layer_methods);
+    tcase_add_test(tc, test_layer_paths_composite);
+    tcase_add_test(tc, test_layer_paths_siamese);
+    tcase_add_test(tc, test_lrp_siamese);
     tcase_add_test(tc, test_refusals);
     return s;
 }

@@ -5,8 +5,10 @@ Captum is not installed, so each method below is Captum's definition transcribed
 Grad-CAM with nearest-neighbour upsampling, LRP's rules (lrp_rules.py) layer by layer, feature
 ablation with a feature mask, and the layer and neuron methods with Gauss-Legendre nodes
 (np.polynomial.legendre.leggauss, as approximation_methods.py).  An MLP and a CNN of the model
-contract's ops with random weights are written as versus models; versus explains them from the
-command line and must agree to 1e-4 (relative to the largest attribution).
+contract's ops with random weights are written as versus models, and a Siamese MLP whose encoder's
+layers (--layer encoder.I, reference fixed) are compared with the layer methods on x -> cos(enc(x),
+enc(r)); versus explains them from the command line and must agree to 1e-4 (relative to the largest
+attribution).
 usage: torch_captum.py VERSUS WORKDIR; exit 0 pass, 1 fail, 77 skip (torch missing).
 """
 import json
@@ -224,5 +226,62 @@ for name, make, layers, shape, layer in (("mlp", mlp, MLP_JSON, (6,), 2), ("cnn"
     if name == "cnn":
         compare("cnn guided_gradcam", attribute(d, x, "guided_gradcam", t, "--layer", str(layer)),
                 modified_relu(m, x, t, False) * gradcam(m, x, t, layer))
+
+# ---- a Siamese pair: the query's encoder layer, the reference fixed (Captum's layer methods on the
+# forward x -> cos(enc(x), enc(r)) with the hook on enc[layer]); LRP's cosine rule is versus's own --------
+class Siamese(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.encoder = nn.Sequential(nn.Linear(6, 8), nn.ReLU(), nn.Linear(8, 4))
+
+
+def split_grads_fn(head, tail, pts):
+    A = head(pts).detach().requires_grad_()
+    tail(A).sum().backward()
+    return A.detach(), A.grad
+
+
+sm = Siamese().eval()
+d = os.path.join(WORK, "siamese")
+os.makedirs(d, exist_ok=True)
+with open(os.path.join(d, "model.json"), "w") as f:
+    json.dump({"format": "versus-model/1", "input": [6], "siamese": {"encoder": {"sequential": MLP_JSON[:2] + [
+        {"op": "linear", "in": 8, "out": 4}]}, "similarity": "cosine"}}, f)
+save_safetensors(os.path.join(d, "model.safetensors"), sm.state_dict())
+x, ref = torch.randn(1, 6), torch.randn(1, 6)
+np.save(os.path.join(d, "R.npy"), ref.numpy().astype(np.float32))
+enc = sm.encoder
+with torch.no_grad():
+    e_ref = enc(ref)
+
+
+def pair(method, *flags):
+    np.save(os.path.join(d, "X.npy"), x.numpy().astype(np.float32))
+    out = os.path.join(d, "A.npy")
+    r = subprocess.run([VERSUS, "attribute", "--model", d, "--input", os.path.join(d, "X.npy"), "--reference", os.path.join(d, "R.npy"),
+                        "--method", method, *flags, "--out", out], capture_output=True, text=True)
+    if r.returncode != 0:
+        raise SystemExit(f"FAIL: versus attribute --method {method} on a pair: {r.stderr.strip()}")
+    return torch.from_numpy(np.load(out))
+
+
+for layer in (0, 1):
+    head = enc[:layer + 1]
+    tail = lambda A: F.cosine_similarity(enc[layer + 1:](A), e_ref.expand(A.shape[0], -1), dim=1, eps=1e-8)  # noqa: E731
+    path = f"encoder.{layer}"
+    compare(f"siamese {path} layer_activation", pair("layer_activation", "--layer", path), head(x))
+    A, g = split_grads_fn(head, tail, x)
+    compare(f"siamese {path} layer_gradient_x_activation", pair("layer_gradient_x_activation", "--layer", path), A * g)
+    alphas, w = leggauss(50)
+    with torch.no_grad():
+        a1, a0 = head(x), head(torch.zeros_like(x))
+    pts = torch.cat([a0 + float(al) * (a1 - a0) for al in alphas])
+    _, gp = split_grads_fn(lambda p: p, tail, pts)
+    compare(f"siamese {path} layer_integrated_gradients", pair("layer_integrated_gradients", "--layer", path),
+            (a1 - a0) * (gp * torch.tensor(w, dtype=torch.float32).view(-1, 1)).sum(0, keepdim=True))
+    alphas, _ = leggauss(51)
+    A, g = split_grads_fn(head, tail, torch.cat([float(al) * x for al in alphas]))
+    compare(f"siamese {path} layer_conductance", pair("layer_conductance", "--layer", path),
+            (g[:-1] * (A[1:] - A[:-1])).sum(0, keepdim=True))
 
 sys.exit(1 if failures else 0)

@@ -98,6 +98,9 @@ int vs_composite_input_shape(const vs_module *m, int64_t i, int64_t *shape);
 int64_t vs_composite_n_outputs(const vs_module *m);
 const char *vs_composite_output_name(const vs_module *m, int64_t i);
 bool vs_composite_defines(const vs_module *m, const char *value); /* an input or a node's output */
+/* How often the program calls child `child` (-1: m is no composite); for the first call, its number
+ * of inputs, its first input's and first output's value names (borrowed from m). */
+int vs_composite_calls(const vs_module *m, const char *child, int *n_in, const char **in, const char **out);
 
 #ifdef __cplusplus
 }

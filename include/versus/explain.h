@@ -46,6 +46,9 @@ typedef struct vs_model_fn {
     /* Optional (LRP, layer and neuron methods): the sequential classifier `forward` runs, whose layers
      * they walk one by one; NULL for other models. */
     vs_module *sequential;
+    /* Optional (layer and neuron methods): the module tree `forward` runs (a sequential, a Siamese
+     * model or a composite), whose layers they name by path ("3", "encoder.3", "main.2"). */
+    vs_module *module;
 } vs_model_fn;
 
 /* ---- the legacy interface: a thin layer over the method registry (versus/method.h) ------------ */

@@ -47,8 +47,10 @@ typedef enum vs_param_kind {
     VS_PARAM_FLOAT,   /* float, in [lo, hi] */
     VS_PARAM_SWITCH,  /* bool: given = true */
     VS_PARAM_CHOICE,  /* int index into choices "a|b|c" */
-    VS_PARAM_INT3     /* int[3]: "a,b,c", one to three integers in [lo, hi]; unset entries 0 */
+    VS_PARAM_INT3,    /* int[3]: "a,b,c", one to three integers in [lo, hi]; unset entries 0 */
+    VS_PARAM_PATH     /* char[VS_PARAM_PATH_MAX]: a module path, names joined by dots ("encoder.3"); "" or "auto" = default */
 } vs_param_kind;
+#define VS_PARAM_PATH_MAX 64
 
 /* One option of a method: `--name value` on the command line, name=value in the library. */
 typedef struct vs_method_param {
