@@ -5,16 +5,22 @@
 
 #include "cli/cli.h"
 
-/* `versus bench snx`: Tables II-III and Figs. 3-7 of the SNX paper (cli/bench_snx.c).  a holds the
- * parsed flags of `bench`; argc/argv the words after the verb, for the command line in the report.
- * Returns 0, 1 (bad data, failed run) or 2 (usage). */
-int vs_bench_snx(const vs_args *a, int argc, char **argv);
-/* `versus bench svae`: Table 1 and Figs. 2-7 of the SVAE paper (cli/bench_svae.c).  argv[0] is "svae";
- * it parses its own flags.  The same return codes. */
-int vs_bench_svae(int argc, char **argv);
-/* `versus bench search`: Table 1, Figs. 4, 5, 10 and the axiom checks of Hamilton et al. 2022
- * (cli/bench_search.c); the same contract. */
-int vs_bench_search(const vs_args *a, int argc, char **argv);
+#include <stdbool.h>
+
+/* One benchmark of `versus bench NAME`: cli/bench_NAME.c defines `const vs_bench vs_benchmark_NAME` and
+ * cmd_bench.c lists it with one line; `versus help bench` prints the table.  run gets argc/argv, the
+ * words after the verb (argv[0] is NAME, kept for the command line stamped into the report), and a,
+ * the flags of `versus bench` parsed (NULL when own_flags: the bench parses argv + 1 itself).  It
+ * returns 0, 1 (bad data, failed run) or 2 (usage). */
+typedef struct vs_bench {
+    const char *name;
+    const char *summary;   /* one line: the paper and what is reproduced */
+    const char *usage;     /* "versus bench NAME [--flag X] ..."; continuation lines indented */
+    const char *help;      /* what it runs, reports and writes */
+    int (*run)(const vs_args *a, int argc, char **argv);
+    bool own_flags;
+} vs_bench;
+
 /* "versus bench WORD..." with each word shell-quoted when needed (malloc'd; NULL when out of memory). */
 char *vs_bench_command_line(int argc, char **argv);
 /* bench/results/<bench>-<spec> with anything but [A-Za-z0-9._-] in spec turned into '-'. */

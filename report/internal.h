@@ -1,5 +1,5 @@
 /* report/internal.h - what the report writers share (private): cell text, footnote marks, the
- * figure renderer. */
+ * figure renderers. */
 #ifndef VERSUS_REPORT_INTERNAL_H
 #define VERSUS_REPORT_INTERNAL_H
 
@@ -16,6 +16,8 @@ void vs_report_note_mark(int i, char *buf, size_t n);
 const char *vs_report_sig_mark(vs_cell_sig s);
 /* "↓", "↑" or "". */
 const char *vs_report_arrow(vs_better b);
+/* The SVG document of a MATRIX figure (report_matrix.c). */
+vs_status vs_report_matrix_svg(const vs_report_figure *f, char **out, size_t *len, vs_error *err);
 
 /* mkdir -p dir; errors name the directory that could not be made. */
 vs_status vs_report_make_dirs(const char *dir, vs_error *err);

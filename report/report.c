@@ -360,6 +360,14 @@ void vs_report_categories(vs_report_figure *f, size_t n, const char *const *labe
     for (size_t k = 0; k < n; k++) c[k] = dup(f->owner, labels[k] ? labels[k] : "");
 }
 
+void vs_report_matrix(vs_report_figure *f, size_t rows, size_t cols, const char *const *row_labels, const char *const *col_labels,
+                      const float *values)
+{
+    if (!f) return;
+    for (size_t r = 0; r < rows; r++) vs_report_series(f, row_labels[r] ? row_labels[r] : "", cols, NULL, values + r * cols, NULL);
+    vs_report_categories(f, cols, col_labels);
+}
+
 void vs_report_graph(vs_report_figure *f, int64_t n_nodes, const char *const *labels, int64_t n_edges, const int64_t *src,
                      const int64_t *dst, const bool *hot)
 {

@@ -48,6 +48,7 @@ static vs_status graph_svg(const vs_report_figure *f, char **out, size_t *len, v
 vs_status vs_report_figure_svg(const vs_report_figure *f, char **out, size_t *len, vs_error *err)
 {
     if (!f || !out) return vs_error_set(err, VS_ERR_ARG, "report: no figure or output");
+    if (f->kind == VS_FIGURE_MATRIX) return vs_report_matrix_svg(f, out, len, err);
     return f->kind == VS_FIGURE_GRAPH ? graph_svg(f, out, len, err) : plot_svg(f, out, len, err);
 }
 

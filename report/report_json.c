@@ -8,7 +8,7 @@
 
 #define REPORT_FORMAT "versus-report/1"
 
-static const char *const kind_names[] = {"line", "bar", "graph"};
+static const char *const kind_names[] = {"line", "bar", "graph", "matrix"};
 static const char *const better_names[] = {"none", "lower", "higher"};
 
 /* ---- writing -------------------------------------------------------------------------------------- */
@@ -331,10 +331,10 @@ static void read_figure(jr *rd, vs_report *rep, const vs_json *o)
     const vs_json *series = member(rd, o, "series", VS_JSON_ARRAY, true, f);
     const vs_json *cats = member(rd, o, "categories", VS_JSON_ARRAY, false, f), *logy = vs_json_get(o, "log_y");
     int k = -1;
-    for (int i = 0; kind && i < 3; i++)
+    for (int i = 0; kind && i < 4; i++)
         if (strcmp(kind, kind_names[i]) == 0) k = i;
     if (rd->st != VS_OK) return;
-    if (k < 0) return bad(rd, o, f, "\"kind\": \"line\", \"bar\" or \"graph\"");
+    if (k < 0) return bad(rd, o, f, "\"kind\": \"line\", \"bar\", \"graph\" or \"matrix\"");
     for (const char *c = name; *c; c++)
         if (!strchr("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-", *c) || name[0] == '.')
             return bad(rd, o, f, "\"name\": a file stem of letters, digits, '.', '_' and '-'");
@@ -362,6 +362,9 @@ static void read_figure(jr *rd, vs_report *rep, const vs_json *o)
         if (rd->st == VS_OK) vs_report_categories(fig, cats->n, lab);
         free(lab);
     }
+    for (size_t i = 0; k == VS_FIGURE_MATRIX && rd->st == VS_OK && i < fig->n_series; i++)
+        if (fig->series[i].n != fig->n_categories || fig->series[i].x || fig->series[i].err)
+            bad(rd, series, f, "one \"y\" per category in every row of a matrix (no \"x\", no \"err\")");
     if (k != VS_FIGURE_GRAPH || rd->st != VS_OK) return;
     const vs_json *g = member(rd, o, "graph", VS_JSON_OBJECT, true, f);
     const vs_json *nodes = g ? vs_json_get(g, "nodes") : NULL;

@@ -71,6 +71,20 @@ check "integrated hessians of pairs" 0 $V attribute --model sn --input data/X.np
     --method integrated_hessians --steps 4 --out ih.npy
 check "evaluate interactions" 0 $V evaluate --model sn --input data/X.npy --reference data/X.npy --side both --attributions ih.npy --out ih.json
 grep_out "interactions judged by completeness" '"completeness"' ih.json
+check "a report of the interaction matrices" 0 $V evaluate --model sn --input data/X.npy --reference data/X.npy --side both \
+    --attributions ih.npy --report ihrep
+exists "interactions page" ihrep/index.html
+exists "matrix of row 0" ihrep/interactions_row_0.svg
+exists "matrix of row 3" ihrep/interactions_row_3.svg
+grep_out "matrix cells drawn" '<rect class="cell"' ihrep/interactions_row_0.svg
+grep_out "query and reference features labelled" '>r[0-9][0-9]*<' ihrep/interactions_row_0.svg
+grep_out "a colour bar" 'class="colorbar"' ihrep/interactions_row_0.svg
+grep_out "the page inlines the matrices" 'id="fig-interactions_row_3"' ihrep/index.html
+grep_out "results.json knows the matrix kind" '"kind": "matrix"' ihrep/results.json
+cp ihrep/index.html ihrep.html
+check "the interactions page rebuilt" 0 $V report ihrep
+same "the page rebuilt bit for bit" ihrep.html ihrep/index.html
+check "--report needs interactions" 2 $V evaluate --model clf --input data/X.npy --attributions a_integrated_gradients.npy --report x
 check "curves do not apply to interactions" 2 $V evaluate --model sn --input data/X.npy --reference data/X.npy --side both \
     --attributions ih.npy --curves c.svg
 check "unknown side" 2 $V attribute --model sn --input data/X.npy --reference data/X.npy --side left --method saliency --out x.npy

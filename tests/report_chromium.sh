@@ -1,8 +1,9 @@
 #!/bin/sh
-# report_chromium.sh - the pages a person opens, rendered by a real browser: the demo's page and a
-# bench page in headless Chromium.  Fails on a console error, a missing or empty image (the dumped
-# DOM is checked by page_check.py) or a screenshot that was not written.  Skipped (exit 77) with the
-# reason when chromium or python3 is absent.  The screenshots are kept in report_chromium.dir/.
+# report_chromium.sh - the pages a person opens, rendered by a real browser: the demo's page, bench
+# pages and an interactions page (matrix figures) in headless Chromium.  Fails on a console error, a
+# missing or empty image (the dumped DOM is checked by page_check.py) or a screenshot that was not
+# written.  Skipped (exit 77) with the reason when chromium or python3 is absent.  The screenshots are
+# kept in report_chromium.dir/.
 set -u
 . "$(dirname "$0")/cli_lib.sh"
 SRC=$(cd "$(dirname "$0")" && pwd)
@@ -38,6 +39,14 @@ check "bench" 0 $V bench snx --data synthetic-graph --n 40 --pairs 4 --epochs 2 
 render bench/index.html bench
 check "tabular bench" 0 $V bench snx --data synthetic-tabular --n 300 --pairs 6 --seed 2 --out tab
 render tab/index.html tab
+# the interaction matrices of pairs (matrix figures) drawn by versus evaluate --report
+check "pair model" 0 $V train --arch siamese-mlp --data synthetic-tabular --n 120 --epochs 2 --seed 2 --out sn
+check "pair inputs" 0 $V data export synthetic-tabular --n 4 --seed 3 --out data
+check "interactions" 0 $V attribute --model sn --input data/X.npy --reference data/X.npy --side both --method integrated_hessians \
+    --steps 4 --out ih.npy
+check "interactions page" 0 $V evaluate --model sn --input data/X.npy --reference data/X.npy --side both --attributions ih.npy \
+    --report ih
+render ih/index.html interactions
 # a page with a missing figure must fail the same checks (the test can fail)
 sed 's#<svg xmlns[^>]*>#<svg xmlns="http://www.w3.org/2000/svg" width="10" height="10">#; s#<img#<img src="missing.png"#' tab/index.html >broken.html
 printf '<figure><img src="missing.png"></figure>' >>broken.html

@@ -1,6 +1,7 @@
 /* test_report.c - results as data and their writers: typed cells (directions, ranks, p-values with
  * marks, footnoted dashes instead of NaN), Markdown, HTML, the JSON round trip and its errors,
- * category labels that turn instead of colliding, and node-link drawings of graphs. */
+ * category labels that turn instead of colliding, node-link drawings of graphs, and matrices drawn as
+ * heatmaps (diverging scale around 0, labels thinned, a colour bar). */
 #include "versus/plot.h"
 #include "versus/report.h"
 
@@ -62,6 +63,11 @@ static vs_report *sample(void)
     vs_report_series(g, "mask 1", 5, NULL, w1, NULL);
     vs_report_series(g, "mask 2", 5, NULL, w2, NULL);
     vs_report_graph(g, 5, NULL, 5, src, dst, hot);
+    vs_report_figure *m = vs_report_figure_new(r, VS_FIGURE_MATRIX, "matrix", "Interactions", "reference feature", "query feature",
+                                               "Red: the pair adds to the score.");
+    const char *rows[2] = {"age", "a & <b>"}, *cols[3] = {"x0", "x1", "a feature name longer than twenty-two"};
+    const float mv[6] = {-2, 0, 1, NAN, 0.5f, 2};
+    vs_report_matrix(m, 2, 3, rows, cols, mv);
     vs_json *data = vs_json_new_object();
     vs_json_set(data, "format", vs_json_new_string("test/1"));
     vs_json_set(data, "value", vs_json_new_number(0.5));
@@ -133,8 +139,8 @@ START_TEST(test_html)
     ck_assert_ptr_nonnull(strstr(html, "<td class=\"num best\""));
     ck_assert_ptr_nonnull(strstr(html, "<td class=\"na\" title=\"the reference\">–<sup>²</sup></td>"));
     ck_assert_ptr_nonnull(strstr(html, "class=\"sig better\""));
-    /* three figures inlined as SVG (no XML declaration inside HTML), numbered, captioned */
-    ck_assert_int_eq(count(html, "<svg xmlns"), 3);
+    /* four figures inlined as SVG (no XML declaration inside HTML), numbered, captioned */
+    ck_assert_int_eq(count(html, "<svg xmlns"), 4);
     ck_assert_int_eq(count(html, "<?xml"), 0);
     ck_assert_ptr_nonnull(strstr(html, "<figcaption><b>Figure 3.</b> The motif is highlighted.</figcaption>"));
     /* self-contained: nothing fetched, no script */
@@ -278,6 +284,85 @@ START_TEST(test_graph_drawing)
 }
 END_TEST
 
+/* The y of every "<text class=\"CLS\"" (x for columns, which are turned) in order; their count. */
+static int label_positions(const char *svg, const char *cls, const char *coord, double *pos, int max)
+{
+    char needle[64], key[8];
+    snprintf(needle, sizeof needle, "<text class=\"%s\"", cls);
+    snprintf(key, sizeof key, " %s=\"", coord);
+    int n = 0;
+    for (const char *p = svg; (p = strstr(p, needle)) && n < max; p += strlen(needle)) pos[n++] = atof(strstr(p, key) + strlen(key));
+    return n;
+}
+
+START_TEST(test_matrix_figure)
+{
+    vs_report *r = sample();
+    const vs_report_figure *m = r->blocks[r->n_blocks - 1].figure;
+    ck_assert_int_eq(m->kind, VS_FIGURE_MATRIX);
+    char *svg;
+    vs_error e;
+    ck_assert_msg(vs_report_figure_svg(m, &svg, NULL, &e) == VS_OK, "%s", e.msg);
+    ck_assert_int_eq(count(svg, "<rect class=\"cell\""), 6);
+    /* the scale is symmetric around 0: -2 and +2 take its ends, 0 is white, NaN grey */
+    ck_assert_ptr_nonnull(strstr(svg, "fill=\"#053061\"><title>age × x0: -2</title>"));
+    ck_assert_ptr_nonnull(strstr(svg, "fill=\"#f7f7f7\"><title>age × x1: 0</title>"));
+    ck_assert_ptr_nonnull(strstr(svg, "fill=\"#67001f\"><title>a &amp; &lt;b&gt; × a feature name longer than twenty-two: 2</title>"));
+    ck_assert_ptr_nonnull(strstr(svg, "fill=\"#bdbdbd\"><title>a &amp; &lt;b&gt; × x0: not defined</title>"));
+    ck_assert_int_eq(count(svg, "<text class=\"row-label\""), 2);
+    ck_assert_int_eq(count(svg, "<text class=\"col-label\""), 3);
+    ck_assert_ptr_nonnull(strstr(svg, "a feature name longer…<title>a feature name longer than twenty-two</title>"));
+    ck_assert_ptr_nonnull(strstr(svg, "<g class=\"colorbar\""));
+    ck_assert_ptr_nonnull(strstr(svg, ">-2</text>"));
+    ck_assert_ptr_nonnull(strstr(svg, ">2</text>"));
+    ck_assert_ptr_nonnull(strstr(svg, ">query feature</text>"));
+    free(svg);
+    /* the HTML page inlines it with its caption */
+    char *html;
+    ck_assert_int_eq(vs_report_html(r, &html, NULL, &e), VS_OK);
+    ck_assert_ptr_nonnull(strstr(html, "<figure id=\"fig-matrix\">"));
+    ck_assert_ptr_nonnull(strstr(html, "Red: the pair adds to the score."));
+    free(html);
+    vs_report_free(r);
+
+    /* 120 x 120: cells smaller than the text, so every k-th label, none closer than 13 px */
+    enum { F = 120 };
+    static float big[F * F];
+    static char names[F][16];
+    const char *lab[F];
+    for (int i = 0; i < F; i++) {
+        snprintf(names[i], sizeof names[i], "feature %d", i);
+        lab[i] = names[i];
+        for (int j = 0; j < F; j++) big[i * F + j] = (float)(i - j);
+    }
+    r = vs_report_new();
+    vs_report_figure *b = vs_report_figure_new(r, VS_FIGURE_MATRIX, "big", NULL, NULL, NULL, "Large.");
+    vs_report_matrix(b, F, F, lab, lab, big);
+    ck_assert_msg(vs_report_figure_svg(b, &svg, NULL, &e) == VS_OK, "%s", e.msg);
+    ck_assert_int_eq(count(svg, "<rect class=\"cell\""), F * F);
+    double pos[F];
+    int nr = label_positions(svg, "row-label", "y", pos, F);
+    ck_assert_int_gt(nr, 10);
+    ck_assert_int_lt(nr, F);
+    for (int i = 1; i < nr; i++) ck_assert_double_ge(pos[i] - pos[i - 1], 12.99);
+    int nc = label_positions(svg, "col-label", "x", pos, F);
+    ck_assert_int_eq(nc, nr);
+    for (int i = 1; i < nc; i++) ck_assert_double_ge(pos[i] - pos[i - 1], 12.99);
+    free(svg);
+    /* a row of the wrong length is refused, by the writer and by the reader */
+    b->series[3].n = F - 1;
+    ck_assert_int_eq(vs_report_figure_svg(b, &svg, NULL, &e), VS_ERR_ARG);
+    ck_assert_ptr_nonnull(strstr(e.msg, "matrix row 3"));
+    b->series[3].n = F;
+    vs_report_free(r);
+    ck_assert_int_eq(read_text("{\"report\": {\"format\": \"versus-report/1\", \"blocks\": [{\"figure\": {\"kind\": \"matrix\", "
+                               "\"name\": \"m\", \"series\": [{\"name\": \"a\", \"y\": [1, 2]}], \"categories\": [\"x\"]}}]}}",
+                               &e),
+                     VS_ERR_FORMAT);
+    ck_assert_ptr_nonnull(strstr(e.msg, "every row of a matrix"));
+}
+END_TEST
+
 START_TEST(test_write_dir)
 {
     vs_report *r = sample();
@@ -287,8 +372,8 @@ START_TEST(test_write_dir)
     char sub[128], path[256];
     snprintf(sub, sizeof sub, "%s/a/b", dir);
     ck_assert_msg(vs_report_write_dir(r, sub, &e) == VS_OK, "%s", e.msg);
-    const char *files[6] = {"results.json", "table.md", "index.html", "curve.svg", "bars.svg", "graph.svg"};
-    for (int i = 0; i < 6; i++) {
+    const char *files[7] = {"results.json", "table.md", "index.html", "curve.svg", "bars.svg", "graph.svg", "matrix.svg"};
+    for (int i = 0; i < 7; i++) {
         snprintf(path, sizeof path, "%s/%s", sub, files[i]);
         FILE *f = fopen(path, "r");
         ck_assert_msg(f != NULL, "%s missing", path);
@@ -302,7 +387,7 @@ START_TEST(test_write_dir)
     fclose(f);
     ck_assert_int_eq(vs_report_rebuild_html("/nonexistent/dir", &e), VS_ERR_IO);
     ck_assert_ptr_nonnull(strstr(e.msg, "/nonexistent/dir/results.json"));
-    for (int i = 0; i < 6; i++) {
+    for (int i = 0; i < 7; i++) {
         snprintf(path, sizeof path, "%s/%s", sub, files[i]);
         remove(path);
     }
@@ -326,6 +411,7 @@ static Suite *report_suite(void)
     tcase_add_test(tc, test_json_errors);
     tcase_add_test(tc, test_labels_turn);
     tcase_add_test(tc, test_graph_drawing);
+    tcase_add_test(tc, test_matrix_figure);
     tcase_add_test(tc, test_write_dir);
     suite_add_tcase(s, tc);
     return s;

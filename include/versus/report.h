@@ -7,8 +7,10 @@
  * better); p-values with a significance mark; text; and missing values, which are a kind of their
  * own carrying a footnote - a page never shows NaN or a -1 sentinel.  A number set to NaN becomes a
  * missing cell.  Figures are data too: line and bar plots (drawn by versus/plot.h) and node-link
- * drawings of a graph with one panel per edge weighting (vs_graph_plot); each figure has a file
- * stem and a caption saying what to see.  Text may use `code` and **bold**.
+ * drawings of a graph with one panel per edge weighting (vs_graph_plot), and matrices (an [F, F]
+ * interaction matrix, a query x retrieved correspondence) drawn as heatmaps on a diverging
+ * colour-blind-safe scale centred at 0 with a colour bar; each figure has a file stem and a caption
+ * saying what to see.  Text may use `code` and **bold**.
  *
  * Writers: Markdown (figures linked as STEM.svg), JSON (the data object plus a "report" member with
  * every block; vs_report_from_json reads it back), one SVG per figure, and one self-contained HTML
@@ -76,7 +78,8 @@ typedef struct vs_report_table {
 typedef enum vs_figure_kind {
     VS_FIGURE_LINE = 0, /* y against x per series */
     VS_FIGURE_BAR,      /* grouped bars over categories */
-    VS_FIGURE_GRAPH     /* node-link panels: one per series, each series one weight per edge */
+    VS_FIGURE_GRAPH,    /* node-link panels: one per series, each series one weight per edge */
+    VS_FIGURE_MATRIX    /* a heatmap: one series per row (name: its label), categories: the columns */
 } vs_figure_kind;
 
 typedef struct vs_figure_series {
@@ -177,6 +180,13 @@ void vs_report_categories(vs_report_figure *f, size_t n, const char *const *labe
  * hot (may be NULL) marks the planted edges. */
 void vs_report_graph(vs_report_figure *f, int64_t n_nodes, const char *const *labels, int64_t n_edges, const int64_t *src,
                      const int64_t *dst, const bool *hot);
+
+/* The values of a MATRIX figure: rows x cols values (row-major, NaN: a grey cell "not defined"),
+ * labels of the rows and columns (copied; NULL entries are empty).  Drawn as a heatmap of at most
+ * 300 x 300 cells, blue < 0 < red on a scale symmetric around 0 (its ends: the largest |value|); row
+ * and column labels thinned to every k-th when the cells are smaller than the text. */
+void vs_report_matrix(vs_report_figure *f, size_t rows, size_t cols, const char *const *row_labels, const char *const *col_labels,
+                      const float *values);
 
 /* ---- writing ------------------------------------------------------------------------------------ */
 /* Markdown: tables as pipe tables (arrows in the headers, **best**, runner-up *, ◦/† after p-values,
