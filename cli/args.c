@@ -3,6 +3,7 @@
 #include "versus/threads.h"
 
 #include <errno.h>
+#include <stdbool.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -140,4 +141,28 @@ void vs_cli_put_num(FILE *f, double v)
         fputs("null", f);
     else
         fprintf(f, "%.9g", v);
+}
+
+/* The command line, each word shell-quoted when needed. */
+char *vs_command_line(const char *prefix, int argc, char **argv)
+{
+    size_t n = 32 + strlen(prefix);
+    for (int i = 0; i < argc; i++) n += 4 * strlen(argv[i]) + 3;
+    char *s = malloc(n), *p = s;
+    if (!s) return NULL;
+    p += sprintf(p, "%s", prefix);
+    for (int i = 0; i < argc; i++) {
+        bool plain = argv[i][0] != 0;
+        for (const char *c = argv[i]; *c; c++) plain &= strchr("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_=.,/:+@%", *c) != NULL;
+        *p++ = ' ';
+        if (plain) {
+            p += sprintf(p, "%s", argv[i]);
+            continue;
+        }
+        *p++ = '\'';
+        for (const char *c = argv[i]; *c; c++) p += *c == '\'' ? sprintf(p, "'\\''") : sprintf(p, "%c", *c);
+        *p++ = '\'';
+        *p = 0;
+    }
+    return s;
 }

@@ -9,30 +9,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* The command line, each word shell-quoted when needed. */
-static char *command_line(int argc, char **argv)
-{
-    size_t n = 32;
-    for (int i = 0; i < argc; i++) n += 4 * strlen(argv[i]) + 3;
-    char *s = malloc(n), *p = s;
-    if (!s) return NULL;
-    p += sprintf(p, "versus bench");
-    for (int i = 0; i < argc; i++) {
-        bool plain = argv[i][0] != 0;
-        for (const char *c = argv[i]; *c; c++) plain &= strchr("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_=.,/:+@%", *c) != NULL;
-        *p++ = ' ';
-        if (plain) {
-            p += sprintf(p, "%s", argv[i]);
-            continue;
-        }
-        *p++ = '\'';
-        for (const char *c = argv[i]; *c; c++) p += *c == '\'' ? sprintf(p, "'\\''") : sprintf(p, "%c", *c);
-        *p++ = '\'';
-        *p = 0;
-    }
-    return s;
-}
-
 /* Default OUT: bench/results/snx-<data>, the SPEC with anything but [A-Za-z0-9._-] turned into '-'. */
 static void default_out(const char *spec, char *out, size_t n)
 {
@@ -94,7 +70,7 @@ int vs_bench_snx(const vs_args *a, int argc, char **argv)
     vs_dataset *d = NULL;
     vs_report *r = NULL;
     vs_error err;
-    char *cmd = command_line(argc, argv);
+    char *cmd = vs_command_line("versus bench", argc, argv);
     o.command = cmd;
     if (!cmd) rc = vs_fail("out of memory");
     else if (vs_load_spec(o.spec, &df, &d, &err) != VS_OK) rc = vs_fail("%s", err.msg);

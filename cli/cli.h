@@ -36,6 +36,9 @@ bool vs_args_has(const vs_args *a, const char *name);
  * the value is not a number in [lo, hi]. */
 int vs_args_int(const vs_args *a, const char *name, int64_t def, int64_t lo, int64_t hi, int64_t *out);
 int vs_args_float(const vs_args *a, const char *name, double def, double lo, double hi, double *out);
+/* prefix and the words argv[0..argc), each shell-quoted when needed: a new string (free it), NULL when
+ * out of memory.  For the command stamped into reports. */
+char *vs_command_line(const char *prefix, int argc, char **argv);
 /* Print "versus: <msg>" on stderr; returns 2 (usage) for use as `return vs_usage_error(...)`. */
 int vs_usage_error(const char *verb, const char *fmt, ...)
 #if defined(__GNUC__)

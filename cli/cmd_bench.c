@@ -5,6 +5,7 @@
  * its own). */
 #include "bench/bench.h"
 #include "cli/bench.h"
+#include "cli/cem_cli.h"
 
 #include <string.h>
 
@@ -30,6 +31,7 @@ static const vs_cli_opt bench_opts[] = {
 static int run_bench(int argc, char **argv)
 {
     if (argc >= 1 && strcmp(argv[0], "perf") == 0) return vs_bench_perf("versus bench perf", argc, argv);
+    if (argc >= 1 && strcmp(argv[0], "cem") == 0) return vs_bench_cem(argc, argv);
     vs_args a;
     int rc = vs_args_parse("bench", bench_opts, argc, argv, &a);
     if (rc) return rc;

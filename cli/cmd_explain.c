@@ -1,6 +1,7 @@
 /* cmd_explain.c - `versus explain snx`: explain one query-reference pair of a trained Siamese model
  * (SNX paper, Sections III and IV-A), printing the global and local masks with feature names or edge
  * lists, and writing OUT/explanation.json with the masks and their scores. */
+#include "cli/cem_cli.h"
 #include "cli/cli.h"
 #include "versus/train.h"
 #include "versus/versus.h"
@@ -266,6 +267,7 @@ done:
 
 static int run_explain(int argc, char **argv)
 {
+    if (argc >= 1 && strcmp(argv[0], "cem") == 0) return vs_explain_cem(argc, argv);
     vs_args a;
     int rc = vs_args_parse("explain", explain_opts, argc, argv, &a);
     if (rc) return rc;

@@ -11,6 +11,7 @@
 extern const vs_method vs_method_saliency, vs_method_input_x_gradient, vs_method_integrated_gradients, vs_method_smoothgrad,
     vs_method_expected_gradients, vs_method_deeplift, vs_method_deepshap, vs_method_occlusion, vs_method_gradcam,
     vs_method_lime, vs_method_kernel_shap, vs_method_shapley_exact, vs_method_integrated_hessians;
+extern const vs_method vs_method_cem_pn, vs_method_cem_pp;
 
 /* The registry: adding a method is its file plus one line here. */
 static const vs_method *const registry[] = {
@@ -18,6 +19,7 @@ static const vs_method *const registry[] = {
     &vs_method_expected_gradients, &vs_method_deeplift,  &vs_method_deepshap,             &vs_method_occlusion,
     &vs_method_gradcam,     &vs_method_lime,             &vs_method_kernel_shap,          &vs_method_shapley_exact,
     &vs_method_integrated_hessians,
+    &vs_method_cem_pn,      &vs_method_cem_pp,
 };
 
 #define N_METHODS ((int)(sizeof registry / sizeof registry[0]))

@@ -35,6 +35,8 @@
 #include "versus/metrics.h"
 #include "versus/pairs.h"
 #include "versus/synth.h"
+#include "versus/cem.h"
+#include "versus/vae.h"
 
 #ifdef __cplusplus
 extern "C" {
