@@ -46,6 +46,8 @@ const vs_verb vs_verb_bench = {
     "reproduce a paper's tables and figures (SNX: Tables II-III, Figs. 3-7); time kernels (perf)",
     "usage: versus bench snx --data SPEC [--model DIR] [--pairs N] [--seed S] [--epochs E] [--out DIR]\n"
     "                        [--methods M,...] [--gamma G] [--weight-decay W] [--tag TEXT]\n"
+    "       versus bench cem --data fashion-mnist-clothes|fashion-mnist-shoes [--model DIR] [--vae DIR]\n"
+    "                        [--images N] [--train-rows N] [--attrs SPEC] [--superpixels N] [--out DIR] ...\n"
     "       versus bench perf [--threads 1,2] [--filter SUBSTR,...] [--reps N] [--json FILE] [--list] [--rss]\n\n"
     "perf times the engine: peak FMA throughput, SGEMM (square 64-1024 and the linear layers' skinny\n"
     "shapes), single convolutions of the papers' models (forward, and forward + backward), one training\n"
@@ -85,7 +87,20 @@ const vs_verb vs_verb_bench = {
     "Writes OUT/table.md (also printed), OUT/results.json (every number, per pair, and the report),\n"
     "OUT/index.html (one self-contained page; `versus report OUT` rebuilds it) and the figures;\n"
     "OUT defaults to bench/results/snx-<data>.  SNX explains tabular rows and graphs, not images.\n"
-    "The experiment is the library call vs_snx_experiment (versus/experiment.h).",
+    "The experiment is the library call vs_snx_experiment (versus/experiment.h).\n\n"
+    "cem:\n"
+    "CEM-MAF's Fashion-MNIST evaluation (supplement Section 4) on the clothes (classes 0,1,2,3,4,6) or\n"
+    "shoes (5,7,9) subset.  Without --model / --vae it trains the Table 5 classifier (--clf-epochs, default\n"
+    "2) and the Table 4 DIP-VAE (--dip i|ii, --vae-epochs, default 10), both with Adam 1e-3 on the first\n"
+    "--train-rows (6000) training images of the subset.  It scores the VAE (off-diagonal covariance mass of\n"
+    "mu, active latents), writes traversal.png, takes the 4 most active latents as attributes unless\n"
+    "--attrs is given, and explains the first --images (100) test images: the PN of Eq. 1 (subgradient\n"
+    "descent over z with the c search), the PP of Eq. 2 (ISTA on a pixel or --superpixels mask, then\n"
+    "features added by rank), LIME (--lime-samples) and Grad-CAM (features with positive weight).\n"
+    "Reported: Table 6 (# PP features, PP accuracy, PP correlation; LIME and Grad-CAM also cut to the\n"
+    "PP's count), PN validity, attribute violations and distances, figure7.png (original, CEM-MAF PN/PP,\n"
+    "pixel CEM PN/PP, LIME, Grad-CAM).  The hyperparameter flags are those of `versus help explain`;\n"
+    "OUT defaults to bench/results/cem-<clothes|shoes>.  The library call is vs_cem_experiment (versus/cem.h).",
     bench_opts,
     run_bench,
     NULL,

@@ -278,9 +278,25 @@ static int run_explain(int argc, char **argv)
 
 const vs_verb vs_verb_explain = {
     "explain",
-    "explain a Siamese network's query-reference pair (SNX)",
+    "explain a Siamese network's query-reference pair (SNX); contrastive explanations of images (CEM-MAF)",
     "usage: versus explain snx --model DIR --data SPEC --query I --reference J [--method M] [--top K]\n"
-    "                          [--top-present] [--gamma G] [--iters N] --out OUT\n\n"
+    "                          [--top-present] [--gamma G] [--iters N] --out OUT\n"
+    "       versus explain cem --model DIR --vae DIR --input X.npy --out OUT [--attrs SPEC] [--superpixels N]\n"
+    "                          [--class-names A,B,..] [--kappa K] [--gamma G] [--beta-pn B] [--beta-pp B]\n"
+    "                          [--eta E] [--nu N] [--c0 C] [--searches S] [--pn-iters N] [--pp-iters N]\n"
+    "                          [--pn-step S] [--pp-step S] [--fista]\n\n"
+    "cem: pertinent negatives and positives with monotonic attribute functions (Luss et al.) of the images\n"
+    "of X.npy ([N,C,H,W], [C,H,W] or [H,W] in [0,1]) for the classifier DIR and the VAE --vae (the data\n"
+    "manifold; task vae, e.g. --arch dip-vae).  The PN is the image D(z) of another class reached by\n"
+    "subgradient descent over the latent code z with only additions of the attributes (Eq. 1), the c\n"
+    "search of the supplement (c0, x10 without a PN, /2 with one, --searches runs of --pn-iters); the PP\n"
+    "the least set of pixels (or --superpixels SLIC regions) that keeps the class (Eq. 2: ISTA on a [0,1]\n"
+    "mask, then features added by rank).  --attrs names the attribute functions: NAME:+J or NAME:-J is\n"
+    "latent J (identity or negated), NAME:+J:LO:HI clamps it to a range, NAME@DIR is a binary attribute\n"
+    "classifier (its presence logit); default every latent, z0, z1, ...  Prints one line per image\n"
+    "(\"boot; PN sneaker: +heel\") and writes OUT/explanation.json, pn.npy, pp.npy and cem.png.\n"
+    "Defaults are the supplement's (kappa 5, gamma 100, beta 100 / 0.1, eta = nu = 1, 9 x 1000 / 9 x 100).\n\n"
+    "snx:\n"
     "Explains the similarity of two rows (tabular) or graphs of the test portion of SPEC (the split the\n"
     "model was trained on, from DIR/metrics.json) with the SNX paper's two-stage explanations: the global\n"
     "invariant mask of the query (SNX-global, Eq. 4; graphs with the adjacency constraints of Eq. 10) and\n"
