@@ -10,7 +10,7 @@
 #include <string.h>
 
 static const vs_cli_opt cem_bench_opts[] = {
-    {"data", 1, "fashion-mnist-clothes or fashion-mnist-shoes"},
+    {"data", 1, "fashion-mnist-clothes, fashion-mnist-shoes or synthetic (rectangles with known factors)"},
     {"model", 1, "trained classifier directory (default: train cem-fashion-<subset> here)"},
     {"vae", 1, "trained VAE directory (default: train the DIP-VAE of Table 4 here)"},
     {"train-rows", 1, "training images of the subset used to train here (default 6000)"},

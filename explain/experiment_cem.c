@@ -24,6 +24,7 @@ static const int64_t shoes[] = {5, 7, 9};
 static const int64_t clothes[] = {0, 1, 2, 3, 4, 6};
 #define N_ATTR_DEFAULT 4
 #define SCORE_ROWS 2000
+#define SYNTH_TEST 1000
 
 void vs_cem_experiment_opts_init(vs_cem_experiment_opts *o)
 {
@@ -56,8 +57,14 @@ static void progress(const vs_cem_experiment_opts *o, const char *fmt, ...)
 static vs_status load_data(const vs_cem_experiment_opts *o, vs_cem_run *r, vs_error *err)
 {
     bool is_shoes = strcmp(o->data, "fashion-mnist-shoes") == 0;
+    if (strcmp(o->data, "synthetic") == 0) {
+        float *train_f = NULL;
+        vs_status st = vs_cem_synthetic(o->train_rows, o->seed, &r->train, &train_f, err);
+        free(train_f);
+        return st == VS_OK ? vs_cem_synthetic(SYNTH_TEST, o->seed + 1, &r->test, &r->factors, err) : st;
+    }
     if (!is_shoes && strcmp(o->data, "fashion-mnist-clothes") != 0)
-        return vs_error_set(err, VS_ERR_ARG, "cem: unknown data '%s' (fashion-mnist-clothes or fashion-mnist-shoes)", o->data);
+        return vs_error_set(err, VS_ERR_ARG, "cem: unknown data '%s' (fashion-mnist-clothes, fashion-mnist-shoes or synthetic)", o->data);
     const int64_t *cls = is_shoes ? shoes : clothes;
     int64_t k = is_shoes ? 3 : 6;
     vs_dataset *train = NULL, *test = NULL;
@@ -134,7 +141,20 @@ static vs_status probe_vae(const vs_cem_experiment_opts *o, vs_cem_run *r, char 
     r->n_active = 0;
     for (int64_t j = 0; j < r->latent; j++) r->n_active += active[j] > 0.01f;
     spec[0] = 0;
-    for (int64_t a = 0; a < N_ATTR_DEFAULT && a < r->latent; a++) {
+    r->factor_gap = NAN;
+    if (r->factors) {
+        /* known factors: the attributes are the latents that carry them, signed to grow with them */
+        st = vs_vae_factor_score(r->vae, r->test, NULL, rows, r->factors, VS_CEM_SYNTH_FACTORS, &r->factor_gap, r->factor_latent, r->factor_corr, err);
+        for (int a = 0; st == VS_OK && a < VS_CEM_SYNTH_FACTORS; a++) {
+            bool dup = false;
+            for (int b = 0; b < a; b++) dup |= r->factor_latent[b] == r->factor_latent[a];
+            if (dup) continue;
+            size_t len = strlen(spec);
+            snprintf(spec + len, n - len, "%s%s:%c%lld", len ? "," : "", vs_cem_synth_factor_names[a], r->factor_corr[a] < 0 ? '-' : '+',
+                     (long long)r->factor_latent[a]);
+        }
+    }
+    for (int64_t a = 0; !r->factors && a < N_ATTR_DEFAULT && a < r->latent; a++) {
         size_t len = strlen(spec);
         snprintf(spec + len, n - len, "%sz%lld:+%lld", a ? "," : "", (long long)order[a], (long long)order[a]);
     }
@@ -424,6 +444,7 @@ vs_status vs_cem_experiment(const vs_cem_experiment_opts *o, vs_report **out, vs
     if (st == VS_OK) st = vs_cem_report_build(o, &r, now_seconds() - t0, out, err);
     free(fig);
     free(r.img);
+    free(r.factors);
     vs_cem_attrs_clear(&r.attrs);
     vs_module_free(r.clf);
     vs_module_free(r.vae);

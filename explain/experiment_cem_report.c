@@ -180,7 +180,22 @@ vs_status vs_cem_report_build(const vs_cem_experiment_opts *o, const vs_cem_run 
         vs_report_number(tv, row, 2, r->offdiag, NAN, 4);
         vs_report_number(tv, row, 3, (double)r->n_active, NAN, 0);
     }
-    vs_report_item(rep, "Attributes g_i: %s (latent J, + identity).", r->attr_spec);
+    if (r->factors) {
+        static const char *const hf[] = {"factor", "latent", "correlation"};
+        vs_report_table *tf = vs_report_table_new(rep, "Known factors (synthetic data): the latent most correlated with each; supervised score = mean gap "
+                                                       "between the largest and the second largest |correlation|",
+                                                  3, hf, NULL);
+        for (int a = 0; tf && a < VS_CEM_SYNTH_FACTORS; a++) {
+            int row = vs_report_table_row(tf);
+            char l[32];
+            snprintf(l, sizeof l, "z%lld", (long long)r->factor_latent[a]);
+            vs_report_text(tf, row, 0, vs_cem_synth_factor_names[a]);
+            vs_report_text(tf, row, 1, l);
+            vs_report_number(tf, row, 2, r->factor_corr[a], NAN, 3);
+        }
+        vs_report_paragraph(rep, "Supervised disentanglement (correlation gap): %.3f.", r->factor_gap);
+    }
+    vs_report_item(rep, "Attributes g_i: %s (latent J, + identity, - negated).", r->attr_spec);
     if (o->out_dir) {
         vs_report_item(rep, "traversal.png: the VAE decoder's output varying the most active latents from -3 to 3 (Figs. 5-6).");
         vs_report_item(rep, "figure7.png: original, CEM-MAF PN (class and attributes added) and PP, the pixel CEM's PN and PP, LIME and Grad-CAM "
@@ -218,6 +233,7 @@ vs_status vs_cem_report_build(const vs_cem_experiment_opts *o, const vs_cem_run 
     vs_json_set(d, "vae_test_elbo", num(r->vae_elbo));
     vs_json_set(d, "vae_offdiag", num(r->offdiag));
     vs_json_set(d, "vae_active_latents", vs_json_new_int(r->n_active));
+    vs_json_set(d, "vae_factor_gap", num(r->factor_gap));
     vs_json *sec = vs_json_new_object();
     for (int m = 0; m <= VS_CEM_M_GRADCAM; m++) vs_json_set(sec, method_key[m], num(r->explain_seconds[m]));
     vs_json_set(d, "explain_seconds", sec);

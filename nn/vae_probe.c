@@ -180,7 +180,7 @@ static double pearson(const float *a, int64_t sa, const float *b, int64_t sb, in
 }
 
 vs_status vs_vae_factor_score(vs_module *vae, const vs_dataset *d, const int64_t *rows, int64_t n, const float *factors,
-                              int64_t n_factors, double *gap, int64_t *best, vs_error *err)
+                              int64_t n_factors, double *gap, int64_t *best, float *corr, vs_error *err)
 {
     if (n < 2 || n_factors < 1) return vs_error_set(err, VS_ERR_ARG, "disentanglement: needs at least 2 examples and 1 factor");
     float *mu;
@@ -189,15 +189,16 @@ vs_status vs_vae_factor_score(vs_module *vae, const vs_dataset *d, const int64_t
     if (st != VS_OK) return st;
     double total = 0;
     for (int64_t f = 0; f < n_factors; f++) {
-        double top = 0, second = 0;
+        double top = 0, second = 0, signed_top = 0;
         int64_t arg = 0;
         for (int64_t j = 0; j < k; j++) {
-            double r = fabs(pearson(factors + f, n_factors, mu + j, k, n));
-            if (r > top) second = top, top = r, arg = j;
+            double rs = pearson(factors + f, n_factors, mu + j, k, n), r = fabs(rs);
+            if (r > top) second = top, top = r, arg = j, signed_top = rs;
             else if (r > second) second = r;
         }
         total += top - second;
         if (best) best[f] = arg;
+        if (corr) corr[f] = (float)signed_top;
     }
     *gap = total / (double)n_factors;
     free(mu);

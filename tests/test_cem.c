@@ -266,8 +266,10 @@ START_TEST(test_vae_probes)
     for (int i = 0; i < 40; i++) fac[i] = mu->data[i * 3 + 1];
     vs_scope_end();
     int64_t best;
-    ck_assert_int_eq(vs_vae_factor_score(v, d, NULL, 40, fac, 1, &gap, &best, &err), VS_OK);
+    float corr;
+    ck_assert_int_eq(vs_vae_factor_score(v, d, NULL, 40, fac, 1, &gap, &best, &corr, &err), VS_OK);
     ck_assert_int_eq(best, 1);
+    ck_assert_float_eq_tol(corr, 1, 1e-5);
     ck_assert(gap > 0 && gap <= 1);
     char path[512];
     snprintf(path, sizeof path, "%s/versus_test_cem_traversal.png", vs_test_tmpdir());

@@ -36,10 +36,11 @@ vs_status vs_vae_offdiag_score(vs_module *vae, const vs_dataset *d, const int64_
 
 /* Supervised disentanglement against known factors f [n, n_factors] of rows[0..n) of d: for each
  * factor the |Pearson correlation| with every latent's mu; per factor the gap between the largest
- * and the second largest (the "MIG-style" correlation gap), averaged over factors.  best[f] (may be
- * NULL, [n_factors]) receives the latent most correlated with factor f. */
+ * and the second largest (the "MIG-style" correlation gap), averaged over factors.  best[f] and
+ * corr[f] (either may be NULL, [n_factors]) receive the latent most correlated with factor f and
+ * that (signed) correlation. */
 vs_status vs_vae_factor_score(vs_module *vae, const vs_dataset *d, const int64_t *rows, int64_t n, const float *factors,
-                              int64_t n_factors, double *gap, int64_t *best, vs_error *err);
+                              int64_t n_factors, double *gap, int64_t *best, float *corr, vs_error *err);
 
 #ifdef __cplusplus
 }
