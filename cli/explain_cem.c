@@ -109,10 +109,8 @@ static int explain_run(vs_module *clf, vs_module *vae, vs_tensor *x, const vs_ar
     if (!rc && segment(x, (int)n_sp, &seg, &err) != VS_OK) rc = vs_fail("%s", err.msg);
     if (!rc && vs_cem_maf_pn(&f, &attrs, x, o, pn, &err) != VS_OK) rc = vs_fail("%s", err.msg);
     if (!rc && vs_cem_maf_pp(&f, &attrs, x, seg, o, pp, &err) != VS_OK) rc = vs_fail("%s", err.msg);
-    if (!rc && mkdir(out, 0777) != 0 && vs_error_set(&err, VS_OK, "%s", "") == VS_OK) {
-        struct stat sb;
-        if (stat(out, &sb) != 0 || !S_ISDIR(sb.st_mode)) rc = vs_fail("cannot create the directory %s", out);
-    }
+    struct stat sb;
+    if (!rc && mkdir(out, 0777) != 0 && (stat(out, &sb) != 0 || !S_ISDIR(sb.st_mode))) rc = vs_fail("cannot create the directory %s", out);
     vs_json *doc = rc ? NULL : vs_json_new_object(), *items = rc ? NULL : vs_json_new_array();
     vs_tensor *pn_t = rc ? NULL : vs_tensor_new(x->ndim, x->shape), *pp_t = rc ? NULL : vs_tensor_new(x->ndim, x->shape);
     const float **cells = rc ? NULL : calloc((size_t)(3 * N), sizeof *cells);

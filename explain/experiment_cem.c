@@ -399,6 +399,23 @@ static vs_status figure(const vs_cem_experiment_opts *o, vs_cem_run *r, const vs
     return st;
 }
 
+/* The classifier must score exactly the data's classes (a loaded model may be of the other subset). */
+static vs_status check_classes(const vs_cem_run *r, vs_error *err)
+{
+    bool prev = vs_set_grad_enabled(false);
+    vs_scope_begin();
+    vs_tensor *x;
+    int64_t row = 0;
+    vs_status st = vs_train_input(r->test, &row, 1, &x, NULL, &(vs_forward_ctx){0}, err);
+    vs_tensor *out = st == VS_OK ? vs_module_forward(r->clf, x, &(vs_forward_ctx){0}) : NULL;
+    if (st == VS_OK && (!out || out->ndim != 2 || out->shape[1] != r->test->n_classes))
+        st = vs_error_set(err, VS_ERR_SHAPE, "cem: the classifier must give %lld class scores for %s%s%s", (long long)r->test->n_classes, r->test->name,
+                          out ? "" : ": ", out ? "" : vs_last_error()->msg);
+    vs_scope_end();
+    vs_set_grad_enabled(prev);
+    return st;
+}
+
 vs_status vs_cem_experiment(const vs_cem_experiment_opts *o, vs_report **out, vs_error *err)
 {
     *out = NULL;
@@ -423,6 +440,7 @@ vs_status vs_cem_experiment(const vs_cem_experiment_opts *o, vs_report **out, vs
         st = all ? vs_train_accuracy(r.clf, r.test, all, r.test->n, &r.clf_accuracy, err) : vs_error_set(err, VS_ERR_NOMEM, "cem: out of memory");
         free(all);
     }
+    if (st == VS_OK) st = check_classes(&r, err);
     char def[512];
     if (st == VS_OK) st = probe_vae(o, &r, def, sizeof def, err);
     if (st == VS_OK) {

@@ -30,6 +30,7 @@ check "explain cem with a broken input" 1 $V explain cem --model clf --vae vae -
 check "bench cem without --data" 2 $V bench cem
 check "bench cem on unknown data" 2 $V bench cem --data mnist --model clf --vae vae --out b
 check "bench cem with a bad --dip" 2 $V bench cem --data fashion-mnist-shoes --dip iii
+check "bench cem with a classifier of other images" 1 $V bench cem --data synthetic --model clf --vae vae --train-rows 10 --images 1 --out b
 
 cd .. && rm -rf "$W"
 echo "cli: $pass passed, $fails failed"
