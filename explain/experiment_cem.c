@@ -365,7 +365,7 @@ static vs_status figure(const vs_cem_experiment_opts *o, vs_cem_run *r, const vs
         for (int64_t i = 0; st == VS_OK && i < n_fig; i++) memcpy(fig + (i * FIG_COLS + (pass == 0 ? FIG_CEM_PN : FIG_CEM_PP)) * dim, buf + i * dim, (size_t)dim * sizeof *buf);
         for (int64_t i = 0; st == VS_OK && pass == 0 && i < n_fig; i++) {
             char c[96];
-            snprintf(c, sizeof c, "%s", r->test->class_names ? r->test->class_names[cls[i]] : "?");
+            snprintf(c, sizeof c, "%s", cls[i] == r->img[i].t0 ? "- (no PN found)" : r->test->class_names ? r->test->class_names[cls[i]] : "?");
             caps[i * FIG_COLS + FIG_CEM_PN] = strdup(c);
         }
     }
