@@ -13,6 +13,7 @@
     X(snx)         \
     X(svae)        \
     X(search)      \
+    X(cem)         \
     X(perf)
 
 #define DECLARE(name) extern const vs_bench vs_benchmark_##name;

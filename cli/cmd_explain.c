@@ -1,6 +1,7 @@
 /* cmd_explain.c - `versus explain snx`: explain one query-reference pair of a trained Siamese model
  * (SNX paper, Sections III and IV-A), printing the global and local masks with feature names or edge
  * lists, and writing OUT/explanation.json with the masks and their scores. */
+#include "cli/cem_cli.h"
 #include "cli/cli.h"
 #include "versus/train.h"
 #include "versus/versus.h"
@@ -275,6 +276,7 @@ done:
 static int run_explain(int argc, char **argv)
 {
     if (argc >= 1 && strcmp(argv[0], "svae") == 0) return vs_explain_svae(argc, argv);
+    if (argc >= 1 && strcmp(argv[0], "cem") == 0) return vs_explain_cem(argc, argv);
     vs_args a;
     int rc = vs_args_parse("explain", explain_opts, argc, argv, &a);
     if (rc) return rc;
@@ -285,13 +287,17 @@ static int run_explain(int argc, char **argv)
 
 const vs_verb vs_verb_explain = {
     "explain",
-    "explain a Siamese network's query-reference pair (SNX), or an image by a supervised VAE's invariances (svae)",
+    "explain a Siamese pair (snx), an image by a supervised VAE's invariances (svae), or contrastively (cem)",
     "usage: versus explain snx --model DIR --data SPEC --query I --reference J [--method M] [--top K]\n"
     "                          [--top-present] [--gamma G] [--iters N] --out OUT\n"
     "       versus explain snx --model DIR --data SPEC --pairs all [--method M] [--top K] [--seed S] ...\n"
     "                          --out OUT [--shard K/N] [--resume]\n"
     "       versus explain svae --model DIR --input X.npy [--row I] [--samples N] [--sigma S] [--method M]\n"
-    "                          [--data SPEC] [--seed S] --out OUT\n\n"
+    "                          [--data SPEC] [--seed S] --out OUT\n"
+    "       versus explain cem --model DIR --vae DIR --input X.npy --out OUT [--attrs SPEC] [--superpixels N]\n"
+    "                          [--class-names A,B,..] [--kappa K] [--gamma G] [--beta-pn B] [--beta-pp B]\n"
+    "                          [--eta E] [--nu N] [--c0 C] [--searches S] [--pn-iters N] [--pp-iters N]\n"
+    "                          [--pn-step S] [--pp-step S] [--fista]\n\n"
     "svae: a model trained by `versus train --arch svae` (or m2) explains row I of X: its predicted class;\n"
     "N invariant samples x~ (z1 of x kept, z2 ~ N(0, S^2), only decodes still classified as x is) in\n"
     "OUT/invariant.npy; attributions by --method (default expected_gradients, i.e. GradientSHAP; baseline\n"
@@ -299,6 +305,17 @@ const vs_verb vs_verb_explain = {
     "the classifier uses) in OUT/divergence_z1.npy and k = 2 (the nuisance) in OUT/divergence_z2.npy;\n"
     "one counterfactual per class in OUT/counterfactuals.npy: z1 set to the class's mean of q(z1|x) over\n"
     "the first 10000 images of --data (M2: y set to the class), z2 of x kept.\n\n"
+    "cem: pertinent negatives and positives with monotonic attribute functions (Luss et al.) of the images\n"
+    "of X.npy ([N,C,H,W], [C,H,W] or [H,W] in [0,1]) for the classifier DIR and the VAE --vae (the data\n"
+    "manifold; task vae, e.g. --arch dip-vae).  The PN is the image D(z) of another class reached by\n"
+    "subgradient descent over the latent code z with only additions of the attributes (Eq. 1), the c\n"
+    "search of the supplement (c0, x10 without a PN, /2 with one, --searches runs of --pn-iters); the PP\n"
+    "the least set of pixels (or --superpixels SLIC regions) that keeps the class (Eq. 2: ISTA on a [0,1]\n"
+    "mask, then features added by rank).  --attrs names the attribute functions: NAME:+J or NAME:-J is\n"
+    "latent J (identity or negated), NAME:+J:LO:HI clamps it to a range, NAME@DIR is a binary attribute\n"
+    "classifier (its presence logit); default every latent, z0, z1, ...  Prints one line per image\n"
+    "(\"boot; PN sneaker: +heel\") and writes OUT/explanation.json, pn.npy, pp.npy and cem.png.\n"
+    "Defaults are the supplement's (kappa 5, gamma 100, beta 100 / 0.1, eta = nu = 1, 9 x 1000 / 9 x 100).\n\n"
     "snx:\n"
     "Explains the similarity of two rows (tabular) or graphs of the test portion of SPEC (the split the\n"
     "model was trained on, from DIR/metrics.json) with the SNX paper's two-stage explanations: the global\n"

@@ -17,6 +17,7 @@ TESTS += tests/test_metrics
 endif
 include $(top_srcdir)/explain/snx.mk
 include $(top_srcdir)/explain/games.mk
+include $(top_srcdir)/explain/cem.mk
 if HAVE_CHECK
 check_PROGRAMS += tests/test_explain_module
 TESTS += tests/test_explain_module

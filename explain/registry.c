@@ -17,6 +17,7 @@ extern const vs_method vs_method_guided_backprop, vs_method_deconvolution, vs_me
     vs_method_layer_activation, vs_method_layer_gradient_x_activation, vs_method_layer_integrated_gradients, vs_method_layer_conductance,
     vs_method_neuron_integrated_gradients, vs_method_neuron_conductance;
 extern const vs_method vs_method_shapley_taylor;
+extern const vs_method vs_method_cem_pn, vs_method_cem_pp;
 
 /* The registry: adding a method is its file plus one line here. */
 static const vs_method *const registry[] = {
@@ -39,6 +40,7 @@ static const vs_method *const registry[] = {
     &vs_method_neuron_integrated_gradients,
     &vs_method_neuron_conductance,
     &vs_method_shapley_taylor,
+    &vs_method_cem_pn,      &vs_method_cem_pp,
 };
 
 #define N_METHODS ((int)(sizeof registry / sizeof registry[0]))

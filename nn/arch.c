@@ -431,3 +431,51 @@ vs_module *vs_arch_dip_vae_mlp(int ndim, const int64_t *input, int64_t hidden, i
     if (!st) st = vae_output(m, ndim, input, err);
     return finish(m, st);
 }
+
+vs_module *vs_arch_dip_vae_conv(int64_t channels, int64_t side, int64_t hidden, int64_t latent, vs_rng *r, vs_error *err)
+{
+    if (channels < 1 || channels > 4 || side < 16 || side % 16 != 0 || side > 1024 || hidden < 1 || latent < 1 || latent > 4096) {
+        vs_error_set(err, VS_ERR_ARG, "dip-vae-conv: needs 1-4 channels, a side that is a multiple of 16 (16..1024) and positive widths");
+        return NULL;
+    }
+    static const int64_t widths[4] = {32, 32, 64, 64};
+    int64_t s = side / 16, flat = 64 * s * s;
+    spec_list enc = list_new(3, channels, side, side), dec = list_new(3, 64, s, s);
+    for (int i = 0; i < 4; i++) {
+        conv(&enc, i ? widths[i - 1] : channels, widths[i], 4, 2, 1, true);
+        push(&enc, VS_MODULE_RELU);
+    }
+    push(&enc, VS_MODULE_FLATTEN);
+    linear(&enc, flat, hidden);
+    push(&enc, VS_MODULE_RELU);
+    linear(&enc, hidden, 2 * latent);
+    for (int i = 3; i >= 0; i--) {
+        vs_layer_spec *t = push(&dec, VS_MODULE_CONV_TRANSPOSE2D);
+        t->in = widths[i], t->out = i ? widths[i - 1] : channels, t->kernel = 4, t->stride = 2, t->padding = 1;
+        if (i) push(&dec, VS_MODULE_RELU);
+    }
+    vs_module *m = vs_composite_new();
+    int64_t in[3] = {channels, side, side};
+    vs_status st = m ? last(err, vs_composite_add_input(m, "x", 3, in)) : last(err, VS_ERR_NOMEM);
+    vs_module *e = build(enc.s, r, err), *d0 = mlp(latent, (int64_t[]){hidden, flat}, 2, r, err), *d1 = build(dec.s, r, err);
+    if (!e || !d0 || !d1) {
+        vs_module_free(e), vs_module_free(d0), vs_module_free(d1), vs_module_free(m);
+        return NULL;
+    }
+    if (!st) st = last(err, vs_composite_add_model(m, "encoder", e));
+    else vs_module_free(e);
+    if (!st) st = last(err, vs_composite_add_model(m, "decoder_fc", d0));
+    else vs_module_free(d0);
+    if (!st) st = last(err, vs_composite_add_model(m, "decoder", d1));
+    else vs_module_free(d1);
+    if (!st) st = node(m, err, "{'call': 'encoder', 'in': 'x', 'out': 'h'}");
+    if (!st) st = node(m, err, "{'op': 'split', 'in': 'h', 'axis': 1, 'sizes': [%lld, %lld], 'out': ['mu', 'logvar']}", (long long)latent,
+                       (long long)latent);
+    if (!st) st = node(m, err, "{'op': 'reparameterize', 'in': ['mu', 'logvar'], 'out': 'z'}");
+    if (!st) st = node(m, err, "{'call': 'decoder_fc', 'in': 'z', 'out': 'hd'}");
+    if (!st) st = node(m, err, "{'op': 'relu', 'in': 'hd', 'out': 'hd_relu'}");
+    if (!st) st = node(m, err, "{'op': 'reshape', 'in': 'hd_relu', 'shape': [64, %lld, %lld], 'out': 'hd_map'}", (long long)s, (long long)s);
+    if (!st) st = node(m, err, "{'call': 'decoder', 'in': 'hd_map', 'out': 'logits'}");
+    if (!st) st = vae_output(m, 3, in, err);
+    return finish(m, st);
+}

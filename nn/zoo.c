@@ -115,6 +115,18 @@ static vs_module *dip_vae(const vs_dataset *d, vs_rng *r, vs_error *err)
     return vs_arch_dip_vae_mlp(nd, in, DIP_HIDDEN, DIP_LATENT, r, err);
 }
 
+#define DIP_CONV_HIDDEN 256
+#define DIP_CONV_LATENT 32
+
+static vs_module *dip_vae_conv(const vs_dataset *d, vs_rng *r, vs_error *err)
+{
+    if (d->ndim != 3 || d->shape[1] != d->shape[2]) {
+        vs_error_set(err, VS_ERR_ARG, "dip-vae-conv needs square images; %s has another shape", d->name);
+        return NULL;
+    }
+    return vs_arch_dip_vae_conv(d->shape[0], d->shape[1], DIP_CONV_HIDDEN, DIP_CONV_LATENT, r, err);
+}
+
 /* conv4 s2 p1 halvings that leave a side of at least 2 (3 for 28 and 32). */
 static int64_t critic_depth(int64_t side)
 {
@@ -233,6 +245,11 @@ static const vs_zoo_entry zoo[] = {
     {"dip-vae", "DIP-VAE's MLP (CEM-MAF Table 4): encoder p-1200-1200-2x16, decoder 16-1200-1200-1200-p;\n"
      "task vae with the DIP-VAE-i penalty (dip=i, lambda_od 10, lambda_d 100)", VS_DATA_IMAGES, NULL, 0,
      "dip=i,lambda_od=10,lambda_d=100", dip_vae},
+    {"dip-vae-ii", "the same MLP with the DIP-VAE-ii penalty (Cov[mu] + E[diag e^logvar]; dip=ii, lambda_od 10, lambda_d 100)",
+     VS_DATA_IMAGES, NULL, 0, "dip=ii,lambda_od=10,lambda_d=100", dip_vae},
+    {"dip-vae-conv", "DIP-VAE's conv net (CEM-MAF Table 3): conv 32-32-64-64 4x4 s2, FC 256, 32 latents, the\n"
+     "decoder reversed (square images, side a multiple of 16; dip=i, lambda_od 10, lambda_d 100)", VS_DATA_IMAGES, NULL, 0,
+     "dip=i,lambda_od=10,lambda_d=100", dip_vae_conv},
     {"stargan-gen", "StarGAN generator G(x, c) (32 wide, 3 residual blocks, tanh) and PatchGAN critic with\n"
      "src/cls heads (task gan, WGAN-GP, images in [-1,1]; square images, side divisible by 4)", VS_DATA_IMAGES, NULL, 0,
      "range=tanh", stargan},

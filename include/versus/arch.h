@@ -94,6 +94,13 @@ vs_module *vs_arch_svae_mlp(int ndim, const int64_t *input, int64_t n_classes, i
 /* Kingma et al.'s M2 with the same networks: q(y|x) "enc_y" (p -> hidden -> C), q(z|x,y) "enc_xy"
  * (p + C -> hidden -> 2 z), p(x|y,z) "dec" (z + C -> hidden -> p); task "m2". */
 vs_module *vs_arch_m2_mlp(int ndim, const int64_t *input, int64_t n_classes, int64_t hidden, int64_t z, vs_rng *r, vs_error *err);
+/* DIP-VAE's convolutional encoder/decoder (CEM-MAF Table 3, ISIC: 128x128, latent 32, FC 256) for
+ * [channels, side, side] images, side a multiple of 16: "encoder" = 4 x (conv 4x4 s2 p1: 32, 32, 64,
+ * 64; relu), flatten, linear -> hidden, relu, linear -> 2 latent (mu, logvar); "decoder_fc" = linear
+ * latent -> hidden, relu, hidden -> 64 (side/16)^2, relu, reshaped to [64, side/16, side/16];
+ * "decoder" = the encoder's convolutions reversed as conv-transposes 4x4 s2 p1 (64, 32, 32, channels)
+ * with relu between, giving the logits.  Same values and task as vs_arch_vae_mlp. */
+vs_module *vs_arch_dip_vae_conv(int64_t channels, int64_t side, int64_t hidden, int64_t latent, vs_rng *r, vs_error *err);
 
 #ifdef __cplusplus
 }

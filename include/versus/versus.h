@@ -37,6 +37,8 @@
 #include "versus/pairs.h"
 #include "versus/synth.h"
 #include "versus/svae.h"
+#include "versus/cem.h"
+#include "versus/vae.h"
 
 #ifdef __cplusplus
 extern "C" {
