@@ -9,5 +9,10 @@
  * parsed flags of `bench`; argc/argv the words after the verb, for the command line in the report.
  * Returns 0, 1 (bad data, failed run) or 2 (usage). */
 int vs_bench_snx(const vs_args *a, int argc, char **argv);
+/* `versus bench ganmex`: the GANMEX paper's Tables 1-2 and Figs. 2-3 (cli/bench_ganmex.c), parsing its
+ * own flags from argv (the words after the verb). */
+int vs_bench_ganmex(int argc, char **argv);
+/* "versus bench WORDS...", each word shell-quoted when needed (malloc'd; NULL when out of memory). */
+char *vs_bench_command_line(int argc, char **argv);
 
 #endif

@@ -9,8 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* The command line, each word shell-quoted when needed. */
-static char *command_line(int argc, char **argv)
+char *vs_bench_command_line(int argc, char **argv)
 {
     size_t n = 32;
     for (int i = 0; i < argc; i++) n += 4 * strlen(argv[i]) + 3;
@@ -94,7 +93,7 @@ int vs_bench_snx(const vs_args *a, int argc, char **argv)
     vs_dataset *d = NULL;
     vs_report *r = NULL;
     vs_error err;
-    char *cmd = command_line(argc, argv);
+    char *cmd = vs_bench_command_line(argc, argv);
     o.command = cmd;
     if (!cmd) rc = vs_fail("out of memory");
     else if (vs_load_spec(o.spec, &df, &d, &err) != VS_OK) rc = vs_fail("%s", err.msg);

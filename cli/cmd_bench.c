@@ -1,7 +1,7 @@
 /* cmd_bench.c - `versus bench`: reproduce a paper's tables and figures on one data set, or time the
  * kernels, training steps and explainers.  The verb hands its arguments to the benchmark named by
  * the first word: snx (flags parsed here and in cli/bench_snx.c; the experiment is
- * explain/experiment_snx.c) or perf (bench/bench_main.c, which parses
+ * explain/experiment_snx.c), ganmex (cli/bench_ganmex.c parses its own flags) or perf (bench/bench_main.c, which parses
  * its own). */
 #include "bench/bench.h"
 #include "cli/bench.h"
@@ -30,20 +30,22 @@ static const vs_cli_opt bench_opts[] = {
 static int run_bench(int argc, char **argv)
 {
     if (argc >= 1 && strcmp(argv[0], "perf") == 0) return vs_bench_perf("versus bench perf", argc, argv);
+    if (argc >= 1 && strcmp(argv[0], "ganmex") == 0) return vs_bench_ganmex(argc, argv);
     vs_args a;
     int rc = vs_args_parse("bench", bench_opts, argc, argv, &a);
     if (rc) return rc;
     if (a.n_pos < 1) return vs_usage_error("bench", "expected a benchmark: 'versus bench snx --data SPEC ...'");
     if (a.n_pos > 1) return vs_usage_error("bench", "unexpected argument '%s'", a.pos[1]);
     if (strcmp(a.pos[0], "snx") == 0) return vs_bench_snx(&a, argc, argv);
-    return vs_usage_error("bench", "unknown benchmark '%s' (snx or perf)", a.pos[0]);
+    return vs_usage_error("bench", "unknown benchmark '%s' (snx, ganmex or perf)", a.pos[0]);
 }
 
 const vs_verb vs_verb_bench = {
     "bench",
-    "reproduce a paper's tables and figures (SNX: Tables II-III, Figs. 3-7); time kernels (perf)",
+    "reproduce a paper's tables and figures (SNX: Tables II-III, Figs. 3-7; GANMEX: Tables 1-2, Figs. 2-3); time kernels (perf)",
     "usage: versus bench snx --data SPEC [--model DIR] [--pairs N] [--seed S] [--epochs E] [--out DIR]\n"
     "                        [--methods M,...] [--gamma G] [--weight-decay W] [--tag TEXT]\n"
+    "       versus bench ganmex [--data SPEC] [--test-data SPEC] [--models DIR] [--out DIR] [--gan-epochs E] ...\n"
     "       versus bench perf [--threads 1,2] [--filter SUBSTR,...] [--reps N] [--json FILE] [--list] [--rss]\n\n"
     "perf times the engine: peak FMA throughput, SGEMM (square 64-1024 and the linear layers' skinny\n"
     "shapes), single convolutions of the papers' models (forward, and forward + backward), one training\n"
@@ -57,6 +59,22 @@ const vs_verb vs_verb_bench = {
     "(a \"scaling\" JSON line).\n"
     "The same program is bench/vs_bench; `make bench-compare` runs PyTorch on the same workloads and\n"
     "prints the ratios.\n\n"
+    "ganmex:\n"
+    "  flags: --data --test-data --models --out --seed --clf-epochs (5) --gan-epochs (3) --gan-batch (16)\n"
+    "  --g-lr --d-lr (2e-4) --gan-opts name=value,... --explain N (40) --faith N (5) --cascade N (4)\n"
+    "  --ig-steps (32) --per-step (8) --no-ablations --commit TEXT, and the data flags (--seed, --path).\n"
+    "Reproduces the GANMEX paper's evaluation on one image data set (mnist-train with the mnist test set,\n"
+    "fashion-mnist-train with fashion-mnist, colored-mnist split 70/30): trains, or loads from --models\n"
+    "(default OUT/models), the classifier S (ganmex-mnist, --clf-epochs), the GANMEX StarGAN judged by S\n"
+    "(--arch ganmex, --gan-epochs, --g-lr, --d-lr, --gan-opts) and the ablations of appendix D (a\n"
+    "stand-alone GAN with D_cls trained jointly; on coloured data a GAN without the similarity term);\n"
+    "explains the first --explain test images one-vs-one (predicted class against S's runner-up) with IG,\n"
+    "DeepLIFT, Occlusion-1 and DeepSHAP under the zero, MDTS and GANMEX baselines and with class-targeted\n"
+    "expected gradients, and writes Table 1 (baseline distances), Table 2 (AOPC_L, AOPC_all, Gini,\n"
+    "faithfulness, monotonicity, inverse localisation), perturbation curves, cascading randomisation\n"
+    "(Fig. 3G), fig2_pairs.png and fig2_misclassified.png (Fig. 2) and results.json (target_class_rate,\n"
+    "distance, aopc, color_kept, train_seconds, command, --commit) to OUT (default\n"
+    "bench/results/ganmex-<data>).  The experiment is the library call vs_ganmex_experiment (versus/ganmex.h).\n\n"
     "snx:\n"
     "Reproduces the structure of the SNX paper's evaluation (Section IV) on one data set.  The Siamese\n"
     "model is --model DIR (its split and pairs recovered from DIR/metrics.json), or one trained here:\n"

@@ -13,6 +13,7 @@ check_PROGRAMS += tests/test_metrics
 TESTS += tests/test_metrics
 endif
 include $(top_srcdir)/explain/snx.mk
+include $(top_srcdir)/explain/ganmex.mk
 if HAVE_CHECK
 check_PROGRAMS += tests/test_explain_module
 TESTS += tests/test_explain_module

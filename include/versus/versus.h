@@ -32,6 +32,7 @@
 #include "versus/snx.h"
 #include "versus/report.h"
 #include "versus/experiment.h"
+#include "versus/ganmex.h"
 #include "versus/metrics.h"
 #include "versus/pairs.h"
 #include "versus/synth.h"
