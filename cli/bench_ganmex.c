@@ -18,17 +18,17 @@ static const vs_cli_opt ganmex_opts[] = {
     {"models", 1, "directory of the models, trained there when missing (default OUT/models)"},
     {"out", 1, "report directory (default bench/results/ganmex-<data>)"},
     {"clf-epochs", 1, "classifier epochs when trained (default 5)"},
-    {"gan-epochs", 1, "GAN epochs when trained (default 3)"},
+    {"gan-epochs", 1, "GAN epochs when trained (default 2)"},
     {"gan-batch", 1, "GAN batch size (default 16)"},
-    {"g-lr", 1, "generator Adam rate (default 2e-4)"},
-    {"d-lr", 1, "critic Adam rate (default 2e-4)"},
+    {"g-lr", 1, "generator Adam rate (default 1e-4)"},
+    {"d-lr", 1, "critic Adam rate (default 4e-4)"},
     {"gan-opts", 1, "extra task options of the GANMEX model, name=value,... (default: the task's)"},
     {"explain", 1, "test images explained (default 40)"},
     {"faith", 1, "of them, scored by faithfulness and monotonicity (default 5)"},
     {"cascade", 1, "of them, in the cascading randomisation (default 4)"},
     {"ig-steps", 1, "IG and expected-gradient points (default 32)"},
     {"per-step", 1, "features flipped per perturbation-curve point (default 8)"},
-    {"no-ablations", 0, "skip the stand-alone GAN (and the GAN without L_sim on colored data)"},
+    {"no-ablations", 0, "skip the ablation GAN: stand-alone (D_cls trained jointly), or on colored data without L_sim"},
     {"commit", 1, "the commit measured, stamped into results.json"},
     {NULL, 0, NULL},
 };
@@ -45,15 +45,15 @@ static int options(const vs_args *a, vs_ganmex_experiment_opts *o)
     o->colored = strstr(o->spec, "colored") != NULL;
     o->progress = stderr;
     if ((rc = vs_args_int(a, "seed", 1, 0, INT64_MAX, &o->seed)) || (rc = vs_args_int(a, "clf-epochs", 5, 1, 10000, &o->clf_epochs)) ||
-        (rc = vs_args_int(a, "gan-epochs", 3, 1, 10000, &o->gan_epochs)) || (rc = vs_args_int(a, "gan-batch", 16, 1, 4096, &o->gan_batch)) ||
+        (rc = vs_args_int(a, "gan-epochs", 2, 1, 10000, &o->gan_epochs)) || (rc = vs_args_int(a, "gan-batch", 16, 1, 4096, &o->gan_batch)) ||
         (rc = vs_args_int(a, "explain", 40, 1, 1000000, &o->n_explain)) || (rc = vs_args_int(a, "faith", 5, 0, 1000000, &o->n_faith)) ||
         (rc = vs_args_int(a, "cascade", 4, 0, 1000000, &o->n_cascade)) || (rc = vs_args_int(a, "per-step", 8, 1, 1000000, &o->per_step)))
         return rc;
     if ((rc = vs_args_int(a, "ig-steps", 32, 1, 100000, &v))) return rc;
     o->ig_steps = (int)v;
-    if ((rc = vs_args_float(a, "g-lr", 2e-4, 1e-12, 10, &lr))) return rc;
+    if ((rc = vs_args_float(a, "g-lr", 1e-4, 1e-12, 10, &lr))) return rc;
     o->g_lr = lr;
-    if ((rc = vs_args_float(a, "d-lr", 2e-4, 1e-12, 10, &lr))) return rc;
+    if ((rc = vs_args_float(a, "d-lr", 4e-4, 1e-12, 10, &lr))) return rc;
     o->d_lr = lr;
     return 0;
 }

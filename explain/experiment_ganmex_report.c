@@ -186,6 +186,9 @@ static void settings(const gx_run *run, vs_report *r)
         vs_report_item(r, "colour kept (dominant channel of G(x, ct) equals x's): with L_sim **%.3f**, without L_sim **%.3f** "
                           "(target-class rate without L_sim %.3f)",
                        run->color_with_sim, run->color_without_sim, run->target_rate_nosim);
+    vs_report_item(r, "training seconds as recorded when trained (2 cores shared with other jobs; nan: not trained): classifier %.0f, GANMEX %.0f, "
+                      "stand-alone GAN %.0f, GAN without L_sim %.0f",
+                   run->train_seconds[0], run->train_seconds[1], run->train_seconds[2], run->train_seconds[3]);
     if (o->command) vs_report_item(r, "command: `%s`", o->command);
     if (o->commit) vs_report_item(r, "commit: `%s`", o->commit);
 }

@@ -5,7 +5,7 @@
  *
  * The experiment trains (or loads, when their directories hold a model.json) the classifier S
  * (zoo "ganmex-mnist"), the GANMEX model (zoo "ganmex" with S attached) and, for the ablations of
- * appendix D, a stand-alone GAN whose D_cls is trained jointly (cls=critic) and, on coloured data, a
+ * appendix D, a stand-alone GAN whose D_cls is trained jointly (cls=critic) or, on coloured data, a
  * GANMEX model without the similarity term (lambda_sim=0).  It then explains the first n_explain
  * test images one-vs-one, "why the predicted class c0 and not ct" (ct: S's runner-up class), with
  * S_c0 - S_ct as the score, and reports:
@@ -43,9 +43,9 @@ typedef struct vs_ganmex_experiment_opts {
     const char *figures_dir;   /* where the PNG grids go, or NULL: none */
     int64_t seed;              /* default 1 */
     int64_t clf_epochs;        /* classifier epochs when trained here (default 5) */
-    int64_t gan_epochs;        /* GAN epochs when trained here (default 3) */
+    int64_t gan_epochs;        /* GAN epochs when trained here (default 2) */
     int64_t gan_batch;         /* default 16 */
-    double g_lr, d_lr;         /* Adam rates of generator and critic, beta1 0.5 (default 2e-4 both) */
+    double g_lr, d_lr;         /* Adam rates of generator and critic, beta1 0.5 (default 1e-4, 4e-4) */
     const char *gan_opts;      /* extra task options of the GANMEX model ("lambda_sim=100"), or NULL */
     int64_t n_explain;         /* test images explained (default 40) */
     int64_t n_faith;           /* of them, scored by faithfulness and monotonicity (default 5) */
@@ -53,7 +53,7 @@ typedef struct vs_ganmex_experiment_opts {
     int ig_steps;              /* IG and expected-gradients points (default 32) */
     int64_t per_step;          /* features flipped per perturbation-curve point (default 8) */
     int64_t aopc_features;     /* L of AOPC_L in features (default 100) */
-    bool ablations;            /* the stand-alone GAN (and on coloured data the GAN without L_sim) */
+    bool ablations;            /* the stand-alone GAN (on coloured data instead: the GAN without L_sim) */
     bool colored;              /* coloured MNIST: report color_kept */
     const char *command, *commit; /* stamped into the report, or NULL */
     FILE *progress;            /* one line per stage, or NULL */
