@@ -83,6 +83,41 @@ static vs_status ganmex_init(vs_task_run *r, vs_error *err)
     return st;
 }
 
+/* The generator's instance norms use each image's own statistics in every mode, as in the authors'
+ * TF-GAN StarGAN (its instance_norm keeps no running statistics): evaluation, samples and prediction
+ * run G in training mode (its running buffers, written there, are never read); S stays in evaluation. */
+static bool generator_mode(vs_module *root, bool training)
+{
+    vs_module *g = vs_module_child(root, "generator");
+    bool was = g && g->training;
+    if (g) vs_module_train(g, training);
+    return was;
+}
+
+static vs_status ganmex_evaluate(vs_task_run *r, vs_train_result *res, vs_error *err)
+{
+    bool was = generator_mode(r->model, true);
+    vs_status st = vs_gan_evaluate(r, res, err);
+    generator_mode(r->model, was);
+    return st;
+}
+
+static vs_status ganmex_sample(vs_task_run *r, vs_rng *rng, vs_tensor **out, int *rows, int *cols, vs_error *err)
+{
+    bool was = generator_mode(r->model, true);
+    vs_status st = vs_gan_sample(r, rng, out, rows, cols, err);
+    generator_mode(r->model, was);
+    return st;
+}
+
+static vs_status ganmex_predict(vs_module *m, const double *opt, vs_tensor *x, int64_t cls, vs_tensor **y, vs_error *err)
+{
+    bool was = generator_mode(m, true);
+    vs_status st = vs_gan_predict(m, opt, x, cls, y, err);
+    generator_mode(m, was);
+    return st;
+}
+
 const vs_task vs_task_ganmex = {
     .name = "ganmex",
     .help = "ganmex: GANMEX Eq. 9, a composite of \"generator\" (x, c -> y), \"critic\" (x -> src [, cls]) and the\n"
@@ -97,7 +132,7 @@ const vs_task vs_task_ganmex = {
     .init = ganmex_init,
     .clear = vs_gan_clear,
     .step = vs_gan_step,
-    .evaluate = vs_gan_evaluate,
-    .sample = vs_gan_sample,
-    .predict = vs_gan_predict,
+    .evaluate = ganmex_evaluate,
+    .sample = ganmex_sample,
+    .predict = ganmex_predict,
 };
