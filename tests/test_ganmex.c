@@ -2,7 +2,8 @@
  * classifier (S's weights stay bit for bit, every loss term of Eq. 9 is reported, the judge's metrics
  * are in range), it refuses a model without a classifier or with one of the wrong class count, the
  * stand-alone ablation (cls=critic) trains D_cls instead, and vs_generator_baselines gives G(x_i, t_i)
- * row by row whatever the grouping of the targets. */
+ * row by row whatever the grouping of the targets (the generator with instance statistics, then back
+ * in the mode it was in). */
 #include "versus/arch.h"
 #include "versus/composite.h"
 #include "versus/explain.h"
@@ -146,6 +147,7 @@ START_TEST(test_generator_baselines_row_by_row)
             ck_assert_msg(fabsf(yi->data[k] - b->data[i * per + k]) < 1e-5f, "row %d element %lld", i, (long long)k);
         vs_scope_end();
     }
+    ck_assert_msg(!vs_module_child(m, "generator")->training, "prediction leaves the generator in the mode it found");
     vs_tensor_free(b);
     /* a classifier is no generator */
     ck_assert(vs_generator_baselines(vs_module_child(m, "classifier"), opt, x, t, &b, &err) != VS_OK);
