@@ -16,7 +16,7 @@ static const vs_cli_opt common_opts[] = {
     {"contrast", 1, "one-vs-one: explain S_target - S_contrast"},
     {"reference", 1, "Siamese model: R.npy, one row [1, ...] for every query or one per row [N, ...]"},
     {"side", 1, "with --reference: query (default), reference, or both (one joint explanation [N, 2, ...])"},
-    {"baseline", 1, "zero, max, min, mean, blur, uniform, mdts, or FILE.npy (default zero); per side for pairs"},
+    {"baseline", 1, "zero, max, min, mean, blur, uniform, mdts, gan:DIR (GANMEX), or FILE.npy (default zero); per side for pairs"},
     {"blur-sigma", 1, "blur baseline: Gaussian sigma in pixels (default 5)"},
     {"baseline-data", 1, "SPEC of training data for the mdts baseline and --class-baselines"},
     {"class-baselines", 1, "baseline-set methods: K baselines drawn from the target class of --baseline-data"},
@@ -46,7 +46,7 @@ static void methods_with(const char *name, char *buf, size_t n)
 
 #define ATTRIBUTE_USAGE                                                                                       \
     "usage: versus attribute --model DIR --input X.npy --method M [--target C] [--contrast C2]\n"                \
-    "         [--reference R.npy [--side query|reference|both]] [--baseline zero|max|min|mean|blur|uniform|mdts|FILE.npy]\n" \
+    "         [--reference R.npy [--side query|reference|both]] [--baseline zero|max|min|mean|blur|uniform|mdts|gan:DIR|FILE.npy]\n" \
     "         [method options] [--seed S] [--report R.json] --out A.npy\n\n"                                      \
     "Explains every row of X with a method of the registry.  The explained score of a row is the logit of\n"     \
     "--target (default: the predicted class), minus the logit of --contrast when given (one-vs-one: \"why\n"      \
@@ -58,7 +58,9 @@ static void methods_with(const char *name, char *buf, size_t n)
     "--side both the block [0:F/2, F/2:F] is query feature x reference feature).  Baselines are per row\n"      \
     "(and per reference row): max/min/mean fill the row with its own max/min/mean, blur smooths it\n"           \
     "(--blur-sigma), uniform draws noise in its range, mdts takes the nearest training example of the target\n" \
-    "class (--baseline-data SPEC).  Baseline-set methods average over --baselines, or --class-baselines K\n"    \
+    "class (--baseline-data SPEC); gan:DIR is GANMEX's G(x, c) of a trained model (versus train --arch ganmex),\n" \
+    "c the --contrast class when given (the counterfactual the explanation is against), else the target.\n"   \
+    "Baseline-set methods average over --baselines, or --class-baselines K\n"    \
     "from the target class of --baseline-data.  --report writes per-row scores, the completeness or\n"         \
     "efficiency gap (LRP: the relevance conservation gap sum - S(x)), model evaluations and time.  Layer\n"    \
     "methods write the activation shape of their --layer ([N, ...]); --layer is a module path: the index in a\n" \
@@ -141,6 +143,8 @@ typedef struct attr_cli {
     int64_t n_groups;
     vs_dataset *train;
     int baseline_kind; /* -1: a file */
+    vs_module *gan;    /* --baseline gan:DIR: G(x, c) of a trained GANMEX model */
+    double gan_opt[VS_TASK_MAX_OPTS];
 } attr_cli;
 
 /* Method options given on the command line into o; 0, or 2 after a usage message. */
@@ -188,6 +192,13 @@ static int row_baseline(const attr_cli *c, const vs_tensor *row, int64_t target,
     vs_error err;
     if (c->baseline_file) {
         memcpy(b, c->baseline_file->data, (size_t)row->size * sizeof(float));
+        return 0;
+    }
+    if (c->gan) {
+        vs_tensor *g = NULL;
+        if (vs_generator_baselines(c->gan, c->gan_opt, row, &target, &g, &err) != VS_OK) return vs_fail("row %lld: %s", (long long)i, err.msg);
+        memcpy(b, g->data, (size_t)row->size * sizeof(float));
+        vs_tensor_free(g);
         return 0;
     }
     if (vs_make_baseline((vs_baseline_kind)c->baseline_kind, row->data, row->ndim - 1, row->shape + 1, sigma, r, c->train, target, b,
@@ -240,8 +251,10 @@ static int run_attribute(int argc, char **argv)
     const char *bl = vs_args_get(&a, "baseline");
     if (rc == 0 && bl) {
         c.baseline_kind = vs_baseline_from_name(bl);
-        if (c.baseline_kind < 0 && !strstr(bl, ".npy"))
-            rc = vs_usage_error("attribute", "--baseline expects zero, max, min, mean, blur, uniform, mdts or FILE.npy, got '%s'", bl);
+        if (c.baseline_kind < 0 && !strstr(bl, ".npy") && strncmp(bl, "gan:", 4) != 0)
+            rc = vs_usage_error("attribute", "--baseline expects zero, max, min, mean, blur, uniform, mdts, gan:DIR or FILE.npy, got '%s'", bl);
+        if (rc == 0 && strncmp(bl, "gan:", 4) == 0 && vs_args_get(&a, "reference"))
+            rc = vs_usage_error("attribute", "--baseline gan:DIR explains classifiers; it does not go with --reference");
     }
     if (rc == 0 && (c.baseline_kind == VS_BASELINE_MDTS || class_k) && !vs_args_get(&a, "baseline-data"))
         rc = vs_usage_error("attribute", "the mdts baseline and --class-baselines need --baseline-data SPEC");
@@ -269,7 +282,9 @@ static int run_attribute(int argc, char **argv)
         if (!ok) rc = vs_fail("%s: the reference must be one row [1, ...] or one per row [%lld, ...] of the inputs' row shape", rpath,
                               (long long)c.x->shape[0]);
     }
-    if (rc == 0 && c.baseline_kind < 0) {
+    if (rc == 0 && bl && strncmp(bl, "gan:", 4) == 0) {
+        if (vs_generator_load(bl + 4, &c.gan, c.gan_opt, &err) != VS_OK) rc = vs_fail("--baseline %s: %s", bl, err.msg);
+    } else if (rc == 0 && c.baseline_kind < 0) {
         if (!(c.baseline_file = read_npy(bl, "baseline", &err)))
             rc = vs_fail("%s", err.msg);
         else if (c.baseline_file->size != c.x->size / c.x->shape[0])
@@ -341,7 +356,8 @@ static int run_attribute(int argc, char **argv)
         ro.target = target >= 0 ? target : vs_predicted_class(&c.fn, row);
         /* the baselines of this row (and of its reference) */
         vs_tensor *b = vs_tensor_new(nd, row_shape), *rb = rrow ? vs_tensor_new(nd, row_shape) : NULL;
-        rc = row_baseline(&c, row, ro.target, (float)sigma, &r, i, b->data);
+        /* the baseline's class: the contrast of a one-vs-one explanation (GANMEX's G(x, c_t)), else the target */
+        rc = row_baseline(&c, row, c.gan && contrast >= 0 ? contrast : ro.target, (float)sigma, &r, i, b->data);
         if (rc == 0 && rb) rc = row_baseline(&c, rrow, ro.target, (float)sigma, &r, i, rb->data);
         ro.baseline = b;
         ro.reference_baseline = rb;
@@ -438,6 +454,7 @@ done:
     vs_tensor_free(c.x);
     vs_tensor_free(c.reference);
     vs_tensor_free(c.baseline_file);
+    vs_module_free(c.gan);
     vs_tensor_free(c.baselines);
     free(c.groups);
     vs_dataset_free(c.train);

@@ -14,6 +14,7 @@
     X(svae)        \
     X(search)      \
     X(cem)         \
+    X(ganmex)      \
     X(perf)
 
 #define DECLARE(name) extern const vs_bench vs_benchmark_##name;

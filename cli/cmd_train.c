@@ -39,6 +39,7 @@ static const vs_cli_opt train_opts[] = {
     {"sample-every", 1, "generative tasks: write OUT/samples/step-N.png every N steps"},
     {"pairs", 1, "Siamese training pairs: snx or random (default snx)"},
     {"checkpoint-every", 1, "also checkpoint every N steps (default: at each epoch end)"},
+    {"classifier", 1, "a trained classifier's model directory, added as the frozen child \"classifier\" (task ganmex)"},
     {"out", 1, "model directory to write"},
     {"resume", 0, "continue from OUT/checkpoint.safetensors"},
     {NULL, 0, NULL},
@@ -405,6 +406,21 @@ static int train_and_save(const vs_args *a, train_cli *c, vs_module *m, const vs
     return rc;
 }
 
+/* --classifier DIR: the trained model of DIR becomes m's child "classifier" (a root composite only). */
+static int attach_classifier(vs_module *m, const char *dir)
+{
+    const char *task = m->kind == VS_MODULE_COMPOSITE ? vs_composite_task(m) : NULL;
+    if (!task || strcmp(task, "ganmex") != 0 || vs_module_child(m, "classifier"))
+        return vs_usage_error("train", "--classifier applies to ganmex models without a \"classifier\" (--arch ganmex)");
+    vs_error err;
+    vs_model_spec spec = {0};
+    vs_module *s = vs_model_load(dir, &spec, &err);
+    vs_model_spec_clear(&spec);
+    if (!s) return vs_fail("%s", err.msg);
+    vs_module_train(s, false);
+    return vs_composite_add_model(m, "classifier", s) == VS_OK ? 0 : vs_fail("%s: %s", dir, vs_last_error()->msg);
+}
+
 static int run_train(int argc, char **argv)
 {
     vs_args a;
@@ -422,7 +438,9 @@ static int run_train(int argc, char **argv)
     vs_error err;
     vs_error_clear(&err);
     vs_module *m = c.zoo ? vs_zoo_build(c.zoo, d, &r, &err) : spec_build(c.spec, d, &r, &err);
-    rc = m ? train_and_save(&a, &c, m, d, test) : vs_fail("%s", err.msg);
+    rc = m ? 0 : vs_fail("%s", err.msg);
+    if (rc == 0 && vs_args_get(&a, "classifier")) rc = attach_classifier(m, vs_args_get(&a, "classifier"));
+    if (rc == 0) rc = train_and_save(&a, &c, m, d, test);
     vs_module_free(m);
     vs_dataset_free(d);
     vs_dataset_free(test);
@@ -463,7 +481,7 @@ const vs_verb vs_verb_train = {
     "                    [--betas B1,B2] [--weight-decay X] [--clip-norm X] [--lr-schedule S]\n"
     "                    [--optimizers NAME:key=value,...;...] [--task-opts name=value,...] [--alpha A] [--beta B]\n"
     "                    [--pairs snx|random] [--seed S] [--checkpoint-every N] [--sample-every N]\n"
-    "                    --out DIR [--resume]\n\n"
+    "                    [--classifier DIR] --out DIR [--resume]\n\n"
     "The task follows the model (listed below): a model.json composite names it (\"task\"), a Siamese model\n"
     "is trained on pairs, anything else as a classifier.  Classifiers minimise cross-entropy and report\n"
     "accuracy.  Siamese models see pairs of rows: the loss is the binary cross-entropy of\n"
@@ -476,6 +494,9 @@ const vs_verb vs_verb_train = {
     "  --optimizers 'generator:lr=1e-4,beta1=0.5,beta2=0.999;critic:lr=1e-4,beta1=0.5,beta2=0.999'\n"
     "The learning rate follows --lr-schedule per epoch: step:S:G multiplies it by G every S epochs,\n"
     "cosine[:T] anneals it to 0 over T epochs (default: the run's).\n\n"
+    "--classifier DIR adds the trained classifier of DIR to the model as its frozen child \"classifier\":\n"
+    "GANMEX (--arch ganmex) trains a StarGAN whose class term is that classifier's; give the same DIR\n"
+    "with --resume.  The written model directory holds it too.\n\n"
     "Without --test-data, --data is split 70/30 per class with --seed (the same split and pairs as\n"
     "'versus data export --pairs'); metrics.json records split_seed and train_frac so the test portion\n"
     "can be recovered.  --seed also seeds synthetic data, the initial weights, the batch order, dropout\n"

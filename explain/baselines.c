@@ -1,7 +1,13 @@
 /* baselines.c - reference inputs for path and difference methods (GANMEX section 2): constant
  * fills, Gaussian blur, uniform noise, the minimum-distance training sample of the target class
- * (MDTS), and class-targeted baseline sets. */
+ * (MDTS), class-targeted baseline sets, and GANMEX baselines G(x, c) from a trained generator. */
 #include "versus/explain.h"
+#include "versus/json.h"
+#include "versus/model.h"
+#include "versus/task.h"
+
+#include <stdio.h>
+#include <sys/stat.h>
 
 #include <math.h>
 #include <stdlib.h>
@@ -142,5 +148,80 @@ vs_status vs_class_baselines(const vs_dataset *train, int64_t target, int64_t k,
     free(idx);
     if (!b) return vs_error_set(err, VS_ERR_NOMEM, "class baselines: out of memory");
     *out = b;
+    return VS_OK;
+}
+
+vs_status vs_generator_baselines(vs_module *gan, const double *opt, const vs_tensor *x, const int64_t *targets, vs_tensor **out,
+                                 vs_error *err)
+{
+    *out = NULL;
+    const vs_task *task = vs_task_for_model(gan, err);
+    if (!task) return err->code;
+    if (!task->predict || !vs_module_child(gan, "generator"))
+        return vs_error_set(err, VS_ERR_ARG, "generator baselines: the model is a %s model, not a GAN with a \"generator\"", task->name);
+    if (!x || x->ndim < 2) return vs_error_set(err, VS_ERR_SHAPE, "generator baselines: inputs must be a batch [N, ...]");
+    int64_t n = x->shape[0], per = n ? x->size / n : 0;
+    vs_tensor *b = vs_tensor_new(x->ndim, x->shape);
+    int64_t *rows = malloc((size_t)(n ? n : 1) * sizeof *rows);
+    bool *done = calloc((size_t)(n ? n : 1), sizeof *done);
+    vs_status st = b && rows && done ? VS_OK : vs_error_set(err, VS_ERR_NOMEM, "generator baselines: out of memory");
+    /* one call of G per target class, on the rows that want it */
+    for (int64_t i = 0; i < n && st == VS_OK; i++) {
+        if (done[i]) continue;
+        int64_t m = 0;
+        for (int64_t k = i; k < n; k++)
+            if (!done[k] && targets[k] == targets[i]) rows[m++] = k, done[k] = true;
+        vs_scope_begin();
+        int64_t shape[VS_MAX_DIMS];
+        memcpy(shape, x->shape, (size_t)x->ndim * sizeof *shape);
+        shape[0] = m;
+        vs_tensor *xs = vs_tensor_new(x->ndim, shape), *y = NULL;
+        for (int64_t r = 0; xs && r < m; r++) memcpy(xs->data + r * per, x->data + rows[r] * per, (size_t)per * sizeof(float));
+        bool grad = vs_set_grad_enabled(false);
+        st = xs ? task->predict(gan, opt, xs, targets[i], &y, err) : vs_error_set(err, VS_ERR_NOMEM, "generator baselines: out of memory");
+        vs_set_grad_enabled(grad);
+        if (st == VS_OK && y->size != xs->size)
+            st = vs_error_set(err, VS_ERR_SHAPE, "generator baselines: the generator gives %lld values per batch, the inputs have %lld",
+                              (long long)y->size, (long long)xs->size);
+        for (int64_t r = 0; st == VS_OK && r < m; r++) memcpy(b->data + rows[r] * per, y->data + r * per, (size_t)per * sizeof(float));
+        vs_scope_end();
+    }
+    free(rows);
+    free(done);
+    if (st != VS_OK) {
+        vs_tensor_free(b);
+        return st;
+    }
+    *out = b;
+    return VS_OK;
+}
+
+vs_status vs_generator_load(const char *dir, vs_module **gan, double *opt, vs_error *err)
+{
+    *gan = NULL;
+    vs_module *m = vs_model_load(dir, NULL, err);
+    if (!m) return err->code;
+    const vs_task *task = vs_task_for_model(m, err);
+    vs_status st = task ? VS_OK : err->code;
+    if (st == VS_OK && (!task->predict || !vs_module_child(m, "generator")))
+        st = vs_error_set(err, VS_ERR_ARG, "%s holds a %s model, not a GAN with a \"generator\"", dir, task->name);
+    char path[4096];
+    snprintf(path, sizeof path, "%s/metrics.json", dir);
+    vs_json *doc = NULL;
+    const char *s = NULL;
+    struct stat sb;
+    if (st == VS_OK && stat(path, &sb) == 0 && vs_json_parse_file(path, NULL, &doc, err) != VS_OK) st = err->code;
+    if (st == VS_OK && doc && vs_json_opt_str(doc, "task_opts", NULL, &s, err) != VS_OK) st = err->code;
+    if (st == VS_OK && vs_task_opts_parse(task, s, opt, err) != VS_OK) {
+        char why[sizeof err->msg];
+        snprintf(why, sizeof why, "%s", err->msg);
+        st = vs_error_set(err, VS_ERR_ARG, "%s: %.400s", path, why);
+    }
+    vs_json_free(doc);
+    if (st != VS_OK) {
+        vs_module_free(m);
+        return st;
+    }
+    *gan = m;
     return VS_OK;
 }

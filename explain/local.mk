@@ -18,6 +18,7 @@ endif
 include $(top_srcdir)/explain/snx.mk
 include $(top_srcdir)/explain/games.mk
 include $(top_srcdir)/explain/cem.mk
+include $(top_srcdir)/explain/ganmex.mk
 if HAVE_CHECK
 check_PROGRAMS += tests/test_explain_module
 TESTS += tests/test_explain_module

@@ -15,7 +15,7 @@
  * for PatchGAN maps).  With range=tanh the images are mapped to [-1, 1] (2x - 1) for both networks,
  * as StarGAN's tanh generator expects, and back for samples.  The noise, target classes and mixing
  * weights come from the task's stream "noise". */
-#include "nn/train_internal.h"
+#include "nn/gan_internal.h"
 #include "versus/composite.h"
 #include "versus/ops.h"
 
@@ -27,36 +27,18 @@
 #define GRID 8
 #define GP_EPS 1e-12f                   /* inside the norm's square root: its gradient at 0 */
 
-enum { OPT_LOSS, OPT_N_CRITIC, OPT_LAMBDA_GP, OPT_LAMBDA_CLS, OPT_LAMBDA_REC, OPT_RANGE };
-enum { LOSS_WGAN_GP, LOSS_NS };
-enum { RANGE_01, RANGE_TANH };
-
-static const char *const loss_choices[] = {"wgan-gp", "ns", NULL};
-static const char *const range_choices[] = {"01", "tanh", NULL};
+const char *const vs_gan_loss_choices[] = {"wgan-gp", "ns", NULL};
+const char *const vs_gan_range_choices[] = {"01", "tanh", NULL};
 static const vs_task_opt_def gan_opts[] = {
-    {"loss", LOSS_WGAN_GP, 0, 1, loss_choices, "wgan-gp (Wasserstein with gradient penalty) or ns (non-saturating)"},
-    {"n_critic", 5, 1, 1000, NULL, "critic steps per generator step"},
-    {"lambda_gp", 10, 0, 1e6, NULL, "weight of the gradient penalty (0: none)"},
-    {"lambda_cls", 1, 0, 1e6, NULL, "conditional: weight of the classification terms"},
-    {"lambda_rec", 10, 0, 1e6, NULL, "conditional: weight of the reconstruction (cycle) term"},
-    {"range", RANGE_01, 0, 1, range_choices, "01: images as they are; tanh: mapped to [-1,1] for a tanh generator"},
+    VS_GAN_OPT_DEFS(5, 1, 10, VS_GAN_RANGE_01),
     {NULL, 0, 0, 0, NULL, NULL},
 };
 static const char *const gan_optims[] = {"generator", "critic", NULL};
 static const char *const gan_terms[] = {"d_loss", "g_loss", "gp", "d_cls", "g_cls", "g_rec", NULL};
 static const char *const gan_streams[] = {"noise", NULL};
-enum { T_D, T_G, T_GP, T_DCLS, T_GCLS, T_GREC };
-
-typedef struct gan_state {
-    vs_module *g, *d;
-    bool conditional;             /* G(x, c) */
-    bool has_cls;                 /* the critic has "cls" */
-    int64_t z_ndim, z_shape[VS_MAX_DIMS]; /* unconditional: one example of z */
-    int64_t *labels, *targets;    /* [batch] */
-} gan_state;
 
 /* z's shape: a composite's input "z", or a sequential's first linear (in) or conv-transpose ([in,1,1]). */
-static bool noise_shape(vs_module *g, gan_state *s)
+static bool noise_shape(vs_module *g, vs_gan_state *s)
 {
     if (g->kind == VS_MODULE_COMPOSITE) {
         for (int64_t i = 0; i < vs_composite_n_inputs(g); i++)
@@ -74,10 +56,10 @@ static bool noise_shape(vs_module *g, gan_state *s)
     return true;
 }
 
-static vs_status gan_init(vs_task_run *r, vs_error *err)
+vs_status vs_gan_init(vs_task_run *r, vs_error *err)
 {
     if (r->data->kind != VS_DATA_IMAGES) return vs_error_set(err, VS_ERR_ARG, "the gan task trains on images; %s holds none", r->data->name);
-    gan_state *s = calloc(1, sizeof *s);
+    vs_gan_state *s = calloc(1, sizeof *s);
     if (!s) return vs_error_set(err, VS_ERR_NOMEM, "train: out of memory");
     r->state = s;
     s->g = vs_task_model(r, "generator"), s->d = vs_task_model(r, "critic");
@@ -86,6 +68,7 @@ static vs_status gan_init(vs_task_run *r, vs_error *err)
     if (!s->labels || !s->targets) return vs_error_set(err, VS_ERR_NOMEM, "train: out of memory");
     s->conditional = s->g->kind == VS_MODULE_COMPOSITE && vs_composite_defines(s->g, "c") && vs_composite_defines(s->g, "x");
     s->has_cls = s->d->kind == VS_MODULE_COMPOSITE && vs_composite_defines(s->d, "cls");
+    s->critic_cls = s->has_cls;
     if (!s->conditional && !noise_shape(s->g, s))
         return vs_error_set(err, VS_ERR_ARG, "gan: the generator takes neither \"z\" (a noise vector) nor \"x\" and \"c\" (image and class)");
     if (s->conditional && r->data->n_classes < 2)
@@ -93,9 +76,9 @@ static vs_status gan_init(vs_task_run *r, vs_error *err)
     return VS_OK;
 }
 
-static void gan_clear(vs_task_run *r)
+void vs_gan_clear(vs_task_run *r)
 {
-    gan_state *s = r->state;
+    vs_gan_state *s = r->state;
     if (s) free(s->labels), free(s->targets);
     free(s);
     r->state = NULL;
@@ -106,7 +89,7 @@ static vs_tensor *real_images(vs_task_run *r, const vs_dataset *d, const int64_t
 {
     vs_tensor *x;
     if (vs_train_input(d, rows, n, &x, NULL, &(vs_forward_ctx){0}, err) != VS_OK) return NULL;
-    return (int)r->opt[OPT_RANGE] == RANGE_TANH ? vs_add_scalar(vs_mul_scalar(x, 2), -1) : x;
+    return (int)r->opt[VS_GAN_OPT_RANGE] == VS_GAN_RANGE_TANH ? vs_add_scalar(vs_mul_scalar(x, 2), -1) : x;
 }
 
 static vs_tensor *one_hot(const int64_t *cls, int64_t n, int64_t C)
@@ -117,7 +100,7 @@ static vs_tensor *one_hot(const int64_t *cls, int64_t n, int64_t C)
 }
 
 /* G(z) for n fresh noise vectors, or G(x, one_hot(cls)). */
-static vs_tensor *generate(gan_state *s, vs_tensor *x, const int64_t *cls, int64_t n, int64_t C, vs_rng *noise, vs_rng *fwd,
+static vs_tensor *generate(vs_gan_state *s, vs_tensor *x, const int64_t *cls, int64_t n, int64_t C, vs_rng *noise, vs_rng *fwd,
                            vs_error *err)
 {
     vs_tensor *y = NULL;
@@ -143,7 +126,7 @@ static vs_tensor *generate(gan_state *s, vs_tensor *x, const int64_t *cls, int64
 }
 
 /* The critic's score per example [n] (PatchGAN maps averaged) and, when wanted and present, cls. */
-static vs_status critic(gan_state *s, vs_tensor *x, vs_rng *fwd, vs_tensor **src, vs_tensor **cls, vs_error *err)
+static vs_status critic(vs_gan_state *s, vs_tensor *x, vs_rng *fwd, vs_tensor **src, vs_tensor **cls, vs_error *err)
 {
     const char *name = "x", *want[2] = {"src", "cls"};
     vs_tensor *outs[2] = {0};
@@ -164,7 +147,7 @@ static vs_tensor *per_example(vs_tensor *src)
 }
 
 /* mean_i (|grad_i| - 1)^2 of sum D(xh) at xh = a x + (1 - a) fake (both constants here). */
-static vs_tensor *gradient_penalty(gan_state *s, vs_tensor *x, vs_tensor *fake, vs_rng *noise, vs_rng *fwd, vs_error *err)
+static vs_tensor *gradient_penalty(vs_gan_state *s, vs_tensor *x, vs_tensor *fake, vs_rng *noise, vs_rng *fwd, vs_error *err)
 {
     int64_t n = x->shape[0], per = x->size / n;
     vs_tensor *xh = vs_tensor_new(x->ndim, x->shape);
@@ -187,85 +170,141 @@ static vs_tensor *gradient_penalty(gan_state *s, vs_tensor *x, vs_tensor *fake, 
 
 static float mean_of(vs_tensor *t) { return vs_item(vs_mean(t, VS_ALL_AXES, false)); }
 
-static vs_status critic_step(vs_task_run *r, gan_state *s, vs_tensor *x, int64_t n, int64_t C, double *terms, vs_error *err)
+static vs_status critic_step(vs_task_run *r, vs_gan_state *s, vs_tensor *x, int64_t n, int64_t C, double *terms, vs_error *err)
 {
     vs_rng *noise = &r->streams[0];
-    bool ns = (int)r->opt[OPT_LOSS] == LOSS_NS;
+    bool ns = (int)r->opt[VS_GAN_OPT_LOSS] == VS_GAN_LOSS_NS;
     bool grad = vs_set_grad_enabled(false);
     vs_tensor *fake = generate(s, x, s->targets, n, C, noise, r->forward, err);
     vs_set_grad_enabled(grad);
     if (!fake) return err->code;
     vs_tensor *src_real, *src_fake, *cls = NULL;
-    vs_status st = critic(s, x, r->forward, &src_real, s->conditional ? &cls : NULL, err);
+    vs_status st = critic(s, x, r->forward, &src_real, s->conditional && s->critic_cls ? &cls : NULL, err);
     if (st == VS_OK) st = critic(s, fake, r->forward, &src_fake, NULL, err);
     if (st != VS_OK) return st;
     vs_tensor *dr = per_example(src_real), *df = per_example(src_fake);
     vs_tensor *loss = ns ? vs_add(vs_mean(vs_softplus(vs_neg(dr)), VS_ALL_AXES, false), vs_mean(vs_softplus(df), VS_ALL_AXES, false))
                          : vs_sub(vs_mean(df, VS_ALL_AXES, false), vs_mean(dr, VS_ALL_AXES, false));
-    if (r->opt[OPT_LAMBDA_GP] > 0) {
+    if (r->opt[VS_GAN_OPT_LAMBDA_GP] > 0) {
         vs_tensor *gp = gradient_penalty(s, x, fake, noise, r->forward, err);
         if (!gp) return err->code ? err->code : vs_error_set(err, vs_last_error()->code, "gan: %s", vs_last_error()->msg);
-        terms[T_GP] = vs_item(gp);
-        loss = vs_add(loss, vs_mul_scalar(gp, (float)r->opt[OPT_LAMBDA_GP]));
+        terms[VS_GAN_T_GP] = vs_item(gp);
+        loss = vs_add(loss, vs_mul_scalar(gp, (float)r->opt[VS_GAN_OPT_LAMBDA_GP]));
     }
     if (cls) {
         vs_tensor *ce = vs_cross_entropy(cls, s->labels);
-        if (ce) terms[T_DCLS] = vs_item(ce);
-        loss = vs_add(loss, vs_mul_scalar(ce, (float)r->opt[OPT_LAMBDA_CLS]));
+        if (ce) terms[VS_GAN_T_DCLS] = vs_item(ce);
+        loss = vs_add(loss, vs_mul_scalar(ce, (float)r->opt[VS_GAN_OPT_LAMBDA_CLS]));
     }
-    if (loss) terms[T_D] = vs_item(loss);
+    if (loss) terms[VS_GAN_T_D] = vs_item(loss);
     return vs_task_update(r, "critic", loss, err);
 }
 
-static vs_status generator_step(vs_task_run *r, gan_state *s, vs_tensor *x, int64_t n, int64_t C, double *terms, vs_error *err)
+/* The judge's logits S(y) for generated images y (in the networks' range; S reads [0,1] images). */
+static vs_tensor *judge_logits(const vs_task_run *r, const vs_gan_state *s, vs_tensor *y, vs_error *err)
+{
+    if ((int)r->opt[VS_GAN_OPT_RANGE] == VS_GAN_RANGE_TANH) y = vs_mul_scalar(vs_add_scalar(y, 1), 0.5f);
+    const char *name = "x", *want = "logits";
+    vs_tensor *out = NULL;
+    if (s->judge->kind == VS_MODULE_COMPOSITE) name = vs_composite_input_name(s->judge, 0), want = vs_composite_output_name(s->judge, 0);
+    if (vs_task_eval(s->judge, 1, &name, &y, 1, &want, &out, NULL, err) != VS_OK) return NULL;
+    return out;
+}
+
+/* The generator's class term *ce: CE(cls(G(x, c')), c') from the critic's D_cls, or CE(S(G(x, c')), c')
+ * from the frozen judge (GANMEX); NULL without either. */
+static vs_status class_term(const vs_task_run *r, const vs_gan_state *s, vs_tensor *fake, vs_tensor *cls, vs_tensor **ce, vs_error *err)
+{
+    *ce = NULL;
+    if (s->critic_cls || !s->judge) {
+        *ce = cls ? vs_cross_entropy(cls, s->targets) : NULL;
+        return VS_OK;
+    }
+    vs_tensor *logits = judge_logits(r, s, fake, err);
+    if (!logits) return err->code;
+    *ce = vs_cross_entropy(logits, s->targets);
+    return VS_OK;
+}
+
+static vs_status generator_step(vs_task_run *r, vs_gan_state *s, vs_tensor *x, int64_t n, int64_t C, double *terms, vs_error *err)
 {
     vs_rng *noise = &r->streams[0];
     vs_tensor *fake = generate(s, x, s->targets, n, C, noise, r->forward, err), *src, *cls = NULL;
     if (!fake) return err->code;
-    vs_status st = critic(s, fake, r->forward, &src, s->conditional ? &cls : NULL, err);
+    vs_status st = critic(s, fake, r->forward, &src, s->conditional && s->critic_cls ? &cls : NULL, err);
     if (st != VS_OK) return st;
     vs_tensor *df = per_example(src);
-    vs_tensor *loss = (int)r->opt[OPT_LOSS] == LOSS_NS ? vs_mean(vs_softplus(vs_neg(df)), VS_ALL_AXES, false)
-                                                        : vs_neg(vs_mean(df, VS_ALL_AXES, false));
+    vs_tensor *loss = (int)r->opt[VS_GAN_OPT_LOSS] == VS_GAN_LOSS_NS ? vs_mean(vs_softplus(vs_neg(df)), VS_ALL_AXES, false)
+                                                                    : vs_neg(vs_mean(df, VS_ALL_AXES, false));
     if (s->conditional) {
-        if (cls) {
-            vs_tensor *ce = vs_cross_entropy(cls, s->targets);
-            if (ce) terms[T_GCLS] = vs_item(ce);
-            loss = vs_add(loss, vs_mul_scalar(ce, (float)r->opt[OPT_LAMBDA_CLS]));
+        vs_tensor *ce;
+        if ((st = class_term(r, s, fake, cls, &ce, err)) != VS_OK) return st;
+        if (ce) {
+            terms[VS_GAN_T_GCLS] = vs_item(ce);
+            loss = vs_add(loss, vs_mul_scalar(ce, (float)r->opt[VS_GAN_OPT_LAMBDA_CLS]));
         }
-        vs_tensor *back = generate(s, fake, s->labels, n, C, noise, r->forward, err);
-        if (!back) return err->code;
-        vs_tensor *rec = vs_l1_loss(back, x);
-        if (rec) terms[T_GREC] = vs_item(rec);
-        loss = vs_add(loss, vs_mul_scalar(rec, (float)r->opt[OPT_LAMBDA_REC]));
+        if (r->opt[VS_GAN_OPT_LAMBDA_REC] > 0) {
+            vs_tensor *back = generate(s, fake, s->labels, n, C, noise, r->forward, err);
+            if (!back) return err->code;
+            vs_tensor *rec = vs_l1_loss(back, x);
+            if (rec) terms[VS_GAN_T_GREC] = vs_item(rec);
+            loss = vs_add(loss, vs_mul_scalar(rec, (float)r->opt[VS_GAN_OPT_LAMBDA_REC]));
+        }
+        if (s->lambda_sim > 0) {
+            vs_tensor *sim = vs_l1_loss(fake, x);
+            if (sim) terms[VS_GAN_T_GSIM] = vs_item(sim);
+            loss = vs_add(loss, vs_mul_scalar(sim, (float)s->lambda_sim));
+        }
     }
-    if (loss) terms[T_G] = vs_item(loss);
+    if (loss) terms[VS_GAN_T_G] = vs_item(loss);
     return vs_task_update(r, "generator", loss, err);
 }
 
-static vs_status gan_step(vs_task_run *r, const int64_t *rows, int64_t n, double *terms, vs_error *err)
+vs_status vs_gan_step(vs_task_run *r, const int64_t *rows, int64_t n, double *terms, vs_error *err)
 {
-    gan_state *s = r->state;
+    vs_gan_state *s = r->state;
     int64_t C = r->data->n_classes;
     vs_tensor *x = real_images(r, r->data, rows, n, err);
     if (!x) return err->code;
     for (int64_t i = 0; i < n; i++) s->labels[i] = r->data->y[rows[i]];
     for (int64_t i = 0; s->conditional && i < n; i++) s->targets[i] = (int64_t)vs_rng_below(&r->streams[0], (uint64_t)C);
+    if (s->judge) vs_module_train(s->judge, false); /* frozen: no dropout, no batch statistics */
     vs_status st = critic_step(r, s, x, n, C, terms, err);
-    if (st == VS_OK && (r->global_step + 1) % (int64_t)r->opt[OPT_N_CRITIC] == 0) st = generator_step(r, s, x, n, C, terms, err);
+    if (st == VS_OK && (r->global_step + 1) % (int64_t)r->opt[VS_GAN_OPT_N_CRITIC] == 0) st = generator_step(r, s, x, n, C, terms, err);
     return st;
+}
+
+/* Adds to *on_target the generated images y that the judge classifies as their target class, and to
+ * *dist their L2 distances to the sources x in [0,1] units. */
+static vs_status judge_counts(const vs_task_run *r, const vs_gan_state *s, const vs_tensor *x, vs_tensor *y, const int64_t *targets,
+                              int64_t nb, double *on_target, double *dist, vs_error *err)
+{
+    vs_tensor *logits = judge_logits(r, s, y, err);
+    if (!logits) return err->code;
+    int64_t C = logits->shape[1], per = x->size / nb;
+    double unit = (int)r->opt[VS_GAN_OPT_RANGE] == VS_GAN_RANGE_TANH ? 0.5 : 1.0;
+    for (int64_t i = 0; i < nb; i++) {
+        int64_t b = 0;
+        for (int64_t c = 1; c < C; c++)
+            if (logits->data[i * C + c] > logits->data[i * C + b]) b = c;
+        *on_target += b == targets[i];
+        double d = 0;
+        for (int64_t k = i * per; k < (i + 1) * per; k++) d += ((double)y->data[k] - x->data[k]) * ((double)y->data[k] - x->data[k]);
+        *dist += unit * sqrt(d);
+    }
+    return VS_OK;
 }
 
 /* Over the test rows: mean critic score of real and generated images, and for conditional models
  * the critic's accuracy on real images and on generated ones (as their target class). */
-static vs_status gan_evaluate(vs_task_run *r, vs_train_result *res, vs_error *err)
+vs_status vs_gan_evaluate(vs_task_run *r, vs_train_result *res, vs_error *err)
 {
-    gan_state *s = r->state;
+    vs_gan_state *s = r->state;
     const vs_train_split *sp = r->split;
     int64_t C = r->data->n_classes;
     vs_rng rng;
     vs_rng_seed(&rng, r->opts->seed ^ EVAL_STREAM);
-    double real = 0, fake = 0, ok_real = 0, ok_fake = 0;
+    double real = 0, fake = 0, ok_real = 0, ok_fake = 0, on_target = 0, dist = 0;
     vs_status st = VS_OK;
     res->n_train = sp->n_train, res->n_test = sp->n_test;
     int64_t labels[VS_TRAIN_EVAL_BATCH], targets[VS_TRAIN_EVAL_BATCH];
@@ -279,6 +318,7 @@ static vs_status gan_evaluate(vs_task_run *r, vs_train_result *res, vs_error *er
         if (st == VS_OK) st = critic(s, x, NULL, &sr, &cr, err);
         if (st == VS_OK) st = critic(s, y, NULL, &sf, &cf, err);
         if (st == VS_OK) real += (double)mean_of(per_example(sr)) * (double)nb, fake += (double)mean_of(per_example(sf)) * (double)nb;
+        if (st == VS_OK && s->judge && s->conditional) st = judge_counts(r, s, x, y, targets, nb, &on_target, &dist, err);
         for (int64_t i = 0; st == VS_OK && s->conditional && cr && i < nb; i++) {
             int64_t br = 0, bf = 0;
             for (int64_t c = 1; c < C; c++) {
@@ -294,7 +334,11 @@ static vs_status gan_evaluate(vs_task_run *r, vs_train_result *res, vs_error *er
         vs_train_result_put(res, "critic_real", real / n);
         vs_train_result_put(res, "critic_fake", fake / n);
         vs_train_result_put(res, "critic_gap", (real - fake) / n);
-        if (s->conditional && s->has_cls) {
+        if (s->judge && s->conditional) {
+            vs_train_result_put(res, "target_class_rate", on_target / n);
+            vs_train_result_put(res, "baseline_l2", dist / n);
+        }
+        if (s->conditional && s->has_cls && s->critic_cls) {
             vs_train_result_put(res, "cls_accuracy_real", ok_real / n);
             vs_train_result_put(res, "cls_accuracy_fake", ok_fake / n);
         }
@@ -304,9 +348,9 @@ static vs_status gan_evaluate(vs_task_run *r, vs_train_result *res, vs_error *er
 
 /* Unconditional: GRID x GRID samples.  Conditional: GRID test images (first column), then one
  * column per target class. */
-static vs_status gan_sample(vs_task_run *r, vs_rng *rng, vs_tensor **out, int *rows, int *cols, vs_error *err)
+vs_status vs_gan_sample(vs_task_run *r, vs_rng *rng, vs_tensor **out, int *rows, int *cols, vs_error *err)
 {
-    gan_state *s = r->state;
+    vs_gan_state *s = r->state;
     const vs_train_split *sp = r->split;
     const vs_dataset *d = sp->n_test > 0 ? r->test : r->data;
     const int64_t *from = sp->n_test > 0 ? sp->test : sp->train;
@@ -335,19 +379,19 @@ static vs_status gan_sample(vs_task_run *r, vs_rng *rng, vs_tensor **out, int *r
         y = vs_reshape(t, 4, (int64_t[]){GRID * (C + 1), x->shape[1], x->shape[2], x->shape[3]});
         *rows = GRID, *cols = (int)(C + 1);
     }
-    if ((int)r->opt[OPT_RANGE] == RANGE_TANH) y = vs_mul_scalar(vs_add_scalar(y, 1), 0.5f);
+    if ((int)r->opt[VS_GAN_OPT_RANGE] == VS_GAN_RANGE_TANH) y = vs_mul_scalar(vs_add_scalar(y, 1), 0.5f);
     *out = y;
     return y ? VS_OK : vs_error_set(err, vs_last_error()->code, "samples: %s", vs_last_error()->msg);
 }
 
 /* Conditional: G(x, one_hot(cls)) for source images x; unconditional: G(z) for noise rows z.  In and
  * out in [0,1] (range=tanh maps both). */
-static vs_status gan_predict(vs_module *m, const double *opt, vs_tensor *x, int64_t cls, vs_tensor **y, vs_error *err)
+vs_status vs_gan_predict(vs_module *m, const double *opt, vs_tensor *x, int64_t cls, vs_tensor **y, vs_error *err)
 {
-    gan_state s = {.g = vs_module_child(m, "generator"), .d = vs_module_child(m, "critic")};
+    vs_gan_state s = {.g = vs_module_child(m, "generator"), .d = vs_module_child(m, "critic")};
     if (!s.g) return vs_error_set(err, VS_ERR_ARG, "gan: the model has no \"generator\"");
     s.conditional = s.g->kind == VS_MODULE_COMPOSITE && vs_composite_defines(s.g, "c") && vs_composite_defines(s.g, "x");
-    bool tanh_range = (int)opt[OPT_RANGE] == RANGE_TANH;
+    bool tanh_range = (int)opt[VS_GAN_OPT_RANGE] == VS_GAN_RANGE_TANH;
     vs_tensor *out;
     if (s.conditional) {
         int64_t C = 0, cs[VS_MAX_DIMS];
@@ -380,10 +424,10 @@ const vs_task vs_task_gan = {
     .streams = gan_streams,
     .opts = gan_opts,
     .generative = true,
-    .init = gan_init,
-    .clear = gan_clear,
-    .step = gan_step,
-    .evaluate = gan_evaluate,
-    .sample = gan_sample,
-    .predict = gan_predict,
+    .init = vs_gan_init,
+    .clear = vs_gan_clear,
+    .step = vs_gan_step,
+    .evaluate = vs_gan_evaluate,
+    .sample = vs_gan_sample,
+    .predict = vs_gan_predict,
 };

@@ -10,6 +10,7 @@
 /* the tasks, one file each (task_*.c) */
 extern const vs_task vs_task_classifier, vs_task_siamese, vs_task_vae, vs_task_gan;
 extern const vs_task vs_task_svae, vs_task_m2;
+extern const vs_task vs_task_ganmex;
 
 const char *const vs_task_one_model[] = {"model", NULL};
 const char *const vs_task_one_loss[] = {"loss", NULL};
@@ -21,6 +22,7 @@ static const vs_task *const tasks[] = {
     &vs_task_gan,
     &vs_task_svae,
     &vs_task_m2,
+    &vs_task_ganmex,
 };
 #define N_TASKS ((int)(sizeof tasks / sizeof tasks[0]))
 

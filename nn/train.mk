@@ -1,8 +1,8 @@
 # nn/train.mk: the training loop, checkpoints, and the train / predict verbs.
 versusinclude_HEADERS += include/versus/train.h include/versus/task.h include/versus/zoo.h
-noinst_HEADERS += nn/train_internal.h
+noinst_HEADERS += nn/train_internal.h nn/gan_internal.h
 libversus_la_SOURCES += nn/train.c nn/train_ckpt.c nn/train_data.c nn/train_eval.c nn/train_progress.c nn/train_opts.c \
-	nn/train_samples.c nn/task_run.c nn/task_registry.c nn/task_classifier.c nn/task_siamese.c nn/task_vae.c nn/task_gan.c nn/zoo.c
+	nn/train_samples.c nn/task_run.c nn/task_registry.c nn/task_classifier.c nn/task_siamese.c nn/task_vae.c nn/task_gan.c nn/task_ganmex.c nn/zoo.c
 versus_SOURCES += cli/cmd_train.c cli/cmd_predict.c
 
 if HAVE_CHECK

@@ -92,6 +92,8 @@ static vs_module *siamese_gin(const vs_dataset *d, vs_rng *r, vs_error *err)
 #define DIP_LATENT 16
 #define STARGAN_CONV_DIM 32
 #define STARGAN_G_REPEAT 3
+#define GANMEX_CONV_DIM 16  /* StarGAN's 64 and 6 blocks, scaled to minutes of CPU training on 28x28 */
+#define GANMEX_G_REPEAT 2
 #define GAN_MLP_NOISE 64
 #define GAN_MLP_HIDDEN 256
 
@@ -135,21 +137,40 @@ static int64_t critic_depth(int64_t side)
     return k;
 }
 
-static vs_module *stargan(const vs_dataset *d, vs_rng *r, vs_error *err)
+/* StarGAN's generator (conv_dim wide, repeat residual blocks) and critic (with a D_cls head). */
+static vs_module *stargan_sized(const vs_dataset *d, int64_t conv_dim, int64_t repeat, vs_rng *r, vs_error *err)
 {
     if (d->shape[1] != d->shape[2] || d->shape[1] % 4 != 0) {
         vs_error_set(err, VS_ERR_ARG, "stargan-gen needs square images with a side divisible by 4; %s has %lldx%lld", d->name,
                      (long long)d->shape[1], (long long)d->shape[2]);
         return NULL;
     }
-    vs_module *g = vs_arch_stargan_generator(d->shape[0], d->shape[1], d->n_classes, STARGAN_CONV_DIM, STARGAN_G_REPEAT, r, err);
-    vs_module *c = g ? vs_arch_stargan_critic(d->shape[0], d->shape[1], d->n_classes, STARGAN_CONV_DIM, critic_depth(d->shape[1]), r, err)
+    vs_module *g = vs_arch_stargan_generator(d->shape[0], d->shape[1], d->n_classes, conv_dim, repeat, r, err);
+    vs_module *c = g ? vs_arch_stargan_critic(d->shape[0], d->shape[1], d->n_classes, conv_dim, critic_depth(d->shape[1]), r, err)
                      : NULL;
     if (!c) {
         vs_module_free(g);
         return NULL;
     }
     return vs_arch_gan(g, c, err);
+}
+
+static vs_module *stargan(const vs_dataset *d, vs_rng *r, vs_error *err)
+{
+    return stargan_sized(d, STARGAN_CONV_DIM, STARGAN_G_REPEAT, r, err);
+}
+
+/* GANMEX: the StarGAN generator and critic (the critic with a D_cls head, trained only by the
+ * stand-alone ablation cls=critic) under task "ganmex"; `versus train --classifier DIR` adds S. */
+static vs_module *ganmex(const vs_dataset *d, vs_rng *r, vs_error *err)
+{
+    vs_module *m = stargan_sized(d, GANMEX_CONV_DIM, GANMEX_G_REPEAT, r, err);
+    if (m && vs_composite_set_task(m, "ganmex") != VS_OK) {
+        vs_error_set(err, VS_ERR_NOMEM, "ganmex: out of memory");
+        vs_module_free(m);
+        return NULL;
+    }
+    return m;
 }
 
 /* An unconditional MLP GAN: generator z [64] -> 256 -> relu -> p -> sigmoid, reshaped to the image;
@@ -253,6 +274,9 @@ static const vs_zoo_entry zoo[] = {
     {"stargan-gen", "StarGAN generator G(x, c) (32 wide, 3 residual blocks, tanh) and PatchGAN critic with\n"
      "src/cls heads (task gan, WGAN-GP, images in [-1,1]; square images, side divisible by 4)", VS_DATA_IMAGES, NULL, 0,
      "range=tanh", stargan},
+    {"ganmex", "GANMEX Eq. 9: StarGAN generator (16 wide, 2 residual blocks) and PatchGAN critic plus the frozen\n"
+     "classifier to explain (--classifier DIR); task ganmex (WGAN-GP, class term from S, L1 similarity; images in [-1,1])", VS_DATA_IMAGES, NULL, 0,
+     NULL, ganmex},
     {"gan-mlp", "unconditional GAN: generator z[64]-256-p sigmoid, critic p-256-1 (task gan, WGAN-GP)", VS_DATA_IMAGES, NULL, 0, NULL,
      gan_mlp},
     {"svae", "supervised VAE (Eqs. 6-7): encoders q(z|x,y), q(z|x) p(+C)-500-2x15, decoder 15-500-p, classifier\n"

@@ -143,6 +143,18 @@ vs_status vs_make_baseline(vs_baseline_kind kind, const float *x, int ndim, cons
  * examples of class target, drawn without replacement from r.  A new tensor [m, ...]. */
 vs_status vs_class_baselines(const vs_dataset *train, int64_t target, int64_t k, vs_rng *r, vs_tensor **out, vs_error *err);
 
+/* GANMEX baselines: b_i = G(x_i, targets[i]) for every row of x [N, ...] from a trained conditional
+ * generator model gan (a GAN root with a "generator"; its task's prediction with the options opt it
+ * was trained with, vs_task_opts_parse), one generator call per distinct target.  A new tensor [N, ...]
+ * owned by the caller (or the current scope). */
+vs_status vs_generator_baselines(vs_module *gan, const double *opt, const vs_tensor *x, const int64_t *targets, vs_tensor **out,
+                                 vs_error *err);
+
+/* A trained GAN model directory (model.json with a "generator"; `versus train --arch ganmex`) into
+ * *gan (the caller's, vs_module_free) and the task options it was trained with (DIR/metrics.json's
+ * "task_opts", else the task's defaults) into opt[VS_TASK_MAX_OPTS], for vs_generator_baselines. */
+vs_status vs_generator_load(const char *dir, vs_module **gan, double *opt, vs_error *err);
+
 /* Method name <-> enum ("integrated_gradients", ...); -1 / NULL when unknown. */
 int vs_attr_method_from_name(const char *name);
 const char *vs_attr_method_name(vs_attr_method m);

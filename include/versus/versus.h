@@ -33,6 +33,7 @@
 #include "versus/report.h"
 #include "versus/shard.h"
 #include "versus/experiment.h"
+#include "versus/ganmex.h"
 #include "versus/metrics.h"
 #include "versus/pairs.h"
 #include "versus/synth.h"
