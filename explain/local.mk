@@ -35,6 +35,7 @@ endif
 versusinclude_HEADERS += include/versus/experiment.h
 noinst_HEADERS += explain/experiment_snx.h
 libversus_la_SOURCES += explain/experiment_snx.c explain/experiment_snx_report.c explain/experiment_demo.c
+libversus_la_SOURCES += explain/experiment_interactions.c
 libversus_la_SOURCES += explain/experiment_snx_items.c
 # the new methods: known answers (Check), and Captum's definitions in PyTorch through the CLI
 if HAVE_CHECK

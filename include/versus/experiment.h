@@ -13,6 +13,7 @@
 
 #include "versus/dataset.h"
 #include "versus/error.h"
+#include "versus/method.h"
 #include "versus/report.h"
 #include "versus/shard.h"
 
@@ -85,6 +86,15 @@ typedef struct vs_search_experiment_opts {
 } vs_search_experiment_opts;
 void vs_search_experiment_opts_init(vs_search_experiment_opts *o);
 vs_status vs_search_experiment(const vs_search_experiment_opts *o, vs_report **out, vs_error *err);
+
+/* The report of interaction matrices attr [N, F, F] of explained inputs of dim features per side
+ * (F = dim, or 2 dim for side VS_SIDE_BOTH): a table per row of gap[i] (sum G - (S(x) - S(x'))),
+ * diag[i] (share of |G| on the diagonal) and cross[i] (share between query and reference features,
+ * both sides only), and the matrices of the first 4 rows (at most 40 features each: those with the
+ * largest interactions) as heatmaps.  apath names the attributions in the text.  *out is the
+ * caller's (vs_report_free). */
+vs_status vs_interactions_report(const char *apath, const vs_tensor *attr, int64_t dim, vs_side side, const double *gap, const double *diag,
+                                 const double *cross, vs_report **out, vs_error *err);
 
 #ifdef __cplusplus
 }
