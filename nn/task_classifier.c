@@ -8,10 +8,10 @@
 
 #include <stdlib.h>
 
-/* The step's labels, and the correct predictions among the rows the steps of `epoch` have seen. */
+/* The step's labels, and the train accuracy of the steps. */
 typedef struct classifier_state {
     int64_t *labels;
-    int64_t epoch, seen, correct;
+    vs_step_accuracy acc;
 } classifier_state;
 
 static vs_status classifier_init(vs_task_run *r, vs_error *err)
@@ -22,7 +22,7 @@ static vs_status classifier_init(vs_task_run *r, vs_error *err)
         free(s);
         return vs_error_set(err, VS_ERR_NOMEM, "train: out of memory");
     }
-    s->epoch = -1;
+    s->acc.epoch = -1;
     r->state = s;
     return VS_OK;
 }
@@ -35,19 +35,19 @@ static void classifier_clear(vs_task_run *r)
     r->state = NULL;
 }
 
-/* Count the rows of logits y [n, C] whose largest score (the first on ties) is the label. */
-static void count_correct(classifier_state *s, int64_t epoch, const vs_tensor *y, int64_t n)
+/* The rows of logits y [n, C] whose largest score (the first on ties) is the label. */
+static int64_t count_correct(const vs_tensor *y, const int64_t *labels, int64_t n)
 {
-    if (s->epoch != epoch) s->epoch = epoch, s->seen = s->correct = 0;
     const int64_t c = y->shape[1];
+    int64_t correct = 0;
     for (int64_t i = 0; i < n; i++) {
         const float *z = y->data + i * c;
         int64_t best = 0;
         for (int64_t k = 1; k < c; k++)
             if (z[k] > z[best]) best = k;
-        s->correct += best == s->labels[i];
+        correct += best == labels[i];
     }
-    s->seen += n;
+    return correct;
 }
 
 static vs_status classifier_step(vs_task_run *r, const int64_t *rows, int64_t n, double *terms, vs_error *err)
@@ -58,7 +58,7 @@ static vs_status classifier_step(vs_task_run *r, const int64_t *rows, int64_t n,
     vs_status st = y ? VS_OK : err && err->code != VS_OK ? err->code : VS_ERR_SHAPE;
     for (int64_t k = 0; y && k < n; k++) s->labels[k] = r->data->y[rows[k]];
     if (st == VS_OK) {
-        count_correct(s, r->loop->epoch, y, n);
+        vs_step_accuracy_add(&s->acc, r->loop, count_correct(y, s->labels, n), n);
         vs_tensor *l = vs_cross_entropy(y, s->labels);
         if (l) terms[0] = vs_item(l);
         st = vs_task_update(r, "model", l, err);
@@ -74,9 +74,7 @@ static vs_status classifier_evaluate(vs_task_run *r, vs_train_result *res, vs_er
     double train, test;
     res->n_train = sp->n_train, res->n_test = sp->n_test;
     vs_status st = VS_OK;
-    if (s->epoch >= 0 && s->epoch == r->loop->epoch - 1 && s->seen == sp->n_train)
-        train = (double)s->correct / (double)s->seen;
-    else
+    if (!vs_step_accuracy_of_last_epoch(&s->acc, r->loop, sp->n_train, &train))
         st = vs_train_accuracy(r->model, r->data, sp->train, sp->n_train, &train, err);
     if (st == VS_OK) st = vs_train_accuracy(r->model, r->test, sp->test, sp->n_test, &test, err);
     return st == VS_OK ? vs_train_put_accuracies(res, train, test) : st;

@@ -100,12 +100,12 @@ START_TEST(test_classifier_learns)
 END_TEST
 
 /* The train accuracy is counted on the last epoch's steps: with a learning rate of 0 (weights fixed)
- * and no dropout it is the accuracy of the model on the train rows, evaluated after training (here:
- * the same run with 0 epochs, where the loop has no steps to count and evaluates). */
-START_TEST(test_train_accuracy_from_steps)
+ * and no dropout it is the accuracy of the model on the train rows (pairs), evaluated after training
+ * (here: the same run with 0 epochs, where the loop has no steps to count and evaluates). */
+static void accuracy_from_steps(bool siamese)
 {
     vs_dataset *d = blobs(200, 3);
-    vs_module *m = small_net(false, 5), *m0 = small_net(false, 5);
+    vs_module *m = siamese ? siamese_net(5) : small_net(false, 5), *m0 = siamese ? siamese_net(5) : small_net(false, 5);
     vs_train_opts o = opts_for(2, 24, 0.0f);
     vs_train_result res, res0;
     vs_error err;
@@ -113,13 +113,19 @@ START_TEST(test_train_accuracy_from_steps)
     o.epochs = 0;
     ck_assert_msg(vs_train(m0, d, &o, &res0, &err) == VS_OK, "%s", err.msg);
     const double a = vs_train_result_get(&res, "train_accuracy"), a0 = vs_train_result_get(&res0, "train_accuracy");
-    ck_assert_msg(a == a0 && a > 0.1 && a < 0.95, "train accuracy from the steps %g, evaluated %g", a, a0);
+    ck_assert_msg(a == a0 && a > 0.1 && a < 0.95, "%s train accuracy from the steps %g, evaluated %g", siamese ? "pair" : "", a, a0);
     ck_assert(vs_train_result_get(&res, "test_accuracy") == vs_train_result_get(&res0, "test_accuracy"));
     vs_train_result_clear(&res);
     vs_train_result_clear(&res0);
     vs_module_free(m);
     vs_module_free(m0);
     vs_dataset_free(d);
+}
+
+START_TEST(test_train_accuracy_from_steps)
+{
+    accuracy_from_steps(false);
+    accuracy_from_steps(true);
 }
 END_TEST
 
