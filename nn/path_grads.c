@@ -425,11 +425,16 @@ static vs_status second_init(path_state *s, const vs_module *l2, const vs_tensor
                              const int64_t *hshape, vs_tensor **P_out, vs_error *err)
 {
     block *b = &s->b;
-    vs_tensor *hA = vs_tensor_new(hdim, hshape), *hB = vs_tensor_new(hdim, hshape);
-    if (!hA || !hB) return engine_error(err, "out of memory");
+    /* [c . A[j]; c . B[j]] through the second layer in one product (one packing of its weight) */
+    int64_t two[VS_MAX_DIMS];
+    memcpy(two, hshape, sizeof two);
+    two[0] = 2;
+    vs_tensor *h = vs_tensor_new(hdim, two);
+    if (!h) return engine_error(err, "out of memory");
     for (int64_t o = 0; o < b->nh; o++)
-        hA->data[o] = b->hc[o] * A->data[b->hj[o]], hB->data[o] = b->hc[o] * B->data[b->hj[o]];
-    vs_tensor *P = apply(l2, hA), *Q = apply(l2, hB);
+        h->data[o] = b->hc[o] * A->data[b->hj[o]], h->data[b->nh + o] = b->hc[o] * B->data[b->hj[o]];
+    vs_tensor *PQ = apply(l2, h);
+    vs_tensor *P = PQ ? vs_slice(PQ, 0, 0, 1) : NULL, *Q = PQ ? vs_slice(PQ, 0, 1, 2) : NULL;
     if (!P || !Q) return engine_error(err, "out of memory");
     const bool conv = l2->kind == VS_MODULE_CONV2D;
     const vs_tensor *w2 = l2->params[0], *b2 = vs_module_param(l2, "bias");
