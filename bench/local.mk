@@ -21,7 +21,8 @@ bench: bench/vs_bench$(EXEEXT)
 	./bench/vs_bench$(EXEEXT) $(BENCH_FLAGS)
 
 # The whole `versus train` process against bench/torch_train_process.py (TRAIN_PROCESS_FLAGS, e.g.
-# "--clock cpu --reps 5"; needs $$VERSUS_DATA/mnist, else the entry is skipped with a message).
+# "--reps 5"; --clock cpu when BENCH_FLAGS has it; needs $$VERSUS_DATA/mnist, else the entry is skipped
+# with a message).
 TRAIN_PROCESS_FLAGS = --threads 1 --reps 3
 bench-compare: bench/vs_bench$(EXEEXT) versus$(EXEEXT)
 	./bench/vs_bench$(EXEEXT) --json bench/versus.jsonl $(BENCH_FLAGS)
@@ -31,8 +32,9 @@ bench-compare: bench/vs_bench$(EXEEXT) versus$(EXEEXT)
 	    ./bench/vs_bench$(EXEEXT) --filter $(RSS_WORKLOAD) --threads 1 --reps 5 --rss | grep '"suite":"rss"' > bench/rss.jsonl && \
 	    env -u OPENBLAS_CORETYPE -u OPENBLAS_L2_SIZE $(BENCH_PY3) $(srcdir)/bench/torch_reference.py \
 	        --rss $(RSS_WORKLOAD) 1 --reps 5 | grep '"suite":"rss"' >> bench/rss.jsonl && \
+	    clock=$$(case " $(BENCH_FLAGS) " in *" --clock cpu "*) echo --clock cpu;; esac) && \
 	    VERSUS_DATA="$${VERSUS_DATA:-$(abs_top_srcdir)/../shared/datasets}" $(BENCH_PY3) $(srcdir)/bench/train_process.py \
-	        ./versus$(EXEEXT) $(TRAIN_PROCESS_FLAGS) > bench/process.jsonl && \
+	        ./versus$(EXEEXT) $(TRAIN_PROCESS_FLAGS) $$clock > bench/process.jsonl && \
 	    $(BENCH_PY3) $(srcdir)/bench/compare.py \
 	        --commit "$$(git -C $(srcdir) rev-parse --short HEAD 2>/dev/null || echo unknown)" \
 	        bench/versus.jsonl bench/reference.jsonl bench/rss.jsonl bench/process.jsonl > bench/compare.md && \
