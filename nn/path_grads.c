@@ -1,6 +1,6 @@
 /* path_grads.c - integrated gradients' weighted sum of gradients along a straight path, for a
- * sequential that starts: an affine run (linear, conv2d, conv_transpose2d, average pools, flatten,
- * eval-mode dropout and batch norm; may be empty), a piecewise-linear block (ReLU, leaky ReLU, max
+ * sequential that starts: an affine run (linear, conv2d, average pools, flatten, eval-mode dropout
+ * and batch norm; may be empty), a piecewise-linear block (ReLU, leaky ReLU, max
  * pool, eval-mode dropout, in any order), flatten / eval-mode dropout, then a conv2d or linear layer.
  * Whatever follows (smooth or not) runs point by point through autograd, in chunks.
  *
@@ -34,7 +34,6 @@ static bool affine_layer(const vs_module *c)
     switch (c->kind) {
     case VS_MODULE_LINEAR:
     case VS_MODULE_CONV2D:
-    case VS_MODULE_CONV_TRANSPOSE2D:
     case VS_MODULE_AVG_POOL2D:
     case VS_MODULE_GLOBAL_AVG_POOL:
     case VS_MODULE_FLATTEN:

@@ -257,7 +257,7 @@ vs_tensor *vs_sequential_forward_boxes(vs_module *m, vs_tensor *x, vs_tensor *fi
 /* The explained score of a batch of outputs (a callback of the caller's): [N]. */
 typedef vs_tensor *(*vs_path_score)(void *sctx, vs_tensor *out);
 /* Whether vs_sequential_path_grads takes m: a sequential that starts affine layers (linear, conv2d,
- * conv_transpose2d, average pools, flatten, eval-mode dropout and batch norm; maybe none), then
+ * average pools, flatten, eval-mode dropout and batch norm; maybe none), then
  * piecewise-linear ones (ReLU, leaky ReLU, max pool, eval-mode dropout; at least one kink), then
  * flatten / eval-mode dropout, then a conv2d or linear layer. */
 bool vs_sequential_has_path_grads(const vs_module *m);
