@@ -20,6 +20,7 @@
 #include "autograd/kernels.h"
 #include "nn/internal.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -75,18 +76,32 @@ bool vs_sequential_has_path_grads(const vs_module *m)
     return plan_of(m, &pl);
 }
 
-bool vs_sequential_path_grads_fits(const vs_module *m, const vs_tensor *x)
+static bool block_agrees(vs_module *m, const path_plan *pl, vs_tensor *x);
+
+/* The layers fit x [1, ...] and the second weighted layer gets what it can take (see nn.h). */
+static bool fits_shapes(const vs_module *m, const path_plan *pl, const vs_tensor *x)
 {
-    path_plan pl;
-    if (!plan_of(m, &pl) || !x || x->ndim < 2 || x->shape[0] != 1) return false;
+    if (!x || x->ndim < 2 || x->shape[0] != 1) return false;
     vs_spec_shape sh = {.ndim = x->ndim - 1};
     memcpy(sh.d, x->shape + 1, (size_t)sh.ndim * sizeof *sh.d);
     vs_error err;
-    for (int64_t i = 0; i < pl.second; i++)
+    for (int64_t i = 0; i < pl->second; i++)
         if (vs_spec_shape_step(&m->children[i]->spec, &sh, &err) != VS_OK) return false;
     /* the second layer takes the block's outputs as a vector (linear) or as [c, h, w] images */
-    return sh.ndim == (m->children[pl.second]->kind == VS_MODULE_LINEAR ? 1 : 3) &&
-           vs_spec_shape_step(&m->children[pl.second]->spec, &sh, &err) == VS_OK;
+    const vs_module *l2 = m->children[pl->second];
+    if (sh.ndim != (l2->kind == VS_MODULE_LINEAR ? 1 : 3)) return false;
+    const vs_spec_shape in = sh;
+    if (vs_spec_shape_step(&l2->spec, &sh, &err) != VS_OK) return false;
+    if (l2->kind != VS_MODULE_CONV2D) return true;
+    /* a dense kernel, as reach() walks it */
+    const int64_t k = l2->spec.kernel, s = l2->spec.stride, p = l2->spec.padding;
+    return sh.d[1] == (in.d[1] + 2 * p - k) / s + 1 && sh.d[2] == (in.d[2] + 2 * p - k) / s + 1;
+}
+
+bool vs_sequential_path_grads_fits(vs_module *m, vs_tensor *x)
+{
+    path_plan pl;
+    return plan_of(m, &pl) && fits_shapes(m, &pl, x) && block_agrees(m, &pl, x);
 }
 
 /* y = layer(x) without its bias. */
@@ -264,6 +279,50 @@ static void block_eval(block *b, double a, const float *A, const float *B, const
     }
     *jout = j;
     *cout = b->c[cur];
+}
+
+/* Whether block_eval (on the laid-out block b) reads the block as its forward computes it at z1 = z
+ * [1, ...]: each output its unit's value times its coefficient (to rounding: slopes may be multiplied
+ * in another order).  Windows the engine does not model (other pooling options) fail here, whatever
+ * the layer's fields. */
+static bool block_agrees_at(vs_module *m, const path_plan *pl, block *b, vs_tensor *z)
+{
+    bool ok = false;
+    const bool prev = vs_set_grad_enabled(false);
+    vs_scope_begin();
+    const vs_forward_ctx fc = {0};
+    vs_tensor *y = vs_sequential_forward_range(m, z, &fc, pl->block, pl->reshape, NULL);
+    float *zero = calloc((size_t)z->size, sizeof *zero);
+    if (y && zero && b->nh == y->size && b->n1 == z->size) {
+        const int32_t *j;
+        const float *c;
+        block_eval(b, 1.0, z->data, zero, &j, &c);
+        ok = true;
+        for (int64_t o = 0; o < b->nh && ok; o++) {
+            const float v = c[o] * z->data[j[o]], t = y->data[o];
+            ok = v == t || fabsf(v - t) <= 1e-5f * fabsf(t);
+        }
+    }
+    free(zero);
+    vs_scope_end();
+    vs_set_grad_enabled(prev);
+    return ok;
+}
+
+/* block_agrees_at z1 = f(x). */
+static bool block_agrees(vs_module *m, const path_plan *pl, vs_tensor *x)
+{
+    const bool prev = vs_set_grad_enabled(false);
+    vs_scope_begin();
+    const vs_forward_ctx fc = {0};
+    vs_tensor *z = vs_sequential_forward_range(m, x, &fc, 0, pl->block, NULL);
+    block b;
+    const bool tried = z && z->ndim >= 2 && z->size <= INT32_MAX;
+    const bool ok = tried && block_init(&b, m, pl, z->ndim - 1, z->shape + 1) && block_agrees_at(m, pl, &b, z);
+    if (tried) block_free(&b);
+    vs_scope_end();
+    vs_set_grad_enabled(prev);
+    return ok;
 }
 
 /* ---- the second layer as seen from one block output -------------------------------------------- */
@@ -490,8 +549,7 @@ vs_status vs_sequential_path_grads(vs_module *m, vs_tensor *x, vs_tensor *baseli
     if (!plan_of(m, &pl))
         return vs_error_set(err, VS_ERR_ARG, "path gradients: the model does not start with affine layers, a piecewise-linear "
                                              "activation and a weighted layer");
-    if (!x || !baseline || !vs_same_shape(x, baseline) || !vs_sequential_path_grads_fits(m, x) || n < 1 || !a || !w || !score ||
-        !grad_sum)
+    if (!x || !baseline || !vs_same_shape(x, baseline) || !fits_shapes(m, &pl, x) || n < 1 || !a || !w || !score || !grad_sum)
         return vs_error_set(err, VS_ERR_ARG, "path gradients: need x and a baseline of one shape [1, ...] that the model "
                                              "takes, and n >= 1 points");
     if (chunk < 1) chunk = 64;
@@ -533,6 +591,13 @@ vs_status vs_sequential_path_grads(vs_module *m, vs_tensor *x, vs_tensor *baseli
         goto out;
     }
     sort_points(n, a, s.order);
+    vs_tensor *z0 = vs_add(vs_mul_scalar(A, (float)a[s.order[0]]), B); /* z1 at the first point */
+    if (!z0 || !block_agrees_at(m, &pl, &s.b, z0)) {
+        st = z0 ? vs_error_set(err, VS_ERR_ARG, "path gradients: the model's piecewise-linear layers are not ones the "
+                                                "engine reads (see vs_sequential_path_grads_fits)")
+                : engine_error(err, "out of memory");
+        goto out;
+    }
     const int32_t *j0;
     const float *c0;
     block_eval(&s.b, a[s.order[0]], A->data, B->data, &j0, &c0);

@@ -261,9 +261,10 @@ typedef vs_tensor *(*vs_path_score)(void *sctx, vs_tensor *out);
  * piecewise-linear ones (ReLU, leaky ReLU, max pool, eval-mode dropout; at least one kink), then
  * flatten / eval-mode dropout, then a conv2d or linear layer. */
 bool vs_sequential_has_path_grads(const vs_module *m);
-/* Whether it takes m on x [1, ...]: the layers fit x and the second weighted layer gets images
- * [1, c, h, w] (conv2d) or vectors [1, features] (linear). */
-bool vs_sequential_path_grads_fits(const vs_module *m, const vs_tensor *x);
+/* Whether it takes m on x [1, ...]: the layers fit x, the second weighted layer gets images
+ * [1, c, h, w] (conv2d, a dense kernel) or vectors [1, features] (linear), and the engine's reading of
+ * the piecewise-linear block agrees with the block's forward on x (one forward of those layers). */
+bool vs_sequential_path_grads_fits(vs_module *m, vs_tensor *x);
 /* Integrated gradients' gradient sum: grad_sum[x->size] = sum_k w[k] dS/dx at x' + a[k] (x - x'),
  * S = score(sctx, outputs of m), for n points, the points run in chunks of `chunk` through the layers
  * after the second weighted one.  The affine layers cost one batch of two rows for all points; each
