@@ -315,7 +315,8 @@ static bool block_agrees(vs_module *m, const path_plan *pl, vs_tensor *x)
     const bool prev = vs_set_grad_enabled(false);
     vs_scope_begin();
     const vs_forward_ctx fc = {0};
-    vs_tensor *z = vs_sequential_forward_range(m, x, &fc, 0, pl->block, NULL);
+    /* (an empty range would hand x itself to this scope) */
+    vs_tensor *z = pl->block ? vs_sequential_forward_range(m, x, &fc, 0, pl->block, NULL) : x;
     block b;
     const bool tried = z && z->ndim >= 2 && z->size <= INT32_MAX;
     const bool ok = tried && block_init(&b, m, pl, z->ndim - 1, z->shape + 1) && block_agrees_at(m, pl, &b, z);
