@@ -34,6 +34,15 @@
 #define VS_SHORT_COPIES
 #endif
 
+/* Put VS_SELECTS before a function whose loops pick between values with a comparison and multiply by
+ * the pick (a ReLU's slope): GCC otherwise keeps such a loop as branches, since under -ftrapping-math a
+ * multiply it would make unconditional might raise a flag the branch did not.  The values are the same. */
+#if defined(__GNUC__) && !defined(__clang__)
+#define VS_SELECTS __attribute__((optimize("no-trapping-math")))
+#else
+#define VS_SELECTS
+#endif
+
 /* ---- parallel loop (threadpool.c) ---- */
 
 /* Body of a parallel loop: handle indices [begin, end) of the range, using ctx. */

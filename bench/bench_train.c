@@ -26,6 +26,8 @@ typedef enum train_kind {
     K_OCCLUSION, /* occlusion-1 through vs_attribute: 784 one-pixel windows, incremental */
     K_SALIENCY, /* gradient of the target logit for a batch of 64 */
     K_VAE,      /* the zoo's VAE 784-400-20 (PyTorch's example), Bernoulli ELBO as task "vae" computes it */
+    K_IG_MLP,   /* integrated gradients, 200 steps, on each of `batch` images: MLP 784-512-256-10 */
+    K_IG_CONVPOOL, /* the same on conv 3x3 -> ReLU -> max pool -> conv 3x3 -> ReLU -> max pool -> linear -> linear */
     K_STARGAN_GAN /* the zoo's StarGAN generator and critic on 28x28, 10 classes: one critic step (WGAN,
                    * gradient penalty by double backward, class loss) and one generator step (adversarial,
                    * class and cycle terms) as task "gan" takes them */
@@ -115,17 +117,35 @@ static vs_module *wgan_critic(vs_rng *r)
     return d;
 }
 
-static vs_module *dipvae_encoder(vs_rng *r)
+/* flatten, then 784 -> h1 -> h2 -> out with ReLUs between (the DIP-VAE encoder, the IG bench's MLP). */
+static vs_module *flat_mlp(int64_t h1, int64_t h2, int64_t out, vs_rng *r)
 {
     vs_module *e = vs_sequential_new();
-    bool ok = e && add(e, vs_flatten_new()) && add(e, vs_linear_new(784, 1200, true, r)) &&
-              add(e, vs_activation_new(VS_MODULE_RELU, 0)) && add(e, vs_linear_new(1200, 1200, true, r)) &&
-              add(e, vs_activation_new(VS_MODULE_RELU, 0)) && add(e, vs_linear_new(1200, 16, true, r));
+    bool ok = e && add(e, vs_flatten_new()) && add(e, vs_linear_new(784, h1, true, r)) &&
+              add(e, vs_activation_new(VS_MODULE_RELU, 0)) && add(e, vs_linear_new(h1, h2, true, r)) &&
+              add(e, vs_activation_new(VS_MODULE_RELU, 0)) && add(e, vs_linear_new(h2, out, true, r));
     if (!ok) {
         vs_module_free(e);
         return NULL;
     }
     return e;
+}
+
+/* PyTorch's MNIST example without dropout: conv 1->32 k3 p1, ReLU, max pool 2, conv 32->64 k3 p1, ReLU,
+ * max pool 2, linear 3136 -> 128, ReLU, linear 128 -> 10. */
+static vs_module *ig_convpool(vs_rng *r)
+{
+    vs_module *m = vs_sequential_new();
+    bool ok = m && add(m, vs_conv2d_new(1, 32, 3, 1, 1, true, r)) && add(m, vs_activation_new(VS_MODULE_RELU, 0)) &&
+              add(m, vs_max_pool2d_new(2, 2, 0)) && add(m, vs_conv2d_new(32, 64, 3, 1, 1, true, r)) &&
+              add(m, vs_activation_new(VS_MODULE_RELU, 0)) && add(m, vs_max_pool2d_new(2, 2, 0)) && add(m, vs_flatten_new()) &&
+              add(m, vs_linear_new(3136, 128, true, r)) && add(m, vs_activation_new(VS_MODULE_RELU, 0)) &&
+              add(m, vs_linear_new(128, 10, true, r));
+    if (!ok) {
+        vs_module_free(m);
+        return NULL;
+    }
+    return m;
 }
 
 static void *train_setup(const vs_bench_case *c, int threads)
@@ -150,6 +170,11 @@ static void *train_setup(const vs_bench_case *c, int threads)
         s->m = vs_arch_ganmex_mnist(1, 28, 10, &r, &err);
         s->x = vs_tensor_rand(4, img, &r, 0, 1);
         break;
+    case K_IG_MLP:
+    case K_IG_CONVPOOL:
+        s->m = s->kind == K_IG_MLP ? flat_mlp(512, 256, 10, &r) : ig_convpool(&r);
+        s->x = vs_tensor_rand(4, img, &r, 0, 1);
+        break;
     case K_CEM:
         classes = 6;
         s->m = vs_arch_cem_fashion(classes, &r, &err);
@@ -167,7 +192,7 @@ static void *train_setup(const vs_bench_case *c, int threads)
     }
     case K_DIPVAE: {
         const int64_t t_shape[2] = {n, 16};
-        s->m = dipvae_encoder(&r);
+        s->m = flat_mlp(1200, 1200, 16, &r);
         s->x = vs_tensor_rand(4, img, &r, 0, 1);
         s->target = vs_tensor_randn(2, t_shape, &r, 0, 1);
         break;
@@ -200,7 +225,8 @@ static void *train_setup(const vs_bench_case *c, int threads)
     }
     }
     const vs_optim_opts o = vs_adam_opts(1e-4f);
-    bool explain = s->kind == K_IG || s->kind == K_OCCLUSION || s->kind == K_SALIENCY;
+    bool explain = s->kind == K_IG || s->kind == K_OCCLUSION || s->kind == K_SALIENCY || s->kind == K_IG_MLP ||
+                   s->kind == K_IG_CONVPOOL;
     if (s->m && !explain && s->kind != K_STARGAN_GAN) s->opt = vs_optim_new_module(&o, s->m, &err);
     if (s->m && s->kind == K_STARGAN_GAN) {
         s->opt = vs_optim_new_module(&o, vs_module_child(s->m, "generator"), &err);
@@ -379,6 +405,24 @@ static void run_ig(train_state *s)
     attribute_image0(s, &o);
 }
 
+/* IG-200 (midpoints, zero baseline, target 3) of all the batch's images in one vs_attribute call. */
+static void run_ig_batch(train_state *s)
+{
+    vs_module_explainee e = {s->m, NULL};
+    const vs_model_fn fn = vs_model_fn_from_module(&e);
+    vs_attr_opts o;
+    vs_attr_opts_init(&o, VS_ATTR_INTEGRATED_GRADIENTS);
+    o.steps = IG_STEPS;
+    o.ig_rule = VS_IG_MIDDLE;
+    o.target = 3;
+    o.batch = EXPLAIN_BATCH;
+    vs_scope_begin();
+    vs_tensor *attr = NULL;
+    vs_error err;
+    if (vs_attribute(&fn, s->x, &o, &attr, NULL, &err) == VS_OK) explain_sink = attr->data[392];
+    vs_scope_end();
+}
+
 /* Occlusion-1: one-pixel windows. */
 static void run_occlusion(train_state *s)
 {
@@ -396,6 +440,10 @@ static void train_run(void *state)
     }
     if (s->kind == K_OCCLUSION) {
         run_occlusion(s);
+        return;
+    }
+    if (s->kind == K_IG_MLP || s->kind == K_IG_CONVPOOL) {
+        run_ig_batch(s);
         return;
     }
     vs_scope_begin();
@@ -493,12 +541,18 @@ static double train_flops(const vs_bench_case *c, int threads)
     case K_CEM:
         m = vs_arch_cem_fashion(6, &r, &err);
         break;
+    case K_IG_MLP:
+        m = flat_mlp(512, 256, 10, &r);
+        break;
+    case K_IG_CONVPOOL:
+        m = ig_convpool(&r);
+        break;
     case K_SIAMESE:
         m = vs_arch_siamese_mlp(SIAMESE_P, 64, 32, &r, &err);
         f.c = SIAMESE_P, f.h = f.w = 1;
         break;
     case K_DIPVAE:
-        m = dipvae_encoder(&r);
+        m = flat_mlp(1200, 1200, 16, &r);
         break;
     case K_STARGAN:
         m = stargan_generator(&r);
@@ -518,6 +572,9 @@ static double train_flops(const vs_bench_case *c, int threads)
     switch (kind) {
     case K_IG:
         return IG_STEPS * 2 * fwd;
+    case K_IG_MLP:
+    case K_IG_CONVPOOL:
+        return n * IG_STEPS * 2 * fwd;
     case K_OCCLUSION: /* 784 occluded copies and the unoccluded image, dense-equivalent */
         return 785 * fwd;
     case K_SALIENCY:
@@ -550,6 +607,11 @@ const vs_bench_case vs_bench_train_cases[] = {
           "(adv, cls, cycle) steps, Adam",
           K_STARGAN_GAN, 16),
     TRAIN("explain", "ig200_mnist", "IG via vs_attribute: 200 midpoint steps on the GANMEX MNIST classifier, path engine", K_IG, 64),
+    TRAIN("explain", "ig200_mlp16", "IG via vs_attribute: 200 midpoint steps on each of 16 images, MLP 784-512-256-10",
+          K_IG_MLP, 16),
+    TRAIN("explain", "ig200_convpool16",
+          "IG via vs_attribute: 200 midpoint steps on each of 16 images, conv3x3-relu-pool-conv3x3-relu-pool-linear-linear",
+          K_IG_CONVPOOL, 16),
     TRAIN("explain", "occlusion1_mnist", "Occlusion-1 via vs_attribute: 784 one-pixel windows, incremental", K_OCCLUSION, 64),
     TRAIN("explain", "saliency64_mnist", "input gradient of the target logit, batch 64", K_SALIENCY, 64),
 };

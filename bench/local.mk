@@ -8,8 +8,8 @@ VS_BENCH_PERF_SOURCES = bench/bench.h bench/bench_main.c bench/bench_peak.c benc
 bench_vs_bench_SOURCES = bench/vs_bench.c $(VS_BENCH_PERF_SOURCES)
 versus_SOURCES += $(VS_BENCH_PERF_SOURCES)
 bench_vs_bench_LDADD = libversus.la -lm
-CLEANFILES += bench/vs_bench bench/versus.jsonl bench/reference.jsonl bench/compare.md bench/rss.jsonl
-EXTRA_DIST += bench/torch_reference.py bench/torch_models.py bench/compare.py
+CLEANFILES += bench/vs_bench bench/versus.jsonl bench/reference.jsonl bench/compare.md bench/rss.jsonl bench/process.jsonl
+EXTRA_DIST += bench/torch_reference.py bench/torch_models.py bench/compare.py bench/train_process.py bench/torch_train_process.py
 
 # The Python that has torch and numpy (Debian's); numpy's OpenBLAS must not inherit tuning
 # variables meant for other programs, so they are unset for that command only.
@@ -20,7 +20,11 @@ RSS_WORKLOAD = ganmex_mnist_step
 bench: bench/vs_bench$(EXEEXT)
 	./bench/vs_bench$(EXEEXT) $(BENCH_FLAGS)
 
-bench-compare: bench/vs_bench$(EXEEXT)
+# The whole `versus train` process against bench/torch_train_process.py (TRAIN_PROCESS_FLAGS, e.g.
+# "--reps 5"; --clock cpu when BENCH_FLAGS has it; needs $$VERSUS_DATA/mnist, else the entry is skipped
+# with a message).
+TRAIN_PROCESS_FLAGS = --threads 1 --reps 3
+bench-compare: bench/vs_bench$(EXEEXT) versus$(EXEEXT)
 	./bench/vs_bench$(EXEEXT) --json bench/versus.jsonl $(BENCH_FLAGS)
 	@if $(BENCH_PY3) -c 'import torch, numpy' >/dev/null 2>&1; then \
 	    env -u OPENBLAS_CORETYPE -u OPENBLAS_L2_SIZE $(BENCH_PY3) $(srcdir)/bench/torch_reference.py \
@@ -28,9 +32,12 @@ bench-compare: bench/vs_bench$(EXEEXT)
 	    ./bench/vs_bench$(EXEEXT) --filter $(RSS_WORKLOAD) --threads 1 --reps 5 --rss | grep '"suite":"rss"' > bench/rss.jsonl && \
 	    env -u OPENBLAS_CORETYPE -u OPENBLAS_L2_SIZE $(BENCH_PY3) $(srcdir)/bench/torch_reference.py \
 	        --rss $(RSS_WORKLOAD) 1 --reps 5 | grep '"suite":"rss"' >> bench/rss.jsonl && \
+	    clock=$$(case " $(BENCH_FLAGS) " in *" --clock cpu "*) echo --clock cpu;; esac) && \
+	    VERSUS_DATA="$${VERSUS_DATA:-$(abs_top_srcdir)/../shared/datasets}" $(BENCH_PY3) $(srcdir)/bench/train_process.py \
+	        ./versus$(EXEEXT) $(TRAIN_PROCESS_FLAGS) $$clock > bench/process.jsonl && \
 	    $(BENCH_PY3) $(srcdir)/bench/compare.py \
 	        --commit "$$(git -C $(srcdir) rev-parse --short HEAD 2>/dev/null || echo unknown)" \
-	        bench/versus.jsonl bench/reference.jsonl bench/rss.jsonl > bench/compare.md && \
+	        bench/versus.jsonl bench/reference.jsonl bench/rss.jsonl bench/process.jsonl > bench/compare.md && \
 	    echo && cat bench/compare.md; \
 	else \
 	    echo "bench-compare: $(BENCH_PY3) lacks torch or numpy; skipping the PyTorch/numpy comparison"; \

@@ -27,22 +27,27 @@ MIN_SAMPLE_S = 2e-3
 WARMUP_S = 50e-3
 
 
+# The clock of the vs_bench run being repeated: wall-clock time, or the process's CPU time (--clock cpu).
+CLOCK = {"now": time.perf_counter}
+
+
 def measure(fn, reps):
     """Median and minimum seconds per call of fn, and the calls per timed sample."""
+    now = CLOCK["now"]
     fn()  # first call: lazy initialisation, page faults
-    t0 = time.perf_counter()
+    t0 = now()
     fn()
-    once = time.perf_counter() - t0
+    once = now() - t0
     iters = 1 if once >= MIN_SAMPLE_S else int(MIN_SAMPLE_S / max(once, 1e-9)) + 1
-    start = time.perf_counter()
-    while time.perf_counter() - start < WARMUP_S:
+    start = now()
+    while now() - start < WARMUP_S:
         fn()
     samples = []
     for _ in range(reps):
-        t0 = time.perf_counter()
+        t0 = now()
         for _ in range(iters):
             fn()
-        samples.append((time.perf_counter() - t0) / iters)
+        samples.append((now() - t0) / iters)
     samples.sort()
     mid = len(samples) // 2
     median = samples[mid] if len(samples) % 2 else 0.5 * (samples[mid - 1] + samples[mid])
@@ -222,6 +227,28 @@ def train_models(torch):
             return attr
         return run
 
+    def ig_mlp():
+        return nn.Sequential(nn.Flatten(), nn.Linear(784, 512), nn.ReLU(), nn.Linear(512, 256), nn.ReLU(), nn.Linear(256, 10))
+
+    def ig_convpool():
+        return nn.Sequential(nn.Conv2d(1, 32, 3, 1, 1), nn.ReLU(), nn.MaxPool2d(2), nn.Conv2d(32, 64, 3, 1, 1), nn.ReLU(),
+                             nn.MaxPool2d(2), nn.Flatten(), nn.Linear(3136, 128), nn.ReLU(), nn.Linear(128, 10))
+
+    def ig_batch_run(make):
+        """IG-200 (midpoints, zero baseline, target 3) of n images: all n * 200 points in batches of 64, as
+        Captum's IntegratedGradients(internal_batch_size=64) evaluates them."""
+        def build(n):
+            m = make().eval()
+            x = torch.rand(n, 1, 28, 28)
+            alpha = (torch.arange(200, dtype=torch.float32) + 0.5) / 200
+            pts = (alpha.view(1, 200, 1, 1, 1) * x.unsqueeze(1)).reshape(n * 200, 1, 28, 28)
+
+            def run():
+                grads = torch.cat([input_grad(m, pts[k:k + 64].clone()) for k in range(0, n * 200, 64)])
+                return x * grads.view(n, 200, 1, 28, 28).mean(1)
+            return run
+        return build
+
     def occlusion_run(n):
         m = ganmex().eval()
         x = torch.rand(1, 1, 28, 28)
@@ -247,6 +274,7 @@ def train_models(torch):
             "siamese_mlp_step": siamese_step, "dipvae_mlp_step": dipvae_step, "stargan_gen_step": stargan_step,
             "wgan_gp_disc_step": wgan_step, "vae_mlp_step": vae_step, "stargan_gan_step": stargan_gan_step,
             "ig200_mnist": ig_run, "occlusion1_mnist": occlusion_run,
+            "ig200_mlp16": ig_batch_run(ig_mlp), "ig200_convpool16": ig_batch_run(ig_convpool),
             "saliency64_mnist": saliency_run}
 
 
@@ -255,6 +283,7 @@ def timed_line(case, suite, impl, lib, threads, reps, fn, flops=0.0, **extra):
     median, best, iters = measure(fn, reps)
     line = {"name": case["name"], "suite": suite, "impl": impl, "threads": threads, "version": lib.__version__,
             "reps": reps, "iters": iters, "median_s": median, "min_s": best,
+            "clock": "cpu" if CLOCK["now"] is time.process_time else "wall",
             "gflops": round(flops / median * 1e-9, 3) if flops else 0.0}
     line.update(extra)
     print(json.dumps(line, separators=(",", ":")), flush=True)
@@ -340,6 +369,8 @@ def run_worker(threads, cases, reps, rss=False):
 def main(argv):
     if len(argv) >= 2 and argv[1] == "--worker":
         job = json.load(sys.stdin)
+        if job.get("clock") == "cpu":
+            CLOCK["now"] = time.process_time
         run_worker(job["threads"], job["cases"], job["reps"], job.get("rss", False))
         return 0
     reps_override = None
@@ -347,7 +378,8 @@ def main(argv):
         reps_override = int(argv[argv.index("--reps") + 1])
     if len(argv) >= 4 and argv[1] == "--rss":
         threads = int(argv[3])
-        suite = "explain" if argv[2] in ("ig200_mnist", "occlusion1_mnist", "saliency64_mnist") else "train"
+        suite = "explain" if argv[2] in ("ig200_mnist", "ig200_mlp16", "ig200_convpool16", "occlusion1_mnist",
+                                         "saliency64_mnist") else "train"
         batch = 128 if argv[2] in ("siamese_mlp_step", "vae_mlp_step") else \
             16 if argv[2] in ("stargan_gen_step", "wgan_gp_disc_step", "stargan_gan_step") else 64
         job = {"threads": threads, "reps": reps_override or 15, "rss": True,
@@ -365,7 +397,8 @@ def main(argv):
             d = json.loads(line)
             if d.get("suite") not in ("sgemm", "conv", "train", "explain") or d.get("impl") != "versus":
                 continue
-            job = by_threads.setdefault(d["threads"], {"threads": d["threads"], "reps": reps_override or d["reps"], "cases": []})
+            job = by_threads.setdefault(d["threads"], {"threads": d["threads"], "reps": reps_override or d["reps"], "cases": [],
+                                                       "clock": d.get("clock", "wall")})
             keys = {"sgemm": ("name", "m", "n", "k", "trans_a", "trans_b"),
                     "conv": ("name", "n", "c", "h", "w", "o", "k", "stride", "pad", "backward")}.get(d["suite"], ("name", "batch"))
             case = {key: d[key] for key in keys}

@@ -510,7 +510,8 @@ const vs_verb vs_verb_train = {
     "process was killed, and ends with the bits an uninterrupted run would have.  A loss or gradient\n"
     "that stops being finite ends the run with a message naming the epoch and step.  Progress (every\n"
     "loss term) is shown on standard error when it is a terminal.  The last line of standard output is\n"
-    "  accuracy: train A test B          (classifiers)\n"
+    "  accuracy: train A test B          (classifiers; train A counted on the last epoch's steps, as\n"
+    "                                    they ran: dropout on, weights of each step)\n"
     "  pair accuracy: train A test B     (Siamese models)\n"
     "  NAME VALUE  NAME VALUE ...        (other tasks: their metrics, e.g. test_elbo for a VAE)\n"
     "--threads T sets the kernels' threads; the result does not depend on it.",

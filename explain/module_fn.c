@@ -70,15 +70,13 @@ static vs_tensor *module_forward_boxes(void *ctx, vs_tensor *x, vs_tensor *fill,
     return y;
 }
 
-/* Integrated gradients through vs_sequential_path_grads; images and row vectors as the first
- * layer takes them (conv2d: [1, C, H, W], linear: [1, F]). */
+/* Integrated gradients through vs_sequential_path_grads, when the model takes x that way. */
 static vs_status module_path_grads(void *ctx, vs_tensor *x, vs_tensor *baseline, int64_t n, const double *a, const double *w,
                                    vs_tensor *(*score)(void *sctx, vs_tensor *out), void *sctx, int64_t chunk,
                                    float *grad_sum, bool *used)
 {
     vs_module_explainee *e = ctx;
-    const vs_module *first = e->module->children[0];
-    *used = x->ndim == (first->kind == VS_MODULE_CONV2D ? 4 : 2);
+    *used = vs_sequential_path_grads_fits(e->module, x);
     if (!*used) return VS_OK;
     vs_error err;
     vs_status st = vs_sequential_path_grads(e->module, x, baseline, n, a, w, score, sctx, chunk, grad_sum, &err);

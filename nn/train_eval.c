@@ -1,5 +1,6 @@
 /* train_eval.c - forward passes of one batch with their checks (classifier scores, Siamese
- * similarities) and the two accuracies: classifier accuracy and Siamese pair accuracy. */
+ * similarities), the two accuracies (classifier accuracy and Siamese pair accuracy) and their count
+ * on the steps already taken. */
 #include "nn/train_internal.h"
 #include "versus/ops.h"
 
@@ -81,6 +82,20 @@ vs_tensor *vs_train_similarity(vs_module *m, const vs_dataset *d, const vs_pairs
     free(ia);
     free(ib);
     return s;
+}
+
+void vs_step_accuracy_add(vs_step_accuracy *a, const vs_trainer *t, int64_t correct, int64_t n)
+{
+    if (a->epoch != t->epoch) a->epoch = t->epoch, a->seen = a->correct = 0;
+    a->seen += n;
+    a->correct += correct;
+}
+
+bool vs_step_accuracy_of_last_epoch(const vs_step_accuracy *a, const vs_trainer *t, int64_t n_items, double *acc)
+{
+    if (a->epoch < 0 || a->epoch != t->epoch - 1 || a->seen != n_items || n_items < 1) return false;
+    *acc = (double)a->correct / (double)a->seen;
+    return true;
 }
 
 /* Run f with m in evaluation mode and gradients off, then restore both. */

@@ -55,6 +55,15 @@ int64_t vs_train_steps_per_epoch(const vs_trainer *t);
 vs_status vs_train_optim_for(const vs_train_opts *o, const char *name, vs_train_optim *out, vs_error *err);
 /* Single-model, single-loss tasks: optims {"model"}, terms {"loss"} (task_registry.c). */
 extern const char *const vs_task_one_model[], *const vs_task_one_loss[];
+/* The train accuracy counted on the steps already taken (classifier and Siamese tasks): the correct
+ * calls among the items the steps of `epoch` have seen. */
+typedef struct vs_step_accuracy {
+    int64_t epoch, seen, correct; /* epoch -1: nothing counted yet */
+} vs_step_accuracy;
+/* Add a step of the trainer's current epoch (t->epoch), `correct` of n items right. */
+void vs_step_accuracy_add(vs_step_accuracy *a, const vs_trainer *t, int64_t correct, int64_t n);
+/* Whether the last epoch the trainer finished was counted over all n_items; then *acc is its accuracy. */
+bool vs_step_accuracy_of_last_epoch(const vs_step_accuracy *a, const vs_trainer *t, int64_t n_items, double *acc);
 /* Metrics "train_accuracy" and "test_accuracy" (classifier and Siamese tasks). */
 vs_status vs_train_put_accuracies(vs_train_result *res, double train, double test);
 

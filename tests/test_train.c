@@ -99,6 +99,36 @@ START_TEST(test_classifier_learns)
 }
 END_TEST
 
+/* The train accuracy is counted on the last epoch's steps: with a learning rate of 0 (weights fixed)
+ * and no dropout it is the accuracy of the model on the train rows (pairs), evaluated after training
+ * (here: the same run with 0 epochs, where the loop has no steps to count and evaluates). */
+static void accuracy_from_steps(bool siamese)
+{
+    vs_dataset *d = blobs(200, 3);
+    vs_module *m = siamese ? siamese_net(5) : small_net(false, 5), *m0 = siamese ? siamese_net(5) : small_net(false, 5);
+    vs_train_opts o = opts_for(2, 24, 0.0f);
+    vs_train_result res, res0;
+    vs_error err;
+    ck_assert_msg(vs_train(m, d, &o, &res, &err) == VS_OK, "%s", err.msg);
+    o.epochs = 0;
+    ck_assert_msg(vs_train(m0, d, &o, &res0, &err) == VS_OK, "%s", err.msg);
+    const double a = vs_train_result_get(&res, "train_accuracy"), a0 = vs_train_result_get(&res0, "train_accuracy");
+    ck_assert_msg(a == a0 && a > 0.1 && a < 0.95, "%s train accuracy from the steps %g, evaluated %g", siamese ? "pair" : "", a, a0);
+    ck_assert(vs_train_result_get(&res, "test_accuracy") == vs_train_result_get(&res0, "test_accuracy"));
+    vs_train_result_clear(&res);
+    vs_train_result_clear(&res0);
+    vs_module_free(m);
+    vs_module_free(m0);
+    vs_dataset_free(d);
+}
+
+START_TEST(test_train_accuracy_from_steps)
+{
+    accuracy_from_steps(false);
+    accuracy_from_steps(true);
+}
+END_TEST
+
 static void siamese_learns(vs_pairing pairing)
 {
     vs_dataset *d = blobs(240, 2);
@@ -193,6 +223,8 @@ static void resume_matches(bool siamese, vs_pairing pairing, int64_t stop_at)
     assert_same_bits(a, c);
     ck_assert(memcmp(ra.loss_history, rc.loss_history, 3 * sizeof(double)) == 0);
     ck_assert(vs_train_result_get(&ra, "test_accuracy") == vs_train_result_get(&rc, "test_accuracy"));
+    /* the last epoch ran whole after the resume, with the same dropout masks: the same count */
+    ck_assert(vs_train_result_get(&ra, "train_accuracy") == vs_train_result_get(&rc, "train_accuracy"));
 
     vs_train_result_clear(&ra);
     vs_train_result_clear(&rb);
@@ -468,6 +500,7 @@ static Suite *train_suite(void)
     tcase_add_test(tc, test_siamese_random_learns);
     tcase_add_test(tc, test_graph_siamese_and_classifier);
     tc = vs_tcase(s, "checkpoints", 60);
+    tcase_add_test(tc, test_train_accuracy_from_steps);
     tcase_add_test(tc, test_resume_classifier_mid_epoch);
     tcase_add_test(tc, test_resume_classifier_epoch_end);
     tcase_add_test(tc, test_resume_siamese_random_pairs);

@@ -258,15 +258,22 @@ vs_tensor *vs_sequential_forward_boxes(vs_module *m, vs_tensor *x, vs_tensor *fi
                                        vs_error *err);
 /* The explained score of a batch of outputs (a callback of the caller's): [N]. */
 typedef vs_tensor *(*vs_path_score)(void *sctx, vs_tensor *out);
-/* Whether vs_sequential_path_grads takes m: a sequential whose first three layers are two conv2d or
- * two linear layers with a ReLU or leaky ReLU between them. */
+/* Whether vs_sequential_path_grads takes m: a sequential that starts affine layers (linear, conv2d,
+ * average pools, flatten, eval-mode dropout and batch norm; maybe none), then
+ * piecewise-linear ones (ReLU, leaky ReLU, max pool, eval-mode dropout; at least one kink), then
+ * flatten / eval-mode dropout, then a conv2d or linear layer. */
 bool vs_sequential_has_path_grads(const vs_module *m);
+/* Whether it takes m on x [1, ...]: the layers fit x, the second weighted layer gets images
+ * [1, c, h, w] (conv2d, a dense kernel) or vectors [1, features] (linear), and the engine's reading of
+ * the piecewise-linear block agrees with the block's forward on x (one forward of those layers). */
+bool vs_sequential_path_grads_fits(vs_module *m, vs_tensor *x);
 /* Integrated gradients' gradient sum: grad_sum[x->size] = sum_k w[k] dS/dx at x' + a[k] (x - x'),
  * S = score(sctx, outputs of m), for n points, the points run in chunks of `chunk` through the layers
- * after the first three.  The first layer is affine along the path and its ReLU mask changes for few
- * neurons between points, so the second layer costs two products for all points plus a column of its
- * weight per flipped neuron and point (nn/path_grads.c).  Equal to the point-by-point gradients up to
- * float rounding.  x and baseline [1, ...], one shape.  VS_ERR_ARG when m does not fit. */
+ * after the second weighted one.  The affine layers cost one batch of two rows for all points; each
+ * output of the piecewise-linear block is one of their units times a slope, which changes at few
+ * points, so the second weighted layer costs two products plus one column of its weight per change
+ * (nn/path_grads.c).  Equal to the point-by-point gradients up to float rounding.  x and baseline
+ * [1, ...], one shape.  VS_ERR_ARG when m or x does not fit. */
 vs_status vs_sequential_path_grads(vs_module *m, vs_tensor *x, vs_tensor *baseline, int64_t n, const double *a,
                                    const double *w, vs_path_score score, void *sctx, int64_t chunk, float *grad_sum,
                                    vs_error *err);
