@@ -5,11 +5,9 @@
 #include "versus/ganmex.h"
 #include "versus/versus.h"
 
-#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 static const vs_cli_opt ganmex_opts[] = {
     VS_DATA_CLI_OPTS,
@@ -66,18 +64,11 @@ static const char *default_test(const char *spec)
     return NULL;
 }
 
+/* mkdir -p path; 0 or 1 after a message. */
 static int make_dirs(const char *path)
 {
-    char buf[4096];
-    snprintf(buf, sizeof buf, "%s", path);
-    for (char *p = buf + 1; *p; p++)
-        if (*p == '/') {
-            *p = 0;
-            if (mkdir(buf, 0777) != 0 && errno != EEXIST) return vs_fail("%s: cannot create directory: %s", buf, strerror(errno));
-            *p = '/';
-        }
-    if (mkdir(buf, 0777) != 0 && errno != EEXIST) return vs_fail("%s: cannot create directory: %s", buf, strerror(errno));
-    return 0;
+    vs_error err;
+    return vs_report_make_dirs(path, &err) == VS_OK ? 0 : vs_fail("%s", err.msg);
 }
 
 static int run_ganmex(const vs_args *unused, int argc, char **argv)

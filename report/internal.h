@@ -19,7 +19,5 @@ const char *vs_report_arrow(vs_better b);
 /* The SVG document of a MATRIX figure (report_matrix.c). */
 vs_status vs_report_matrix_svg(const vs_report_figure *f, char **out, size_t *len, vs_error *err);
 
-/* mkdir -p dir; errors name the directory that could not be made. */
-vs_status vs_report_make_dirs(const char *dir, vs_error *err);
 
 #endif

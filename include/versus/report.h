@@ -204,6 +204,8 @@ vs_status vs_report_from_json(const vs_json *doc, const char *name, vs_report **
 /* Everything into dir (created when missing): results.json, table.md, index.html and NAME.svg per
  * figure, each written atomically.  Errors name the file. */
 vs_status vs_report_write_dir(const vs_report *r, const char *dir, vs_error *err);
+/* mkdir -p dir (a report directory and its parents); errors name the directory that could not be made. */
+vs_status vs_report_make_dirs(const char *dir, vs_error *err);
 /* Rebuild dir/index.html from dir/results.json (as written by vs_report_write_dir). */
 vs_status vs_report_rebuild_html(const char *dir, vs_error *err);
 
