@@ -7,3 +7,7 @@ endif
 # Hostile inputs: the corpus under tests/hostile/ (made by make_corpus.py) and the probe's cases.
 TESTS += tests/cli_hostile.sh
 EXTRA_DIST += tests/cli_hostile.sh tests/german_data.awk tests/hostile
+
+# report_chromium.sh keeps its screenshots for a person to look at; make clean removes them.
+clean-local:
+	-rm -rf report_chromium.dir
