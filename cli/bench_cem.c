@@ -71,9 +71,7 @@ static int run_cem(const vs_args *unused, int argc, char **argv)
     vs_error err;
     rc = 0;
     if (vs_cem_experiment(&o, &rep, &err) != VS_OK) rc = err.code == VS_ERR_ARG ? vs_usage_error("bench", "%s", err.msg) : vs_fail("%s", err.msg);
-    if (!rc && vs_report_write_dir(rep, dir, &err) != VS_OK) rc = vs_fail("%s", err.msg);
-    if (!rc && vs_report_markdown(rep, stdout, &err) != VS_OK) rc = vs_fail("%s", err.msg);
-    if (!rc) printf("\nwrote %s: results.json, table.md, index.html, pp_features.svg, traversal.png, figure7.png\n", dir);
+    if (!rc) rc = vs_bench_publish(rep, dir, "results.json, table.md, index.html, pp_features.svg, traversal.png, figure7.png");
     vs_report_free(rep);
     free(cmd);
     return rc;

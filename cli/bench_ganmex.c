@@ -102,9 +102,7 @@ static int run_ganmex(const vs_args *unused, int argc, char **argv)
     else if (vs_load_spec(o.spec, &df, &d, &err) != VS_OK) rc = vs_fail("%s", err.msg);
     else if (test_spec && vs_load_spec(test_spec, &df, &test, &err) != VS_OK) rc = vs_fail("%s", err.msg);
     else if (vs_ganmex_experiment(d, test, &o, &r, &err) != VS_OK) rc = err.code == VS_ERR_ARG ? vs_usage_error("bench", "%s", err.msg) : vs_fail("%s", err.msg);
-    else if (vs_report_write_dir(r, out, &err) != VS_OK) rc = vs_fail("%s", err.msg);
-    else if (vs_report_markdown(r, stdout, &err) != VS_OK) rc = vs_fail("%s", err.msg);
-    else printf("\nwrote %s/table.md, results.json, index.html, figures and fig2_*.png\n", out);
+    else rc = vs_bench_publish(r, out, "table.md, results.json, index.html, figures and fig2_*.png");
     vs_report_free(r);
     vs_dataset_free(d);
     vs_dataset_free(test);
