@@ -25,3 +25,12 @@ shape_is() { # description, file, shape
     s=$(npy_shape "$2")
     if [ "$s" = "$3" ]; then ok; else bad "$1: shape '$s', wanted '$3'"; fi
 }
+
+# A pseudo-random number in [0, 1) from awk, seeded by the clock and the process: the kill-and-resume
+# tests draw their kill moments from it (they are meant to differ between runs; the tests must pass
+# for every one of them).
+random_seq_no=0
+random01() {
+    random_seq_no=$((random_seq_no + 1))
+    awk -v s="$$$random_seq_no" 'BEGIN { srand(); r = rand(); srand(int(r * 1000000) + s); print rand() }'
+}

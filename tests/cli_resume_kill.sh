@@ -12,14 +12,6 @@ rm -rf "$W"
 mkdir -p "$W"
 cd "$W" || exit 1
 
-# a pseudo-random number in [0, 1) from awk, seeded by the clock and the process (the kill moments
-# are meant to differ between runs; the test must pass for every one of them)
-seq_no=0
-random01() {
-    seq_no=$((seq_no + 1))
-    awk -v s="$$$seq_no" 'BEGIN { srand(); r = rand(); srand(int(r * 1000000) + s); print rand() }'
-}
-
 # run name, flags...: uninterrupted, then killed and resumed
 kill_and_resume() {
     name=$1

@@ -13,13 +13,6 @@ rm -rf "$W"
 mkdir -p "$W"
 cd "$W" || exit 1
 
-# a pseudo-random number in [0, 1) (the kill moments are meant to differ between runs)
-seq_no=0
-random01() {
-    seq_no=$((seq_no + 1))
-    awk -v s="$$$seq_no" 'BEGIN { srand(); r = rand(); srand(int(r * 1000000) + s); print rand() }'
-}
-
 # name, seconds an uninterrupted run took, command...: killed up to KILLS times, then run to its end,
 # always with --resume (a run without a journal yet simply starts)
 kill_and_resume() {
