@@ -3,6 +3,7 @@
  * against two references with SNX-global and SNX (and saliency maps), scored against the truth, and
  * a classifier explained one-vs-one with three attribution methods; returned as a vs_report
  * (tables, a feature-importance bar chart, the query graph drawn with its masks, GDA traces). */
+#include "explain/experiment_snx.h"
 #include "versus/arch.h"
 #include "versus/experiment.h"
 #include "versus/explain.h"
@@ -193,26 +194,8 @@ static void part_figures(const demo_part *p, const char *stem, vs_report *r)
             "The query graph drawn three times, with its SNX-global mask and its SNX masks against the same-class and the "
             "other-class reference: thicker, darker edges weigh more (mean of both directions).  The vermillion halo marks the "
             "planted nitro-ring motif, which a faithful explanation should weigh highest.");
-        int64_t n = 0;
-        for (int64_t e = 0; e < g->n_edges; e++) n += g->src[e] < g->dst[e];
-        int64_t *src = malloc((size_t)(n + 1) * sizeof *src), *dst = malloc((size_t)(n + 1) * sizeof *dst);
-        bool *hot = malloc((size_t)(n + 1) * sizeof *hot);
-        float *w = malloc((size_t)(n + 1) * sizeof *w);
-        for (int k = 0; f && src && dst && hot && w && k < 3; k++) {
-            const float *m = query_mask(p, k);
-            int64_t i = 0;
-            for (int64_t e = 0; e < g->n_edges; e++)
-                if (g->src[e] < g->dst[e]) {
-                    src[i] = g->src[e];
-                    dst[i] = g->dst[e];
-                    hot[i] = g->edge_truth && g->edge_truth[e];
-                    w[i++] = 0.5f * (m[e] + m[g->rev[e]]);
-                }
-            vs_report_series(f, mask_names[k], (size_t)n, NULL, w, NULL);
-        }
-        if (f && src && dst && hot && w) vs_report_graph(f, g->n_nodes, NULL, n, src, dst, g->edge_truth ? hot : NULL);
-        else if (f) f->owner->oom = true;
-        free(src), free(dst), free(hot), free(w);
+        const float *masks[3] = {query_mask(p, 0), query_mask(p, 1), query_mask(p, 2)};
+        if (f && vs_snx_graph_figure(f, g, 3, masks, mask_names) != VS_OK) f->owner->oom = true;
     }
 
     /* GDA traces of the two local problems */

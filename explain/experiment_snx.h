@@ -128,6 +128,11 @@ typedef struct snx_bench {
 
 /* The run of method m, or NULL. */
 const snx_method_run *vs_snx_bench_find_run(const snx_bench *b, vs_snx_method m);
+/* Figure f draws graph g (its undirected edges, src < dst) once per mask: series k is the mean of
+ * both directions of masks[k] (an edge mask over g's directed edges) called names[k]; NULL masks are
+ * left out.  The planted motif (edge_truth) is highlighted.  VS_ERR_NOMEM when out of memory. */
+vs_status vs_snx_graph_figure(vs_report_figure *f, const vs_graph *g, int n_masks, const float *const *masks,
+                              const char *const *names);
 /* Mean over the blocks of a per-block trace array [n_blocks * n_iters] into out[n_iters]. */
 void vs_snx_trace_mean(const vs_snx_trace *t, const float *a, float *out);
 /* Every planned local explanation of the pairs (b->jobs, experiment_snx_items.c), item by item through

@@ -447,15 +447,6 @@ static int example_figure(const snx_bench *b, vs_report *r)
     }
     int64_t q = b->pairs.idx[2 * pk], ref = b->pairs.idx[2 * pk + 1];
     const vs_graph *g = &b->d->graphs[q];
-    int64_t ne = 0;
-    for (int64_t e = 0; e < g->n_edges; e++) ne += g->src[e] < g->dst[e];
-    int64_t *src = malloc((size_t)(ne + 1) * sizeof *src), *dst = malloc((size_t)(ne + 1) * sizeof *dst);
-    bool *hot = malloc((size_t)(ne + 1) * sizeof *hot);
-    float *w = malloc((size_t)(ne + 1) * sizeof *w);
-    if (!src || !dst || !hot || !w) {
-        free(src), free(dst), free(hot), free(w);
-        return vs_error_set(b->err, VS_ERR_NOMEM, "out of memory"), 1;
-    }
     char caption[600];
     snprintf(caption, sizeof caption,
              "Test pair %lld: query graph %lld (class %lld) against reference %lld (%s class).  Each panel draws the query with "
@@ -463,33 +454,52 @@ static int example_figure(const snx_bench *b, vs_report *r)
              (long long)pk + 1, (long long)q, (long long)b->d->y[q], (long long)ref, b->pairs.label[pk] ? "the same" : "another",
              g->edge_truth ? "  The vermillion halo marks the planted motif: a faithful explanation weighs those edges highest." : "");
     vs_report_figure *f = vs_report_figure_new(r, VS_FIGURE_GRAPH, "example", "One query and its explanations", NULL, NULL, caption);
+    if (!f) return 0; /* the report remembers it ran out of memory */
     const vs_snx_method shown[4] = {VS_SNX_GLOBAL, VS_SNX_GDA, VS_SNX_SM, VS_SNX_GNNEXPLAINER};
-    for (int k = 0; f && k < 4; k++) {
-        const float *m = NULL;
+    const float *masks[4] = {NULL};
+    char names[4][64];
+    const char *name_of[4];
+    for (int k = 0; k < 4; k++) {
         const vs_snx_expl *G = b->glob[SEL_PRESENT][G_SNX];
         if (k == 0 && G) {
             int64_t at = vs_snx_expl_find(G, q);
-            if (at >= 0) m = G->ms + G->s_off[at];
+            if (at >= 0) masks[k] = G->ms + G->s_off[at];
         } else if (k > 0) {
             const snx_method_run *run = vs_snx_bench_find_run(b, shown[k]);
-            if (run) m = run->e[SEL_PRESENT]->ms + run->e[SEL_PRESENT]->s_off[pk];
+            if (run) masks[k] = run->e[SEL_PRESENT]->ms + run->e[SEL_PRESENT]->s_off[pk];
         }
-        if (!m) continue;
-        int64_t i = 0;
-        for (int64_t e = 0; e < g->n_edges; e++)
-            if (g->src[e] < g->dst[e]) {
-                src[i] = g->src[e];
-                dst[i] = g->dst[e];
-                hot[i] = g->edge_truth && g->edge_truth[e];
-                w[i++] = 0.5f * (m[e] + m[g->rev[e]]);
-            }
-        char name[64];
-        snprintf(name, sizeof name, "%s%s", vs_snx_method_name(shown[k]), k ? " (local)" : " (global)");
-        vs_report_series(f, name, (size_t)ne, NULL, w, NULL);
+        snprintf(names[k], sizeof names[k], "%s%s", vs_snx_method_name(shown[k]), k ? " (local)" : " (global)");
+        name_of[k] = names[k];
     }
-    if (f) vs_report_graph(f, g->n_nodes, NULL, ne, src, dst, g->edge_truth ? hot : NULL);
-    free(src), free(dst), free(hot), free(w);
+    if (vs_snx_graph_figure(f, g, 4, masks, name_of) != VS_OK) return vs_error_set(b->err, VS_ERR_NOMEM, "out of memory"), 1;
     return 0;
+}
+
+vs_status vs_snx_graph_figure(vs_report_figure *f, const vs_graph *g, int n_masks, const float *const *masks,
+                              const char *const *names)
+{
+    int64_t ne = 0;
+    for (int64_t e = 0; e < g->n_edges; e++) ne += g->src[e] < g->dst[e];
+    int64_t *src = malloc((size_t)(ne + 1) * sizeof *src), *dst = malloc((size_t)(ne + 1) * sizeof *dst);
+    bool *hot = malloc((size_t)(ne + 1) * sizeof *hot);
+    float *w = malloc((size_t)(ne + 1) * sizeof *w);
+    vs_status st = src && dst && hot && w ? VS_OK : VS_ERR_NOMEM;
+    for (int64_t e = 0, i = 0; st == VS_OK && e < g->n_edges; e++)
+        if (g->src[e] < g->dst[e]) {
+            src[i] = g->src[e];
+            dst[i] = g->dst[e];
+            hot[i++] = g->edge_truth && g->edge_truth[e];
+        }
+    for (int k = 0; st == VS_OK && k < n_masks; k++) {
+        const float *m = masks[k];
+        if (!m) continue;
+        for (int64_t e = 0, i = 0; e < g->n_edges; e++)
+            if (g->src[e] < g->dst[e]) w[i++] = 0.5f * (m[e] + m[g->rev[e]]);
+        vs_report_series(f, names[k], (size_t)ne, NULL, w, NULL);
+    }
+    if (st == VS_OK) vs_report_graph(f, g->n_nodes, NULL, ne, src, dst, g->edge_truth ? hot : NULL);
+    free(src), free(dst), free(hot), free(w);
+    return st;
 }
 
 /* ---- the report ------------------------------------------------------------------------------------ */
