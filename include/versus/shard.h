@@ -4,9 +4,11 @@
  * A verb or an experiment that loops over n items opens a vs_run.  The run owns one file, its
  * journal: a header (the command's words, seed, version, item count, shard) and one record per
  * finished item (the item's results as bytes, written by the caller with vs_item_buf).  Each record
- * goes to disk with one append and carries its length and a checksum, so a run killed at any moment
- * (SIGKILL) leaves a journal whose complete records are all valid; reopening it with resume keeps
- * them, cuts off a torn last record, and the caller computes only the missing items.
+ * is one append (write) carrying its length and a checksum, so a run killed at any moment (SIGKILL)
+ * leaves a journal whose complete records are all valid; reopening it with resume keeps them, cuts
+ * off a torn last record, and the caller computes only the missing items.  Appends are not fsync'd
+ * one by one (a kill does not lose the page cache; a power cut may lose the last records, which are
+ * then done again); vs_run_finish flushes the journal to disk.
  *
  * Sharding: shard K of N does the contiguous items [floor((K-1) n / N), floor(K n / N)).  Its journal,
  * once every item of its range is in, is the shard's partial result.  vs_run_merge checks a set of
