@@ -11,6 +11,7 @@
  * conv_transpose2d output) and the "patch" side (conv2d output, conv_transpose2d input).  The work
  * for one image is a function of the image index with its own scratch buffer, so a thread pool can
  * split the batch.  Pooling and upsampling live in ops_pool.c. */
+#include "autograd/conv_avx512.h"
 #include "autograd/conv_direct.h"
 #include "autograd/internal.h"
 #include "autograd/kernels.h"
@@ -577,10 +578,35 @@ static bool conv_direct(conv_batch *j, float *dw, bool *done)
     return ok;
 }
 
+/* The forward, and the stride-1 transpose (a conv2d with the weights flipped and padding
+ * d (k - 1) - p), go to conv_avx512.c when it takes the shape. */
+static bool conv_fast(conv_batch *j, bool *done)
+{
+    const conv_geom *g = j->g;
+    const conv_params *p = &g->p;
+    vs_conv_fast f;
+    *done = false;
+    if (p->groups != 1 || j->kind == CONV_WEIGHT_GRAD) return true;
+    if (j->kind == CONV_FORWARD) {
+        f = (vs_conv_fast){g->n, g->c, g->h, g->w, g->o, g->oh, g->ow, g->kh, g->kw, p->sh, p->sw, p->ph, p->pw, p->dh, p->dw, false};
+    } else {
+        const int64_t ph = p->dh * (g->kh - 1) - p->ph, pw = p->dw * (g->kw - 1) - p->pw;
+        if (p->sh != 1 || p->sw != 1 || ph < 0 || pw < 0) return true;
+        f = (vs_conv_fast){g->n, g->o, g->oh, g->ow, g->c, g->h, g->w, g->kh, g->kw, 1, 1, ph, pw, p->dh, p->dw, true};
+    }
+    if (!vs_conv_avx512_fits(&f)) return true;
+    *done = true;
+    if (vs_conv_avx512_forward(&f, j->a, j->b, j->bias, j->kind == CONV_TRANSPOSE, j->out)) return true;
+    vs_set_last_error(VS_ERR_NOMEM, "%s: out of memory for the packed weights or the padded image", j->op);
+    return false;
+}
+
 static bool conv_run(conv_batch *j, float *dw)
 {
     bool direct;
-    const bool ok = conv_direct(j, dw, &direct);
+    bool ok = conv_direct(j, dw, &direct);
+    if (direct) return ok;
+    ok = conv_fast(j, &direct);
     if (direct) return ok;
     int64_t n = j->g->n;
     j->grain = conv_grain(j->g);

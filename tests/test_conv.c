@@ -2,6 +2,7 @@
  * references over many geometries, the adjoint identities tying conv2d / conv_transpose2d /
  * conv2d_weight_grad together, first- and second-order gradient checks, a WGAN-GP gradient penalty
  * (double backward through a conv net), the DeepLIFT rescale rule of max_pool2d, shape errors. */
+#include "autograd/kernels.h"
 #include "gradcheck.h"
 #include "versus/threads.h"
 
@@ -132,13 +133,27 @@ static const geom GEOMS[] = {
     {7, 4, 3, 3, 4, 1, 1, 1, 1, 0, 0, 1, 1, 2},
     {2, 3, 11, 10, 2, 3, 4, 3, 3, 1, 2, 1, 1, 1},
     {3, 2, 9, 13, 3, 2, 5, 1, 4, 0, 2, 1, 2, 1},
+    /* 16 or more output channels, whole register tiles mostly: the direct AVX-512 kernels
+     * (conv_avx512.c) where the machine has them - 60 channels and 13-pixel rows (both ragged),
+     * stride 2 x 3, dilation 2, a stem-like 7 x 7, and transposes of stride 1 (the same kernels with
+     * the weights flipped) with 32 and 48 output channels. */
+    {2, 3, 9, 13, 60, 3, 3, 1, 1, 1, 1, 1, 1, 1},
+    {3, 5, 10, 20, 64, 5, 3, 2, 3, 2, 1, 1, 1, 1},
+    {2, 32, 8, 12, 32, 3, 3, 1, 1, 2, 1, 2, 2, 1},
+    {2, 4, 6, 28, 32, 7, 7, 1, 1, 3, 3, 1, 1, 1},
+    {3, 48, 7, 7, 20, 3, 3, 1, 1, 1, 1, 1, 1, 1},
 };
 #define N_GEOMS (int)(sizeof GEOMS / sizeof GEOMS[0])
 
+/* The forward and transpose tests run every geometry under each instruction set the machine has
+ * (a missing one is lowered to the best present): the portable and AVX2 paths and the AVX-512 one. */
+static const vs_isa ISAS[3] = {VS_ISA_SCALAR, VS_ISA_AVX2, VS_ISA_AVX512};
+
 START_TEST(test_conv2d_forward)
 {
-    for (int t = 0; t < N_GEOMS; t++) {
-        const geom *g = &GEOMS[t];
+    for (int t = 0; t < N_GEOMS * 3; t++) {
+        vs_set_kernel_isa(ISAS[t / N_GEOMS]);
+        const geom *g = &GEOMS[t % N_GEOMS];
         vs_scope_begin();
         int oh = out_len(g->h, g->kh, g->sh, g->ph, g->dh), ow = out_len(g->w, g->kw, g->sw, g->pw, g->dw);
         vs_tensor *x = rnd(VS_SHAPE(g->n, g->c, g->h, g->w), -1, 1);
@@ -164,6 +179,7 @@ START_TEST(test_conv2d_forward)
         }
         vs_scope_end();
     }
+    vs_set_kernel_isa(VS_ISA_AUTO);
 }
 END_TEST
 
@@ -171,8 +187,9 @@ END_TEST
  * <conv2d(x, w), y> = <x, conv_transpose2d(y, w)>. */
 START_TEST(test_conv_transpose2d_forward_and_adjoint)
 {
-    for (int t = 0; t < N_GEOMS; t++) {
-        const geom *g = &GEOMS[t];
+    for (int t = 0; t < N_GEOMS * 3; t++) {
+        vs_set_kernel_isa(ISAS[t / N_GEOMS]);
+        const geom *g = &GEOMS[t % N_GEOMS];
         vs_scope_begin();
         int oh = out_len(g->h, g->kh, g->sh, g->ph, g->dh), ow = out_len(g->w, g->kw, g->sw, g->pw, g->dw);
         /* output_padding bringing the transposed output back to h x w */
@@ -208,6 +225,7 @@ START_TEST(test_conv_transpose2d_forward_and_adjoint)
             }
         vs_scope_end();
     }
+    vs_set_kernel_isa(VS_ISA_AUTO);
 }
 END_TEST
 
@@ -668,16 +686,19 @@ START_TEST(test_empty_shapes)
 END_TEST
 
 /* The batch is split over the thread pool: results are bit-identical for 1, 2 and 3 threads, for
- * im2col + GEMM (4 output channels, stride 2 x 1) and for the direct kernels (2 channels, stride 1). */
+ * im2col + GEMM (4 output channels, stride 2 x 1), the direct kernels (2 channels, stride 1) and
+ * the AVX-512 ones (32 channels). */
 START_TEST(test_threads_bit_identical)
 {
     vs_rng r;
     vs_rng_seed(&r, 31);
-    for (int variant = 0; variant < 2; variant++) {
-        const bool direct = variant == 1;
-        const int o_ch = direct ? 2 : 4, k = direct ? 5 : 3, sh = direct ? 1 : 2, pad = direct ? 2 : 1;
+    for (int variant = 0; variant < 3; variant++) {
+        /* variant 2: 32 channels in and out, rows of 14 pixels - the AVX-512 kernels on such machines */
+        const bool direct = variant == 1, wide = variant == 2;
+        const int o_ch = wide ? 32 : direct ? 2 : 4, k = direct ? 5 : 3, sh = direct || wide ? 1 : 2, pad = direct ? 2 : 1;
+        const int c_ch = wide ? 32 : 3, cols = wide ? 14 : 10;
         /* 25 images of 60 output pixels: 13 chunks of 2, dealt to 8 weight-gradient lanes unevenly. */
-        vs_tensor *x = vs_tensor_randn(VS_SHAPE(25, 3, 11, 10), &r, 0, 1), *w = vs_tensor_randn(VS_SHAPE(o_ch, 3, k, k), &r, 0, 1);
+        vs_tensor *x = vs_tensor_randn(VS_SHAPE(25, c_ch, 11, cols), &r, 0, 1), *w = vs_tensor_randn(VS_SHAPE(o_ch, c_ch, k, k), &r, 0, 1);
         vs_tensor *b = vs_tensor_randn(VS_SHAPE(o_ch), &r, 0, 1);
         vs_conv_opts o = {.stride = {sh, 1}, .padding = {pad, pad}};
         float *ref[3] = {NULL, NULL, NULL};
@@ -698,7 +719,7 @@ START_TEST(test_threads_bit_identical)
                 } else {
                     ck_assert_int_eq(outs[q]->size, sizes[q]);
                     ck_assert_msg(memcmp(ref[q], outs[q]->data, (size_t)sizes[q] * sizeof(float)) == 0,
-                                  "%s: output %d differs with %d threads", direct ? "direct" : "gemm", q, t);
+                                  "%s: output %d differs with %d threads", wide ? "avx512" : direct ? "direct" : "gemm", q, t);
                 }
             }
             vs_scope_end();

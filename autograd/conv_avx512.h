@@ -1,0 +1,30 @@
+/* autograd/conv_avx512.h - AVX-512F direct convolution (an implicit GEMM: no im2col matrix) for
+ * layers with many output channels.  Private to ops_conv.c, which falls back to im2col + GEMM
+ * when vs_conv_avx512_fits says no (other instruction sets, groups, few channels, ragged tiles).
+ *
+ * Geometry (NCHW, groups 1, any stride, padding and dilation):
+ *   y[n,o,i,j] = sum_{c,ki,kj} W(o,c,ki,kj) x[n, c, i sh + ki dh - ph, j sw + kj dw - pw]
+ * with W(o,c,ki,kj) = w[o,c,ki,kj], or with flip set W(o,c,ki,kj) = w[c,o,kh-1-ki,kw-1-kj] (w is
+ * then [c, o, kh, kw]: a stride-1 conv_transpose2d, i.e. a conv2d's input gradient, is this conv
+ * with padding d (k - 1) - p).  Every output element is one sum over (c, ki, kj) in that order,
+ * made by one thread: results do not depend on the thread count. */
+#ifndef VERSUS_AUTOGRAD_CONV_AVX512_H
+#define VERSUS_AUTOGRAD_CONV_AVX512_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+typedef struct vs_conv_fast {
+    int64_t n, c, h, w; /* input */
+    int64_t o, oh, ow;  /* output */
+    int64_t kh, kw, sh, sw, ph, pw, dh, dw;
+    bool flip; /* w is [c, o, kh, kw], used transposed and rotated by 180 degrees */
+} vs_conv_fast;
+
+/* Whether the kernels run now (AVX-512 chosen, see vs_kernel_isa) and suit g's shape. */
+bool vs_conv_avx512_fits(const vs_conv_fast *g);
+/* y = (accumulate ? y : bias, or 0 without one) + conv(x, W); false when out of memory. */
+bool vs_conv_avx512_forward(const vs_conv_fast *g, const float *x, const float *w, const float *bias, bool accumulate,
+                            float *y);
+
+#endif
