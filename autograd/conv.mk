@@ -1,5 +1,6 @@
 # autograd/conv.mk: convolution, pooling and upsampling ops.
-libversus_la_SOURCES += autograd/ops_conv.c autograd/conv_direct.c autograd/conv_avx512.c autograd/ops_pool.c
+libversus_la_SOURCES += autograd/ops_conv.c autograd/conv_direct.c autograd/conv_avx512.c autograd/conv_avx512_wgrad.c \
+	autograd/ops_pool.c
 noinst_HEADERS += autograd/conv_direct.h autograd/conv_avx512.h
 if HAVE_CHECK
 check_PROGRAMS += tests/test_conv

@@ -1,4 +1,4 @@
-/* autograd/conv_avx512.h - AVX-512F direct convolution (an implicit GEMM: no im2col matrix) for
+/* autograd/conv_avx512.h - AVX-512F direct convolution and weight gradient (an implicit GEMM: no im2col matrix) for
  * layers with many output channels.  Private to ops_conv.c, which falls back to im2col + GEMM
  * when vs_conv_avx512_fits says no (other instruction sets, groups, few channels, ragged tiles).
  *
@@ -26,5 +26,11 @@ bool vs_conv_avx512_fits(const vs_conv_fast *g);
 /* y = (accumulate ? y : bias, or 0 without one) + conv(x, W); false when out of memory. */
 bool vs_conv_avx512_forward(const vs_conv_fast *g, const float *x, const float *w, const float *bias, bool accumulate,
                             float *y);
+
+/* Whether the weight-gradient kernels run now and suit g (flip unset). */
+bool vs_conv_avx512_weight_grad_fits(const vs_conv_fast *g);
+/* dw[o,c,ki,kj] (overwritten) = sum_{n,i,j} gy[n,o,i,j] x[n, c, i sh + ki dh - ph, j sw + kj dw - pw];
+ * false when out of memory.  (conv_avx512_wgrad.c) */
+bool vs_conv_avx512_weight_grad(const vs_conv_fast *g, const float *x, const float *gy, float *dw);
 
 #endif

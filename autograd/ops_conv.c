@@ -578,25 +578,31 @@ static bool conv_direct(conv_batch *j, float *dw, bool *done)
     return ok;
 }
 
-/* The forward, and the stride-1 transpose (a conv2d with the weights flipped and padding
- * d (k - 1) - p), go to conv_avx512.c when it takes the shape. */
-static bool conv_fast(conv_batch *j, bool *done)
+/* The forward, the stride-1 transpose (a conv2d with the weights flipped and padding d (k - 1) - p)
+ * and the weight gradient go to the AVX-512 kernels (conv_avx512*.c) when they take the shape. */
+static bool conv_fast(conv_batch *j, float *dw, bool *done)
 {
     const conv_geom *g = j->g;
     const conv_params *p = &g->p;
     vs_conv_fast f;
     *done = false;
-    if (p->groups != 1 || j->kind == CONV_WEIGHT_GRAD) return true;
-    if (j->kind == CONV_FORWARD) {
+    if (p->groups != 1) return true;
+    if (j->kind != CONV_TRANSPOSE) {
         f = (vs_conv_fast){g->n, g->c, g->h, g->w, g->o, g->oh, g->ow, g->kh, g->kw, p->sh, p->sw, p->ph, p->pw, p->dh, p->dw, false};
     } else {
         const int64_t ph = p->dh * (g->kh - 1) - p->ph, pw = p->dw * (g->kw - 1) - p->pw;
         if (p->sh != 1 || p->sw != 1 || ph < 0 || pw < 0) return true;
         f = (vs_conv_fast){g->n, g->o, g->oh, g->ow, g->c, g->h, g->w, g->kh, g->kw, 1, 1, ph, pw, p->dh, p->dw, true};
     }
-    if (!vs_conv_avx512_fits(&f)) return true;
-    *done = true;
-    if (vs_conv_avx512_forward(&f, j->a, j->b, j->bias, j->kind == CONV_TRANSPOSE, j->out)) return true;
+    if (j->kind == CONV_WEIGHT_GRAD) {
+        if (!vs_conv_avx512_weight_grad_fits(&f)) return true;
+        *done = true;
+        if (vs_conv_avx512_weight_grad(&f, j->a, j->b, dw)) return true;
+    } else {
+        if (!vs_conv_avx512_fits(&f)) return true;
+        *done = true;
+        if (vs_conv_avx512_forward(&f, j->a, j->b, j->bias, j->kind == CONV_TRANSPOSE, j->out)) return true;
+    }
     vs_set_last_error(VS_ERR_NOMEM, "%s: out of memory for the packed weights or the padded image", j->op);
     return false;
 }
@@ -606,7 +612,7 @@ static bool conv_run(conv_batch *j, float *dw)
     bool direct;
     bool ok = conv_direct(j, dw, &direct);
     if (direct) return ok;
-    ok = conv_fast(j, &direct);
+    ok = conv_fast(j, dw, &direct);
     if (direct) return ok;
     int64_t n = j->g->n;
     j->grain = conv_grain(j->g);
