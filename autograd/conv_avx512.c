@@ -18,11 +18,13 @@
 
 #define T512 __attribute__((target("avx512f")))
 
-/* Register tiles: vectors of output channels x pixels. */
-#define TILE_WIDE_V 4
-#define TILE_WIDE_P 7
-#define TILE_TALL_V 2
-#define TILE_TALL_P 14
+/* Register tiles: V vectors of output channels x R output rows x PR pixels of a row (V R PR = 28
+ * accumulators): wide for 64 channels and rows of 7, tall for 32 channels and rows of 14, pair for
+ * 32 channels and rows of 7. */
+typedef struct tile_kind {
+    int v, r, pr;
+} tile_kind;
+static const tile_kind KINDS[3] = {{4, 1, 7}, {2, 1, 14}, {2, 2, 7}};
 #define TILE_MAX_FLOATS (16 * 28)
 
 /* Below this share of useful lanes in the tiles (channels past o, pixels past a row's end), the
@@ -30,7 +32,8 @@
 #define MIN_TILE_USE 0.7
 
 typedef struct fast_plan {
-    int v, p;          /* tile: vectors of output channels, pixels */
+    int kind;          /* index into KINDS */
+    int v, r, p;       /* the tile: vectors of output channels, rows, pixels per row */
     int64_t ob, nob;   /* channels per block, blocks */
     int64_t taps;      /* c kh kw: the depth of every sum */
     int64_t wq, plane; /* padded row stride, floats of one padded plane */
@@ -39,24 +42,36 @@ typedef struct fast_plan {
 
 static int64_t round_up(int64_t a, int64_t b) { return (a + b - 1) / b * b; }
 
-/* Share of the lanes of (v, p) tiles that are real outputs. */
-static double tile_use(const vs_conv_fast *g, int v, int p)
+/* Share of the lanes of a kind's tiles that are real outputs. */
+static double tile_use(const vs_conv_fast *g, const tile_kind *k)
 {
-    return (double)g->o / (double)round_up(g->o, 16 * v) * (double)g->ow / (double)round_up(g->ow, p);
+    return (double)g->o / (double)round_up(g->o, 16 * k->v) * (double)g->ow / (double)round_up(g->ow, k->pr) * (double)g->oh /
+           (double)round_up(g->oh, k->r);
+}
+
+/* The kind with the most useful lanes (the first of equals). */
+static int best_kind(const vs_conv_fast *g)
+{
+    int best = 0;
+    for (int k = 1; k < 3; k++)
+        if (tile_use(g, &KINDS[k]) > tile_use(g, &KINDS[best])) best = k;
+    return best;
 }
 
 static fast_plan plan_of(const vs_conv_fast *g)
 {
     fast_plan f;
-    const bool wide = tile_use(g, TILE_WIDE_V, TILE_WIDE_P) >= tile_use(g, TILE_TALL_V, TILE_TALL_P);
-    f.v = wide ? TILE_WIDE_V : TILE_TALL_V;
-    f.p = wide ? TILE_WIDE_P : TILE_TALL_P;
+    f.kind = best_kind(g);
+    f.v = KINDS[f.kind].v;
+    f.r = KINDS[f.kind].r;
+    f.p = KINDS[f.kind].pr;
     f.ob = 16 * f.v;
     f.nob = (g->o + f.ob - 1) / f.ob;
     f.taps = g->c * g->kh * g->kw;
     f.wq = g->w + 2 * g->pw;
     f.plane = (g->h + 2 * g->ph) * f.wq;
-    f.img = g->c * f.plane + f.p * g->sw + 16;
+    /* slack: the ragged last tile's pixels and rows read past the last plane's end */
+    f.img = g->c * f.plane + f.p * g->sw + (f.r - 1) * g->sh * f.wq + 16;
     return f;
 }
 
@@ -64,16 +79,18 @@ typedef struct tile_args {
     const float *x;     /* the tile's first pixel, tap (0, 0, 0), in the padded image */
     const float *w;     /* the block's packed weights: taps x OB */
     const int64_t *off; /* kh kw offsets of the taps (ki, kj) from a pixel's (0, 0) */
-    int64_t c, kk, plane, sw;
-    float *out; /* P x OB results, pixel-major */
+    int64_t c, kk, plane, sw, rs; /* rs: floats between the tile's input rows */
+    float *out; /* R PR x OB results, pixel-major */
 } tile_args;
 
-/* The tile's sums, V vectors x P pixels, S the stride along the row (0: a->sw). */
-static inline __attribute__((always_inline)) T512 void tile_body(const tile_args *a, const int V, const int P,
+/* The tile's sums, V vectors x R rows x PR pixels, S the stride along the row (0: a->sw). */
+static inline __attribute__((always_inline)) T512 void tile_body(const tile_args *a, const int V, const int R, const int PR,
                                                                  const int64_t S_)
 {
     const int64_t S = S_ ? S_ : a->sw;
-    __m512 acc[4][14];
+    enum { P_MAX = 14 };
+    const int P = R * PR;
+    __m512 acc[4][P_MAX];
 #pragma GCC unroll 16
     for (int v = 0; v < V; v++)
 #pragma GCC unroll 16
@@ -88,7 +105,7 @@ static inline __attribute__((always_inline)) T512 void tile_body(const tile_args
             for (int v = 0; v < V; v++) wv[v] = _mm512_load_ps(w + 16 * v);
 #pragma GCC unroll 16
             for (int p = 0; p < P; p++) {
-                const __m512 b = _mm512_set1_ps(xs[p * S]);
+                const __m512 b = _mm512_set1_ps(xs[(p / PR) * a->rs + (p % PR) * S]);
 #pragma GCC unroll 16
                 for (int v = 0; v < V; v++) acc[v][p] = _mm512_fmadd_ps(wv[v], b, acc[v][p]);
             }
@@ -101,20 +118,22 @@ static inline __attribute__((always_inline)) T512 void tile_body(const tile_args
 }
 
 typedef void (*tile_fn)(const tile_args *a);
-#define TILE_FN(name, V, P, S)                                                                                                   \
-    T512 static void name(const tile_args *a) { tile_body(a, V, P, S); }
-TILE_FN(tile_wide_s1, TILE_WIDE_V, TILE_WIDE_P, 1)
-TILE_FN(tile_wide_s2, TILE_WIDE_V, TILE_WIDE_P, 2)
-TILE_FN(tile_wide_sn, TILE_WIDE_V, TILE_WIDE_P, 0)
-TILE_FN(tile_tall_s1, TILE_TALL_V, TILE_TALL_P, 1)
-TILE_FN(tile_tall_s2, TILE_TALL_V, TILE_TALL_P, 2)
-TILE_FN(tile_tall_sn, TILE_TALL_V, TILE_TALL_P, 0)
+#define TILE_FN(name, K, S)                                                                                                      \
+    T512 static void name(const tile_args *a) { tile_body(a, KINDS[K].v, KINDS[K].r, KINDS[K].pr, S); }
+TILE_FN(tile_wide_s1, 0, 1)
+TILE_FN(tile_wide_s2, 0, 2)
+TILE_FN(tile_wide_sn, 0, 0)
+TILE_FN(tile_tall_s1, 1, 1)
+TILE_FN(tile_tall_s2, 1, 2)
+TILE_FN(tile_tall_sn, 1, 0)
+TILE_FN(tile_pair_s1, 2, 1)
+TILE_FN(tile_pair_s2, 2, 2)
+TILE_FN(tile_pair_sn, 2, 0)
+static const tile_fn TILES[3][3] = {{tile_wide_sn, tile_wide_s1, tile_wide_s2},
+                                    {tile_tall_sn, tile_tall_s1, tile_tall_s2},
+                                    {tile_pair_sn, tile_pair_s1, tile_pair_s2}};
 
-static tile_fn tile_for(const fast_plan *f, int64_t sw)
-{
-    if (f->v == TILE_WIDE_V) return sw == 1 ? tile_wide_s1 : sw == 2 ? tile_wide_s2 : tile_wide_sn;
-    return sw == 1 ? tile_tall_s1 : sw == 2 ? tile_tall_s2 : tile_tall_sn;
-}
+static tile_fn tile_for(const fast_plan *f, int64_t sw) { return TILES[f->kind][sw <= 2 ? sw : 0]; }
 
 /* W(o, c, ki, kj) in the blocked layout: packed[(b taps + t) OB + l] for o = b OB + l and tap
  * t = (c kh + ki) kw + kj; zero for o >= g->o. */
@@ -188,18 +207,19 @@ static void images_range(void *ctx, int64_t begin, int64_t end)
         return;
     }
     float out[TILE_MAX_FLOATS] __attribute__((aligned(64)));
-    tile_args a = {.off = j->off, .c = g->c, .kk = g->kh * g->kw, .plane = f->plane, .sw = g->sw, .out = out};
+    tile_args a = {.off = j->off, .c = g->c, .kk = g->kh * g->kw, .plane = f->plane, .sw = g->sw, .rs = g->sh * f->wq, .out = out};
     for (int64_t n = begin; n < end; n++) {
         pad_image(g, f, j->x + n * g->c * g->h * g->w, pad);
         for (int64_t b = 0; b < f->nob; b++) {
             a.w = j->packed + b * f->taps * f->ob;
             const int64_t o0 = b * f->ob, no = g->o - o0 < f->ob ? g->o - o0 : f->ob;
-            for (int64_t i = 0; i < g->oh; i++)
+            for (int64_t i = 0; i < g->oh; i += f->r)
                 for (int64_t j0 = 0; j0 < g->ow; j0 += f->p) {
-                    a.x = pad + i * g->sh * f->wq + j0 * g->sw;
+                    a.x = pad + (i + g->y0) * g->sh * f->wq + (j0 + g->x0) * g->sw;
                     tile(&a);
-                    store_tile(out, f->ob, g->ow - j0 < f->p ? g->ow - j0 : f->p, no, j->accumulate, j->bias ? j->bias + o0 : NULL,
-                               j->y + ((n * g->o + o0) * g->oh + i) * g->ow + j0, g->oh * g->ow);
+                    for (int64_t r = 0; r < f->r && i + r < g->oh; r++)
+                        store_tile(out + r * f->p * f->ob, f->ob, g->ow - j0 < f->p ? g->ow - j0 : f->p, no, j->accumulate,
+                                   j->bias ? j->bias + o0 : NULL, j->y + ((n * g->o + o0) * g->oh + i + r) * g->ow + j0, g->oh * g->ow);
                 }
         }
     }
@@ -212,8 +232,7 @@ bool vs_conv_avx512_fits(const vs_conv_fast *g)
 #if defined(__x86_64__) && defined(__GNUC__)
     if (vs_kernel_isa() != VS_ISA_AVX512) return false;
     if (g->o < 16 || g->c * g->kh * g->kw < 16) return false;
-    const double use = tile_use(g, TILE_WIDE_V, TILE_WIDE_P), tall = tile_use(g, TILE_TALL_V, TILE_TALL_P);
-    return (use > tall ? use : tall) >= MIN_TILE_USE;
+    return tile_use(g, &KINDS[best_kind(g)]) >= MIN_TILE_USE;
 #else
     (void)g;
     return false;
@@ -245,4 +264,92 @@ bool vs_conv_avx512_forward(const vs_conv_fast *g, const float *x, const float *
     (void)g, (void)x, (void)w, (void)bias, (void)accumulate, (void)y;
     return false;
 #endif
+}
+
+/* ---- strided transpose: one stride-1 conv per output phase --------------------------------------
+ * Along one dimension (stride s, padding p, kernel k): output position y receives the taps
+ * ki = r + s m (r = (y + p) mod s, m < M = ceil((k - r) / s)) from input position
+ * U - m, U = (y + p - r) / s.  So the positions y = y0 + s Y of phase r (y0 the first) are a
+ * stride-1 conv of the input, padded by M - 1, with those taps flipped, read from row Y + e,
+ * e = (y0 + p - r) / s; rows past the input's reach get nothing. */
+
+typedef struct phase_dim {
+    int64_t y0, count, taps, e; /* first output position, positions, taps M, row offset e */
+} phase_dim;
+
+/* Phase r of a dimension: in output length h, input length ih, kernel k, stride s, padding p. */
+static phase_dim phase_of(int64_t r, int64_t h, int64_t ih, int64_t k, int64_t s, int64_t p)
+{
+    phase_dim d;
+    d.y0 = ((r - p) % s + s) % s;
+    d.count = d.y0 < h ? (h - 1 - d.y0) / s + 1 : 0;
+    d.taps = r < k ? (k - r + s - 1) / s : 0;
+    d.e = (d.y0 + p - r) / s;
+    /* rows U = Y + e past ih + M - 2 (the padded input's last) receive nothing */
+    const int64_t last = ih + d.taps - 1 - d.e;
+    if (d.count > last) d.count = last > 0 ? last : 0;
+    return d;
+}
+
+/* The stride-1 conv of phase (ry, rx): input gy, output [n, c, rows.count, cols.count]. */
+static vs_conv_fast phase_conv(const vs_conv_fast *g, const phase_dim *rows, const phase_dim *cols)
+{
+    return (vs_conv_fast){g->n, g->o, g->oh, g->ow, g->c, rows->count, cols->count, rows->taps, cols->taps, 1, 1,
+                          rows->taps - 1, cols->taps - 1, 1, 1, true, rows->e, cols->e};
+}
+
+/* Phase (ry, rx) of the output: its rows, columns and stride-1 conv; false when it gets nothing. */
+static bool phase_at(const vs_conv_fast *g, int64_t ry, int64_t rx, phase_dim *rows, phase_dim *cols, vs_conv_fast *pc)
+{
+    *rows = phase_of((ry + g->ph) % g->sh, g->h, g->oh, g->kh, g->sh, g->ph);
+    *cols = phase_of((rx + g->pw) % g->sw, g->w, g->ow, g->kw, g->sw, g->pw);
+    if (rows->count == 0 || cols->count == 0 || rows->taps == 0 || cols->taps == 0) return false;
+    *pc = phase_conv(g, rows, cols);
+    return true;
+}
+
+bool vs_conv_avx512_transpose_fits(const vs_conv_fast *g)
+{
+    if (g->flip || g->dh != 1 || g->dw != 1 || (g->sh == 1 && g->sw == 1)) return false;
+    for (int64_t ry = 0; ry < g->sh; ry++)
+        for (int64_t rx = 0; rx < g->sw; rx++) {
+            phase_dim rows, cols;
+            vs_conv_fast pc;
+            if (phase_at(g, ry, rx, &rows, &cols, &pc) && !vs_conv_avx512_fits(&pc)) return false;
+        }
+    return true;
+}
+
+bool vs_conv_avx512_transpose(const vs_conv_fast *g, const float *gy, const float *w, float *dx)
+{
+    const int64_t ph_max = (g->h + g->sh - 1) / g->sh, pw_max = (g->w + g->sw - 1) / g->sw;
+    const int64_t mh = (g->kh + g->sh - 1) / g->sh, mw = (g->kw + g->sw - 1) / g->sw;
+    const size_t out = (size_t)(g->n * g->c * ph_max * pw_max), sub = (size_t)(g->o * g->c * mh * mw);
+    void *owned;
+    float *buf = vs_scratch_or_own(VS_SCRATCH_CONV_PARTS, (out + sub) * sizeof(float), &owned), *ws = buf + out;
+    if (!buf) return false;
+    bool ok = true;
+    for (int64_t ry = 0; ry < g->sh && ok; ry++)
+        for (int64_t rx = 0; rx < g->sw && ok; rx++) {
+            phase_dim rows, cols;
+            vs_conv_fast pc;
+            if (!phase_at(g, ry, rx, &rows, &cols, &pc)) continue;
+            /* the phase's taps ki = r + s m, as the [o, c, M, M'] kernel the flipped conv reads */
+            const int64_t r0 = (ry + g->ph) % g->sh, q0 = (rx + g->pw) % g->sw;
+            for (int64_t o = 0; o < g->o; o++)
+                for (int64_t c = 0; c < g->c; c++)
+                    for (int64_t m = 0; m < rows.taps; m++)
+                        for (int64_t q = 0; q < cols.taps; q++)
+                            ws[((o * g->c + c) * rows.taps + m) * cols.taps + q] =
+                                w[((o * g->c + c) * g->kh + r0 + g->sh * m) * g->kw + q0 + g->sw * q];
+            ok = vs_conv_avx512_forward(&pc, gy, ws, NULL, false, buf);
+            for (int64_t nc = 0; ok && nc < g->n * g->c; nc++)
+                for (int64_t y = 0; y < rows.count; y++) {
+                    float *d = dx + (nc * g->h + rows.y0 + y * g->sh) * g->w + cols.y0;
+                    const float *b = buf + (nc * rows.count + y) * cols.count;
+                    for (int64_t x = 0; x < cols.count; x++) d[x * g->sw] += b[x];
+                }
+        }
+    free(owned);
+    return ok;
 }

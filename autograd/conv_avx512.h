@@ -19,6 +19,8 @@ typedef struct vs_conv_fast {
     int64_t o, oh, ow;  /* output */
     int64_t kh, kw, sh, sw, ph, pw, dh, dw;
     bool flip; /* w is [c, o, kh, kw], used transposed and rotated by 180 degrees */
+    int64_t y0, x0; /* output row i, column j is the conv's row i + y0, column j + x0 (the
+                     * caller keeps every tap inside the padded input) */
 } vs_conv_fast;
 
 /* Whether the kernels run now (AVX-512 chosen, see vs_kernel_isa) and suit g's shape. */
@@ -26,6 +28,13 @@ bool vs_conv_avx512_fits(const vs_conv_fast *g);
 /* y = (accumulate ? y : bias, or 0 without one) + conv(x, W); false when out of memory. */
 bool vs_conv_avx512_forward(const vs_conv_fast *g, const float *x, const float *w, const float *bias, bool accumulate,
                             float *y);
+
+/* Whether vs_conv_avx512_transpose runs now and takes g (a conv2d, flip unset, stride above 1). */
+bool vs_conv_avx512_transpose_fits(const vs_conv_fast *g);
+/* dx += conv_transpose2d(gy, w) for the conv2d g (dx [n,c,h,w], gy [n,o,oh,ow], w [o,c,kh,kw]),
+ * dilation 1: one stride-1 conv per output phase (i mod sh, j mod sw) with the kernel's taps of
+ * that phase, flipped; false when out of memory. */
+bool vs_conv_avx512_transpose(const vs_conv_fast *g, const float *gy, const float *w, float *dx);
 
 /* Whether the weight-gradient kernels run now and suit g (flip unset). */
 bool vs_conv_avx512_weight_grad_fits(const vs_conv_fast *g);

@@ -578,8 +578,9 @@ static bool conv_direct(conv_batch *j, float *dw, bool *done)
     return ok;
 }
 
-/* The forward, the stride-1 transpose (a conv2d with the weights flipped and padding d (k - 1) - p)
- * and the weight gradient go to the AVX-512 kernels (conv_avx512*.c) when they take the shape. */
+/* The forward, the transpose (stride 1: a conv2d with the weights flipped and padding d (k - 1) - p;
+ * larger strides: one such conv per output phase) and the weight gradient go to the AVX-512
+ * kernels (conv_avx512*.c) when they take the shape. */
 static bool conv_fast(conv_batch *j, float *dw, bool *done)
 {
     const conv_geom *g = j->g;
@@ -588,11 +589,18 @@ static bool conv_fast(conv_batch *j, float *dw, bool *done)
     *done = false;
     if (p->groups != 1) return true;
     if (j->kind != CONV_TRANSPOSE) {
-        f = (vs_conv_fast){g->n, g->c, g->h, g->w, g->o, g->oh, g->ow, g->kh, g->kw, p->sh, p->sw, p->ph, p->pw, p->dh, p->dw, false};
+        f = (vs_conv_fast){g->n, g->c, g->h, g->w, g->o, g->oh, g->ow, g->kh, g->kw, p->sh, p->sw, p->ph, p->pw, p->dh, p->dw, false, 0, 0};
+    } else if (p->sh != 1 || p->sw != 1) {
+        f = (vs_conv_fast){g->n, g->c, g->h, g->w, g->o, g->oh, g->ow, g->kh, g->kw, p->sh, p->sw, p->ph, p->pw, p->dh, p->dw, false, 0, 0};
+        if (!vs_conv_avx512_transpose_fits(&f)) return true;
+        *done = true;
+        if (vs_conv_avx512_transpose(&f, j->a, j->b, j->out)) return true;
+        vs_set_last_error(VS_ERR_NOMEM, "%s: out of memory for the output phases", j->op);
+        return false;
     } else {
         const int64_t ph = p->dh * (g->kh - 1) - p->ph, pw = p->dw * (g->kw - 1) - p->pw;
-        if (p->sh != 1 || p->sw != 1 || ph < 0 || pw < 0) return true;
-        f = (vs_conv_fast){g->n, g->o, g->oh, g->ow, g->c, g->h, g->w, g->kh, g->kw, 1, 1, ph, pw, p->dh, p->dw, true};
+        if (ph < 0 || pw < 0) return true;
+        f = (vs_conv_fast){g->n, g->o, g->oh, g->ow, g->c, g->h, g->w, g->kh, g->kw, 1, 1, ph, pw, p->dh, p->dw, true, 0, 0};
     }
     if (j->kind == CONV_WEIGHT_GRAD) {
         if (!vs_conv_avx512_weight_grad_fits(&f)) return true;

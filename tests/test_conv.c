@@ -142,6 +142,11 @@ static const geom GEOMS[] = {
     {2, 32, 8, 12, 32, 3, 3, 1, 1, 2, 1, 2, 2, 1},
     {2, 4, 6, 28, 32, 7, 7, 1, 1, 3, 3, 1, 1, 1},
     {3, 48, 7, 7, 20, 3, 3, 1, 1, 1, 1, 1, 1, 1},
+    /* transposes of stride 2 and 3 with 32 output channels: one AVX-512 conv per output phase
+     * (k6 s2 p2 as GANMEX's, k4 s2 p1 as StarGAN's, k5 s3 with uneven phases) */
+    {2, 32, 14, 14, 16, 6, 6, 2, 2, 2, 2, 1, 1, 1},
+    {3, 32, 14, 14, 24, 4, 4, 2, 2, 1, 1, 1, 1, 1},
+    {2, 32, 20, 21, 16, 5, 5, 3, 3, 1, 2, 1, 1, 1},
 };
 #define N_GEOMS (int)(sizeof GEOMS / sizeof GEOMS[0])
 
