@@ -11,13 +11,15 @@ enum { P_SHAPE, P_BACKWARD };
 
 typedef struct conv_shape {
     int64_t n, c, h, w, o, k, stride, pad;
+    bool transpose; /* conv_transpose2d: c channels in, o out, output (h - 1) stride - 2 pad + k */
 } conv_shape;
 
 static const conv_shape SHAPES[] = {
-    {64, 32, 14, 14, 64, 6, 2, 2},  /* GANMEX MNIST classifier, second conv */
-    {64, 32, 14, 14, 64, 5, 1, 2},  /* CEM-MAF Fashion classifier, second conv */
-    {16, 128, 7, 7, 128, 3, 1, 1},  /* StarGAN generator, residual block */
-    {16, 4, 28, 28, 32, 7, 1, 3},   /* StarGAN generator, first conv */
+    {64, 32, 14, 14, 64, 6, 2, 2, false},  /* GANMEX MNIST classifier, second conv */
+    {64, 32, 14, 14, 64, 5, 1, 2, false},  /* CEM-MAF Fashion classifier, second conv */
+    {16, 128, 7, 7, 128, 3, 1, 1, false},  /* StarGAN generator, residual block */
+    {16, 4, 28, 28, 32, 7, 1, 3, false},   /* StarGAN generator, first conv */
+    {16, 128, 7, 7, 64, 4, 2, 1, true}, /* StarGAN generator, first transposed conv (upsampling) */
 };
 
 typedef struct conv_state {
@@ -26,7 +28,10 @@ typedef struct conv_state {
     vs_tensor *x, *w, *b, *g; /* g: the output gradient fed to the backward pass */
 } conv_state;
 
-static int64_t out_len(const conv_shape *s, int64_t in) { return (in + 2 * s->pad - s->k) / s->stride + 1; }
+static int64_t out_len(const conv_shape *s, int64_t in)
+{
+    return s->transpose ? (in - 1) * s->stride - 2 * s->pad + s->k : (in + 2 * s->pad - s->k) / s->stride + 1;
+}
 
 static void conv_teardown(void *state)
 {
@@ -50,7 +55,8 @@ static void *conv_setup(const vs_bench_case *c, int threads)
     vs_rng r;
     vs_rng_seed(&r, 5);
     st->x = vs_tensor_randn(4, (int64_t[]){s->n, s->c, s->h, s->w}, &r, 0, 1);
-    st->w = vs_tensor_randn(4, (int64_t[]){s->o, s->c, s->k, s->k}, &r, 0, 0.1f);
+    st->w = s->transpose ? vs_tensor_randn(4, (int64_t[]){s->c, s->o, s->k, s->k}, &r, 0, 0.1f)
+                         : vs_tensor_randn(4, (int64_t[]){s->o, s->c, s->k, s->k}, &r, 0, 0.1f);
     st->b = vs_tensor_randn(1, (int64_t[]){s->o}, &r, 0, 0.1f);
     st->g = vs_tensor_randn(4, (int64_t[]){s->n, s->o, out_len(s, s->h), out_len(s, s->w)}, &r, 0, 1);
     if (!st->x || !st->w || !st->b || !st->g) {
@@ -68,7 +74,7 @@ static void conv_run(void *state)
     conv_state *st = state;
     const vs_conv_opts o = {.stride = {(int)st->s->stride, (int)st->s->stride}, .padding = {(int)st->s->pad, (int)st->s->pad}};
     vs_scope_begin();
-    vs_tensor *y = vs_conv2d(st->x, st->w, st->b, &o);
+    vs_tensor *y = st->s->transpose ? vs_conv_transpose2d(st->x, st->w, st->b, &o) : vs_conv2d(st->x, st->w, st->b, &o);
     if (y && st->backward) {
         vs_zero_grad(st->x);
         vs_zero_grad(st->w);
@@ -78,13 +84,14 @@ static void conv_run(void *state)
     vs_scope_end();
 }
 
-/* Forward: 2 n o oh ow c k^2; the backward's two products cost as much again each. */
+/* Forward: 2 n o oh ow c k^2 (transposed: 2 n c h w o k^2); the backward's two products cost as
+ * much again each. */
 static double conv_flops(const vs_bench_case *c, int threads)
 {
     (void)threads;
     const conv_shape *s = &SHAPES[c->p[P_SHAPE]];
-    double fwd = 2.0 * (double)s->n * (double)s->o * (double)out_len(s, s->h) * (double)out_len(s, s->w) * (double)s->c *
-                 (double)(s->k * s->k);
+    const double px = s->transpose ? (double)(s->h * s->w) : (double)(out_len(s, s->h) * out_len(s, s->w));
+    double fwd = 2.0 * (double)s->n * (double)s->o * px * (double)s->c * (double)(s->k * s->k);
     return c->p[P_BACKWARD] ? 3 * fwd : fwd;
 }
 
@@ -94,6 +101,7 @@ static void conv_json(const vs_bench_case *c, FILE *out)
     fprintf(out, ",\"n\":%lld,\"c\":%lld,\"h\":%lld,\"w\":%lld,\"o\":%lld,\"k\":%lld,\"stride\":%lld,\"pad\":%lld,\"backward\":%d",
             (long long)s->n, (long long)s->c, (long long)s->h, (long long)s->w, (long long)s->o, (long long)s->k,
             (long long)s->stride, (long long)s->pad, (int)c->p[P_BACKWARD]);
+    if (s->transpose) fputs(",\"transpose\":1", out);
 }
 
 #define CONV(name_, about_, shape, backward)                                                              \
@@ -109,5 +117,7 @@ const vs_bench_case vs_bench_conv_cases[] = {
     CONV("conv_res3x3_fwdbwd", "the same, forward + backward (dx, dw, db)", 2, 1),
     CONV("conv_stem7_fwd", "conv2d 16x4x28x28 -> 32, k7 s1 p3 (StarGAN first conv), forward", 3, 0),
     CONV("conv_stem7_fwdbwd", "the same, forward + backward (dx, dw, db)", 3, 1),
+    CONV("conv_up4_fwd", "conv_transpose2d 16x128x7x7 -> 64, k4 s2 p1 (StarGAN upsampling), forward", 4, 0),
+    CONV("conv_up4_fwdbwd", "the same, forward + backward (dx, dw, db)", 4, 1),
 };
 const size_t vs_bench_conv_count = sizeof vs_bench_conv_cases / sizeof vs_bench_conv_cases[0];

@@ -304,26 +304,32 @@ def run_train(torch, threads, case, reps, rss=False):
 
 
 def run_conv(torch, threads, case, reps):
-    """F.conv2d on bench_conv.c's shape: forward, or forward + backward to x, w and b."""
+    """F.conv2d (or F.conv_transpose2d) on bench_conv.c's shape: forward, or forward + backward to x, w and b."""
     import torch.nn.functional as F
     torch.manual_seed(5)
     n, c, h, w, o, k, s, p = (case[key] for key in ("n", "c", "h", "w", "o", "k", "stride", "pad"))
     back = bool(case["backward"])
+    tr = bool(case.get("transpose"))
     x = torch.randn(n, c, h, w, requires_grad=back)
-    wt = (0.1 * torch.randn(o, c, k, k)).requires_grad_(back)
+    wt = (0.1 * torch.randn(*((c, o) if tr else (o, c)), k, k)).requires_grad_(back)
     b = (0.1 * torch.randn(o)).requires_grad_(back)
-    oh, ow = (h + 2 * p - k) // s + 1, (w + 2 * p - k) // s + 1
+    if tr:
+        oh, ow = (h - 1) * s - 2 * p + k, (w - 1) * s - 2 * p + k
+    else:
+        oh, ow = (h + 2 * p - k) // s + 1, (w + 2 * p - k) // s + 1
     g = torch.randn(n, o, oh, ow)
+    conv = F.conv_transpose2d if tr else F.conv2d
 
     def run():
         if back:
             x.grad = wt.grad = b.grad = None
-            F.conv2d(x, wt, b, stride=s, padding=p).backward(g)
+            conv(x, wt, b, stride=s, padding=p).backward(g)
         else:
             with torch.no_grad():
-                F.conv2d(x, wt, b, stride=s, padding=p)
+                conv(x, wt, b, stride=s, padding=p)
 
-    timed_line(case, "conv", "torch", torch, threads, reps, run, 2.0 * n * o * oh * ow * c * k * k * (3 if back else 1))
+    px = h * w if tr else oh * ow
+    timed_line(case, "conv", "torch", torch, threads, reps, run, 2.0 * n * o * px * c * k * k * (3 if back else 1))
 
 
 def run_worker(threads, cases, reps, rss=False):
@@ -402,6 +408,8 @@ def main(argv):
             keys = {"sgemm": ("name", "m", "n", "k", "trans_a", "trans_b"),
                     "conv": ("name", "n", "c", "h", "w", "o", "k", "stride", "pad", "backward")}.get(d["suite"], ("name", "batch"))
             case = {key: d[key] for key in keys}
+            if d.get("transpose"):
+                case["transpose"] = 1
             case["suite"] = d["suite"]
             job["cases"].append(case)
     if not by_threads:
