@@ -140,30 +140,33 @@ static tile_fn tile_for(const fast_plan *f, int64_t sw) { return TILES[f->kind][
 static void pack_weights(const vs_conv_fast *g, const fast_plan *f, const float *w, float *packed)
 {
     const int64_t kk = g->kh * g->kw;
-    for (int64_t b = 0; b < f->nob; b++)
-        for (int64_t c = 0; c < g->c; c++)
-            for (int64_t ki = 0; ki < g->kh; ki++)
-                for (int64_t kj = 0; kj < g->kw; kj++) {
-                    float *d = packed + (b * f->taps + c * kk + ki * g->kw + kj) * f->ob;
-                    for (int64_t l = 0; l < f->ob; l++) {
-                        const int64_t o = b * f->ob + l;
-                        if (o >= g->o)
-                            d[l] = 0.0f;
-                        else if (g->flip)
-                            d[l] = w[((c * g->o + o) * g->kh + g->kh - 1 - ki) * g->kw + g->kw - 1 - kj];
-                        else
-                            d[l] = w[((o * g->c + c) * g->kh + ki) * g->kw + kj];
-                    }
-                }
+    if (g->o % f->ob != 0) memset(packed, 0, (size_t)(f->nob * f->taps * f->ob) * sizeof(float));
+    /* reads in storage order (a kernel of kk taps at a time), writes ob floats apart */
+    for (int64_t o = 0; o < g->o; o++) {
+        float *d = packed + (o / f->ob) * f->taps * f->ob + o % f->ob;
+        for (int64_t c = 0; c < g->c; c++) {
+            float *dc = d + c * kk * f->ob;
+            if (g->flip) {
+                const float *s = w + (c * g->o + o) * kk + kk - 1; /* tap t reads s[-t]: rotated */
+                for (int64_t t = 0; t < kk; t++) dc[t * f->ob] = s[-t];
+            } else {
+                const float *s = w + (o * g->c + c) * kk;
+                for (int64_t t = 0; t < kk; t++) dc[t * f->ob] = s[t];
+            }
+        }
+    }
 }
 
-/* dst = image x's c planes with ph rows and pw columns of zeros around each, plus zero slack. */
-static void pad_image(const vs_conv_fast *g, const fast_plan *f, const float *x, float *dst)
+/* The interior of dst = image x's c planes, ph rows and pw columns in (the border stays as it is:
+ * zero, see images_range). */
+VS_SHORT_COPIES static void pad_image(const vs_conv_fast *g, const fast_plan *f, const float *restrict x, float *restrict dst)
 {
-    memset(dst, 0, (size_t)f->img * sizeof(float));
     for (int64_t c = 0; c < g->c; c++)
-        for (int64_t i = 0; i < g->h; i++)
-            memcpy(dst + c * f->plane + (i + g->ph) * f->wq + g->pw, x + (c * g->h + i) * g->w, (size_t)g->w * sizeof(float));
+        for (int64_t i = 0; i < g->h; i++) {
+            float *restrict d = dst + c * f->plane + (i + g->ph) * f->wq + g->pw;
+            const float *restrict s = x + (c * g->h + i) * g->w;
+            for (int64_t k = 0; k < g->w; k++) d[k] = s[k];
+        }
 }
 
 typedef struct fast_job {
@@ -208,6 +211,7 @@ static void images_range(void *ctx, int64_t begin, int64_t end)
     }
     float out[TILE_MAX_FLOATS] __attribute__((aligned(64)));
     tile_args a = {.off = j->off, .c = g->c, .kk = g->kh * g->kw, .plane = f->plane, .sw = g->sw, .rs = g->sh * f->wq, .out = out};
+    memset(pad, 0, (size_t)f->img * sizeof(float)); /* the borders and slack, for every image */
     for (int64_t n = begin; n < end; n++) {
         pad_image(g, f, j->x + n * g->c * g->h * g->w, pad);
         for (int64_t b = 0; b < f->nob; b++) {
@@ -254,10 +258,11 @@ bool vs_conv_avx512_forward(const vs_conv_fast *g, const float *x, const float *
         for (int64_t kj = 0; kj < g->kw; kj++) off[ki * g->kw + kj] = ki * g->dh * f.wq + kj * g->dw;
     pack_weights(g, &f, w, packed);
     fast_job j = {.g = g, .f = &f, .x = x, .packed = packed, .bias = bias, .off = off, .accumulate = accumulate, .y = y};
+    /* chunks of a few images: one clearing of the bordered copy serves a chunk */
     if (g->n <= 1)
         images_range(&j, 0, g->n);
     else
-        vs_parallel_for(g->n, 1, images_range, &j);
+        vs_parallel_for(g->n, (g->n + 15) / 16, images_range, &j);
     free(owned);
     return !j.failed;
 #else
