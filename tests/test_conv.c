@@ -401,6 +401,32 @@ static vs_tensor *fn_conv_transpose(vs_tensor **x, void *c)
     vs_conv_opts o = {{2, 2}, {1, 0}, {1, 2}, {1, 1}, 2};
     return sq(vs_conv_transpose2d(x[0], x[1], x[2], &o));
 }
+/* Shapes that the AVX-512 kernels take on such machines (elsewhere the GEMM path): conv2d with 24 -> 32
+ * channels on rows of 14 (forward, flipped-weight input gradient, weight gradient) and a k4 s2
+ * conv_transpose2d to 32 channels (one conv per output phase). */
+static vs_tensor *fn_conv2d_wide(vs_tensor **x, void *c)
+{
+    (void)c;
+    vs_conv_opts o = {.stride = {1, 1}, .padding = {1, 1}};
+    return sq(vs_conv2d(x[0], x[1], x[2], &o));
+}
+static vs_tensor *fn_conv_transpose_wide(vs_tensor **x, void *c)
+{
+    (void)c;
+    vs_conv_opts o = {.stride = {2, 2}, .padding = {1, 1}};
+    return sq(vs_conv_transpose2d(x[0], x[1], x[2], &o));
+}
+START_TEST(test_grad_conv_avx512_shapes)
+{
+    vs_tensor *x[3] = {rnd(VS_SHAPE(1, 24, 2, 14), -1, 1), rnd(VS_SHAPE(32, 24, 3, 3), -0.3f, 0.3f), rnd(VS_SHAPE(32), -1, 1)};
+    gradcheck("conv2d 24 -> 32 channels", fn_conv2d_wide, NULL, 3, x);
+    free_all(3, x);
+    vs_tensor *t[3] = {rnd(VS_SHAPE(1, 8, 2, 7), -1, 1), rnd(VS_SHAPE(8, 32, 4, 4), -0.3f, 0.3f), rnd(VS_SHAPE(32), -1, 1)};
+    gradcheck("conv_transpose2d k4 s2 to 32 channels", fn_conv_transpose_wide, NULL, 3, t);
+    free_all(3, t);
+}
+END_TEST
+
 START_TEST(test_grad_conv_transpose2d)
 {
     vs_tensor *x[3] = {rnd(VS_SHAPE(2, 4, 3, 3), -1, 1), rnd(VS_SHAPE(4, 1, 3, 3), -1, 1), rnd(VS_SHAPE(2), -1, 1)};
@@ -754,6 +780,7 @@ static Suite *conv_suite(void)
     tcase_add_test(tc, test_grad_conv2d_groups_dilation);
     tcase_add_test(tc, test_grad_conv2d_1x1);
     tcase_add_test(tc, test_grad_conv_transpose2d);
+    tcase_add_test(tc, test_grad_conv_avx512_shapes);
     tcase_add_test(tc, test_grad_weight_grad);
     tcase_add_test(tc, test_grad_max_pool);
     tcase_add_test(tc, test_grad_avg_pool);
