@@ -1,8 +1,10 @@
-/* conv_avx512.c - AVX-512F direct convolution (see conv_avx512.h).
+/* conv_avx512.c - AVX-512F direct convolution (see conv_avx512.h), and the strided transpose as one
+ * such convolution per output phase.
  *
- * A register tile is P output pixels of one output row by OB = 16 V output channels: V P
- * accumulators (4 x 7 or 2 x 14, 28 of the 32 registers).  Per tap (c, ki, kj) it loads V vectors
- * of packed weights and broadcasts P input values, one per pixel, then does V P multiply-adds:
+ * A register tile is P output pixels (one row of 7 or 14, or two rows of 7) by OB = 16 V output
+ * channels: V P accumulators (4 x 7, 2 x 14 or 2 x 2 x 7: 28 of the 32 registers).  Per tap
+ * (c, ki, kj) it loads V vectors of packed weights and broadcasts P input values, one per pixel,
+ * then does V P multiply-adds:
  * the input is read in place from a zero-bordered copy of the image (any stride: a broadcast does
  * not care where its float lies), the weights are packed once per call as [block][tap][OB].
  * Output channels past o are zero weights; pixels past the row's end read the copy's next floats
