@@ -22,7 +22,6 @@
 #define PAIR_STREAM 0x7061697273ull     /* "pairs": the sampled intra/inter-class distances */
 #define EXPLAIN_STREAM 0x6578706cull    /* "expl": random baselines, expected-gradient draws */
 #define N_DIST_PAIRS 2000
-#define EDGE_FRAC 7                     /* inverse localisation: edge columns = width / 7 (4 of 28) */
 #define SAMPLE_EVERY 200
 
 const char *const vs_gx_method_names[GX_N_METHODS] = {"integrated_gradients", "deeplift", "occlusion", "deepshap",
@@ -267,10 +266,17 @@ static int dominant_channel(const float *x, int64_t c, int64_t hw)
     return best;
 }
 
-static double color_kept(const vs_tensor *x, const vs_tensor *b)
+/* Share of the rows whose baseline's dominant channel is the input's; drawn[k]: share of the
+ * baselines whose dominant channel is k (the first three channels). */
+static double color_kept(const vs_tensor *x, const vs_tensor *b, double drawn[3])
 {
-    int64_t n = x->shape[0], c = x->shape[1], hw = x->shape[2] * x->shape[3], per = c * hw, same = 0;
-    for (int64_t i = 0; i < n; i++) same += dominant_channel(x->data + i * per, c, hw) == dominant_channel(b->data + i * per, c, hw);
+    int64_t n = x->shape[0], c = x->shape[1], hw = x->shape[2] * x->shape[3], per = c * hw, same = 0, count[3] = {0};
+    for (int64_t i = 0; i < n; i++) {
+        int db = dominant_channel(b->data + i * per, c, hw);
+        same += dominant_channel(x->data + i * per, c, hw) == db;
+        if (db < 3) count[db]++;
+    }
+    for (int k = 0; k < 3; k++) drawn[k] = n ? (double)count[k] / (double)n : NAN;
     return n ? (double)same / (double)n : NAN;
 }
 
@@ -329,7 +335,7 @@ static vs_status score_map(gx_run *run, gx_explainer *e, gx_cell *cell, vs_tenso
     cell->aopc_all += vs_aopc(curve, np, -1);
     free(curve);
     cell->gini += vs_gini(attr->data, attr->size);
-    cell->invloc += vs_inverse_localization(attr->data, run->c, run->h, run->w, run->w / EDGE_FRAC);
+    cell->invloc += vs_inverse_localization(attr->data, run->c, run->h, run->w, run->w / GX_EDGE_FRAC);
     cell->n++;
     if (st == VS_OK && faith) {
         double f, m;
@@ -394,11 +400,22 @@ static vs_status build_batch(gx_run *run, vs_module *s, gx_gan *g, const vs_data
         vs_tensor_free(one);
     }
     if (st == VS_OK) st = vs_generator_baselines(g->m, g->opt, bt->x, bt->ct, &bt->b[GX_GANMEX], err);
+    float *diff = st == VS_OK ? malloc((size_t)dim * sizeof *diff) : NULL;
+    if (st == VS_OK && !diff) st = vs_error_set(err, VS_ERR_NOMEM, "ganmex: out of memory");
     for (int k = 0; st == VS_OK && k <= GX_N_BASELINES; k++) {
-        double s2 = 0;
-        for (int64_t i = 0; i < n; i++) s2 += l2(test->X + i * dim, bt->b[k]->data + i * dim, dim);
+        double s2 = 0, il = 0;
+        int64_t n_il = 0;
+        for (int64_t i = 0; i < n; i++) {
+            const float *x = test->X + i * dim, *b = bt->b[k]->data + i * dim;
+            s2 += l2(x, b, dim);
+            for (int64_t j = 0; j < dim; j++) diff[j] = x[j] - b[j];
+            double v = vs_inverse_localization(diff, run->c, run->h, run->w, run->w / GX_EDGE_FRAC);
+            if (isfinite(v)) il += v, n_il++;
+        }
         run->dist[k] = s2 / (double)n;
+        run->diff_invloc[k] = n_il ? il / (double)n_il : NAN;
     }
+    free(diff);
     return st;
 }
 
@@ -741,10 +758,12 @@ static vs_status experiment(gx_run *run, const vs_dataset *d, const vs_dataset *
     if (st == VS_OK && sa.m) st = target_rate(s, &sa, bt.x, bt.y, run->C, &run->target_rate_standalone, err);
     if (st == VS_OK && ns.m) st = target_rate(s, &ns, bt.x, bt.y, run->C, &run->target_rate_nosim, err);
     run->color_with_sim = run->color_without_sim = NAN;
+    for (int k = 0; k < 3; k++) run->color_drawn[0][k] = run->color_drawn[1][k] = NAN;
     if (st == VS_OK && o->colored) {
-        run->color_with_sim = color_kept(bt.x, bt.b[GX_GANMEX]);
+        run->color_with_sim = color_kept(bt.x, bt.b[GX_GANMEX], run->color_drawn[0]);
         vs_tensor *b = NULL;
-        if (ns.m && (st = vs_generator_baselines(ns.m, ns.opt, bt.x, bt.ct, &b, err)) == VS_OK) run->color_without_sim = color_kept(bt.x, b);
+        if (ns.m && (st = vs_generator_baselines(ns.m, ns.opt, bt.x, bt.ct, &b, err)) == VS_OK)
+            run->color_without_sim = color_kept(bt.x, b, run->color_drawn[1]);
         vs_tensor_free(b);
     }
     if (st == VS_OK) class_distances(run, t);

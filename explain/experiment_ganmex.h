@@ -14,6 +14,7 @@ enum { GX_ZERO, GX_MDTS, GX_GANMEX, GX_N_BASELINES };
 enum { GX_CASCADE_ZERO, GX_CASCADE_GANMEX, GX_CASCADE_RETRAINED, GX_CASCADE_STANDALONE, GX_N_CASCADE };
 #define GX_N_LAYERS 4 /* cascading randomisation: output, FC, CNN2, CNN1 */
 #define GX_GRID_ROWS 4
+#define GX_EDGE_FRAC 7 /* inverse localisation: edge columns = width / 7 (4 of 28) */
 
 extern const char *const vs_gx_method_names[GX_N_METHODS];   /* registry names */
 extern const char *const vs_gx_method_labels[GX_N_METHODS];  /* "IG", ... */
@@ -36,11 +37,13 @@ typedef struct gx_run {
     double train_seconds[4];   /* classifier, ganmex, standalone, nosim (NaN: not trained in this run) */
     double target_rate, target_rate_standalone, target_rate_nosim;
     double dist[GX_N_BASELINES + 1], d_intra, d_inter; /* zero, mdts, ganmex, random */
+    double diff_invloc[GX_N_BASELINES + 1]; /* inverse localisation of x - b: what path methods multiply */
     gx_cell cell[GX_N_METHODS][GX_N_BASELINES];
     double cascade[GX_N_CASCADE][GX_N_LAYERS];
     double cascade_target[GX_N_LAYERS]; /* share of the re-trained G's baselines the randomised S assigns to ct */
     bool has_standalone, has_nosim;
     double color_with_sim, color_without_sim;
+    double color_drawn[2][3];  /* with / without L_sim: share of baselines whose dominant channel is R, G, B */
     /* Fig. 2: inputs, baselines and maps of GX_GRID_ROWS pairs, and of misclassified images */
     int n_grid, n_mis;
     float *grid_x, *grid_b, *grid_a; /* [rows][dim], [rows][N_BASELINES][dim], [rows][3 methods][N_BASELINES][dim] */
