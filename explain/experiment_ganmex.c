@@ -629,7 +629,7 @@ static vs_status cascade(gx_run *run, gx_explainer *e, vs_module *s, gx_batch *b
     /* the re-training rows: the first cascade_steps batches of a seeded shuffle of the training rows */
     int64_t n_rows = o->cascade_steps * o->gan_batch < train->n ? o->cascade_steps * o->gan_batch : train->n;
     int64_t *pick = malloc((size_t)(train->n > 0 ? train->n : 1) * sizeof *pick);
-    vs_dataset *rows = NULL;
+    vs_dataset *rows = NULL, *judged = NULL; /* judged: the few rows vs_train's evaluation reads (its metrics are not used) */
     if (st == VS_OK && !pick) st = vs_error_set(err, VS_ERR_NOMEM, "ganmex: out of memory");
     if (st == VS_OK && tune && n_rows > 0) {
         vs_rng r;
@@ -639,7 +639,7 @@ static vs_status cascade(gx_run *run, gx_explainer *e, vs_module *s, gx_batch *b
             int64_t j = (int64_t)vs_rng_below(&r, (uint64_t)(i + 1)), t = pick[i];
             pick[i] = pick[j], pick[j] = t;
         }
-        if (!(rows = take_rows(train, pick, n_rows, err))) st = err->code;
+        if (!(rows = take_rows(train, pick, n_rows, err)) || !(judged = take_rows(train, pick, n_rows < 32 ? n_rows : 32, err))) st = err->code;
     }
     free(pick);
     vs_train_opts to;
@@ -647,7 +647,7 @@ static vs_status cascade(gx_run *run, gx_explainer *e, vs_module *s, gx_batch *b
     vs_train_optim per[VS_TASK_MAX_OPTIMS];
     char optims[256];
     snprintf(optims, sizeof optims, "generator:lr=%g,beta1=0.5;critic:lr=%g,beta1=0.5", o->g_lr, o->d_lr);
-    to.epochs = 1, to.batch_size = o->gan_batch, to.seed = (uint64_t)o->seed, to.task_opts = o->gan_opts, to.test = rows;
+    to.epochs = 1, to.batch_size = o->gan_batch, to.seed = (uint64_t)o->seed, to.task_opts = o->gan_opts, to.test = judged;
     if (st == VS_OK && vs_train_parse_optims(optims, &to, per, VS_TASK_MAX_OPTIMS, &to.n_per_optim, err) != VS_OK) st = err->code;
     to.per_optim = per;
     vs_tensor *x = n > 0 ? vs_tensor_from(VS_SHAPE(n, run->c, run->h, run->w), bt->x->data) : NULL;
@@ -666,6 +666,7 @@ static vs_status cascade(gx_run *run, gx_explainer *e, vs_module *s, gx_batch *b
     }
     vs_tensor_free(x);
     vs_dataset_free(rows);
+    vs_dataset_free(judged);
     return st;
 }
 
