@@ -563,6 +563,15 @@ static vs_status regenerate(gx_cascade_ctx *c, vs_tensor **b)
         int64_t hit = 0;
         for (int64_t i = 0; i < c->n; i++) hit += argmax(l->data + i * c->run->C, c->run->C, -1) == c->bt->ct[i];
         c->run->cascade_target[c->stage - 1] = (double)hit / (double)c->n;
+        /* how many classes the randomised S still tells apart: the share of the explained inputs in
+         * its most frequent class (1: every input one class, so no generator can reach the others) */
+        vs_tensor *lx = logits_of(c->s, c->bt->x);
+        int64_t nx = c->bt->x->shape[0], *count = lx ? calloc((size_t)c->run->C, sizeof *count) : NULL, top = 0;
+        for (int64_t i = 0; count && i < nx; i++) count[argmax(lx->data + i * c->run->C, c->run->C, -1)]++;
+        for (int64_t k = 0; count && k < c->run->C; k++) top = count[k] > top ? count[k] : top;
+        c->run->cascade_mode[c->stage - 1] = count ? (double)top / (double)nx : NAN;
+        free(count);
+        vs_tensor_free(lx);
     }
     vs_tensor_free(l);
     return st;
@@ -623,7 +632,7 @@ static vs_status cascade(gx_run *run, gx_explainer *e, vs_module *s, gx_batch *b
     vs_tensor *params[GX_N_LAYERS][2];
     vs_tensor *const *layers[GX_N_LAYERS];
     int n_params[GX_N_LAYERS];
-    for (int l = 0; l < GX_N_LAYERS; l++) run->cascade_target[l] = NAN;
+    for (int l = 0; l < GX_N_LAYERS; l++) run->cascade_target[l] = run->cascade_mode[l] = NAN;
     vs_status st = cascade_layers(s, params, layers, n_params, err);
     int64_t n = o->n_cascade < run->n_explain ? o->n_cascade : run->n_explain;
     /* the re-training rows: the first cascade_steps batches of a seeded shuffle of the training rows */

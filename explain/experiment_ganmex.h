@@ -41,6 +41,7 @@ typedef struct gx_run {
     gx_cell cell[GX_N_METHODS][GX_N_BASELINES];
     double cascade[GX_N_CASCADE][GX_N_LAYERS];
     double cascade_target[GX_N_LAYERS]; /* share of the re-trained G's baselines the randomised S assigns to ct */
+    double cascade_mode[GX_N_LAYERS];   /* share of the explained inputs in the randomised S's most frequent class */
     bool has_standalone, has_nosim;
     double color_with_sim, color_without_sim;
     double color_drawn[2][3];  /* with / without L_sim: share of baselines whose dominant channel is R, G, B */

@@ -50,10 +50,12 @@ static vs_json *results_json(const gx_run *run)
     static const char *const model_names[4] = {"classifier", "ganmex", "standalone", "nosim"};
     for (int k = 0; ok && k < 4; k++) ok = vs_json_set(secs, model_names[k], num(run->train_seconds[k])) == VS_OK;
     static const char *const cascade_names[GX_N_CASCADE] = {"zero", "ganmex", "ganmex_retrained", "standalone"};
-    for (int c = 0; ok && c <= GX_N_CASCADE; c++) { /* and last the target-class rate of the re-trained generator */
+    for (int c = 0; ok && c < GX_N_CASCADE + 2; c++) { /* then the re-trained generator's target-class rate and S's collapse */
         vs_json *a = vs_json_new_array();
-        for (int l = 0; a && l < GX_N_LAYERS; l++) vs_json_push(a, num(c < GX_N_CASCADE ? run->cascade[c][l] : run->cascade_target[l]));
-        ok = vs_json_set(casc, c < GX_N_CASCADE ? cascade_names[c] : "ganmex_retrained_target_rate", a) == VS_OK;
+        const double *v = c < GX_N_CASCADE ? run->cascade[c] : c == GX_N_CASCADE ? run->cascade_target : run->cascade_mode;
+        for (int l = 0; a && l < GX_N_LAYERS; l++) vs_json_push(a, num(v[l]));
+        ok = vs_json_set(casc, c < GX_N_CASCADE ? cascade_names[c] : c == GX_N_CASCADE ? "ganmex_retrained_target_rate" : "randomised_top_class_share",
+                         a) == VS_OK;
     }
     if (ok && o->colored)
         ok = vs_json_set(color, "with_sim", num(run->color_with_sim)) == VS_OK &&
@@ -193,9 +195,10 @@ static void settings(const gx_run *run, vs_report *r)
                    o->ig_steps, (long long)o->per_step, (long long)o->aopc_features, (long long)o->n_faith, (long long)o->n_cascade);
     if (isfinite(run->cascade[GX_CASCADE_RETRAINED][0]))
         vs_report_item(r, "cascading randomisation, GANMEX re-trained %lld steps against each randomised S: share of its baselines "
-                          "the randomised S assigns to the target class %.2f, %.2f, %.2f, %.2f (output, FC, CNN2, CNN1 randomised)",
+                          "the randomised S assigns to the target class %.2f, %.2f, %.2f, %.2f (output, FC, CNN2, CNN1 randomised); "
+                          "share of the explained inputs in the randomised S's most frequent class %.2f, %.2f, %.2f, %.2f",
                        (long long)o->cascade_steps, run->cascade_target[0], run->cascade_target[1], run->cascade_target[2],
-                       run->cascade_target[3]);
+                       run->cascade_target[3], run->cascade_mode[0], run->cascade_mode[1], run->cascade_mode[2], run->cascade_mode[3]);
     if (o->colored)
         vs_report_item(r, "colour kept (dominant channel of G(x, ct) equals x's): with L_sim **%.3f**, without L_sim **%.3f** "
                           "(target-class rate without L_sim %.3f); baselines drawn red/green/blue with L_sim %.2f/%.2f/%.2f, "

@@ -51,6 +51,7 @@ grep_out "the stand-alone GAN" "stand-alone GAN" b/table.md
 # the GANMEX generator re-trained against each randomised classifier: four ranks and four target rates
 grep_out "cascade with GANMEX re-trained" '"ganmex_retrained": \[[-0-9]' b/results.json
 grep_out "its target-class rates" '"ganmex_retrained_target_rate": \[[0-9]' b/results.json
+grep_out "and how far S collapsed" '"randomised_top_class_share": \[[0-9]' b/results.json
 grep_out "where x - b lies, per baseline" '"difference_inverse_localization": {"zero": [0-9]' b/results.json
 grep_out "the page says why" "favours it by construction" b/table.md
 grep_out "the page says how long" "re-trained 2 steps against each randomised S" b/table.md
