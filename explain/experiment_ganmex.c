@@ -532,9 +532,9 @@ static vs_status copy_classifier(vs_module *s, vs_module *gan, vs_error *err)
 {
     vs_module *dst = vs_module_child(gan, "classifier");
     vs_named_tensors a = {0}, b = {0};
-    vs_status st = dst && vs_module_named_tensors(s, VS_STATE_ALL, &a) == VS_OK && vs_module_named_tensors(dst, VS_STATE_ALL, &b) == VS_OK
-                       ? VS_OK
-                       : vs_error_set(err, VS_ERR_NOMEM, "ganmex: the GANMEX model has no classifier to re-train against");
+    vs_status st = dst ? VS_OK : vs_error_set(err, VS_ERR_ARG, "ganmex: the GANMEX model has no classifier to re-train against");
+    if (st == VS_OK && (vs_module_named_tensors(s, VS_STATE_ALL, &a) != VS_OK || vs_module_named_tensors(dst, VS_STATE_ALL, &b) != VS_OK))
+        st = vs_error_set(err, VS_ERR_NOMEM, "ganmex: out of memory");
     if (st == VS_OK && a.n != b.n) st = vs_error_set(err, VS_ERR_SHAPE, "ganmex: the GANMEX model's classifier is not S");
     for (int64_t i = 0; st == VS_OK && i < a.n; i++) {
         if (a.items[i].tensor->size != b.items[i].tensor->size) st = vs_error_set(err, VS_ERR_SHAPE, "ganmex: the GANMEX model's classifier is not S");
