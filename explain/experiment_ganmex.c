@@ -22,7 +22,6 @@
 #define PAIR_STREAM 0x7061697273ull     /* "pairs": the sampled intra/inter-class distances */
 #define EXPLAIN_STREAM 0x6578706cull    /* "expl": random baselines, expected-gradient draws */
 #define N_DIST_PAIRS 2000
-#define EDGE_FRAC 7                     /* inverse localisation: edge columns = width / 7 (4 of 28) */
 #define SAMPLE_EVERY 200
 
 const char *const vs_gx_method_names[GX_N_METHODS] = {"integrated_gradients", "deeplift", "occlusion", "deepshap",
@@ -42,6 +41,7 @@ void vs_ganmex_experiment_opts_init(vs_ganmex_experiment_opts *o)
     o->n_explain = 40;
     o->n_faith = 5;
     o->n_cascade = 4;
+    o->cascade_steps = 100;
     o->ig_steps = 32;
     o->per_step = 8;
     o->aopc_features = 100;
@@ -266,10 +266,17 @@ static int dominant_channel(const float *x, int64_t c, int64_t hw)
     return best;
 }
 
-static double color_kept(const vs_tensor *x, const vs_tensor *b)
+/* Share of the rows whose baseline's dominant channel is the input's; drawn[k]: share of the
+ * baselines whose dominant channel is k (the first three channels). */
+static double color_kept(const vs_tensor *x, const vs_tensor *b, double drawn[3])
 {
-    int64_t n = x->shape[0], c = x->shape[1], hw = x->shape[2] * x->shape[3], per = c * hw, same = 0;
-    for (int64_t i = 0; i < n; i++) same += dominant_channel(x->data + i * per, c, hw) == dominant_channel(b->data + i * per, c, hw);
+    int64_t n = x->shape[0], c = x->shape[1], hw = x->shape[2] * x->shape[3], per = c * hw, same = 0, count[3] = {0};
+    for (int64_t i = 0; i < n; i++) {
+        int db = dominant_channel(b->data + i * per, c, hw);
+        same += dominant_channel(x->data + i * per, c, hw) == db;
+        if (db < 3) count[db]++;
+    }
+    for (int k = 0; k < 3; k++) drawn[k] = n ? (double)count[k] / (double)n : NAN;
     return n ? (double)same / (double)n : NAN;
 }
 
@@ -328,7 +335,7 @@ static vs_status score_map(gx_run *run, gx_explainer *e, gx_cell *cell, vs_tenso
     cell->aopc_all += vs_aopc(curve, np, -1);
     free(curve);
     cell->gini += vs_gini(attr->data, attr->size);
-    cell->invloc += vs_inverse_localization(attr->data, run->c, run->h, run->w, run->w / EDGE_FRAC);
+    cell->invloc += vs_inverse_localization(attr->data, run->c, run->h, run->w, run->w / GX_EDGE_FRAC);
     cell->n++;
     if (st == VS_OK && faith) {
         double f, m;
@@ -393,11 +400,22 @@ static vs_status build_batch(gx_run *run, vs_module *s, gx_gan *g, const vs_data
         vs_tensor_free(one);
     }
     if (st == VS_OK) st = vs_generator_baselines(g->m, g->opt, bt->x, bt->ct, &bt->b[GX_GANMEX], err);
+    float *diff = st == VS_OK ? malloc((size_t)dim * sizeof *diff) : NULL;
+    if (st == VS_OK && !diff) st = vs_error_set(err, VS_ERR_NOMEM, "ganmex: out of memory");
     for (int k = 0; st == VS_OK && k <= GX_N_BASELINES; k++) {
-        double s2 = 0;
-        for (int64_t i = 0; i < n; i++) s2 += l2(test->X + i * dim, bt->b[k]->data + i * dim, dim);
+        double s2 = 0, il = 0;
+        int64_t n_il = 0;
+        for (int64_t i = 0; i < n; i++) {
+            const float *x = test->X + i * dim, *b = bt->b[k]->data + i * dim;
+            s2 += l2(x, b, dim);
+            for (int64_t j = 0; j < dim; j++) diff[j] = x[j] - b[j];
+            double v = vs_inverse_localization(diff, run->c, run->h, run->w, run->w / GX_EDGE_FRAC);
+            if (isfinite(v)) il += v, n_il++;
+        }
         run->dist[k] = s2 / (double)n;
+        run->diff_invloc[k] = n_il ? il / (double)n_il : NAN;
     }
+    free(diff);
     return st;
 }
 
@@ -495,26 +513,99 @@ static vs_status misclassified(gx_run *run, gx_explainer *e, vs_module *s, gx_ga
 /* ---- cascading randomisation (Fig. 3G) -------------------------------------------------------------- */
 
 typedef struct gx_cascade_ctx {
+    gx_run *run;
     gx_explainer *e;
-    vs_tensor *x, *b;
-    int64_t c0, ct;
+    vs_module *s;              /* the classifier being randomised */
+    const gx_batch *bt;
+    vs_tensor *x;              /* the first n explained rows [n, ...] */
+    int64_t n;
+    const vs_tensor *fixed;    /* baselines fixed before the randomisation [>= n rows], or NULL: regenerated */
+    gx_gan *tune;              /* regenerated: the GANMEX model re-trained against the randomised S */
+    const vs_dataset *rows;    /* ... on these training rows (one epoch) per randomised layer */
+    const vs_train_opts *to;
+    int stage;                 /* 0: the trained S, k: k layers randomised */
+    vs_error *err;
 } gx_cascade_ctx;
 
-static vs_status cascade_map(void *ctx, vs_tensor **attr)
+/* Copy the parameters of S (as randomised now) into the GANMEX model's frozen classifier child. */
+static vs_status copy_classifier(vs_module *s, vs_module *gan, vs_error *err)
 {
-    gx_cascade_ctx *c = ctx;
-    vs_error err;
-    return explain_one(c->e, GX_IG, c->x, c->c0, c->ct, c->b, attr, &err);
+    vs_module *dst = vs_module_child(gan, "classifier");
+    vs_named_tensors a = {0}, b = {0};
+    vs_status st = dst ? VS_OK : vs_error_set(err, VS_ERR_ARG, "ganmex: the GANMEX model has no classifier to re-train against");
+    if (st == VS_OK && (vs_module_named_tensors(s, VS_STATE_ALL, &a) != VS_OK || vs_module_named_tensors(dst, VS_STATE_ALL, &b) != VS_OK))
+        st = vs_error_set(err, VS_ERR_NOMEM, "ganmex: out of memory");
+    if (st == VS_OK && a.n != b.n) st = vs_error_set(err, VS_ERR_SHAPE, "ganmex: the GANMEX model's classifier is not S");
+    for (int64_t i = 0; st == VS_OK && i < a.n; i++) {
+        if (a.items[i].tensor->size != b.items[i].tensor->size) st = vs_error_set(err, VS_ERR_SHAPE, "ganmex: the GANMEX model's classifier is not S");
+        else memcpy(b.items[i].tensor->data, a.items[i].tensor->data, (size_t)a.items[i].tensor->size * sizeof(float));
+    }
+    vs_named_tensors_clear(&a);
+    vs_named_tensors_clear(&b);
+    return st;
 }
 
-/* Spearman rank of |IG| maps under cumulative randomisation of S's output, FC, CNN2 and CNN1 layers,
- * for baselines fixed before the randomisation (zero, GANMEX, stand-alone GAN). */
-static vs_status cascade(gx_run *run, gx_explainer *e, vs_module *s, gx_batch *bt, vs_tensor *standalone, vs_error *err)
+/* The GANMEX baselines of the n rows from the generator re-trained against S as it is now (stage 0:
+ * the trained generator as it is); records the share that S assigns to the target class. */
+static vs_status regenerate(gx_cascade_ctx *c, vs_tensor **b)
 {
-    /* the layers with parameters, from the output down (ganmex-mnist: conv, conv, linear, linear) */
-    vs_tensor *params[GX_N_LAYERS][2];
-    vs_tensor *const *layers[GX_N_LAYERS];
-    int n_params[GX_N_LAYERS], k = 0;
+    vs_status st = VS_OK;
+    if (c->stage > 0) {
+        vs_train_result res;
+        st = copy_classifier(c->s, c->tune->m, c->err);
+        if (st == VS_OK) st = vs_train(c->tune->m, c->rows, c->to, &res, c->err);
+        if (st == VS_OK) vs_train_result_clear(&res);
+    }
+    if (st == VS_OK) st = vs_generator_baselines(c->tune->m, c->tune->opt, c->x, c->bt->ct, b, c->err);
+    vs_tensor *l = st == VS_OK ? logits_of(c->s, *b) : NULL;
+    if (st == VS_OK && !l) st = vs_error_set(c->err, vs_last_error()->code, "ganmex: %s", vs_last_error()->msg);
+    if (st == VS_OK && c->stage > 0) {
+        int64_t hit = 0;
+        for (int64_t i = 0; i < c->n; i++) hit += argmax(l->data + i * c->run->C, c->run->C, -1) == c->bt->ct[i];
+        c->run->cascade_target[c->stage - 1] = (double)hit / (double)c->n;
+        /* how many classes the randomised S still tells apart: the share of the explained inputs in
+         * its most frequent class (1: every input one class, so no generator can reach the others) */
+        vs_tensor *lx = logits_of(c->s, c->bt->x);
+        int64_t nx = c->bt->x->shape[0], *count = lx ? calloc((size_t)c->run->C, sizeof *count) : NULL, top = 0;
+        for (int64_t i = 0; count && i < nx; i++) count[argmax(lx->data + i * c->run->C, c->run->C, -1)]++;
+        for (int64_t k = 0; count && k < c->run->C; k++) top = count[k] > top ? count[k] : top;
+        c->run->cascade_mode[c->stage - 1] = count ? (double)top / (double)nx : NAN;
+        free(count);
+        vs_tensor_free(lx);
+    }
+    vs_tensor_free(l);
+    return st;
+}
+
+/* The IG maps of the n rows, one after the other [n, ...], against the fixed or regenerated baselines. */
+static vs_status cascade_maps(void *ctx, vs_tensor **attr)
+{
+    gx_cascade_ctx *c = ctx;
+    vs_tensor *made = NULL, *out = vs_tensor_zeros(c->x->ndim, c->x->shape);
+    vs_status st = out ? VS_OK : vs_error_set(c->err, VS_ERR_NOMEM, "ganmex: out of memory");
+    if (st == VS_OK && !c->fixed) st = regenerate(c, &made);
+    const vs_tensor *b = c->fixed ? c->fixed : made;
+    int64_t per = out ? out->size / c->n : 0;
+    for (int64_t i = 0; i < c->n && st == VS_OK; i++) {
+        vs_tensor *xi = row_of(c->x, i), *bi = row_of(b, i), *a = NULL;
+        st = xi && bi ? explain_one(c->e, GX_IG, xi, c->bt->c0[i], c->bt->ct[i], bi, &a, c->err)
+                      : vs_error_set(c->err, VS_ERR_NOMEM, "ganmex: out of memory");
+        if (st == VS_OK) memcpy(out->data + i * per, a->data, (size_t)per * sizeof(float));
+        vs_tensor_free(a), vs_tensor_free(xi), vs_tensor_free(bi);
+    }
+    vs_tensor_free(made);
+    c->stage++;
+    if (st != VS_OK) vs_tensor_free(out), out = NULL;
+    *attr = out;
+    return st;
+}
+
+/* The layers of S with parameters, from the output down (ganmex-mnist: conv, conv, linear, linear):
+ * layers[k] points into params[k]. */
+static vs_status cascade_layers(vs_module *s, vs_tensor *params[GX_N_LAYERS][2], vs_tensor *const *layers[GX_N_LAYERS],
+                                int n_params[GX_N_LAYERS], vs_error *err)
+{
+    int k = 0;
     for (int64_t i = s->n_children - 1; i >= 0 && k < GX_N_LAYERS; i--) {
         vs_named_tensors t = {0};
         if (vs_module_named_tensors(s->children[i], VS_STATE_PARAMS, &t) != VS_OK) return vs_error_set(err, VS_ERR_NOMEM, "ganmex: out of memory");
@@ -525,28 +616,66 @@ static vs_status cascade(gx_run *run, gx_explainer *e, vs_module *s, gx_batch *b
         }
         vs_named_tensors_clear(&t);
     }
-    if (k < GX_N_LAYERS) return vs_error_set(err, VS_ERR_ARG, "ganmex: cascading randomisation needs %d layers with weights", GX_N_LAYERS);
-    vs_tensor *bases[GX_N_CASCADE] = {bt->b[GX_ZERO], bt->b[GX_GANMEX], standalone};
-    vs_status st = VS_OK;
-    for (int c = 0; c < GX_N_CASCADE && st == VS_OK; c++) {
-        if (!bases[c]) {
-            for (int l = 0; l < GX_N_LAYERS; l++) run->cascade[c][l] = NAN;
-            continue;
+    return k < GX_N_LAYERS ? vs_error_set(err, VS_ERR_ARG, "ganmex: cascading randomisation needs %d layers with weights", GX_N_LAYERS) : VS_OK;
+}
+
+/* Spearman rank of the |IG| maps of the first n_cascade images (taken together) with the original
+ * ones as S's output, FC, CNN2 and CNN1 layers are randomised cumulatively, the same draws for every
+ * series: baselines fixed before the randomisation (zero, GANMEX, stand-alone GAN, whose generator
+ * never sees S) and, as in the paper's appendix D, GANMEX baselines regenerated after each layer by
+ * the generator re-trained for o->cascade_steps steps against the randomised S (tune: a copy of the
+ * GANMEX model of o->models/ganmex, changed here). */
+static vs_status cascade(gx_run *run, gx_explainer *e, vs_module *s, gx_batch *bt, vs_tensor *standalone, gx_gan *tune,
+                         const vs_dataset *train, vs_error *err)
+{
+    const vs_ganmex_experiment_opts *o = run->o;
+    vs_tensor *params[GX_N_LAYERS][2];
+    vs_tensor *const *layers[GX_N_LAYERS];
+    int n_params[GX_N_LAYERS];
+    for (int l = 0; l < GX_N_LAYERS; l++) run->cascade_target[l] = run->cascade_mode[l] = NAN;
+    vs_status st = cascade_layers(s, params, layers, n_params, err);
+    int64_t n = o->n_cascade < run->n_explain ? o->n_cascade : run->n_explain;
+    /* the re-training rows: the first cascade_steps batches of a seeded shuffle of the training rows */
+    int64_t n_rows = o->cascade_steps * o->gan_batch < train->n ? o->cascade_steps * o->gan_batch : train->n;
+    int64_t *pick = malloc((size_t)(train->n > 0 ? train->n : 1) * sizeof *pick);
+    vs_dataset *rows = NULL, *judged = NULL; /* judged: the few rows vs_train's evaluation reads (its metrics are not used) */
+    if (st == VS_OK && !pick) st = vs_error_set(err, VS_ERR_NOMEM, "ganmex: out of memory");
+    if (st == VS_OK && tune && n_rows > 0) {
+        vs_rng r;
+        vs_rng_seed(&r, (uint64_t)o->seed ^ EXPLAIN_STREAM);
+        for (int64_t i = 0; i < train->n; i++) pick[i] = i;
+        for (int64_t i = train->n - 1; i > 0; i--) {
+            int64_t j = (int64_t)vs_rng_below(&r, (uint64_t)(i + 1)), t = pick[i];
+            pick[i] = pick[j], pick[j] = t;
         }
-        double sum[GX_N_LAYERS] = {0};
-        int64_t n = run->o->n_cascade < run->n_explain ? run->o->n_cascade : run->n_explain;
-        for (int64_t i = 0; i < n && st == VS_OK; i++) {
-            gx_cascade_ctx ctx = {e, row_of(bt->x, i), row_of(bases[c], i), bt->c0[i], bt->ct[i]};
-            double rank[GX_N_LAYERS], ssim[GX_N_LAYERS];
-            vs_rng r;
-            vs_rng_seed(&r, (uint64_t)run->o->seed + (uint64_t)i);
-            st = vs_cascading_randomization(layers, n_params, GX_N_LAYERS, cascade_map, &ctx, run->h, run->w, &r, rank, ssim, err);
-            for (int l = 0; st == VS_OK && l < GX_N_LAYERS; l++) sum[l] += rank[l];
-            vs_tensor_free(ctx.x);
-            vs_tensor_free(ctx.b);
-        }
-        for (int l = 0; l < GX_N_LAYERS; l++) run->cascade[c][l] = n ? sum[l] / (double)n : NAN;
+        if (!(rows = take_rows(train, pick, n_rows, err)) || !(judged = take_rows(train, pick, n_rows < 32 ? n_rows : 32, err))) st = err->code;
     }
+    free(pick);
+    vs_train_opts to;
+    vs_train_opts_init(&to);
+    vs_train_optim per[VS_TASK_MAX_OPTIMS];
+    char optims[256];
+    snprintf(optims, sizeof optims, "generator:lr=%g,beta1=0.5;critic:lr=%g,beta1=0.5", o->g_lr, o->d_lr);
+    to.epochs = 1, to.batch_size = o->gan_batch, to.seed = (uint64_t)o->seed, to.task_opts = o->gan_opts, to.test = judged;
+    if (st == VS_OK && vs_train_parse_optims(optims, &to, per, VS_TASK_MAX_OPTIMS, &to.n_per_optim, err) != VS_OK) st = err->code;
+    to.per_optim = per;
+    vs_tensor *x = n > 0 ? vs_tensor_from(VS_SHAPE(n, run->c, run->h, run->w), bt->x->data) : NULL;
+    const vs_tensor *bases[GX_N_CASCADE] = {bt->b[GX_ZERO], bt->b[GX_GANMEX], NULL, standalone};
+    for (int c = 0; c < GX_N_CASCADE && st == VS_OK; c++) {
+        for (int l = 0; l < GX_N_LAYERS; l++) run->cascade[c][l] = NAN;
+        bool regen = c == GX_CASCADE_RETRAINED;
+        if (n == 0 || (!regen && !bases[c]) || (regen && !rows)) continue;
+        gx_cascade_ctx ctx = {run, e, s, bt, x, n, bases[c], tune, rows, &to, 0, err};
+        double rank[GX_N_LAYERS], ssim[GX_N_LAYERS];
+        vs_rng r;
+        vs_rng_seed(&r, (uint64_t)o->seed);
+        if (regen) say(o, "cascading randomisation: re-training GANMEX against each randomised S");
+        st = vs_cascading_randomization(layers, n_params, GX_N_LAYERS, cascade_maps, &ctx, run->h, run->w, &r, rank, ssim, err);
+        for (int l = 0; st == VS_OK && l < GX_N_LAYERS; l++) run->cascade[c][l] = rank[l];
+    }
+    vs_tensor_free(x);
+    vs_dataset_free(rows);
+    vs_dataset_free(judged);
     return st;
 }
 
@@ -639,10 +768,12 @@ static vs_status experiment(gx_run *run, const vs_dataset *d, const vs_dataset *
     if (st == VS_OK && sa.m) st = target_rate(s, &sa, bt.x, bt.y, run->C, &run->target_rate_standalone, err);
     if (st == VS_OK && ns.m) st = target_rate(s, &ns, bt.x, bt.y, run->C, &run->target_rate_nosim, err);
     run->color_with_sim = run->color_without_sim = NAN;
+    for (int k = 0; k < 3; k++) run->color_drawn[0][k] = run->color_drawn[1][k] = NAN;
     if (st == VS_OK && o->colored) {
-        run->color_with_sim = color_kept(bt.x, bt.b[GX_GANMEX]);
+        run->color_with_sim = color_kept(bt.x, bt.b[GX_GANMEX], run->color_drawn[0]);
         vs_tensor *b = NULL;
-        if (ns.m && (st = vs_generator_baselines(ns.m, ns.opt, bt.x, bt.ct, &b, err)) == VS_OK) run->color_without_sim = color_kept(bt.x, b);
+        if (ns.m && (st = vs_generator_baselines(ns.m, ns.opt, bt.x, bt.ct, &b, err)) == VS_OK)
+            run->color_without_sim = color_kept(bt.x, b, run->color_drawn[1]);
         vs_tensor_free(b);
     }
     if (st == VS_OK) class_distances(run, t);
@@ -661,9 +792,16 @@ static vs_status experiment(gx_run *run, const vs_dataset *d, const vs_dataset *
     if (st == VS_OK) st = misclassified(run, &e, s, &g, t, err);
     vs_tensor *sab = NULL;
     if (st == VS_OK && sa.m) st = vs_generator_baselines(sa.m, sa.opt, bt.x, bt.ct, &sab, err);
+    gx_gan tune = {0}; /* a copy of the GANMEX model, re-trained against the randomised S */
+    if (st == VS_OK && o->cascade_steps > 0 && o->n_cascade > 0) {
+        char dir[4096];
+        snprintf(dir, sizeof dir, "%s/ganmex", o->models);
+        st = vs_generator_load(dir, &tune.m, tune.opt, err);
+    }
     if (st == VS_OK) say(o, "cascading randomisation");
-    if (st == VS_OK) st = cascade(run, &e, s, &bt, sab, err);
+    if (st == VS_OK) st = cascade(run, &e, s, &bt, sab, tune.m ? &tune : NULL, train, err);
     vs_tensor_free(sab);
+    vs_module_free(tune.m);
     for (int m = 0; m < GX_N_METHODS; m++) vs_method_opts_free(e.mo[m]);
     batch_clear(&bt);
     vs_module_free(s);

@@ -23,9 +23,11 @@ static vs_json *results_json(const gx_run *run)
     const vs_ganmex_experiment_opts *o = run->o;
     vs_json *j = vs_json_new_object(), *dist = vs_json_new_object(), *aopc = vs_json_new_object(), *t2 = vs_json_new_object();
     vs_json *secs = vs_json_new_object(), *casc = vs_json_new_object(), *color = o->colored ? vs_json_new_object() : vs_json_new_null();
-    bool ok = j && dist && aopc && t2 && secs && casc && color;
+    vs_json *edge = vs_json_new_object();
+    bool ok = j && dist && aopc && t2 && secs && casc && color && edge;
     static const char *const dist_names[GX_N_BASELINES + 1] = {"zero", "mdts", "ganmex", "random"};
-    for (int k = 0; ok && k <= GX_N_BASELINES; k++) ok = vs_json_set(dist, dist_names[k], num(run->dist[k])) == VS_OK;
+    for (int k = 0; ok && k <= GX_N_BASELINES; k++)
+        ok = vs_json_set(dist, dist_names[k], num(run->dist[k])) == VS_OK && vs_json_set(edge, dist_names[k], num(run->diff_invloc[k])) == VS_OK;
     ok = ok && vs_json_set(dist, "intra_class", num(run->d_intra)) == VS_OK && vs_json_set(dist, "inter_class", num(run->d_inter)) == VS_OK;
     static const char *const metric_names[6] = {"aopc_l", "aopc_all", "gini", "faithfulness", "monotonicity", "inverse_localization"};
     for (int m = 0; ok && m < GX_N_METHODS; m++) {
@@ -47,15 +49,22 @@ static vs_json *results_json(const gx_run *run)
     }
     static const char *const model_names[4] = {"classifier", "ganmex", "standalone", "nosim"};
     for (int k = 0; ok && k < 4; k++) ok = vs_json_set(secs, model_names[k], num(run->train_seconds[k])) == VS_OK;
-    static const char *const cascade_names[GX_N_CASCADE] = {"zero", "ganmex", "standalone"};
-    for (int c = 0; ok && c < GX_N_CASCADE; c++) {
+    static const char *const cascade_names[GX_N_CASCADE] = {"zero", "ganmex", "ganmex_retrained", "standalone"};
+    for (int c = 0; ok && c < GX_N_CASCADE + 2; c++) { /* then the re-trained generator's target-class rate and S's collapse */
         vs_json *a = vs_json_new_array();
-        for (int l = 0; a && l < GX_N_LAYERS; l++) vs_json_push(a, num(run->cascade[c][l]));
-        ok = vs_json_set(casc, cascade_names[c], a) == VS_OK;
+        const double *v = c < GX_N_CASCADE ? run->cascade[c] : c == GX_N_CASCADE ? run->cascade_target : run->cascade_mode;
+        for (int l = 0; a && l < GX_N_LAYERS; l++) vs_json_push(a, num(v[l]));
+        ok = vs_json_set(casc, c < GX_N_CASCADE ? cascade_names[c] : c == GX_N_CASCADE ? "ganmex_retrained_target_rate" : "randomised_top_class_share",
+                         a) == VS_OK;
     }
     if (ok && o->colored)
         ok = vs_json_set(color, "with_sim", num(run->color_with_sim)) == VS_OK &&
              vs_json_set(color, "without_sim", num(run->color_without_sim)) == VS_OK;
+    for (int w = 0; ok && o->colored && w < 2; w++) { /* the colours the generators draw */
+        vs_json *a = vs_json_new_array();
+        for (int k = 0; a && k < 3; k++) vs_json_push(a, num(run->color_drawn[w][k]));
+        ok = vs_json_set(color, w ? "drawn_rgb_without_sim" : "drawn_rgb_with_sim", a) == VS_OK;
+    }
     ok = ok && vs_json_set(j, "format", vs_json_new_string("versus-bench-ganmex/1")) == VS_OK;
     ok = ok && vs_json_set(j, "data", vs_json_new_string(o->spec)) == VS_OK;
     ok = ok && vs_json_set(j, "command", o->command ? vs_json_new_string(o->command) : vs_json_new_null()) == VS_OK;
@@ -68,6 +77,8 @@ static vs_json *results_json(const gx_run *run)
     ok = ok && vs_json_set(j, "target_class_rate_nosim", num(run->target_rate_nosim)) == VS_OK;
     ok = ok && vs_json_set(j, "distance", dist) == VS_OK;
     dist = NULL;
+    ok = ok && vs_json_set(j, "difference_inverse_localization", edge) == VS_OK;
+    edge = NULL;
     ok = ok && vs_json_set(j, "aopc", aopc) == VS_OK;
     aopc = NULL;
     ok = ok && vs_json_set(j, "table2", t2) == VS_OK;
@@ -78,7 +89,7 @@ static vs_json *results_json(const gx_run *run)
     color = NULL;
     ok = ok && vs_json_set(j, "train_seconds", secs) == VS_OK;
     secs = NULL;
-    vs_json_free(dist), vs_json_free(aopc), vs_json_free(t2), vs_json_free(casc), vs_json_free(color), vs_json_free(secs);
+    vs_json_free(dist), vs_json_free(aopc), vs_json_free(t2), vs_json_free(casc), vs_json_free(color), vs_json_free(secs), vs_json_free(edge);
     if (!ok) {
         vs_json_free(j);
         return NULL;
@@ -182,10 +193,18 @@ static void settings(const gx_run *run, vs_report *r)
                       "perturbation curves flip %lld features per point to 1 - x, AOPC_L over the first %lld features; "
                       "faithfulness and monotonicity on the first %lld images, cascading randomisation on the first %lld",
                    o->ig_steps, (long long)o->per_step, (long long)o->aopc_features, (long long)o->n_faith, (long long)o->n_cascade);
+    if (isfinite(run->cascade[GX_CASCADE_RETRAINED][0]))
+        vs_report_item(r, "cascading randomisation, GANMEX re-trained %lld steps against each randomised S: share of its baselines "
+                          "the randomised S assigns to the target class %.2f, %.2f, %.2f, %.2f (output, FC, CNN2, CNN1 randomised); "
+                          "share of the explained inputs in the randomised S's most frequent class %.2f, %.2f, %.2f, %.2f",
+                       (long long)o->cascade_steps, run->cascade_target[0], run->cascade_target[1], run->cascade_target[2],
+                       run->cascade_target[3], run->cascade_mode[0], run->cascade_mode[1], run->cascade_mode[2], run->cascade_mode[3]);
     if (o->colored)
         vs_report_item(r, "colour kept (dominant channel of G(x, ct) equals x's): with L_sim **%.3f**, without L_sim **%.3f** "
-                          "(target-class rate without L_sim %.3f)",
-                       run->color_with_sim, run->color_without_sim, run->target_rate_nosim);
+                          "(target-class rate without L_sim %.3f); baselines drawn red/green/blue with L_sim %.2f/%.2f/%.2f, "
+                          "without %.2f/%.2f/%.2f",
+                       run->color_with_sim, run->color_without_sim, run->target_rate_nosim, run->color_drawn[0][0], run->color_drawn[0][1],
+                       run->color_drawn[0][2], run->color_drawn[1][0], run->color_drawn[1][1], run->color_drawn[1][2]);
     vs_report_item(r, "training seconds as recorded when trained (2 cores shared with other jobs; nan: not trained): classifier %.0f, GANMEX %.0f, "
                       "stand-alone GAN %.0f, GAN without L_sim %.0f",
                    run->train_seconds[0], run->train_seconds[1], run->train_seconds[2], run->train_seconds[3]);
@@ -205,6 +224,13 @@ static void table1(const gx_run *run, vs_report *r)
     int row = vs_report_table_row(t);
     double v[6] = {run->d_intra, run->d_inter, run->dist[GX_GANMEX], run->dist[GX_MDTS], run->dist[GX_N_BASELINES], run->dist[GX_ZERO]};
     for (int k = 0; k < 6; k++) vs_report_number(t, row, k, v[k], NAN, 2);
+    vs_report_paragraph(r, "Where x - b lies (path methods multiply it by the gradient): inverse localisation of x - b, mean |x - b| in "
+                           "the %lld edge columns on each side over the centre's, GANMEX %.3f, MDTS %.3f, random %.3f, zero %.3f.  "
+                           "With digits in the centre and empty edges the zero baseline's x - b is x itself and vanishes at the edges, "
+                           "so Table 2's inverse localisation favours it by construction (the paper measures it on SVHN, whose edges "
+                           "hold neighbouring digits and background).",
+                        (long long)(run->w / GX_EDGE_FRAC), run->diff_invloc[GX_GANMEX], run->diff_invloc[GX_MDTS],
+                        run->diff_invloc[GX_N_BASELINES], run->diff_invloc[GX_ZERO]);
 }
 
 static void table2(const gx_run *run, vs_report *r)
@@ -248,10 +274,12 @@ static void figures(const gx_run *run, vs_report *r)
     }
     vs_report_figure *f = vs_report_figure_new(r, VS_FIGURE_LINE, "cascade", "Cascading randomisation (Fig. 3G)",
                                                "layers randomised (output, FC, CNN2, CNN1)", "Spearman rank of |IG| with the original",
-                                               "IG maps as S's layers are redrawn from the output down; baselines fixed before the "
-                                               "randomisation (the GANs are not retrained for each randomised S).  Lower: the map "
-                                               "depends more on the weights.");
-    static const char *const names[GX_N_CASCADE] = {"zero", "GANMEX", "stand-alone GAN"};
+                                               "IG maps of the first images (ranked together) as S's layers are redrawn from the output "
+                                               "down, the same draws for every series; zero, GANMEX and stand-alone GAN: baselines fixed "
+                                               "before the randomisation; GANMEX re-trained: the generator re-trained against each "
+                                               "randomised S and its baselines regenerated (appendix D).  Lower: the map depends more "
+                                               "on the weights.");
+    static const char *const names[GX_N_CASCADE] = {"zero", "GANMEX (fixed)", "GANMEX re-trained", "stand-alone GAN"};
     for (int c = 0; f && c < GX_N_CASCADE; c++) {
         if (!isfinite(run->cascade[c][0])) continue;
         float x[GX_N_LAYERS], y[GX_N_LAYERS];

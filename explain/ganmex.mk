@@ -8,4 +8,4 @@ versusinclude_HEADERS += include/versus/ganmex.h
 noinst_HEADERS += explain/experiment_ganmex.h
 libversus_la_SOURCES += explain/experiment_ganmex.c explain/experiment_ganmex_report.c
 TESTS += tests/cli_ganmex.sh
-EXTRA_DIST += tests/cli_ganmex.sh
+EXTRA_DIST += tests/cli_ganmex.sh bench/ganmex_identity_torch.py

@@ -36,8 +36,8 @@ check "a classifier is no generator" 1 $V attribute --model clf --input x/X.npy 
 grep_out "says so" 'not a GAN with a "generator"' err.txt
 check "gan: needs a directory" 1 $V attribute --model clf --input x/X.npy --method deeplift --baseline gan:nowhere --out e.npy
 
-check "bench ganmex" 0 $V bench ganmex $D --out b --clf-epochs 1 --gan-epochs 1 --gan-batch 8 --explain 3 --faith 1 --cascade 1 \
-    --ig-steps 4 --per-step 32 --commit abc123
+check "bench ganmex" 0 $V bench ganmex $D --out b --clf-epochs 1 --gan-epochs 1 --gan-batch 8 --explain 3 --faith 1 --cascade 2 \
+    --cascade-steps 2 --ig-steps 4 --per-step 32 --commit abc123
 for f in table.md results.json index.html cascade.svg curve_integrated_gradients.svg fig2_pairs.png b/models/ganmex/model.json; do
     case $f in b/*) exists "bench wrote $f" "$f" ;; *) exists "bench wrote $f" "b/$f" ;; esac
 done
@@ -48,9 +48,17 @@ grep_out "the commit is stamped" '"commit": "abc123"' b/results.json
 grep_out "Table 1" "Table 1: mean L2 distance" b/table.md
 grep_out "Table 2 IG GANMEX" "^| IG | GANMEX |" b/table.md
 grep_out "the stand-alone GAN" "stand-alone GAN" b/table.md
+# the GANMEX generator re-trained against each randomised classifier: four ranks and four target rates
+grep_out "cascade with GANMEX re-trained" '"ganmex_retrained": \[[-0-9]' b/results.json
+grep_out "its target-class rates" '"ganmex_retrained_target_rate": \[[0-9]' b/results.json
+grep_out "and how far S collapsed" '"randomised_top_class_share": \[[0-9]' b/results.json
+grep_out "where x - b lies, per baseline" '"difference_inverse_localization": {"zero": [0-9]' b/results.json
+grep_out "the page says why" "favours it by construction" b/table.md
+grep_out "the page says how long" "re-trained 2 steps against each randomised S" b/table.md
 cp b/models/ganmex/model.safetensors g0.safetensors
-check "bench again loads the models" 0 $V bench ganmex $D --out b --explain 2 --faith 0 --cascade 0 --ig-steps 4 --per-step 32
-same "the GAN is loaded, not retrained" g0.safetensors b/models/ganmex/model.safetensors
+check "bench again loads the models" 0 $V bench ganmex $D --out b --explain 2 --faith 0 --cascade 1 --cascade-steps 1 --ig-steps 4 --per-step 32
+same "the GAN is loaded, not retrained, and the cascade's re-training leaves it alone" g0.safetensors b/models/ganmex/model.safetensors
+check "bench: a bad --cascade-steps" 2 $V bench ganmex $D --cascade-steps -1
 check "bench: a bad flag" 2 $V bench ganmex $D --explain 0
 check "bench: tabular data" 2 $V bench ganmex --data synthetic-tabular --out t
 grep_out "says images" "square images" err.txt
