@@ -387,13 +387,6 @@ typedef struct un_params {
     float p0, p1;
 } un_params;
 
-static inline float softplusf(float x) { return x > 0 ? x + log1pf(expf(-x)) : log1pf(expf(x)); }
-static inline float sigmoidf(float x)
-{
-    if (x >= 0) return 1.0f / (1.0f + expf(-x));
-    float e = expf(x);
-    return e / (1.0f + e);
-}
 
 VS_VECTOR_CLONES static void un_forward(unop op, const float *restrict x, float *restrict y, int64_t n, float p0, float p1)
 {
@@ -418,10 +411,10 @@ VS_VECTOR_CLONES static void un_forward(unop op, const float *restrict x, float 
         }
         break;
     case U_ELU: for (int64_t i = 0; i < n; i++) y[i] = x[i] > 0 ? x[i] : p0 * expm1f(x[i]); break;
-    case U_SIGMOID: for (int64_t i = 0; i < n; i++) y[i] = sigmoidf(x[i]); break;
+    case U_SIGMOID: for (int64_t i = 0; i < n; i++) y[i] = vs_sigmoidf(x[i]); break;
     case U_TANH: for (int64_t i = 0; i < n; i++) y[i] = tanhf(x[i]); break;
-    case U_SOFTPLUS: for (int64_t i = 0; i < n; i++) y[i] = softplusf(x[i]); break;
-    case U_LOGSIGMOID: for (int64_t i = 0; i < n; i++) y[i] = -softplusf(-x[i]); break;
+    case U_SOFTPLUS: for (int64_t i = 0; i < n; i++) y[i] = vs_softplusf(x[i]); break;
+    case U_LOGSIGMOID: for (int64_t i = 0; i < n; i++) y[i] = -vs_softplusf(-x[i]); break;
     case U_SIGN: for (int64_t i = 0; i < n; i++) y[i] = (float)((x[i] > 0) - (x[i] < 0)); break;
     case U_STEP: for (int64_t i = 0; i < n; i++) y[i] = x[i] > 0 ? 1.0f : 0.0f; break;
     }
@@ -436,8 +429,8 @@ static float un_deriv(unop op, float x, float y, float p0, float p1)
     case U_ELU: return x > 0 ? 1.0f : y + p0;
     case U_SIGMOID: return y * (1.0f - y);
     case U_TANH: return 1.0f - y * y;
-    case U_SOFTPLUS: return sigmoidf(x);
-    case U_LOGSIGMOID: return 1.0f - sigmoidf(x);
+    case U_SOFTPLUS: return vs_sigmoidf(x);
+    case U_LOGSIGMOID: return 1.0f - vs_sigmoidf(x);
     case U_CLAMP: return x >= p0 && x <= p1 ? 1.0f : 0.0f;
     case U_ABS: return (float)((x > 0) - (x < 0));
     default: return 0.0f;
@@ -501,8 +494,8 @@ VS_VECTOR_CLONES VS_SELECTS static void un_grad_kernel(unop op, const float *res
     case U_ELU: for (int64_t i = 0; i < n; i++) d[i] = x[i] > 0 ? g[i] : g[i] * (y[i] + p0); break;
     case U_SIGMOID: for (int64_t i = 0; i < n; i++) d[i] = g[i] * (y[i] * (-y[i] + 1.0f)); break;
     case U_TANH: for (int64_t i = 0; i < n; i++) d[i] = g[i] * (-(y[i] * y[i]) + 1.0f); break;
-    case U_SOFTPLUS: for (int64_t i = 0; i < n; i++) d[i] = g[i] * sigmoidf(x[i]); break;
-    case U_LOGSIGMOID: for (int64_t i = 0; i < n; i++) d[i] = g[i] * sigmoidf(-x[i]); break;
+    case U_SOFTPLUS: for (int64_t i = 0; i < n; i++) d[i] = g[i] * vs_sigmoidf(x[i]); break;
+    case U_LOGSIGMOID: for (int64_t i = 0; i < n; i++) d[i] = g[i] * vs_sigmoidf(-x[i]); break;
     default: break;
     }
 }
