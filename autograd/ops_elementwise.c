@@ -1,6 +1,7 @@
 /* ops_elementwise.c - broadcasting binary ops and unary maps, with their backward rules.
  *
- * Each backward is written in ops of this same file, so second derivatives come for free.
+ * Each backward is written in ops of this same file, so second derivatives come for free; a unary
+ * map's backward that records no graph runs the same arithmetic as one fused pass (un_grad_kernel).
  * Constants of a rule (masks such as x > 0) are built as plain tensors without a node. */
 #include "autograd/internal.h"
 #include "autograd/kernels.h"
