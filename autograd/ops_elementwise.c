@@ -1,6 +1,7 @@
 /* ops_elementwise.c - broadcasting binary ops and unary maps, with their backward rules.
  *
- * Each backward is written in ops of this same file, so second derivatives come for free.
+ * Each backward is written in ops of this same file, so second derivatives come for free; a unary
+ * map's backward that records no graph runs the same arithmetic as one fused pass (un_grad_kernel).
  * Constants of a rule (masks such as x > 0) are built as plain tensors without a node. */
 #include "autograd/internal.h"
 #include "autograd/kernels.h"
@@ -387,13 +388,6 @@ typedef struct un_params {
     float p0, p1;
 } un_params;
 
-static inline float softplusf(float x) { return x > 0 ? x + log1pf(expf(-x)) : log1pf(expf(x)); }
-static inline float sigmoidf(float x)
-{
-    if (x >= 0) return 1.0f / (1.0f + expf(-x));
-    float e = expf(x);
-    return e / (1.0f + e);
-}
 
 VS_VECTOR_CLONES static void un_forward(unop op, const float *restrict x, float *restrict y, int64_t n, float p0, float p1)
 {
@@ -418,10 +412,10 @@ VS_VECTOR_CLONES static void un_forward(unop op, const float *restrict x, float 
         }
         break;
     case U_ELU: for (int64_t i = 0; i < n; i++) y[i] = x[i] > 0 ? x[i] : p0 * expm1f(x[i]); break;
-    case U_SIGMOID: for (int64_t i = 0; i < n; i++) y[i] = sigmoidf(x[i]); break;
+    case U_SIGMOID: for (int64_t i = 0; i < n; i++) y[i] = vs_sigmoidf(x[i]); break;
     case U_TANH: for (int64_t i = 0; i < n; i++) y[i] = tanhf(x[i]); break;
-    case U_SOFTPLUS: for (int64_t i = 0; i < n; i++) y[i] = softplusf(x[i]); break;
-    case U_LOGSIGMOID: for (int64_t i = 0; i < n; i++) y[i] = -softplusf(-x[i]); break;
+    case U_SOFTPLUS: for (int64_t i = 0; i < n; i++) y[i] = vs_softplusf(x[i]); break;
+    case U_LOGSIGMOID: for (int64_t i = 0; i < n; i++) y[i] = -vs_softplusf(-x[i]); break;
     case U_SIGN: for (int64_t i = 0; i < n; i++) y[i] = (float)((x[i] > 0) - (x[i] < 0)); break;
     case U_STEP: for (int64_t i = 0; i < n; i++) y[i] = x[i] > 0 ? 1.0f : 0.0f; break;
     }
@@ -436,8 +430,8 @@ static float un_deriv(unop op, float x, float y, float p0, float p1)
     case U_ELU: return x > 0 ? 1.0f : y + p0;
     case U_SIGMOID: return y * (1.0f - y);
     case U_TANH: return 1.0f - y * y;
-    case U_SOFTPLUS: return sigmoidf(x);
-    case U_LOGSIGMOID: return 1.0f - sigmoidf(x);
+    case U_SOFTPLUS: return vs_sigmoidf(x);
+    case U_LOGSIGMOID: return 1.0f - vs_sigmoidf(x);
     case U_CLAMP: return x >= p0 && x <= p1 ? 1.0f : 0.0f;
     case U_ABS: return (float)((x > 0) - (x < 0));
     default: return 0.0f;
@@ -485,6 +479,60 @@ static vs_tensor *rescale_multiplier(const vs_node *n, const vs_tensor *x, const
     return m;
 }
 
+/* d = g f'(x) over n elements, y = f(x): the chain rule of un_backward's switch below in one pass,
+ * element for element the same operations in the same order (so the same values), for a backward
+ * that records no graph.  Ops without a case here (neg, log, sqrt) keep their composed rule. */
+VS_VECTOR_CLONES VS_SELECTS static void un_grad_kernel(unop op, const float *restrict x, const float *restrict y,
+                                                       const float *restrict g, float *restrict d, int64_t n, float p0,
+                                                       float p1)
+{
+    switch (op) {
+    case U_RELU: for (int64_t i = 0; i < n; i++) d[i] = g[i] * (x[i] > 0 ? 1.0f : 0.0f); break;
+    case U_LEAKY: for (int64_t i = 0; i < n; i++) d[i] = g[i] * (x[i] > 0 ? 1.0f : p0); break;
+    case U_CLAMP: for (int64_t i = 0; i < n; i++) d[i] = g[i] * (x[i] >= p0 && x[i] <= p1 ? 1.0f : 0.0f); break;
+    case U_ABS: for (int64_t i = 0; i < n; i++) d[i] = g[i] * (float)((x[i] > 0) - (x[i] < 0)); break;
+    case U_EXP: for (int64_t i = 0; i < n; i++) d[i] = g[i] * y[i]; break;
+    case U_ELU: for (int64_t i = 0; i < n; i++) d[i] = x[i] > 0 ? g[i] : g[i] * (y[i] + p0); break;
+    case U_SIGMOID: for (int64_t i = 0; i < n; i++) d[i] = g[i] * (y[i] * (-y[i] + 1.0f)); break;
+    case U_TANH: for (int64_t i = 0; i < n; i++) d[i] = g[i] * (-(y[i] * y[i]) + 1.0f); break;
+    case U_SOFTPLUS: for (int64_t i = 0; i < n; i++) d[i] = g[i] * vs_sigmoidf(x[i]); break;
+    case U_LOGSIGMOID: for (int64_t i = 0; i < n; i++) d[i] = g[i] * vs_sigmoidf(-x[i]); break;
+    default: break;
+    }
+}
+
+typedef struct un_grad_job {
+    unop op;
+    const float *x, *y, *g;
+    float *d;
+    float p0, p1;
+} un_grad_job;
+
+static void un_grad_chunk(void *ctx, int64_t begin, int64_t end)
+{
+    const un_grad_job *j = ctx;
+    un_grad_kernel(j->op, j->x + begin, j->y + begin, j->g + begin, j->d + begin, end - begin, j->p0, j->p1);
+}
+
+/* g f'(x) by un_grad_kernel, or NULL when the rule must be composed of ops: the backward records
+ * a graph (second derivatives), the op has no fused form, or g is not shaped like x. */
+static vs_tensor *un_grad_fused(const un_params *p, const vs_tensor *x, const vs_tensor *y, const vs_tensor *g)
+{
+    const unop op = p->op;
+    if (vs_grad_enabled() || op == U_NEG || op == U_LOG || op == U_SQRT || op == U_SIGN || op == U_STEP ||
+        !vs_same_shape(g, x))
+        return NULL;
+    vs_tensor *d = vs_alloc("derivative", x->ndim, x->shape);
+    if (!d) return NULL;
+    if (x->size < 2 * PAR_GRAIN) {
+        un_grad_kernel(op, x->data, y->data, g->data, d->data, x->size, p->p0, p->p1);
+    } else {
+        un_grad_job j = {op, x->data, y->data, g->data, d->data, p->p0, p->p1};
+        vs_parallel_for(x->size, PAR_GRAIN, un_grad_chunk, &j);
+    }
+    return d;
+}
+
 static void un_backward(vs_node *n, vs_tensor *out, vs_tensor *g, vs_tensor **gin)
 {
     vs_tensor *x = n->in[0];
@@ -500,6 +548,7 @@ static void un_backward(vs_node *n, vs_tensor *out, vs_tensor *g, vs_tensor **gi
         gin[0] = vs_relu(n->rule == VS_RULE_GUIDED ? vs_mul(g, deriv_const(n, x, out)) : g);
         return;
     }
+    if ((gin[0] = un_grad_fused(p, x, out, g))) return;
     switch (op) {
     case U_NEG: gin[0] = vs_neg(g); break;
     case U_EXP: gin[0] = vs_mul(g, out); break;

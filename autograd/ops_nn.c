@@ -1,5 +1,7 @@
 /* ops_nn.c - dropout and losses, composed from the differentiable primitives so every one of them
- * has first and second derivatives without rules of its own.  Normalisation is in ops_norm.c. */
+ * has first and second derivatives without rules of its own (BCE with logits, the VAE's and the GANs'
+ * loss, is one fused node whose rule composes the same ops when a graph is recorded).
+ * Normalisation is in ops_norm.c. */
 #include "autograd/internal.h"
 
 #include <math.h>
@@ -19,6 +21,10 @@ static vs_tensor *dropout_impl(vs_tensor *x, float p, bool training, vs_rng *r)
     for (int64_t i = 0; i < mask->size; i++) mask->data[i] = vs_rng_uniformf(r) >= p ? keep : 0.0f;
     return vs_mul(x, mask);
 }
+
+/* Elements per chunk of the fused losses' parallel passes (each element on its own: any thread count
+ * gives the same values). */
+#define BCE_GRAIN 32768
 
 /* ---- losses (each public op below builds its result in a scope of its own)  ------------------------------------------------------------------------------------------ */
 
@@ -59,10 +65,78 @@ static vs_tensor *smooth_l1_loss_impl(vs_tensor *a, vs_tensor *b, float beta)
     return vs_mean(vs_where(small, quad, lin), VS_ALL_AXES, false);
 }
 
+/* BCE with logits is one node: mean(softplus(x) - t x) in one pass plus the mean's sum, and on a
+ * backward without a graph dx = gN sigmoid(x) + (-gN) t and dt = (-gN) x in one pass (gN = g / n as
+ * the mean's rule scales it), element for element the values the composed ops gave.  A backward that
+ * records a graph composes the same rule from ops, so second derivatives keep working. */
+typedef struct bce_params {
+    float scale; /* the mean's 1/n */
+} bce_params;
+
+typedef struct bce_job {
+    const float *x, *t;
+    float *dx, *dt; /* dx or dt NULL: not wanted (backward); dx the loss terms (forward) */
+    float gn;
+    bool forward;
+} bce_job;
+
+static void bce_chunk(void *ctx, int64_t begin, int64_t end)
+{
+    const bce_job *j = ctx;
+    const float *x = j->x, *t = j->t, gn = j->gn, ngn = -j->gn;
+    if (j->forward) {
+        for (int64_t i = begin; i < end; i++) j->dx[i] = vs_softplusf(x[i]) - t[i] * x[i];
+        return;
+    }
+    if (j->dx)
+        for (int64_t i = begin; i < end; i++) j->dx[i] = gn * vs_sigmoidf(x[i]) + ngn * t[i];
+    if (j->dt)
+        for (int64_t i = begin; i < end; i++) j->dt[i] = ngn * x[i];
+}
+
+static void bce_run(bce_job *j, int64_t n)
+{
+    if (n < 2 * BCE_GRAIN)
+        bce_chunk(j, 0, n);
+    else
+        vs_parallel_for(n, BCE_GRAIN, bce_chunk, j);
+}
+
+static void bce_with_logits_backward(vs_node *n, vs_tensor *out, vs_tensor *g, vs_tensor **gin)
+{
+    vs_tensor *x = n->in[0], *t = n->in[1];
+    const float scale = VS_PARAMS(n, bce_params)->scale;
+    if (vs_grad_enabled()) {
+        int64_t ones[VS_MAX_DIMS];
+        for (int d = 0; d < x->ndim; d++) ones[d] = 1;
+        vs_tensor *gn = vs_mul_scalar(vs_expand(vs_reshape(g, x->ndim, ones), x->ndim, x->shape), scale), *ngn = vs_neg(gn);
+        if (vs_node_needs(n, 0)) gin[0] = vs_add(vs_mul(gn, vs_sigmoid(x)), vs_mul(ngn, t));
+        if (vs_node_needs(n, 1)) gin[1] = vs_mul(ngn, x);
+        return;
+    }
+    bce_job j = {.x = x->data, .t = t->data, .gn = g->data[0] * scale};
+    if (vs_node_needs(n, 0) && !(gin[0] = vs_alloc("bce_with_logits", x->ndim, x->shape))) return;
+    if (vs_node_needs(n, 1) && !(gin[1] = vs_alloc("bce_with_logits", t->ndim, t->shape))) return;
+    j.dx = gin[0] ? gin[0]->data : NULL;
+    j.dt = gin[1] ? gin[1]->data : NULL;
+    bce_run(&j, x->size);
+}
+
 static vs_tensor *bce_with_logits_impl(vs_tensor *logits, vs_tensor *targets)
 {
     if (!logits || !targets || !same_shape_or_error("bce_with_logits", logits, targets)) return NULL;
-    return vs_mean(vs_sub(vs_softplus(logits), vs_mul(targets, logits)), VS_ALL_AXES, false);
+    const bool prev = vs_set_grad_enabled(false);
+    vs_tensor *terms = vs_alloc("bce_with_logits", logits->ndim, logits->shape), *y = NULL;
+    if (terms) {
+        bce_job j = {.x = logits->data, .t = targets->data, .dx = terms->data, .forward = true};
+        bce_run(&j, logits->size);
+        y = vs_mean(terms, VS_ALL_AXES, false);
+    }
+    vs_set_grad_enabled(prev);
+    if (!y) return NULL;
+    const bce_params p = {logits->size ? 1.0f / (float)logits->size : NAN};
+    vs_tensor *ins[2] = {logits, targets};
+    return vs_record(y, "bce_with_logits", bce_with_logits_backward, 2, ins, &p, sizeof p);
 }
 
 /* One-hot [n,c] constant from class indices. */

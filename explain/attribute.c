@@ -190,13 +190,9 @@ int64_t vs_predicted_class(const vs_model_fn *m, vs_tensor *x)
     return best;
 }
 
-vs_status vs_job_resolve_target(vs_attr_job *j, int64_t want)
+vs_status vs_job_resolve_target_from(vs_attr_job *j, int64_t want, const vs_tensor *out)
 {
-    bool prev = vs_set_grad_enabled(false);
-    vs_scope_begin();
-    vs_tensor *out = j->m->forward(j->m->ctx, j->x);
     vs_status st = VS_OK;
-    j->evaluations++;
     if (!out) {
         st = vs_job_model_error(j);
     } else if (out->ndim == 2 && out->shape[1] > 1) {
@@ -213,6 +209,16 @@ vs_status vs_job_resolve_target(vs_attr_job *j, int64_t want)
         j->target = 0;
         if (j->contrast >= 0) st = vs_error_set(j->err, VS_ERR_ARG, "a contrast class needs a classifier with several outputs");
     }
+    return st;
+}
+
+vs_status vs_job_resolve_target(vs_attr_job *j, int64_t want)
+{
+    bool prev = vs_set_grad_enabled(false);
+    vs_scope_begin();
+    vs_tensor *out = j->m->forward(j->m->ctx, j->x);
+    j->evaluations++;
+    vs_status st = vs_job_resolve_target_from(j, want, out);
     vs_scope_end();
     vs_set_grad_enabled(prev);
     return st;

@@ -203,6 +203,38 @@ static vs_status row_job(const vs_model_fn *model, const vs_tensor *x, int64_t i
     return VS_OK;
 }
 
+/* The model's outputs for rows [0, n) of x ([n, ...], the caller's rows, not pairs), `chunk` rows
+ * per forward without a graph: each row's target and score then come from one batched pass instead
+ * of one-row forwards (a row's outputs do not depend on the other rows of its batch).  NULL when a
+ * forward fails or memory runs out: the caller then evaluates row by row, which reports the error. */
+static vs_tensor *outputs_of_rows(const vs_model_fn *model, const float *data, int ndim, const int64_t *shape, int64_t n,
+                                  int64_t chunk)
+{
+    int64_t dim = 1, row_shape[VS_MAX_DIMS];
+    for (int d = 1; d < ndim; d++) dim *= shape[d];
+    memcpy(row_shape, shape, sizeof row_shape);
+    const int64_t nb = (n + chunk - 1) / chunk;
+    vs_tensor **parts = calloc((size_t)nb, sizeof *parts), *outs = NULL;
+    if (!parts) return NULL;
+    bool prev = vs_set_grad_enabled(false), ok = true;
+    vs_scope_begin();
+    for (int64_t b = 0; b < nb && ok; b++) {
+        row_shape[0] = n - b * chunk < chunk ? n - b * chunk : chunk;
+        vs_tensor *xt = vs_tensor_from(ndim, row_shape, data + b * chunk * dim);
+        parts[b] = xt ? model->forward(model->ctx, xt) : NULL;
+        ok = parts[b] && parts[b]->ndim >= 1 && parts[b]->shape[0] == row_shape[0];
+    }
+    if (ok) outs = vs_keep(vs_concat((int)nb, parts, 0));
+    vs_scope_end();
+    vs_set_grad_enabled(prev);
+    free(parts);
+    if (!outs) vs_clear_last_error();
+    return outs;
+}
+
+/* Row i of outputs [n, ...] as [1, ...] (in the current scope). */
+static vs_tensor *output_row(vs_tensor *outs, int64_t i) { return vs_slice(outs, 0, i, i + 1); }
+
 vs_status vs_explain_completeness(const vs_model_fn *model, vs_tensor *x, const vs_explain_request *r, const vs_tensor *expl,
                                   double *gaps, vs_error *err)
 {
@@ -279,24 +311,41 @@ vs_status vs_explain(const vs_model_fn *model, vs_tensor *x, const vs_method *m,
     double worst = NAN;
     int64_t evals = 0;
     bool complete = m->flags & (VS_METHOD_COMPLETE | VS_METHOD_CONSERVES), single_baseline = !(m->flags & VS_METHOD_BASELINE_SET);
+    /* targets and scores of all rows (and of the one baseline) from batched forwards, when x's rows
+     * are the model's inputs (not pairs) */
+    vs_scope_begin();
+    vs_tensor *x_outs = NULL, *b_outs = NULL;
+    if (!r->reference && n > 1) {
+        x_outs = outputs_of_rows(model, x->data, x->ndim, x->shape, n, r->batch > 0 ? r->batch : 64);
+        int64_t row_shape[VS_MAX_DIMS];
+        memcpy(row_shape, x->shape, sizeof row_shape);
+        row_shape[0] = 1;
+        vs_tensor *b = x_outs && single_baseline ? row_or_zeros(x->ndim, row_shape, r->baseline ? r->baseline->data : NULL) : NULL;
+        b_outs = b ? outputs_of_rows(model, b->data, x->ndim, row_shape, 1, 1) : NULL;
+    }
     for (int64_t i = 0; i < n && st == VS_OK; i++) {
         vs_scope_begin();
         pair_model pm;
         vs_model_fn pf;
         vs_attr_job j;
         st = row_job(model, x, i, r, ex_nd, ex_shape, &pm, &pf, &j, err);
-        if (st == VS_OK) st = vs_job_resolve_target(&j, r->target);
+        vs_tensor *x_out = x_outs ? output_row(x_outs, i) : NULL;
+        if (st == VS_OK) st = x_out ? vs_job_resolve_target_from(&j, r->target, x_out) : vs_job_resolve_target(&j, r->target);
         j.evaluations = 0; /* only the method's own model evaluations are reported */
         float *dst = res->data + i * out_row;
         if (st == VS_OK) st = m->run(&j, o, dst);
         int64_t method_evals = j.evaluations; /* the bookkeeping below is not the method's cost */
         if (st == VS_OK) {
             double sx, sb;
-            st = vs_job_scores(&j, j.x->data, 1, &sx);
+            vs_tensor *s = x_out ? vs_job_score_of(&j, x_out) : NULL;
+            st = s ? VS_OK : vs_job_scores(&j, j.x->data, 1, &sx);
+            if (s) sx = s->data[0];
             rep.score = sx;
             rep.target = j.target;
             if (st == VS_OK && single_baseline) {
-                st = vs_job_scores(&j, j.baseline->data, 1, &sb);
+                vs_tensor *sbt = b_outs ? vs_job_score_of(&j, b_outs) : NULL;
+                st = sbt ? VS_OK : vs_job_scores(&j, j.baseline->data, 1, &sb);
+                if (sbt) sb = sbt->data[0];
                 rep.baseline_score = sb;
                 if (complete) {
                     double sum = 0;
@@ -309,6 +358,7 @@ vs_status vs_explain(const vs_model_fn *model, vs_tensor *x, const vs_method *m,
         evals += method_evals;
         vs_scope_end();
     }
+    vs_scope_end();
     vs_method_opts_free(own);
     if (st != VS_OK) {
         vs_tensor_free(res);

@@ -37,6 +37,9 @@ vs_status vs_job_grads(vs_attr_job *j, const float *xb, int64_t rows, float *gra
 /* The job's target: want, or the predicted class of its row (argmax of the outputs; 0 for models
  * with one score per row); checks the contrast class. */
 vs_status vs_job_resolve_target(vs_attr_job *j, int64_t want);
+/* The same from the model's output for the job's row (out [1, C] or [1] / [1, 1]; NULL: the
+ * forward failed), already computed (vs_explain batches the rows of a call). */
+vs_status vs_job_resolve_target_from(vs_attr_job *j, int64_t want, const vs_tensor *out);
 /* The method's options struct (registry.c). */
 const void *vs_method_opts_data(const vs_method_opts *o);
 void *vs_method_opts_data_mut(vs_method_opts *o);

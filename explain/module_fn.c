@@ -76,10 +76,12 @@ static vs_status module_path_grads(void *ctx, vs_tensor *x, vs_tensor *baseline,
                                    float *grad_sum, bool *used)
 {
     vs_module_explainee *e = ctx;
-    *used = vs_sequential_path_grads_fits(e->module, x);
-    if (!*used) return VS_OK;
     vs_error err;
     vs_status st = vs_sequential_path_grads(e->module, x, baseline, n, a, w, score, sctx, chunk, grad_sum, &err);
+    /* VS_ERR_ARG: the model does not fit x (vs_sequential_path_grads_fits, checked on the engine's own
+     * forward at x, not on one more): the caller evaluates point by point, and reports any real error */
+    *used = st != VS_ERR_ARG;
+    if (st == VS_ERR_ARG) return VS_OK;
     if (st != VS_OK) vs_set_last_error(err.code, "%s", err.msg);
     return st;
 }

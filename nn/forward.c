@@ -32,8 +32,27 @@ static vs_tensor *linear_forward(vs_module *m, vs_tensor *x)
     return vs_reshape(y, x->ndim, shape);
 }
 
+/* Mean and sum of squared deviations (in double, each a sum in k order) of the ROWS rows
+ * p + r * stride, r < ROWS, of hw floats each.  The rows' sums are independent chains side by side,
+ * so the CPU overlaps their additions; each one is the same sequence as a row on its own. */
+#define ROW_MOMENTS(ROWS)                                                                              \
+    static void row_moments##ROWS(const float *p, int64_t stride, int64_t hw, double *mean, double *ss) \
+    {                                                                                                  \
+        double m[ROWS] = {0}, s[ROWS] = {0};                                                           \
+        for (int64_t k = 0; k < hw; k++)                                                               \
+            for (int r = 0; r < ROWS; r++) m[r] += p[r * stride + k];                                  \
+        for (int r = 0; r < ROWS; r++) m[r] /= (double)hw;                                             \
+        for (int64_t k = 0; k < hw; k++)                                                               \
+            for (int r = 0; r < ROWS; r++) s[r] += (p[r * stride + k] - m[r]) * (p[r * stride + k] - m[r]); \
+        for (int r = 0; r < ROWS; r++) mean[r] = m[r], ss[r] = s[r];                                   \
+    }
+ROW_MOMENTS(1)
+ROW_MOMENTS(4)
+#undef ROW_MOMENTS
+
 /* running = (1 - momentum) running + momentum * (mean over the batch of each example's statistic),
- * the variance unbiased over h*w: what PyTorch's instance norm with track_running_stats records. */
+ * the variance unbiased over h*w: what PyTorch's instance norm with track_running_stats records.
+ * Examples are taken four at a time (row_moments4); the sums over them run in example order. */
 static void instance_norm_track(vs_module *m, const vs_tensor *x)
 {
     vs_tensor *rm = vs_module_param(m, "running_mean"), *rv = vs_module_param(m, "running_var");
@@ -41,14 +60,19 @@ static void instance_norm_track(vs_module *m, const vs_tensor *x)
     double mom = m->spec.momentum;
     for (int64_t j = 0; j < c; j++) {
         double sm = 0, sv = 0;
-        for (int64_t i = 0; i < n; i++) {
+        for (int64_t i = 0; i < n;) {
+            double mean[4], ss[4];
+            const int rows = n - i >= 4 ? 4 : 1;
             const float *p = x->data + (i * c + j) * hw;
-            double mean = 0, ss = 0;
-            for (int64_t k = 0; k < hw; k++) mean += p[k];
-            mean /= (double)hw;
-            for (int64_t k = 0; k < hw; k++) ss += (p[k] - mean) * (p[k] - mean);
-            sm += mean;
-            sv += hw > 1 ? ss / (double)(hw - 1) : ss;
+            if (rows == 4)
+                row_moments4(p, c * hw, hw, mean, ss);
+            else
+                row_moments1(p, c * hw, hw, mean, ss);
+            for (int r = 0; r < rows; r++) {
+                sm += mean[r];
+                sv += hw > 1 ? ss[r] / (double)(hw - 1) : ss[r];
+            }
+            i += rows;
         }
         rm->data[j] = (float)((1 - mom) * rm->data[j] + mom * sm / (double)n);
         rv->data[j] = (float)((1 - mom) * rv->data[j] + mom * sv / (double)n);

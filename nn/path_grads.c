@@ -578,6 +578,12 @@ vs_status vs_sequential_path_grads(vs_module *m, vs_tensor *x, vs_tensor *baseli
         st = vs_error_set(err, VS_ERR_NOMEM, "path gradients: out of memory");
         goto out;
     }
+    /* what vs_sequential_path_grads_fits checks, on the forward at x just computed */
+    if (!block_agrees_at(m, &pl, &s.b, vs_slice(z, 0, 0, 1))) {
+        st = vs_error_set(err, VS_ERR_ARG, "path gradients: the model's piecewise-linear layers are not ones the engine "
+                                           "reads (see vs_sequential_path_grads_fits)");
+        goto out;
+    }
     /* the block's outputs as the second layer takes them: [1, c, h, w] or [1, features] */
     int64_t hshape[VS_MAX_DIMS] = {1, s.b.nh};
     int hdim = 2;

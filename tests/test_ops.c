@@ -3,6 +3,7 @@
 #include "gradcheck.h"
 
 #include <math.h>
+#include <string.h>
 
 static vs_rng R;
 
@@ -465,6 +466,64 @@ START_TEST(test_rescale_rule)
 }
 END_TEST
 
+/* A backward without a graph takes the fused g f'(x) pass (un_grad_kernel); with create_graph it
+ * composes the rule from ops.  Both must give the same bits, on both sides of every kink, and on
+ * the parallel path too (more than 2 x 32768 elements). */
+static vs_tensor *leaky02(vs_tensor *x) { return vs_leaky_relu(x, 0.2f); }
+static vs_tensor *elu1(vs_tensor *x) { return vs_elu(x, 1.0f); }
+static vs_tensor *clamp11(vs_tensor *x) { return vs_clamp(x, -1.0f, 1.0f); }
+
+START_TEST(test_unary_fused_backward)
+{
+    vs_tensor *(*const maps[])(vs_tensor *) = {vs_relu, leaky02, clamp11, vs_abs, vs_exp, elu1,
+                                                vs_sigmoid, vs_tanh, vs_softplus, vs_log_sigmoid};
+    const int64_t sizes[2] = {37, 2 * 32768 + 17};
+    for (int s = 0; s < 2; s++)
+        for (size_t k = 0; k < sizeof maps / sizeof maps[0]; k++) {
+            vs_scope_begin();
+            vs_tensor *x = rnd(1, (int64_t[]){sizes[s]}, -6, 6), *w = rnd(1, (int64_t[]){sizes[s]}, -2, 2);
+            x->data[0] = 0.0f, x->data[1] = -1.0f, x->data[2] = 1.0f, x->data[3] = -0.0f;
+            vs_set_requires_grad(x, true);
+            vs_tensor *y = maps[k](x), *fused = NULL, *composed = NULL;
+            ck_assert_int_eq(vs_grad(1, &y, &w, 1, &x, &fused, false), VS_OK);
+            ck_assert_int_eq(vs_grad(1, &y, &w, 1, &x, &composed, true), VS_OK);
+            ck_assert_int_eq(fused->size, composed->size);
+            for (int64_t i = 0; i < fused->size; i++)
+                if (memcmp(&fused->data[i], &composed->data[i], sizeof(float)) != 0)
+                    ck_abort_msg("map %zu, element %lld: fused %a, composed %a", k, (long long)i, fused->data[i],
+                                 composed->data[i]);
+            vs_scope_end();
+        }
+}
+END_TEST
+
+/* BCE with logits is one fused node: its loss and, on a backward without a graph, both gradients
+ * must be the bits of the composed ops it replaced, mean(softplus(x) - t x), on the serial and the
+ * parallel path (more than 2 x 32768 elements). */
+START_TEST(test_bce_logits_fused)
+{
+    const int64_t sizes[2] = {129, 2 * 32768 + 5};
+    for (int s = 0; s < 2; s++) {
+        vs_scope_begin();
+        vs_tensor *x = rnd(1, (int64_t[]){sizes[s]}, -30, 30), *t = rnd(1, (int64_t[]){sizes[s]}, 0, 1);
+        vs_set_requires_grad(x, true);
+        vs_set_requires_grad(t, true);
+        vs_tensor *ins[2] = {x, t}, *fused[2], *composed[2];
+        vs_tensor *lf = vs_mul_scalar(vs_bce_with_logits(x, t), 3.0f);
+        vs_tensor *lc = vs_mul_scalar(vs_mean(vs_sub(vs_softplus(x), vs_mul(t, x)), VS_ALL_AXES, false), 3.0f);
+        ck_assert_int_eq(memcmp(lf->data, lc->data, sizeof(float)), 0);
+        ck_assert_int_eq(vs_grad(1, &lf, NULL, 2, ins, fused, false), VS_OK);
+        ck_assert_int_eq(vs_grad(1, &lc, NULL, 2, ins, composed, false), VS_OK);
+        for (int k = 0; k < 2; k++)
+            for (int64_t i = 0; i < x->size; i++)
+                if (memcmp(&fused[k]->data[i], &composed[k]->data[i], sizeof(float)) != 0)
+                    ck_abort_msg("input %d, element %lld: fused %a, composed %a", k, (long long)i, fused[k]->data[i],
+                                 composed[k]->data[i]);
+        vs_scope_end();
+    }
+}
+END_TEST
+
 static Suite *ops_suite(void)
 {
     vs_rng_seed(&R, 99);
@@ -493,6 +552,7 @@ static Suite *ops_suite(void)
     tcase_add_test(tc, test_tanh);
     tcase_add_test(tc, test_softplus);
     tcase_add_test(tc, test_log_sigmoid);
+    tcase_add_test(tc, test_unary_fused_backward);
     tcase_add_test(tc, test_where);
     tc = vs_tcase(s, "reductions", 60);
     tcase_add_test(tc, test_sum_all);
@@ -532,6 +592,7 @@ static Suite *ops_suite(void)
     tcase_add_test(tc, test_l1);
     tcase_add_test(tc, test_smooth_l1);
     tcase_add_test(tc, test_bce_logits);
+    tcase_add_test(tc, test_bce_logits_fused);
     tcase_add_test(tc, test_cross_entropy);
     tcase_add_test(tc, test_cross_entropy_soft);
     tcase_add_test(tc, test_nll);

@@ -332,6 +332,13 @@ START_TEST(test_threads)
 }
 END_TEST
 
+/* S = the sum of every output (a score for any output shape). */
+static vs_tensor *sum_of_outputs(void *sctx, vs_tensor *out)
+{
+    (void)sctx;
+    return vs_sum(vs_reshape(out, 2, (int64_t[]){out->shape[0], -1}), VS_AXIS(1), false);
+}
+
 /* Which models the engine takes; bad arguments are errors, not crashes. */
 START_TEST(test_scope_and_errors)
 {
@@ -373,6 +380,16 @@ START_TEST(test_scope_and_errors)
     vs_module *m5 = seq(3, smooth);
     ck_assert(!vs_sequential_has_path_grads(m5));
     ck_assert_int_eq(vs_sequential_path_grads(m2, x, x, 0, a, w, NULL, NULL, 8, g, &err), VS_ERR_ARG);
+    /* the module's hook: the engine where the model fits x, else not used (point by point), no error */
+    vs_module_train(m3, false);
+    vs_module_explainee e2 = {m2, NULL}, e3 = {m3, NULL};
+    vs_model_fn f2 = vs_model_fn_from_module(&e2), f3 = vs_model_fn_from_module(&e3);
+    bool used = false;
+    vs_tensor *zero = vs_tensor_zeros(VS_SHAPE(1, 1, 5, 5));
+    ck_assert_int_eq(f2.path_grads(f2.ctx, x, zero, 2, a, w, sum_of_outputs, NULL, 8, g, &used), VS_OK);
+    ck_assert(used);
+    ck_assert_int_eq(f3.path_grads(f3.ctx, x, zero, 2, a, w, sum_of_outputs, NULL, 8, g, &used), VS_OK);
+    ck_assert(!used);
     vs_scope_end();
     vs_module_free(m1);
     vs_module_free(m2);

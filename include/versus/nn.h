@@ -273,7 +273,8 @@ bool vs_sequential_path_grads_fits(vs_module *m, vs_tensor *x);
  * output of the piecewise-linear block is one of their units times a slope, which changes at few
  * points, so the second weighted layer costs two products plus one column of its weight per change
  * (nn/path_grads.c).  Equal to the point-by-point gradients up to float rounding.  x and baseline
- * [1, ...], one shape.  VS_ERR_ARG when m or x does not fit. */
+ * [1, ...], one shape.  VS_ERR_ARG when m or x does not fit (as vs_sequential_path_grads_fits says,
+ * checked on the engine's own forward at x). */
 vs_status vs_sequential_path_grads(vs_module *m, vs_tensor *x, vs_tensor *baseline, int64_t n, const double *a,
                                    const double *w, vs_path_score score, void *sctx, int64_t chunk, float *grad_sum,
                                    vs_error *err);
