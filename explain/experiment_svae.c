@@ -49,11 +49,11 @@ static vs_status train_setting(const vs_dataset *train, const vs_dataset *test, 
                            : vs_arch_m2_mlp(train->ndim, in, train->n_classes, o->hidden, o->z2, &r, err);
     if (!m) return err->code;
     char opts[128];
-    if (s->svae) snprintf(opts, sizeof opts, "alpha=%.17g,beta=%.17g", s->alpha, s->beta);
-    else snprintf(opts, sizeof opts, "alpha=%.17g,unlabelled=%.17g", s->alpha, o->unlabelled);
+    if (s->svae) snprintf(opts, sizeof opts, "alpha=%.17g,beta=%.17g", s->weight, s->beta);
+    else snprintf(opts, sizeof opts, "alpha=%.17g,unlabelled=%.17g", s->weight, o->unlabelled);
     vs_train_opts t;
     vs_train_opts_init(&t);
-    t.epochs = s->svae && o->svae_epochs > 0 ? o->svae_epochs : o->epochs, t.batch_size = o->batch, t.optim.lr = (float)o->lr, t.seed = (uint64_t)(o->seed + k);
+    t.epochs = s->epochs, t.batch_size = o->batch, t.optim.lr = (float)o->lr, t.seed = (uint64_t)(o->seed + k);
     t.task_opts = opts, t.test = test;
     vs_train_result res = {0};
     vs_status st = vs_train(m, train, &t, &res, err);
@@ -156,11 +156,12 @@ static vs_json *data_json(const vs_svae_experiment_opts *o, const svae_setting *
     ok = ok && vs_json_set(d, "commit", o->commit ? vs_json_new_string(o->commit) : vs_json_new_null()) == VS_OK;
     vs_json *set = vs_json_new_object();
     ok = ok && set && vs_json_set(d, "settings", set) == VS_OK;
-    const char *ikeys[] = {"seed", "runs", "train_rows", "epochs", "svae_epochs", "batch", "hidden", "z1", "z2", "n_invariance", "n_divergence"};
-    const int64_t ivals[] = {o->seed, o->runs, o->train_rows, o->epochs, o->svae_epochs > 0 ? o->svae_epochs : o->epochs, o->batch, o->hidden, o->z1, o->z2,
+    const char *ikeys[] = {"seed", "runs", "train_rows", "epochs", "time_epochs", "batch", "hidden", "z1", "z2", "n_invariance", "n_divergence"};
+    const int64_t ivals[] = {o->seed, o->runs, o->train_rows, o->epochs, o->time_epochs, o->batch, o->hidden, o->z1, o->z2,
                              o->n_invariance, o->n_divergence};
     for (int i = 0; ok && i < 11; i++) ok = vs_json_set(set, ikeys[i], vs_json_new_int(ivals[i])) == VS_OK;
     ok = ok && vs_json_set(set, "lr", num(o->lr)) == VS_OK && vs_json_set(set, "unlabelled", num(o->unlabelled)) == VS_OK;
+    ok = ok && vs_json_set(set, "alpha_per", vs_json_new_string(o->alpha_per_example ? "example" : "batch")) == VS_OK;
     for (int i = 0; ok && i < n_set; i++) {
         vs_json *m = vs_json_new_object();
         double mean, sd;
@@ -168,6 +169,8 @@ static vs_json *data_json(const vs_svae_experiment_opts *o, const svae_setting *
         ok = ok && vs_json_set(m, "name", vs_json_new_string(s[i].name)) == VS_OK;
         ok = ok && vs_json_set(m, "model", vs_json_new_string(s[i].svae ? "svae" : "m2")) == VS_OK;
         ok = ok && vs_json_set(m, "alpha", num(s[i].alpha)) == VS_OK && vs_json_set(m, "beta", num(s[i].beta)) == VS_OK;
+        ok = ok && vs_json_set(m, "alpha_per_example", num(s[i].weight)) == VS_OK;
+        ok = ok && vs_json_set(m, "epochs", vs_json_new_int(s[i].epochs)) == VS_OK;
         const char *keys[] = {"accuracy", "reconstruction", "kl", "seconds"};
         const double *vals[] = {s[i].acc, s[i].R, s[i].kl, s[i].seconds};
         for (int k = 0; ok && k < 4; k++) {
@@ -212,39 +215,52 @@ static void build_report(vs_report *r, const vs_svae_experiment_opts *o, int64_t
     vs_report_paragraph(r,
                         "Trained on the first %lld rows of the training data.  Every network has one hidden layer of %lld units (encoders q(z|x,y), q(z|x) / q(y|x), decoder); SVAE's latent "
                         "has z1 = %lld classifier dims and z2 = %lld nuisance dims, M2's z has %lld dims.  Adam lr %g, batch %lld, "
-                        "%lld epochs for the SVAE and %lld for M2 (train s: the budget), %lld run(s) per setting (seed %lld + run).  "
+                        "%lld epochs for every model (equal epochs), %lld run(s) per setting (seed %lld + run).  "
                         "M2 is trained with Eq. 8 as written (unlabelled weight %g).",
                         (long long)n_train, (long long)o->hidden, (long long)o->z1, (long long)o->z2, (long long)o->z2, o->lr, (long long)o->batch,
-                        (long long)(o->svae_epochs > 0 ? o->svae_epochs : o->epochs), (long long)o->epochs, (long long)o->runs,
-                        (long long)o->seed, o->unlabelled);
+                        (long long)o->epochs, (long long)o->runs, (long long)o->seed, o->unlabelled);
+    if (o->time_epochs > 0)
+        vs_report_paragraph(r, "Equal time: the SVAE grid is trained again for %lld epochs (rows marked %lldep), about M2's training time "
+                               "at %lld epochs, since M2's Eq. 8 decodes x once per class (C + 1 decodes per step against the SVAE's one); "
+                               "the train s column holds the measured times.",
+                            (long long)o->time_epochs, (long long)o->time_epochs, (long long)o->epochs);
+    if (o->alpha_per_example) vs_report_paragraph(r, "alpha is the classifier's weight per example.");
+    else
+        vs_report_paragraph(r, "alpha weights the batch mean of the classifier's cross-entropy against the batch sum of the ELBO terms (the "
+                               "paper does not say; PyTorch's default reductions), so an example's classifier weight is alpha / %lld (the "
+                               "column per ex.).",
+                            (long long)o->batch);
     if (o->command) vs_report_paragraph(r, "Command: `%s`%s%s", o->command, o->commit ? ", commit " : "", o->commit ? o->commit : "");
     if (o->tag) vs_report_paragraph(r, "%s", o->tag);
 
     vs_report_heading(r, 2, "Table 1: reconstruction term and test accuracy");
-    const char *hdr[] = {"model", "alpha", "beta", "R (nats)", "accuracy (%)", "KL (nats)", "train s"};
-    const vs_better better[] = {VS_BETTER_NONE, VS_BETTER_NONE, VS_BETTER_NONE, VS_BETTER_HIGHER, VS_BETTER_HIGHER, VS_BETTER_NONE, VS_BETTER_NONE};
+    const char *hdr[] = {"model", "alpha", "per ex.", "beta", "epochs", "R (nats)", "accuracy (%)", "KL (nats)", "train s"};
+    const vs_better better[] = {VS_BETTER_NONE, VS_BETTER_NONE,   VS_BETTER_NONE,   VS_BETTER_NONE, VS_BETTER_NONE,
+                                VS_BETTER_HIGHER, VS_BETTER_HIGHER, VS_BETTER_NONE, VS_BETTER_NONE};
     vs_report_table *t = vs_report_table_new(r, "R = E log p(x|z) per test image with z ~ q(z|x,y) for the true y; accuracy of "
                                                 "f(x) = p(y | mean of q(z1|x)) (SVAE) or q(y|x) (M2); mean (std over runs).",
-                                             7, hdr, better);
+                                             9, hdr, better);
     for (int i = 0; t && i < n_set; i++) {
         int row = vs_report_table_row(t);
         double m, sd;
         vs_report_text(t, row, 0, s[i].svae ? "SVAE" : "M2");
         vs_report_number(t, row, 1, s[i].alpha, NAN, 0);
-        if (s[i].svae) vs_report_number(t, row, 2, s[i].beta, NAN, 2);
-        else vs_report_missing(t, row, 2, "M2 has no beta");
+        vs_report_number(t, row, 2, s[i].weight, NAN, 3);
+        if (s[i].svae) vs_report_number(t, row, 3, s[i].beta, NAN, 2);
+        else vs_report_missing(t, row, 3, "M2 has no beta");
+        vs_report_number(t, row, 4, (double)s[i].epochs, NAN, 0);
         mean_std(s[i].R, s[i].n_runs, &m, &sd);
-        vs_report_number(t, row, 3, m, sd, 2);
+        vs_report_number(t, row, 5, m, sd, 2);
         double pct[SVAE_MAX_RUNS];
         for (int k = 0; k < s[i].n_runs; k++) pct[k] = 100 * s[i].acc[k];
         mean_std(pct, s[i].n_runs, &m, &sd);
-        vs_report_number(t, row, 4, m, sd, 2);
+        vs_report_number(t, row, 6, m, sd, 2);
         mean_std(s[i].kl, s[i].n_runs, &m, &sd);
-        vs_report_number(t, row, 5, m, sd, 2);
+        vs_report_number(t, row, 7, m, sd, 2);
         mean_std(s[i].seconds, s[i].n_runs, &m, &sd);
-        vs_report_number(t, row, 6, m, NAN, 0);
+        vs_report_number(t, row, 8, m, NAN, 0);
     }
-    if (t) vs_report_rank(t, 3, NULL), vs_report_rank(t, 4, NULL);
+    if (t) vs_report_rank(t, 5, NULL), vs_report_rank(t, 6, NULL);
 
     vs_report_heading(r, 2, "Fig. 2: invariance test");
     vs_report_paragraph(r, "The first %lld test images are encoded (means), z2 (M2: z) is replaced by sigma eps with eps ~ N(0, I) "
@@ -331,22 +347,28 @@ static vs_status run(const vs_dataset *train, const vs_dataset *test, const vs_s
     if (train->kind != VS_DATA_IMAGES || test->kind != VS_DATA_IMAGES)
         return vs_error_set(err, VS_ERR_ARG, "svae experiment: needs images (mnist, fashion-mnist, ...); %s holds other data", o->spec);
     if (o->runs < 1 || o->runs > SVAE_MAX_RUNS) return vs_error_set(err, VS_ERR_ARG, "svae experiment: runs must be in [1, %d]", SVAE_MAX_RUNS);
-    if (o->epochs < 0 || o->svae_epochs < 0 || o->hidden < 1 || o->z1 < 1 || o->z2 < 2 || o->n_invariance < 1 || o->n_divergence < 1)
+    if (o->epochs < 0 || o->time_epochs < 0 || o->hidden < 1 || o->z1 < 1 || o->z2 < 2 || o->n_invariance < 1 || o->n_divergence < 1)
         return vs_error_set(err, VS_ERR_ARG, "svae experiment: epochs >= 0, hidden >= 1, z1 >= 1, z2 >= 2 and the test counts >= 1");
     double sigmas[SVAE_MAX_SIGMAS];
     int ns;
     if (!parse_list(o->sigmas ? o->sigmas : "0.1,0.25,0.5,1,1.5,2,3,4,5", sigmas, SVAE_MAX_SIGMAS, &ns))
         return vs_error_set(err, VS_ERR_ARG, "svae experiment: sigmas must be 1 to %d comma-separated numbers in (0, 100]", SVAE_MAX_SIGMAS);
-    svae_setting s[6];
+    double weight[2]; /* the tasks' alpha: per example */
+    for (int a = 0; a < 2; a++) weight[a] = o->alpha_per_example ? o->alpha[a] : o->alpha[a] / (double)o->batch;
+    /* the SVAE grid at equal epochs, [at equal time,] M2 */
+    svae_setting s[10];
     memset(s, 0, sizeof s);
     int n_set = 0;
-    for (int a = 0; a < 2; a++)
-        for (int b = 0; b < 2; b++, n_set++) {
-            s[n_set].svae = true, s[n_set].alpha = o->alpha[a], s[n_set].beta = o->beta[b];
-            snprintf(s[n_set].name, sizeof s[n_set].name, "SVAE a=%g b=%g", o->alpha[a], o->beta[b]);
-        }
+    for (int e = 0; e < (o->time_epochs > 0 ? 2 : 1); e++)
+        for (int a = 0; a < 2; a++)
+            for (int b = 0; b < 2; b++, n_set++) {
+                s[n_set].svae = true, s[n_set].alpha = o->alpha[a], s[n_set].weight = weight[a], s[n_set].beta = o->beta[b];
+                s[n_set].epochs = e ? o->time_epochs : o->epochs;
+                snprintf(s[n_set].name, sizeof s[n_set].name, e ? "SVAE a=%g b=%g %lldep" : "SVAE a=%g b=%g", o->alpha[a], o->beta[b],
+                         (long long)o->time_epochs);
+            }
     for (int a = 0; a < 2; a++, n_set++) {
-        s[n_set].svae = false, s[n_set].alpha = o->alpha[a], s[n_set].beta = NAN;
+        s[n_set].svae = false, s[n_set].alpha = o->alpha[a], s[n_set].weight = weight[a], s[n_set].beta = NAN, s[n_set].epochs = o->epochs;
         snprintf(s[n_set].name, sizeof s[n_set].name, "M2 a=%g", o->alpha[a]);
     }
     int64_t n_inv = o->n_invariance < test->n ? o->n_invariance : test->n;
@@ -359,8 +381,8 @@ static vs_status run(const vs_dataset *train, const vs_dataset *test, const vs_s
     for (int i = 0; i < n_set && st == VS_OK; i++) st = invariance(&s[i], test, n_inv, sigmas, ns, (uint64_t)o->seed, err);
     svae_figures f;
     memset(&f, 0, sizeof f);
-    say(o, "svae: explanations (Figs. 3-7)\n");
-    if (st == VS_OK) st = vs_svae_figures_run(train, test, &s[3], &s[5], o, &f, err);
+    say(o, "svae: explanations (Figs. 3-7)\n"); /* by SVAE (alpha2, beta2) at equal epochs and M2 alpha2 */
+    if (st == VS_OK) st = vs_svae_figures_run(train, test, &s[3], &s[n_set - 1], o, &f, err);
     vs_report *r = st == VS_OK ? vs_report_new() : NULL;
     if (st == VS_OK && !r) st = vs_error_set(err, VS_ERR_NOMEM, "svae experiment: out of memory");
     if (st == VS_OK) {

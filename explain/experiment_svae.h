@@ -11,9 +11,11 @@
 
 /* One row of Table 1: a model kind and its (alpha, beta), the metrics of each run, run 0's model. */
 typedef struct svae_setting {
-    char name[48];               /* "SVAE a=60 b=0.9", "M2 a=60" */
+    char name[48];               /* "SVAE a=60 b=0.9", "SVAE a=60 b=0.9 30ep" (the equal-time grid), "M2 a=60" */
     bool svae;
     double alpha, beta;          /* beta NaN for M2 */
+    double weight;               /* the classifier's weight per example (alpha or alpha / batch) */
+    int64_t epochs;
     int n_runs;
     double acc[SVAE_MAX_RUNS], R[SVAE_MAX_RUNS], kl[SVAE_MAX_RUNS], seconds[SVAE_MAX_RUNS];
     vs_module *m;                /* run 0's model, owned */

@@ -66,6 +66,12 @@ if command -v python3 >/dev/null 2>&1; then
 else
     echo "cli_svae: python3 absent, determinism of results.json not compared"
 fi
+grep_out "alpha / batch per example by default" '"alpha_per_example": 93.75' b/results.json
+check "bench svae at equal time too" 0 $V bench svae $B --time-epochs 2 --alpha-per example --out b4
+grep_out "the SVAE grid again at equal time" '"SVAE a=6000 b=0.9 2ep"' b4/results.json
+grep_out "alpha per example" '"alpha_per_example": 6e+03' b4/results.json
+grep_out "the table says which rows are equal time" "rows marked 2ep" b4/table.md
+check "bench bad alpha reading" 2 $V bench svae $B --alpha-per pixel --out b3
 check "bench needs a test set" 2 $V bench svae --data synthetic-shapes --out b3
 check "bench bad sigmas" 2 $V bench svae $B --sigmas 0,1 --out b3
 check "bench bad alphas" 2 $V bench svae $B --alphas 60 --out b3

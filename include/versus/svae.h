@@ -101,8 +101,9 @@ vs_model_fn vs_svae_divergence_fn(vs_svae_divergence *d);
 /* ---- the paper's experiments (explain/experiment_svae*.c) ------------------------------------------ */
 
 /* Table 1, Figs. 2-7 on one data set: SVAE over (alpha, beta) in {alpha1, alpha2} x {beta1, beta2} and
- * M2 over {alpha1, alpha2}, trained on `train` and evaluated on `test`; the invariance test; the
- * explanations of one test image by the SVAE with (alpha2, beta2).  Zero / negative fields take the
+ * M2 over {alpha1, alpha2}, all for `epochs` (and the SVAE grid again for time_epochs), trained on
+ * `train` and evaluated on `test`; the invariance test; the explanations of one test image by the
+ * SVAE with (alpha2, beta2) at equal epochs.  Zero / negative fields take the
  * defaults of vs_svae_experiment_opts_init. */
 typedef struct vs_svae_experiment_opts {
     const char *spec;            /* data set name shown in the report (required) */
@@ -110,12 +111,17 @@ typedef struct vs_svae_experiment_opts {
     int64_t runs;                /* trainings per setting (default 1) */
     int64_t train_rows;          /* train on the first N rows (default 10000, mnist-train's size; 0: all) */
     int64_t epochs;              /* default 8 */
-    int64_t svae_epochs;         /* the SVAE's epochs (0: epochs); M2's Eq. 8 decodes every class, so an
-                                    M2 epoch costs about C + 1 SVAE epochs: equal time is a fair budget */
+    int64_t time_epochs;         /* > 0: the SVAE grid is trained a second time for this many epochs, the
+                                    equal-time budget (M2's Eq. 8 decodes every class, so an M2 epoch costs
+                                    about C + 1 SVAE epochs); 0: equal epochs only */
     int64_t batch;               /* default 64 */
     double lr;                   /* Adam (default 1e-3) */
     int64_t hidden, z1, z2;      /* default 256, 10, 5 */
     double alpha[2], beta[2];    /* default (60, 6000) and (0.01, 0.9): the paper's MNIST values */
+    bool alpha_per_example;      /* false (default): alpha weights the batch MEAN of the classifier's
+                                    cross-entropy against the batch SUM of the ELBO terms (PyTorch's default
+                                    reductions), so an example's weight is alpha / batch; true: alpha is the
+                                    weight per example (the tasks' own option) */
     double unlabelled;           /* M2's unlabelled weight (default 1: Eq. 8 as written; < 0: default) */
     int64_t n_invariance;        /* test rows of the invariance test (default 1000) */
     const char *sigmas;          /* comma-separated (default 0.1,0.25,0.5,1,1.5,2,3,4,5) */
