@@ -202,6 +202,7 @@ typedef enum combine { COMBINE_QUERY, COMBINE_MIN, COMBINE_MAX } combine;
 typedef struct solve_cfg {
     snx_layout layout;
     float gamma, size, ent, beta;
+    bool hard;                  /* GNNExplainer: loss against the predicted class (snx_obj.hard) */
     snx_constraint con;
     bool random_init;           /* GNNExplainer: logits ~ N(1, std) */
     bool adam_only;             /* GNNExplainer: plain Adam over the masks (vs_adam_minimize) */
@@ -284,6 +285,7 @@ static vs_status solve(const vs_siamese *f, const vs_dataset *d, const solve_cfg
         ob.size = c->size;
         ob.ent = c->ent;
         ob.beta = c->beta;
+        ob.hard = c->hard;
         if (st == VS_OK && o->present_only && !t.graph) st = snx_obj_present(&ob, err);
         if (st == VS_OK && c->global) st = set_target(&ob, c, err);
         if (st == VS_OK && c->con == SNX_CON_BOUND && ob.target) {
@@ -597,6 +599,7 @@ vs_status vs_snx_local(const vs_siamese *f, const vs_dataset *d, const vs_pairs 
         if (method == VS_SNX_GDA || method == VS_SNX_DES_GDA || method == VS_SNX_INTER || method == VS_SNX_UNION) c.con = SNX_CON_BOUND;
         if (method == VS_SNX_GNNEXPLAINER) {
             c.gamma = 0;
+            c.hard = true;
             c.size = o->gnn_size;
             c.ent = o->gnn_ent;
             c.random_init = true;

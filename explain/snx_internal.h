@@ -63,8 +63,10 @@ void snx_task_side_vars(const snx_task *t, int64_t side, const float *mask, floa
 typedef enum snx_constraint { SNX_CON_NONE, SNX_CON_BOUND, SNX_CON_ADJACENT } snx_constraint;
 
 /* m = sigmoid(theta) (x) present (present: all ones when NULL);
- * g0_b = l(p0_b, p'_b) + gamma |a(m_b)|_1 + size |m_b|_1 + ent mean H(m_b) + beta KL(a(m_b) || A_b),
+ * g0_b = l(y_b, p'_b) + gamma |a(m_b)|_1 + size |m_b|_1 + ent mean H(m_b) + beta KL(a(m_b) || A_b),
  * m = sigmoid(theta); a(m) per major feature of the shared tabular mask, identity on graphs.
+ * y_b = p0_b (faithfulness), or with hard 1[p0_b > 1/2]: GNNExplainer's mutual-information term
+ * -ln P(Y = the model's prediction | masked input).
  * Constraints: BOUND a(m) - A <= 0; ADJACENT |m_j - m_k| - eps <= 0 over pairs (j, k). */
 typedef struct snx_obj {
     const snx_task *task;
@@ -74,6 +76,7 @@ typedef struct snx_obj {
     int64_t *var_block;     /* [n_vars] */
     float *ent_w;           /* [n_vars] 1 / (variables of the block) */
     float gamma, size, ent, beta;
+    bool hard;              /* loss against the predicted class 1[p0 > 1/2], not p0 */
     float *target;          /* [n_aux] A: bound and KL target, or NULL */
     float *present;         /* [n_vars] tabular present_only: 1[x_s,j != 0 or x_t,j != 0] of the block's rows
                                (the mask is m (x) present everywhere), or NULL: every entry counts */
