@@ -17,7 +17,8 @@ int64_t snx_undirected(const vs_graph *g, int64_t *und);
 /* ---- masked predictions of B problems ---------------------------------------------------------- */
 /* Problem b has two sides, 2b (query) and 2b+1 (reference), each a data set row that is either
  * unmasked or multiplied by a mask read from the flat variable vector:
- *   global  (Eq. 4):  side 0 unmasked, side 1 = the same row masked by variables of b;
+ *   global  (Eq. 4):  side 0 unmasked, side 1 = the same row masked by variables of b (with tt:
+ *                     side 0 = s[b] unmasked, side 1 = tt[b] masked: one side explained, the other held);
  *   shared  (tabular Eq. 6): both sides masked by the same p variables;
  *   separate (graphs Eq. 6): side 0 by the first block of b's variables, side 1 by the rest.
  * Graph masks have one variable per undirected edge when tie, else one per directed edge.
@@ -44,7 +45,7 @@ typedef struct snx_task {
     float *p0;              /* [B] prediction without masks */
 } snx_task;
 
-/* Build the task for pairs (s[b], t[b]) (global: t ignored).  Tensors are created in the current
+/* Build the task for pairs (s[b], t[b]) (global: t NULL, or the one-sided pairs above).  Tensors are created in the current
  * scope; snx_task_free releases them. */
 vs_status snx_task_init(snx_task *t, const vs_siamese *f, const vs_dataset *d, const int64_t *s, const int64_t *tt, int64_t B,
                         snx_layout layout, bool tie, vs_error *err);
