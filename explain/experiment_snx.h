@@ -110,6 +110,7 @@ typedef struct snx_bench {
     int n_runs, snx_run;       /* index of SNX in run, or -1 */
     int64_t top_k;             /* tabular selection size: min(10, q / 2) */
     double nn_pair_acc;        /* nearest-neighbour baseline's test pair accuracy */
+    double clf_row_acc, clf_pair_acc; /* tabular classifier baseline: test row and induced pair accuracy (NAN on graphs) */
     int64_t width;             /* encoder width of a model trained here */
     vs_pairing pairing;        /* its training pairs */
     /* Table V: per dual variant and constrained method, the scores of the main protocol */

@@ -61,10 +61,10 @@ void vs_snx_opts_init(vs_snx_opts *o, vs_data_kind kind)
     o->init_logit = 0.0f;
     o->violation_tol = 1e-3f;
     o->batch = 64;
-    o->gnn_iters = 100;
-    o->gnn_lr = 0.01f;
+    o->gnn_iters = 300;
+    o->gnn_lr = 0.1f;
     o->gnn_size = 0.005f;
-    o->gnn_ent = 1.0f;
+    o->gnn_ent = 0.0f;
     o->pg_epochs = 30;
     o->pg_lr = 0.003f;
     o->pg_size = 0.05f;
@@ -202,12 +202,14 @@ typedef enum combine { COMBINE_QUERY, COMBINE_MIN, COMBINE_MAX } combine;
 typedef struct solve_cfg {
     snx_layout layout;
     float gamma, size, ent, beta;
+    bool hard;                  /* GNNExplainer: loss against the predicted class (snx_obj.hard) */
     snx_constraint con;
     bool random_init;           /* GNNExplainer: logits ~ N(1, std) */
     bool adam_only;             /* GNNExplainer: plain Adam over the masks (vs_adam_minimize) */
     vs_gda_opts gda;
     const vs_snx_expl *global;  /* stage-1 masks (targets of BOUND and KL) */
     const int64_t *gmap;        /* row -> item of global */
+    const int64_t *partner;     /* GNNExplainer: item k's row is masked against partner[k] held unmasked (global layout) */
     combine comb;
 } solve_cfg;
 
@@ -273,7 +275,8 @@ static vs_status solve(const vs_siamese *f, const vs_dataset *d, const solve_cfg
         int64_t B = n - c0 < chunk ? n - c0 : chunk;
         snx_task t;
         snx_obj ob;
-        st = snx_task_init(&t, f, d, e->s + c0, e->global ? NULL : e->t + c0, B, c->layout, true, err);
+        st = c->partner ? snx_task_init(&t, f, d, c->partner + c0, e->s + c0, B, c->layout, true, err)
+                        : snx_task_init(&t, f, d, e->s + c0, e->global ? NULL : e->t + c0, B, c->layout, true, err);
         if (st != VS_OK) break;
         st = snx_obj_init(&ob, &t, err);
         if (st != VS_OK) {
@@ -284,6 +287,7 @@ static vs_status solve(const vs_siamese *f, const vs_dataset *d, const solve_cfg
         ob.size = c->size;
         ob.ent = c->ent;
         ob.beta = c->beta;
+        ob.hard = c->hard;
         if (st == VS_OK && o->present_only && !t.graph) st = snx_obj_present(&ob, err);
         if (st == VS_OK && c->global) st = set_target(&ob, c, err);
         if (st == VS_OK && c->con == SNX_CON_BOUND && ob.target) {
@@ -339,6 +343,33 @@ static vs_status solve(const vs_siamese *f, const vs_dataset *d, const solve_cfg
         snx_task_free(&t);
     }
     vs_scope_end();
+    return st;
+}
+
+/* GNNExplainer on a pair: each graph's edge mask is fitted with the other graph held unmasked
+ * (c's global layout with a partner), as GNNExplainer explains one instance; masking both at once
+ * lets a cut in one graph be made up for by a cut in the other.  The trace is the query side's. */
+static vs_status gnnexplainer(const vs_siamese *f, const vs_dataset *d, solve_cfg *c, const vs_snx_opts *o, const int64_t *s,
+                              const int64_t *t, vs_snx_expl *e, vs_error *err)
+{
+    int64_t n = e->n;
+    vs_snx_expl *side[2] = {NULL, NULL};
+    c->layout = SNX_LAYOUT_GLOBAL;
+    vs_status st = VS_OK;
+    for (int k = 0; k < 2 && st == VS_OK; k++) {
+        c->partner = k == 0 ? t : s;
+        st = snx_expl_new(e->method, true, d, k == 0 ? s : t, NULL, n, &side[k], err);
+        if (st == VS_OK) st = solve(f, d, c, o, side[k], err);
+    }
+    if (st == VS_OK) {
+        memcpy(e->ms, side[0]->ms, (size_t)e->s_off[n] * sizeof *e->ms);
+        memcpy(e->mt, side[1]->ms, (size_t)e->t_off[n] * sizeof *e->mt);
+        vs_snx_trace tr = e->trace;
+        e->trace = side[0]->trace;
+        side[0]->trace = tr;
+    }
+    vs_snx_expl_free(side[0]);
+    vs_snx_expl_free(side[1]);
     return st;
 }
 
@@ -597,12 +628,15 @@ vs_status vs_snx_local(const vs_siamese *f, const vs_dataset *d, const vs_pairs 
         if (method == VS_SNX_GDA || method == VS_SNX_DES_GDA || method == VS_SNX_INTER || method == VS_SNX_UNION) c.con = SNX_CON_BOUND;
         if (method == VS_SNX_GNNEXPLAINER) {
             c.gamma = 0;
+            c.hard = true;
             c.size = o->gnn_size;
             c.ent = o->gnn_ent;
             c.random_init = true;
             c.adam_only = true;
             c.gda.iters = o->gnn_iters;
             c.gda.eta1 = o->gnn_lr;
+            st = gnnexplainer(f, d, &c, o, s, t, e, err);
+            break;
         }
         st = solve(f, d, &c, o, e, err);
     }

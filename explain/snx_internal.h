@@ -17,7 +17,8 @@ int64_t snx_undirected(const vs_graph *g, int64_t *und);
 /* ---- masked predictions of B problems ---------------------------------------------------------- */
 /* Problem b has two sides, 2b (query) and 2b+1 (reference), each a data set row that is either
  * unmasked or multiplied by a mask read from the flat variable vector:
- *   global  (Eq. 4):  side 0 unmasked, side 1 = the same row masked by variables of b;
+ *   global  (Eq. 4):  side 0 unmasked, side 1 = the same row masked by variables of b (with tt:
+ *                     side 0 = s[b] unmasked, side 1 = tt[b] masked: one side explained, the other held);
  *   shared  (tabular Eq. 6): both sides masked by the same p variables;
  *   separate (graphs Eq. 6): side 0 by the first block of b's variables, side 1 by the rest.
  * Graph masks have one variable per undirected edge when tie, else one per directed edge.
@@ -44,7 +45,7 @@ typedef struct snx_task {
     float *p0;              /* [B] prediction without masks */
 } snx_task;
 
-/* Build the task for pairs (s[b], t[b]) (global: t ignored).  Tensors are created in the current
+/* Build the task for pairs (s[b], t[b]) (global: t NULL, or the one-sided pairs above).  Tensors are created in the current
  * scope; snx_task_free releases them. */
 vs_status snx_task_init(snx_task *t, const vs_siamese *f, const vs_dataset *d, const int64_t *s, const int64_t *tt, int64_t B,
                         snx_layout layout, bool tie, vs_error *err);
@@ -63,8 +64,10 @@ void snx_task_side_vars(const snx_task *t, int64_t side, const float *mask, floa
 typedef enum snx_constraint { SNX_CON_NONE, SNX_CON_BOUND, SNX_CON_ADJACENT } snx_constraint;
 
 /* m = sigmoid(theta) (x) present (present: all ones when NULL);
- * g0_b = l(p0_b, p'_b) + gamma |a(m_b)|_1 + size |m_b|_1 + ent mean H(m_b) + beta KL(a(m_b) || A_b),
+ * g0_b = l(y_b, p'_b) + gamma |a(m_b)|_1 + size |m_b|_1 + ent mean H(m_b) + beta KL(a(m_b) || A_b),
  * m = sigmoid(theta); a(m) per major feature of the shared tabular mask, identity on graphs.
+ * y_b = p0_b (faithfulness), or with hard 1[p0_b > 1/2]: GNNExplainer's mutual-information term
+ * -ln P(Y = the model's prediction | masked input).
  * Constraints: BOUND a(m) - A <= 0; ADJACENT |m_j - m_k| - eps <= 0 over pairs (j, k). */
 typedef struct snx_obj {
     const snx_task *task;
@@ -74,6 +77,7 @@ typedef struct snx_obj {
     int64_t *var_block;     /* [n_vars] */
     float *ent_w;           /* [n_vars] 1 / (variables of the block) */
     float gamma, size, ent, beta;
+    bool hard;              /* loss against the predicted class 1[p0 > 1/2], not p0 */
     float *target;          /* [n_aux] A: bound and KL target, or NULL */
     float *present;         /* [n_vars] tabular present_only: 1[x_s,j != 0 or x_t,j != 0] of the block's rows
                                (the mask is m (x) present everywhere), or NULL: every entry counts */

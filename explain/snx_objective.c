@@ -238,6 +238,7 @@ vs_tensor *snx_obj_value(void *ctx, vs_tensor *theta)
     int64_t B = t->B;
     vs_tensor *m = mask_of(o, theta);
     vs_tensor *p0 = vs_tensor_from(VS_SHAPE(B), t->p0);
+    if (o->hard) p0 = vs_step(vs_add_scalar(p0, -0.5f));
     vs_tensor *obj = vs_snx_faithfulness_loss(p0, snx_task_predict(t, m));
     if (o->gamma != 0 || o->beta != 0) {
         vs_tensor *a = aux_of(o, theta, m);

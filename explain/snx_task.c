@@ -112,7 +112,7 @@ vs_status snx_task_init(snx_task *t, const vs_siamese *f, const vs_dataset *d, c
     t->var_off[0] = 0;
     t->elem_off[0] = 0;
     for (int64_t b = 0; b < B; b++) {
-        int64_t a0 = s[b], a1 = layout == SNX_LAYOUT_GLOBAL ? s[b] : tt[b];
+        int64_t a0 = s[b], a1 = layout == SNX_LAYOUT_GLOBAL && !tt ? s[b] : tt[b];
         t->side_item[2 * b] = a0;
         t->side_item[2 * b + 1] = a1;
         for (int k = 0; k < 2; k++) {
