@@ -196,16 +196,20 @@ START_TEST(test_kernel_sampled)
     exact(&t, phi, phi2);
     double eff = v[(1u << n) - 1] - v[0];
     for (int sampling = 0; sampling < 2; sampling++)
-        for (int enumerate = 0; enumerate < 2; enumerate++) {
+        for (int variant = 0; variant < 4; variant++) {
+            const bool enumerate = variant & 1, stratify = variant & 2;
             vs_kernel_opts o;
             vs_kernel_opts_init(&o);
             o.sampling = (vs_kernel_sampling)sampling;
             o.enumerate_sizes = enumerate;
+            o.stratify = stratify;
             o.budget = 3000;
             o.seed = 11;
             vs_game g = vs_table_game_make(&t);
             ck_assert_int_eq(vs_game_kernel(&g, &o, est, NULL), VS_OK);
             ck_assert_int_le(g.evaluations, o.budget);
+            /* stratified: every coalition drawn is distinct, so the budget is spent exactly */
+            if (stratify && sampling == VS_KERNEL_DIRECT) ck_assert_int_eq(g.evaluations, o.budget);
             double s = 0;
             for (int k = 0; k < n * n; k++) s += est[k];
             ck_assert_float_near(s, eff, 1e-9); /* efficiency holds for any sample */

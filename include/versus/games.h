@@ -81,10 +81,12 @@ typedef struct vs_kernel_opts {
     vs_kernel_sampling sampling;
     bool pair_complements;       /* sample S and N \ S together */
     bool enumerate_sizes;        /* every coalition of a size (and its complement size) while the budget covers it */
+    bool stratify;               /* Kernel-Direct without pairing: each sampled size gets its expected share of the
+                                    budget (not a random count), its coalitions drawn without replacement */
     double ridge;                /* L2 penalty on the fitted terms (0: none; LIME-style fits use > 0) */
     uint64_t seed;
 } vs_kernel_opts;
-void vs_kernel_opts_init(vs_kernel_opts *o); /* order 2, budget 2000, direct, enumeration on, pairing off */
+void vs_kernel_opts_init(vs_kernel_opts *o); /* order 2, budget 2000, direct, enumeration and stratification on, pairing off */
 
 /* The kernel of order k at coalition size s of n players: order 1 (n-1) / (C(n,s) s (n-s)), order 2
  * Lambda(s) = (n-1) / (C(n,s) C(s,2) (n-s)) (Eq. 7); INFINITY where a factor of the denominator is 0
