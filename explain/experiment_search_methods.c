@@ -66,6 +66,18 @@ static vs_status feature_open(const vs_search_case *c, feature_case *f, vs_error
     return VS_OK;
 }
 
+/* heat [H W], constant over each feature cell, becomes the bilinear upsampling of the cell values
+ * (CAM's upsampling: the maps of feature-map methods are smooth, not blocks). */
+static void smooth_cells(const vs_search_case *c, const feature_case *f, float *heat)
+{
+    const int64_t fh = f->pair.fx->shape[2], fw = f->pair.fx->shape[3];
+    float *cell = malloc((size_t)f->hw * sizeof *cell);
+    if (!cell) return; /* out of memory: the blocks stay */
+    for (int64_t p = 0; p < (int64_t)c->h * c->w; p++) cell[f->cells[p]] = heat[p];
+    vs_search_upsample(cell, fh, fw, c->h, c->w, heat);
+    free(cell);
+}
+
 static void feature_close(feature_case *f)
 {
     vs_search_pair_release(&f->pair);
@@ -118,6 +130,7 @@ static vs_status feature_first(const vs_search_case *c, feature_kind kind, float
     }
     if (st == VS_OK) {
         density(phi, f.hw, f.cells, (int64_t)c->h * c->w, heat);
+        smooth_cells(c, &f, heat);
         *ineff = kind == F_VESM ? NAN : inefficiency(&g, phi, f.hw, err);
     }
     free(phi);
@@ -148,6 +161,7 @@ static vs_status feature_second(const vs_search_case *c, feature2_kind kind, flo
     }
     if (st == VS_OK) {
         project(c, phi2, f.hw, f.hw, f.cells, f.cells, proj);
+        smooth_cells(c, &f, proj);
         *ineff = inefficiency(&g, phi2, n * n, err);
     }
     free(phi2);
