@@ -70,7 +70,8 @@ const vs_bench vs_benchmark_search = {
     "dot-product head, Grad-CAM vs IG-SAM on A.4's half-blind head), the convergence study of the\n"
     "Shapley-Taylor estimators on 15 players (Figs. 5, 10; evals_ratio_15: evaluations the per-pair\n"
     "permutation estimator needs over Kernel-Direct's at equal MSE, on --study-games random games of each\n"
-    "kind, 50 by default, also on each half of them) and correspondence.png (Fig. 4).\n"
+    "kind, 50 by default, also on each half of them), correspondence.png (Fig. 4) and a table of the\n"
+    "paper's claims, each marked reproduced or not with the reason.\n"
     "Default OUT: bench/results/search-<data>.",
     run_search,
     false,
