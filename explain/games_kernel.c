@@ -15,7 +15,10 @@
  * default): each size gets its share of the distinct coalitions left in proportion to its kernel mass
  * C(n,s) Lambda(s) (a size whose share covers it is taken whole), filled with distinct uniform
  * coalitions of that size (drawn without replacement), each weighted C(n,s) Lambda(s) / k_s; this is
- * the paper's draw of s from p(s) with the size counts fixed at their expectations.  Unstratified
+ * the paper's draw of s from p(s) with the size counts fixed at their expectations.  Leverage
+ * sampling does the same with the sizes' shares of the fit's leverage scores (n + 1 - s for order 2,
+ * equal for order 1: every coalition of a size has the same leverage, and the leverages of the
+ * order-2 design sum to n + 1 - s over size s), which also decides the enumeration.  Unstratified
  * Kernel-Direct draws s from p(s), Kernel-Weighting a uniform coalition; a complement N \ S of a
  * sampled size is added to each draw when pairing is on.  There a sampled coalition of size s carries
  * the importance weight Lambda(s) / (expected copies of it), so both schemes estimate the same
@@ -50,7 +53,22 @@ double vs_kernel_weight(int order, int64_t n, int64_t s)
     return exp(log((double)(n - 1)) - log_choose(n, s) - log(inner) - log((double)(n - s)));
 }
 
-/* Stratified Kernel-Direct: the distinct coalitions left in the memo are shared among the sampled
+/* Mass of coalition size s under the scheme's proposal: the kernel's C(n,s) Lambda(s) (direct), the
+ * leverage scores' n + 1 - s (order 2) or 1 (order 1) (leverage), C(n,s) (weighting). */
+static double size_mass(const vs_kernel_opts *o, int64_t n, int64_t s)
+{
+    if (o->sampling == VS_KERNEL_LEVERAGE) return o->order == 2 ? (double)(n + 1 - s) : 1.0;
+    return exp(log_choose(n, s) + (o->sampling == VS_KERNEL_WEIGHTING ? 0 : log(vs_kernel_weight(o->order, n, s))));
+}
+
+/* The mass that decides which sizes are enumerated: the proposal's for leverage sampling, the
+ * kernel's otherwise (Kernel SHAP's rule). */
+static double enumeration_mass(const vs_kernel_opts *o, int64_t n, int64_t s)
+{
+    return o->sampling == VS_KERNEL_LEVERAGE ? size_mass(o, n, s) : exp(log_choose(n, s) + log(vs_kernel_weight(o->order, n, s)));
+}
+
+/* Stratified Kernel-Direct or leverage sampling: the distinct coalitions left in the memo are shared among the sampled
  * sizes in proportion to q (largest remainders, at most C(n, s) each), and each size gets that many
  * distinct uniform coalitions (drawn without replacement), each weighted Lambda(s) C(n, s) / k_s. */
 static void stratified(const vs_kernel_opts *o, vs_game_memo *m, const uint8_t *sampled, const double *q, double *w, uint8_t *z, int64_t *idx)
@@ -136,15 +154,14 @@ static vs_status choose_coalitions(const vs_kernel_opts *o, vs_game_memo *m, dou
     double mass_left = 0;
     for (int64_t s = lo; s <= hi; s++) {
         sampled[s] = 1;
-        mass_left += exp(log_choose(n, s) + log(vs_kernel_weight(order, n, s)));
+        mass_left += enumeration_mass(o, n, s);
     }
     for (int64_t s = lo; o->enumerate_sizes && 2 * s <= mirror_sum; s++) {
         /* as Kernel SHAP does: enumerate when the draws left would be expected to hit every
          * coalition of the two sizes at least once (and the budget covers them) */
         int64_t mi = mirror_sum - s;
         double count = exp(log_choose(n, s)) + (mi != s ? exp(log_choose(n, mi)) : 0), left = (double)(m->cap - m->count);
-        double mass = exp(log_choose(n, s) + log(vs_kernel_weight(order, n, s)));
-        if (mi != s) mass += exp(log_choose(n, mi) + log(vs_kernel_weight(order, n, mi)));
+        double mass = enumeration_mass(o, n, s) + (mi != s ? enumeration_mass(o, n, mi) : 0);
         if (count > left + 0.5 || left * mass / mass_left < count * (1 - 1e-9)) break;
         mass_left -= mass;
         for (int pass = 0; pass < (mi != s ? 2 : 1); pass++) {
@@ -167,9 +184,9 @@ static vs_status choose_coalitions(const vs_kernel_opts *o, vs_game_memo *m, dou
     /* proposal over the sampled sizes: kernel mass (direct) or coalition count (weighting) */
     double tot = 0;
     for (int64_t s = lo; s <= hi; s++)
-        if (sampled[s]) tot += q[s] = exp(log_choose(n, s) + (o->sampling == VS_KERNEL_DIRECT ? log(vs_kernel_weight(order, n, s)) : 0));
+        if (sampled[s]) tot += q[s] = size_mass(o, n, s);
     int64_t first = m->count, draws = 0;
-    if (tot > 0 && m->count < m->cap && o->stratify && o->sampling == VS_KERNEL_DIRECT && !o->pair_complements) {
+    if (tot > 0 && m->count < m->cap && o->stratify && o->sampling != VS_KERNEL_WEIGHTING && !o->pair_complements) {
         stratified(o, m, sampled, q, w, z, idx);
         tot = 0; /* the weights are set */
     }
