@@ -169,6 +169,25 @@ static vs_status feature_second(const vs_search_case *c, feature2_kind kind, flo
     return st;
 }
 
+vs_status vs_search_cell_oracle(const vs_search_case *c, float *proj, vs_error *err)
+{
+    feature_case f;
+    vs_status st = feature_open(c, &f, err);
+    if (st != VS_OK) return st;
+    const int64_t HW = (int64_t)c->h * c->w;
+    double *share = calloc((size_t)f.hw, sizeof *share);
+    if (!share) {
+        st = vs_error_set(err, VS_ERR_NOMEM, "search: out of memory");
+    } else {
+        for (int64_t p = 0; p < HW; p++) share[f.cells[p]] += c->rmask[p] != 0;
+        density(share, f.hw, f.cells, HW, proj);
+        smooth_cells(c, &f, proj);
+    }
+    free(share);
+    feature_close(&f);
+    return st;
+}
+
 static vs_status sam1(const vs_search_case *c, float *h, double *i, vs_error *e) { return feature_first(c, F_SAM, h, i, e); }
 static vs_status ksam1(const vs_search_case *c, float *h, double *i, vs_error *e) { return feature_first(c, F_KSAM, h, i, e); }
 static vs_status igsam1(const vs_search_case *c, float *h, double *i, vs_error *e) { return feature_first(c, F_IGSAM, h, i, e); }
