@@ -68,7 +68,10 @@ const vs_bench vs_benchmark_search = {
     "object and its projection blurred; inefficiency |sum - (v(N) - v(empty))|; mIoU of the projected\n"
     "object), axiom checks (SAM and second-order SAM against exact Shapley / Shapley-Taylor values of the\n"
     "dot-product head, Grad-CAM vs IG-SAM on A.4's half-blind head), the convergence study of the\n"
-    "Shapley-Taylor estimators on 15 players (Figs. 5, 10; evals_ratio_15) and correspondence.png (Fig. 4).\n"
+    "Shapley-Taylor estimators on 15 players (Figs. 5, 10; evals_ratio_15: evaluations the per-pair\n"
+    "permutation estimator needs over Kernel-Direct's at equal MSE, on --study-games random games of each\n"
+    "kind, 50 by default, also on each half of them), correspondence.png (Fig. 4) and a table of the\n"
+    "paper's claims, each marked reproduced or not with the reason.\n"
     "Default OUT: bench/results/search-<data>.",
     run_search,
     false,

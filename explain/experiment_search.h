@@ -48,6 +48,11 @@ typedef struct vs_search_method_row {
     vs_status (*second)(const vs_search_case *c, float *proj, double *ineff, vs_error *err);
 } vs_search_method_row;
 
+/* The retrieved object's mask averaged over the backbone's feature cells and upsampled as the
+ * feature-map methods' maps are (proj [H W]): the map of a perfect cell-level explanation, whose
+ * mIoU bounds what SAM, IG-SAM and KSAM can reach on these cells. */
+vs_status vs_search_cell_oracle(const vs_search_case *c, float *proj, vs_error *err);
+
 /* The methods of Table 1 in its column order. */
 extern const vs_search_method_row vs_search_methods[];
 extern const int vs_search_n_methods;

@@ -66,6 +66,18 @@ static vs_status feature_open(const vs_search_case *c, feature_case *f, vs_error
     return VS_OK;
 }
 
+/* heat [H W], constant over each feature cell, becomes the bilinear upsampling of the cell values
+ * (CAM's upsampling: the maps of feature-map methods are smooth, not blocks). */
+static void smooth_cells(const vs_search_case *c, const feature_case *f, float *heat)
+{
+    const int64_t fh = f->pair.fx->shape[2], fw = f->pair.fx->shape[3];
+    float *cell = malloc((size_t)f->hw * sizeof *cell);
+    if (!cell) return; /* out of memory: the blocks stay */
+    for (int64_t p = 0; p < (int64_t)c->h * c->w; p++) cell[f->cells[p]] = heat[p];
+    vs_search_upsample(cell, fh, fw, c->h, c->w, heat);
+    free(cell);
+}
+
 static void feature_close(feature_case *f)
 {
     vs_search_pair_release(&f->pair);
@@ -118,6 +130,7 @@ static vs_status feature_first(const vs_search_case *c, feature_kind kind, float
     }
     if (st == VS_OK) {
         density(phi, f.hw, f.cells, (int64_t)c->h * c->w, heat);
+        smooth_cells(c, &f, heat);
         *ineff = kind == F_VESM ? NAN : inefficiency(&g, phi, f.hw, err);
     }
     free(phi);
@@ -148,9 +161,29 @@ static vs_status feature_second(const vs_search_case *c, feature2_kind kind, flo
     }
     if (st == VS_OK) {
         project(c, phi2, f.hw, f.hw, f.cells, f.cells, proj);
+        smooth_cells(c, &f, proj);
         *ineff = inefficiency(&g, phi2, n * n, err);
     }
     free(phi2);
+    feature_close(&f);
+    return st;
+}
+
+vs_status vs_search_cell_oracle(const vs_search_case *c, float *proj, vs_error *err)
+{
+    feature_case f;
+    vs_status st = feature_open(c, &f, err);
+    if (st != VS_OK) return st;
+    const int64_t HW = (int64_t)c->h * c->w;
+    double *share = calloc((size_t)f.hw, sizeof *share);
+    if (!share) {
+        st = vs_error_set(err, VS_ERR_NOMEM, "search: out of memory");
+    } else {
+        for (int64_t p = 0; p < HW; p++) share[f.cells[p]] += c->rmask[p] != 0;
+        density(share, f.hw, f.cells, HW, proj);
+        smooth_cells(c, &f, proj);
+    }
+    free(share);
     feature_close(&f);
     return st;
 }

@@ -11,13 +11,19 @@
  * Coalitions: sizes are visited from the outside in, s with its mirror (order 1: n - s, order 2:
  * n + 1 - s, where each kernel takes the same per-coalition weight); while the draws left would be
  * expected to hit every coalition of both sizes (Kernel SHAP's rule) they are enumerated with weight
- * Lambda(s).  The rest of the budget
- * samples the remaining sizes: Kernel-Direct draws s with probability proportional to its kernel
- * mass C(n,s) Lambda(s), Kernel-Weighting a uniform coalition; a complement N \ S of a sampled size is
- * added to each draw when pairing is on.  A sampled coalition of size s carries the importance
- * weight Lambda(s) / (expected copies of it), so both schemes estimate the same weighted fit; a
- * coalition drawn again adds to its weight without a new evaluation (draws go on until the budget
- * of distinct coalitions is spent). */
+ * Lambda(s).  The rest of the budget samples the remaining sizes.  Kernel-Direct (stratified, the
+ * default): each size gets its share of the distinct coalitions left in proportion to its kernel mass
+ * C(n,s) Lambda(s) (a size whose share covers it is taken whole), filled with distinct uniform
+ * coalitions of that size (drawn without replacement), each weighted C(n,s) Lambda(s) / k_s; this is
+ * the paper's draw of s from p(s) with the size counts fixed at their expectations.  Leverage
+ * sampling does the same with the sizes' shares of the fit's leverage scores (n + 1 - s for order 2,
+ * equal for order 1: every coalition of a size has the same leverage, and the leverages of the
+ * order-2 design sum to n + 1 - s over size s), which also decides the enumeration.  Unstratified
+ * Kernel-Direct draws s from p(s), Kernel-Weighting a uniform coalition; a complement N \ S of a
+ * sampled size is added to each draw when pairing is on.  There a sampled coalition of size s carries
+ * the importance weight Lambda(s) / (expected copies of it), so both schemes estimate the same
+ * weighted fit; a coalition drawn again adds to its weight without a new evaluation (draws go on
+ * until the budget of distinct coalitions is spent). */
 #include "explain/games_internal.h"
 #include "explain/internal.h"
 #include "explain/lstsq.h"
@@ -35,6 +41,7 @@ void vs_kernel_opts_init(vs_kernel_opts *o)
     o->sampling = VS_KERNEL_DIRECT;
     o->pair_complements = false; /* measured: for order 2 pairing S with N \ S raises the MSE (the kernel is symmetric under s <-> n + 1 - s, not n - s) */
     o->enumerate_sizes = true;
+    o->stratify = true;
 }
 
 static double log_choose(int64_t n, int64_t k) { return lgamma(n + 1.0) - lgamma(k + 1.0) - lgamma((double)(n - k) + 1.0); }
@@ -44,6 +51,88 @@ double vs_kernel_weight(int order, int64_t n, int64_t s)
     double inner = order == 1 ? (double)s : (double)s * (double)(s - 1) / 2;
     if (s <= 0 || s >= n || inner <= 0) return INFINITY;
     return exp(log((double)(n - 1)) - log_choose(n, s) - log(inner) - log((double)(n - s)));
+}
+
+/* Mass of coalition size s under the scheme's proposal: the kernel's C(n,s) Lambda(s) (direct), the
+ * leverage scores' n + 1 - s (order 2) or 1 (order 1) (leverage), C(n,s) (weighting). */
+static double size_mass(const vs_kernel_opts *o, int64_t n, int64_t s)
+{
+    if (o->sampling == VS_KERNEL_LEVERAGE) return o->order == 2 ? (double)(n + 1 - s) : 1.0;
+    return exp(log_choose(n, s) + (o->sampling == VS_KERNEL_WEIGHTING ? 0 : log(vs_kernel_weight(o->order, n, s))));
+}
+
+/* The mass that decides which sizes are enumerated: the proposal's for leverage sampling, the
+ * kernel's otherwise (Kernel SHAP's rule). */
+static double enumeration_mass(const vs_kernel_opts *o, int64_t n, int64_t s)
+{
+    return o->sampling == VS_KERNEL_LEVERAGE ? size_mass(o, n, s) : exp(log_choose(n, s) + log(vs_kernel_weight(o->order, n, s)));
+}
+
+/* Stratified Kernel-Direct or leverage sampling: the distinct coalitions left in the memo are shared among the sampled
+ * sizes in proportion to q (largest remainders, at most C(n, s) each), and each size gets that many
+ * distinct uniform coalitions (drawn without replacement), each weighted Lambda(s) C(n, s) / k_s. */
+static void stratified(const vs_kernel_opts *o, vs_game_memo *m, const uint8_t *sampled, const double *q, double *w, uint8_t *z, int64_t *idx)
+{
+    const int64_t n = m->n, left = m->cap - m->count;
+    int64_t *k = calloc((size_t)n + 1, sizeof *k);
+    double *rem = calloc((size_t)n + 1, sizeof *rem);
+    if (!k || !rem) {
+        free(k);
+        free(rem);
+        return;
+    }
+    /* water-filling: sizes whose share exceeds their count are taken whole, the rest shared again */
+    int64_t given = 0;
+    for (bool again = true; again;) {
+        again = false;
+        double mass = 0;
+        int64_t room = left;
+        for (int64_t s = 0; s <= n; s++)
+            if (sampled[s] && rem[s] >= 0) mass += q[s];
+            else if (sampled[s]) room -= k[s];
+        for (int64_t s = 0; s <= n && mass > 0; s++) {
+            if (!sampled[s] || rem[s] < 0) continue;
+            double share = (double)room * q[s] / mass, all = exp(log_choose(n, s));
+            if (share >= all - 0.5) {
+                k[s] = (int64_t)llround(all);
+                rem[s] = -1;
+                again = true;
+            } else {
+                k[s] = (int64_t)floor(share);
+                rem[s] = share - (double)k[s];
+            }
+        }
+    }
+    for (int64_t s = 0; s <= n; s++) given += sampled[s] ? k[s] : 0;
+    while (given < left) { /* largest remainders */
+        int64_t best = -1;
+        for (int64_t s = 0; s <= n; s++)
+            if (sampled[s] && rem[s] >= 0 && (best < 0 || rem[s] > rem[best])) best = s;
+        if (best < 0) break;
+        k[best]++;
+        rem[best] = -0.5;
+        given++;
+    }
+    vs_rng r;
+    vs_rng_seed(&r, o->seed);
+    for (int64_t s = 0; s <= n; s++) {
+        if (!sampled[s] || k[s] <= 0) continue;
+        double lw = vs_kernel_weight(o->order, n, s) * exp(log_choose(n, s)) / (double)k[s];
+        int64_t got = 0;
+        for (int64_t tries = 0; got < k[s] && tries < 64 * k[s] + 1000; tries++) {
+            vs_random_subset(&r, n, s, z, idx);
+            bool added;
+            int64_t at = vs_game_memo_add(m, z, &added);
+            if (at < 0) break;
+            if (!added) continue;
+            w[at] = lw;
+            got++;
+        }
+        if (got < k[s]) /* the memo or the draws ran out: the weights follow what was drawn */
+            for (int64_t j = m->count - got; j < m->count; j++) w[j] *= (double)k[s] / (double)(got ? got : 1);
+    }
+    free(k);
+    free(rem);
 }
 
 /* The fit's coalitions: memo indices with their weights (w [memo cap]; enumerated sizes Lambda(s),
@@ -65,15 +154,14 @@ static vs_status choose_coalitions(const vs_kernel_opts *o, vs_game_memo *m, dou
     double mass_left = 0;
     for (int64_t s = lo; s <= hi; s++) {
         sampled[s] = 1;
-        mass_left += exp(log_choose(n, s) + log(vs_kernel_weight(order, n, s)));
+        mass_left += enumeration_mass(o, n, s);
     }
     for (int64_t s = lo; o->enumerate_sizes && 2 * s <= mirror_sum; s++) {
         /* as Kernel SHAP does: enumerate when the draws left would be expected to hit every
          * coalition of the two sizes at least once (and the budget covers them) */
         int64_t mi = mirror_sum - s;
         double count = exp(log_choose(n, s)) + (mi != s ? exp(log_choose(n, mi)) : 0), left = (double)(m->cap - m->count);
-        double mass = exp(log_choose(n, s) + log(vs_kernel_weight(order, n, s)));
-        if (mi != s) mass += exp(log_choose(n, mi) + log(vs_kernel_weight(order, n, mi)));
+        double mass = enumeration_mass(o, n, s) + (mi != s ? enumeration_mass(o, n, mi) : 0);
         if (count > left + 0.5 || left * mass / mass_left < count * (1 - 1e-9)) break;
         mass_left -= mass;
         for (int pass = 0; pass < (mi != s ? 2 : 1); pass++) {
@@ -96,8 +184,12 @@ static vs_status choose_coalitions(const vs_kernel_opts *o, vs_game_memo *m, dou
     /* proposal over the sampled sizes: kernel mass (direct) or coalition count (weighting) */
     double tot = 0;
     for (int64_t s = lo; s <= hi; s++)
-        if (sampled[s]) tot += q[s] = exp(log_choose(n, s) + (o->sampling == VS_KERNEL_DIRECT ? log(vs_kernel_weight(order, n, s)) : 0));
+        if (sampled[s]) tot += q[s] = size_mass(o, n, s);
     int64_t first = m->count, draws = 0;
+    if (tot > 0 && m->count < m->cap && o->stratify && o->sampling != VS_KERNEL_WEIGHTING && !o->pair_complements) {
+        stratified(o, m, sampled, q, w, z, idx);
+        tot = 0; /* the weights are set */
+    }
     if (tot > 0 && m->count < m->cap) {
         for (int64_t s = lo; s <= hi; s++) q[s] /= tot;
         vs_rng r;
@@ -127,7 +219,7 @@ static vs_status choose_coalitions(const vs_kernel_opts *o, vs_game_memo *m, dou
         }
     }
     /* importance weights: Lambda(s) / expected copies of one coalition of size s in all the draws */
-    for (int64_t k = first; k < m->count; k++) {
+    for (int64_t k = first; k < m->count && tot > 0; k++) {
         int64_t s = 0;
         for (int64_t i = 0; i < n; i++) s += m->z[k * n + i];
         double dens = (q[s] + (o->pair_complements && sampled[n - s] ? q[n - s] : 0)) * (double)(draws > 0 ? draws : 1);

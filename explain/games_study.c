@@ -58,7 +58,7 @@ static double *random_values(vs_study_game kind, int n, vs_rng *r)
 
 const char *vs_study_estimator_name(vs_study_estimator e)
 {
-    static const char *const names[] = {"kernel-direct", "kernel-weighting", "permutation", "permutation-per-pair", "permutation-uncached"};
+    static const char *const names[] = {"kernel-direct", "kernel-weighting", "kernel-leverage", "permutation", "permutation-per-pair", "permutation-uncached"};
     return (unsigned)e < VS_STUDY_ESTIMATORS ? names[e] : NULL;
 }
 
@@ -110,7 +110,7 @@ vs_status vs_st2_convergence(vs_study_game kind, int n, int games, uint64_t seed
                 vs_kernel_opts_init(&o);
                 o.budget = budgets[b];
                 o.seed = s;
-                o.sampling = e == VS_STUDY_KERNEL_DIRECT ? VS_KERNEL_DIRECT : VS_KERNEL_WEIGHTING;
+                o.sampling = e == VS_STUDY_KERNEL_DIRECT ? VS_KERNEL_DIRECT : e == VS_STUDY_KERNEL_WEIGHTING ? VS_KERNEL_WEIGHTING : VS_KERNEL_LEVERAGE;
                 st = vs_game_kernel(&g, &o, est, err);
             }
             out[b].evaluations += (double)g.evaluations / games;

@@ -3,10 +3,12 @@
  * Grad-CAM), bilinearly resized to the input's H x W (half-pixel centres, as F.interpolate with
  * align_corners=False) and repeated over input channels. */
 #include "explain/internal.h"
+#include "versus/search.h"
 
 #include <math.h>
 #include <stddef.h>
 #include <stdlib.h>
+#include <string.h>
 
 typedef struct gradcam_opts {
     int layer;
@@ -65,17 +67,8 @@ static vs_status gradcam_run(vs_attr_job *j, const void *opts, float *attr)
     vs_status st = vs_job_gradcam_map(j, ((const gradcam_opts *)opts)->layer, &cam, &h, &w);
     if (st != VS_OK) return st;
     int64_t IC = j->x->shape[1], H = j->x->shape[2], W = j->x->shape[3];
-    for (int64_t yy = 0; yy < H; yy++)
-        for (int64_t xx = 0; xx < W; xx++) {
-            double fy = ((double)yy + 0.5) * h / H - 0.5, fx = ((double)xx + 0.5) * w / W - 0.5;
-            fy = fy < 0 ? 0 : fy;
-            fx = fx < 0 ? 0 : fx;
-            int64_t y0 = (int64_t)fy, x0 = (int64_t)fx;
-            int64_t y1 = y0 + 1 < h ? y0 + 1 : h - 1, x1 = x0 + 1 < w ? x0 + 1 : w - 1;
-            double ty = fy - y0, tx = fx - x0;
-            double v = (1 - ty) * ((1 - tx) * cam[y0 * w + x0] + tx * cam[y0 * w + x1]) + ty * ((1 - tx) * cam[y1 * w + x0] + tx * cam[y1 * w + x1]);
-            for (int64_t c = 0; c < IC; c++) attr[(c * H + yy) * W + xx] = (float)v;
-        }
+    vs_search_upsample(cam, h, w, H, W, attr);
+    for (int64_t c = 1; c < IC; c++) memcpy(attr + c * H * W, attr, (size_t)(H * W) * sizeof *attr);
     free(cam);
     return VS_OK;
 }

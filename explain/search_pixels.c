@@ -210,6 +210,21 @@ vs_status vs_search_sbsm2(vs_masked_pair *pixels, int h, int w, int window, cons
     return st;
 }
 
+void vs_search_upsample(const float *cell, int64_t fh, int64_t fw, int64_t H, int64_t W, float *out)
+{
+    for (int64_t yy = 0; yy < H; yy++)
+        for (int64_t xx = 0; xx < W; xx++) {
+            double fy = ((double)yy + 0.5) * (double)fh / (double)H - 0.5, fx = ((double)xx + 0.5) * (double)fw / (double)W - 0.5;
+            fy = fy < 0 ? 0 : fy;
+            fx = fx < 0 ? 0 : fx;
+            int64_t y0 = (int64_t)fy, x0 = (int64_t)fx;
+            int64_t y1 = y0 + 1 < fh ? y0 + 1 : fh - 1, x1 = x0 + 1 < fw ? x0 + 1 : fw - 1;
+            double ty = fy - (double)y0, tx = fx - (double)x0;
+            out[yy * W + xx] = (float)((1 - ty) * ((1 - tx) * cell[y0 * fw + x0] + tx * cell[y0 * fw + x1]) +
+                                       ty * ((1 - tx) * cell[y1 * fw + x0] + tx * cell[y1 * fw + x1]));
+        }
+}
+
 /* ---- projection (Fig. 4) ------------------------------------------------------------------------- */
 
 void vs_search_project(const double *phi2, int64_t nq, int64_t nr, const int32_t *qmap, const int32_t *rmap, int64_t pixels,

@@ -3,6 +3,7 @@
  * Gray-code enumeration; the kernel estimators (exact when the budget covers every size, close when
  * sampled, both sampling schemes) and the permutation estimator. */
 #include "vs_check.h"
+#include "explain/lstsq.h"
 #include "versus/explain.h"
 #include "versus/games.h"
 #include "versus/rng.h"
@@ -167,7 +168,7 @@ START_TEST(test_kernel_exact_with_full_budget)
     vs_table_game t = {n, v};
     double phi[9], phi2[81], est[81];
     exact(&t, phi, phi2);
-    for (int sampling = 0; sampling < 2; sampling++) {
+    for (int sampling = 0; sampling < 3; sampling++) {
         vs_kernel_opts o;
         vs_kernel_opts_init(&o);
         o.sampling = (vs_kernel_sampling)sampling;
@@ -195,17 +196,21 @@ START_TEST(test_kernel_sampled)
     double phi[12], phi2[144], est[144];
     exact(&t, phi, phi2);
     double eff = v[(1u << n) - 1] - v[0];
-    for (int sampling = 0; sampling < 2; sampling++)
-        for (int enumerate = 0; enumerate < 2; enumerate++) {
+    for (int sampling = 0; sampling < 3; sampling++)
+        for (int variant = 0; variant < 4; variant++) {
+            const bool enumerate = variant & 1, stratify = variant & 2;
             vs_kernel_opts o;
             vs_kernel_opts_init(&o);
             o.sampling = (vs_kernel_sampling)sampling;
             o.enumerate_sizes = enumerate;
+            o.stratify = stratify;
             o.budget = 3000;
             o.seed = 11;
             vs_game g = vs_table_game_make(&t);
             ck_assert_int_eq(vs_game_kernel(&g, &o, est, NULL), VS_OK);
             ck_assert_int_le(g.evaluations, o.budget);
+            /* stratified: every coalition drawn is distinct, so the budget is spent exactly */
+            if (stratify && sampling != VS_KERNEL_WEIGHTING) ck_assert_int_eq(g.evaluations, o.budget);
             double s = 0;
             for (int k = 0; k < n * n; k++) s += est[k];
             ck_assert_float_near(s, eff, 1e-9); /* efficiency holds for any sample */
@@ -286,6 +291,53 @@ START_TEST(test_permutation_converges)
 }
 END_TEST
 
+/* The leverage scores of the order-2 fit (the constraint folded as the estimator folds it) sum to
+ * n + 1 - s over the coalitions of size s: what VS_KERNEL_LEVERAGE samples by. */
+START_TEST(test_leverage_by_size)
+{
+    for (int n = 5; n <= 8; n++) {
+        const int P = n * (n - 1) / 2, C = P - 1, rows = (1 << n) - 2 - n;
+        double *D = malloc((size_t)rows * C * sizeof *D), *w = malloc((size_t)rows * sizeof *w), *A = calloc((size_t)C * C, sizeof *A);
+        double *x = calloc((size_t)C, sizeof *x), by_size[9] = {0};
+        int *size = malloc((size_t)rows * sizeof *size), r = 0;
+        for (uint32_t S = 0; S < (1u << n); S++) {
+            int s = __builtin_popcount(S);
+            if (s < 2 || s == n) continue;
+            double last = (S >> (n - 2) & 1) && (S >> (n - 1) & 1);
+            for (int i = 0; i < n; i++)
+                for (int j = i + 1; j < n; j++) {
+                    int64_t c = vs_pair_rank(n, i, j);
+                    if (c < C) D[r * C + c] = ((S >> i & 1) && (S >> j & 1)) - last;
+                }
+            w[r] = vs_kernel_weight(2, n, s);
+            size[r++] = s;
+        }
+        ck_assert_int_eq(r, rows);
+        for (int k = 0; k < rows; k++)
+            for (int a = 0; a < C; a++)
+                for (int b = a; b < C; b++) A[a * C + b] += w[k] * D[k * C + a] * D[k * C + b];
+        ck_assert(vs_spd_solve(C, A, x)); /* factors A in place (x is scratch) */
+        for (int k = 0; k < rows; k++) {
+            /* A is factored as U^T U: the leverage w d^T A^-1 d = w |U^-T d|^2 */
+            for (int a = 0; a < C; a++) {
+                double t = D[k * C + a];
+                for (int b = 0; b < a; b++) t -= A[b * C + a] * x[b];
+                x[a] = t / A[a * C + a];
+            }
+            double l = 0;
+            for (int a = 0; a < C; a++) l += x[a] * x[a];
+            by_size[size[k]] += w[k] * l;
+        }
+        for (int s = 2; s < n; s++) ck_assert_double_eq_tol(by_size[s], n + 1 - s, 1e-9);
+        free(D);
+        free(w);
+        free(A);
+        free(x);
+        free(size);
+    }
+}
+END_TEST
+
 START_TEST(test_kernel_weights)
 {
     ck_assert(isinf(vs_kernel_weight(2, 10, 1)));
@@ -334,6 +386,7 @@ static Suite *games_suite(void)
     tcase_add_test(tc, test_shapley_and_taylor_vs_brute);
     tcase_add_test(tc, test_gray_enumeration);
     tcase_add_test(tc, test_kernel_weights);
+    tcase_add_test(tc, test_leverage_by_size);
     tc = vs_tcase(s, "estimators", 120);
     tcase_add_test(tc, test_kernel_exact_with_full_budget);
     tcase_add_test(tc, test_kernel_sampled);

@@ -274,6 +274,17 @@ START_TEST(test_projection)
     vs_search_project(phi2, nq, nr, qmap, rmap, 4, qmask, out);
     ck_assert_float_near(out[1], 1.0, 1e-6);
     ck_assert_float_near(out[0], 0.0, 1e-6);
+    /* the bilinear upsampling of a cell map: the same size is the identity, a linear ramp stays a
+     * ramp inside, the border is clamped, and values stay within the cells' range */
+    float cell[6] = {0, 1, 2, 3, 4, 5}, big[12 * 8], same[6];
+    vs_search_upsample(cell, 2, 3, 2, 3, same);
+    for (int k = 0; k < 6; k++) ck_assert_float_eq(same[k], cell[k]);
+    vs_search_upsample(cell, 2, 3, 8, 12, big);
+    ck_assert_float_eq(big[0], 0);
+    ck_assert_float_eq(big[8 * 12 - 1], 5);
+    for (int k = 0; k < 8 * 12; k++) ck_assert(big[k] >= 0 && big[k] <= 5);
+    for (int y = 2; y < 6; y++) /* between the cell centres the map is linear: equal steps along x */
+        for (int x = 2; x + 2 < 10; x++) ck_assert_float_near(big[y * 12 + x + 1] - big[y * 12 + x], big[y * 12 + x + 2] - big[y * 12 + x + 1], 1e-5);
 }
 END_TEST
 

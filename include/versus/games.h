@@ -72,7 +72,9 @@ double vs_shapley_taylor_brute(int n, const double *v, uint32_t S);
 
 typedef enum vs_kernel_sampling {
     VS_KERNEL_DIRECT,     /* size s drawn from p(s) ~ total kernel mass of size s, then a uniform coalition */
-    VS_KERNEL_WEIGHTING   /* a uniform coalition (of the finite-weight sizes), weighted by the kernel */
+    VS_KERNEL_WEIGHTING,  /* a uniform coalition (of the finite-weight sizes), weighted by the kernel */
+    VS_KERNEL_LEVERAGE    /* size s by its leverage in the weighted fit, n + 1 - s (order 2; order 1: uniform,
+                             Musco & Witter 2024), then a uniform coalition, weighted by the kernel */
 } vs_kernel_sampling;
 
 typedef struct vs_kernel_opts {
@@ -81,10 +83,12 @@ typedef struct vs_kernel_opts {
     vs_kernel_sampling sampling;
     bool pair_complements;       /* sample S and N \ S together */
     bool enumerate_sizes;        /* every coalition of a size (and its complement size) while the budget covers it */
+    bool stratify;               /* Kernel-Direct or leverage without pairing: each sampled size gets its expected share of the
+                                    budget (not a random count), its coalitions drawn without replacement */
     double ridge;                /* L2 penalty on the fitted terms (0: none; LIME-style fits use > 0) */
     uint64_t seed;
 } vs_kernel_opts;
-void vs_kernel_opts_init(vs_kernel_opts *o); /* order 2, budget 2000, direct, enumeration on, pairing off */
+void vs_kernel_opts_init(vs_kernel_opts *o); /* order 2, budget 2000, direct, enumeration and stratification on, pairing off */
 
 /* The kernel of order k at coalition size s of n players: order 1 (n-1) / (C(n,s) s (n-s)), order 2
  * Lambda(s) = (n-1) / (C(n,s) C(s,2) (n-s)) (Eq. 7); INFINITY where a factor of the denominator is 0
@@ -137,13 +141,13 @@ typedef enum vs_study_game {
     VS_STUDY_PRODUCT   /* v(S) = sum_{T subset S} c_T, c_T ~ U(0, 10): every product of Boolean inputs */
 } vs_study_game;
 typedef enum vs_study_estimator {
-    VS_STUDY_KERNEL_DIRECT, VS_STUDY_KERNEL_WEIGHTING,
+    VS_STUDY_KERNEL_DIRECT, VS_STUDY_KERNEL_WEIGHTING, VS_STUDY_KERNEL_LEVERAGE,
     VS_STUDY_PERMUTATION,         /* one permutation serves every pair, coalitions memoised */
     VS_STUDY_PERMUTATION_PER_PAIR, /* every pair sampled on its own, coalitions memoised */
     VS_STUDY_PERMUTATION_UNCACHED, /* every pair sampled on its own, every coalition evaluated */
     VS_STUDY_ESTIMATORS
 } vs_study_estimator;
-/* "kernel-direct", "kernel-weighting", "permutation", "permutation-per-pair", "permutation-uncached" */
+/* "kernel-direct", "kernel-weighting", "kernel-leverage", "permutation", "permutation-per-pair", "permutation-uncached" */
 const char *vs_study_estimator_name(vs_study_estimator e);
 typedef struct vs_study_point {
     double evaluations;  /* mean evaluations of v spent */

@@ -130,6 +130,11 @@ vs_status vs_search_sbsm2(vs_masked_pair *pixels, int h, int w, int window, cons
 
 /* ---- pictures -------------------------------------------------------------------------------------- */
 
+/* A map over an fh x fw grid of feature-map cells resized to H x W pixels bilinearly (half-pixel
+ * centres, clamped at the border, as F.interpolate with align_corners=False; CAM's upsampling):
+ * out[y, x] = sum of the 4 nearest cell values weighted by (1 - |dy|)(1 - |dx|). */
+void vs_search_upsample(const float *cell, int64_t fh, int64_t fw, int64_t H, int64_t W, float *out);
+
 /* Project the query region qmask [H W] (values in [0, 1]) onto the retrieved image through the
  * correspondence block of phi2 (players by the pixel maps qmap, rmap; nq query players first):
  * out[p] = sum_a qshare[a] corr[a, rmap[p]] with qshare the region's share of each query player. */
