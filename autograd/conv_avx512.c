@@ -12,6 +12,7 @@
 #include "autograd/conv_avx512.h"
 #include "autograd/kernels.h"
 
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -138,36 +139,40 @@ static const tile_fn TILES[3][3] = {{tile_wide_sn, tile_wide_s1, tile_wide_s2},
 static tile_fn tile_for(const fast_plan *f, int64_t sw) { return TILES[f->kind][sw <= 2 ? sw : 0]; }
 
 /* W(o, c, ki, kj) in the blocked layout: packed[(b taps + t) OB + l] for o = b OB + l and tap
- * t = (c kh + ki) kw + kj; zero for o >= g->o. */
-static void pack_weights(const vs_conv_fast *g, const fast_plan *f, const float *w, float *packed)
+ * t = (c kh + ki) kw + kj; zero for o >= g->o.  One gather per tap and 16 channels: the scalar
+ * loop's short kk-tap runs cost several times more, and this runs on every call. */
+T512 static void pack_weights(const vs_conv_fast *g, const fast_plan *f, const float *w, float *packed)
 {
     const int64_t kk = g->kh * g->kw;
-    if (g->o % f->ob != 0) memset(packed, 0, (size_t)(f->nob * f->taps * f->ob) * sizeof(float));
-    /* reads in storage order (a kernel of kk taps at a time), writes ob floats apart */
-    for (int64_t o = 0; o < g->o; o++) {
+    /* W(o + l, c, t) = w[o l_stride + c c_stride + t t_step] (+ base) */
+    const int64_t l_stride = g->flip ? kk : g->c * kk, c_stride = g->flip ? g->o * kk : kk, t_step = g->flip ? -1 : 1;
+    const float *w0 = g->flip ? w + kk - 1 : w;
+    const __m512i lanes = _mm512_set_epi32(15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0);
+    const __m512i idx = _mm512_mullo_epi32(lanes, _mm512_set1_epi32((int)l_stride));
+    for (int64_t o = 0; o < f->nob * f->ob; o += 16) {
+        const int64_t left = g->o - o;
+        const __mmask16 m = left >= 16 ? (__mmask16)0xffff : left > 0 ? (__mmask16)((1u << left) - 1) : 0;
         float *d = packed + (o / f->ob) * f->taps * f->ob + o % f->ob;
-        for (int64_t c = 0; c < g->c; c++) {
-            float *dc = d + c * kk * f->ob;
-            if (g->flip) {
-                const float *s = w + (c * g->o + o) * kk + kk - 1; /* tap t reads s[-t]: rotated */
-                for (int64_t t = 0; t < kk; t++) dc[t * f->ob] = s[-t];
-            } else {
-                const float *s = w + (o * g->c + c) * kk;
-                for (int64_t t = 0; t < kk; t++) dc[t * f->ob] = s[t];
-            }
-        }
+        const float *s = w0 + (m ? o * l_stride : 0);
+        for (int64_t c = 0; c < g->c; c++)
+            for (int64_t t = 0; t < kk; t++)
+                _mm512_store_ps(d + (c * kk + t) * f->ob,
+                                _mm512_mask_i32gather_ps(_mm512_setzero_ps(), m, idx, s + c * c_stride + t * t_step, 4));
     }
 }
 
 /* The interior of dst = image x's c planes, ph rows and pw columns in (the border stays as it is:
- * zero, see images_range). */
-VS_SHORT_COPIES static void pad_image(const vs_conv_fast *g, const fast_plan *f, const float *restrict x, float *restrict dst)
+ * zero, see images_range); rows of 16 floats and a masked rest. */
+T512 static void pad_image(const vs_conv_fast *g, const fast_plan *f, const float *restrict x, float *restrict dst)
 {
+    const int64_t full = g->w / 16 * 16;
+    const __mmask16 rest = (__mmask16)((1u << (g->w - full)) - 1);
     for (int64_t c = 0; c < g->c; c++)
         for (int64_t i = 0; i < g->h; i++) {
             float *restrict d = dst + c * f->plane + (i + g->ph) * f->wq + g->pw;
             const float *restrict s = x + (c * g->h + i) * g->w;
-            for (int64_t k = 0; k < g->w; k++) d[k] = s[k];
+            for (int64_t k = 0; k < full; k += 16) _mm512_storeu_ps(d + k, _mm512_loadu_ps(s + k));
+            if (rest) _mm512_mask_storeu_ps(d + full, rest, _mm512_maskz_loadu_ps(rest, s + full));
         }
 }
 
@@ -238,6 +243,7 @@ bool vs_conv_avx512_fits(const vs_conv_fast *g)
 #if defined(__x86_64__) && defined(__GNUC__)
     if (vs_kernel_isa() != VS_ISA_AVX512) return false;
     if (g->o < 16 || g->c * g->kh * g->kw < 16) return false;
+    if (g->o * g->c * g->kh * g->kw > INT32_MAX / 16) return false; /* pack_weights' 32-bit gather offsets */
     return tile_use(g, &KINDS[best_kind(g)]) >= MIN_TILE_USE;
 #else
     (void)g;
