@@ -12,7 +12,6 @@
 #include "autograd/conv_avx512.h"
 #include "autograd/kernels.h"
 
-#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
