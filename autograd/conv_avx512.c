@@ -27,7 +27,7 @@ typedef struct tile_kind {
     int v, r, pr;
 } tile_kind;
 static const tile_kind KINDS[3] = {{4, 1, 7}, {2, 1, 14}, {2, 2, 7}};
-#define TILE_MAX_FLOATS (16 * 28)
+#define TILE_MAX_FLOATS (16 * 16 * 4) /* 16 V channels x 16 pixel slots */
 
 /* Below this share of useful lanes in the tiles (channels past o, pixels past a row's end), the
  * im2col + GEMM path is the faster one. */
@@ -82,8 +82,43 @@ typedef struct tile_args {
     const float *w;     /* the block's packed weights: taps x OB */
     const int64_t *off; /* kh kw offsets of the taps (ki, kj) from a pixel's (0, 0) */
     int64_t c, kk, plane, sw, rs; /* rs: floats between the tile's input rows */
-    float *out; /* R PR x OB results, pixel-major */
+    float *out; /* OB channels x 16 floats: pixel p of the R PR (row-major) at out[l 16 + p] */
 } tile_args;
+
+/* r[i] lane m = r[m] lane i on return: a 16 x 16 transpose in 64 shuffles, so that a tile leaves
+ * its sums channel by channel and its stores into the output rows are vector stores (pixel by
+ * pixel from a pixel-major tile, they cost 10% of the tile time with 196 taps). */
+static inline __attribute__((always_inline)) T512 void transpose16(__m512 r[16])
+{
+    __m512 t[16];
+#pragma GCC unroll 16
+    for (int i = 0; i < 8; i++) {
+        t[2 * i] = _mm512_unpacklo_ps(r[2 * i], r[2 * i + 1]);
+        t[2 * i + 1] = _mm512_unpackhi_ps(r[2 * i], r[2 * i + 1]);
+    }
+    /* then r[4 i + j], 128-bit lane k = column 4 k + j of rows 4 i .. 4 i + 3 */
+#pragma GCC unroll 16
+    for (int i = 0; i < 4; i++) {
+        const __m512d a = _mm512_castps_pd(t[4 * i]), b = _mm512_castps_pd(t[4 * i + 1]);
+        const __m512d c = _mm512_castps_pd(t[4 * i + 2]), d = _mm512_castps_pd(t[4 * i + 3]);
+        r[4 * i] = _mm512_castpd_ps(_mm512_unpacklo_pd(a, c));
+        r[4 * i + 1] = _mm512_castpd_ps(_mm512_unpackhi_pd(a, c));
+        r[4 * i + 2] = _mm512_castpd_ps(_mm512_unpacklo_pd(b, d));
+        r[4 * i + 3] = _mm512_castpd_ps(_mm512_unpackhi_pd(b, d));
+    }
+    /* column 4 k + j = lane k of r[j], r[4 + j], r[8 + j], r[12 + j] */
+#pragma GCC unroll 16
+    for (int j = 0; j < 4; j++) {
+        const __m512 s0 = _mm512_shuffle_f32x4(r[j], r[4 + j], 0x44), s1 = _mm512_shuffle_f32x4(r[j], r[4 + j], 0xee);
+        const __m512 s2 = _mm512_shuffle_f32x4(r[8 + j], r[12 + j], 0x44), s3 = _mm512_shuffle_f32x4(r[8 + j], r[12 + j], 0xee);
+        t[j] = _mm512_shuffle_f32x4(s0, s2, 0x88);
+        t[4 + j] = _mm512_shuffle_f32x4(s0, s2, 0xdd);
+        t[8 + j] = _mm512_shuffle_f32x4(s1, s3, 0x88);
+        t[12 + j] = _mm512_shuffle_f32x4(s1, s3, 0xdd);
+    }
+#pragma GCC unroll 16
+    for (int m = 0; m < 16; m++) r[m] = t[m];
+}
 
 /* The tile's sums, V vectors x R rows x PR pixels, S the stride along the row (0: a->sw). */
 static inline __attribute__((always_inline)) T512 void tile_body(const tile_args *a, const int V, const int R, const int PR,
@@ -103,20 +138,31 @@ static inline __attribute__((always_inline)) T512 void tile_body(const tile_args
         for (int64_t t = 0; t < a->kk; t++, w += 16 * V) {
             const float *xs = xc + a->off[t];
             __m512 wv[4];
+            /* 28 accumulators, a broadcast and V weight vectors: with V = 4 that is 33 registers,
+             * so the last vector is read from L1 by each of its FMAs (GCC would otherwise keep it
+             * and spill an accumulator to the stack, a store and a load per tap) */
+            const int VR = V * P + V + 1 > 32 ? V - 1 : V;
 #pragma GCC unroll 16
-            for (int v = 0; v < V; v++) wv[v] = _mm512_load_ps(w + 16 * v);
+            for (int v = 0; v < VR; v++) wv[v] = _mm512_load_ps(w + 16 * v);
 #pragma GCC unroll 16
             for (int p = 0; p < P; p++) {
                 const __m512 b = _mm512_set1_ps(xs[(p / PR) * a->rs + (p % PR) * S]);
 #pragma GCC unroll 16
-                for (int v = 0; v < V; v++) acc[v][p] = _mm512_fmadd_ps(wv[v], b, acc[v][p]);
+                for (int v = 0; v < VR; v++) acc[v][p] = _mm512_fmadd_ps(wv[v], b, acc[v][p]);
+                if (VR < V)
+                    __asm__("vfmadd231ps %1, %2, %0" : "+v"(acc[V - 1][p]) : "m"(*(const __m512 *)(w + 16 * (V - 1))), "v"(b));
             }
         }
     }
 #pragma GCC unroll 16
-    for (int p = 0; p < P; p++)
+    for (int v = 0; v < V; v++) {
+        __m512 r[16];
 #pragma GCC unroll 16
-        for (int v = 0; v < V; v++) _mm512_storeu_ps(a->out + (p * V + v) * 16, acc[v][p]);
+        for (int p = 0; p < 16; p++) r[p] = p < P ? acc[v][p] : _mm512_setzero_ps();
+        transpose16(r);
+#pragma GCC unroll 16
+        for (int l = 0; l < 16; l++) _mm512_store_ps(a->out + (v * 16 + l) * 16, r[l]);
+    }
 }
 
 typedef void (*tile_fn)(const tile_args *a);
@@ -137,37 +183,74 @@ static const tile_fn TILES[3][3] = {{tile_wide_sn, tile_wide_s1, tile_wide_s2},
 
 static tile_fn tile_for(const fast_plan *f, int64_t sw) { return TILES[f->kind][sw <= 2 ? sw : 0]; }
 
+/* Columns [0, n) (n <= 16) of the rows < valid of a 16-row block starting at src, rows stride
+ * floats apart, reversed when rev, as 16 vectors dst[k][lane i] = row i's column k: a 16 x 16
+ * transpose from plain row loads (the hardware prefetches those; gathers do not). */
+static inline __attribute__((always_inline)) T512 void columns_of(const float *src, int64_t stride, int64_t n, int64_t valid,
+                                                                  bool rev, __m512 r[16])
+{
+    const __mmask16 m = (__mmask16)((1u << n) - 1);
+    const __m512i back = _mm512_sub_epi32(_mm512_set1_epi32((int)n - 1),
+                                          _mm512_set_epi32(15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0));
+#pragma GCC unroll 16
+    for (int i = 0; i < 16; i++) {
+        r[i] = i < valid ? _mm512_maskz_loadu_ps(m, src + i * stride) : _mm512_setzero_ps();
+        if (rev) r[i] = _mm512_permutexvar_ps(back, r[i]); /* lane k = column n - 1 - k */
+    }
+    transpose16(r);
+}
+
 /* W(o, c, ki, kj) in the blocked layout: packed[(b taps + t) OB + l] for o = b OB + l and tap
- * t = (c kh + ki) kw + kj; zero for o >= g->o. */
-static void pack_weights(const vs_conv_fast *g, const fast_plan *f, const float *w, float *packed)
+ * t = (c kh + ki) kw + kj; zero for o >= g->o.  16 channels x 16 taps at a time through a
+ * register transpose: scalar loops over the short kk-tap runs cost 8% of the tile time, and this
+ * runs on every call. */
+T512 static void pack_weights(const vs_conv_fast *g, const fast_plan *f, const float *w, float *packed)
 {
     const int64_t kk = g->kh * g->kw;
-    if (g->o % f->ob != 0) memset(packed, 0, (size_t)(f->nob * f->taps * f->ob) * sizeof(float));
-    /* reads in storage order (a kernel of kk taps at a time), writes ob floats apart */
-    for (int64_t o = 0; o < g->o; o++) {
+    for (int64_t o = 0; o < f->nob * f->ob; o += 16) {
+        const int64_t valid = g->o - o < 0 ? 0 : g->o - o < 16 ? g->o - o : 16;
         float *d = packed + (o / f->ob) * f->taps * f->ob + o % f->ob;
-        for (int64_t c = 0; c < g->c; c++) {
-            float *dc = d + c * kk * f->ob;
-            if (g->flip) {
-                const float *s = w + (c * g->o + o) * kk + kk - 1; /* tap t reads s[-t]: rotated */
-                for (int64_t t = 0; t < kk; t++) dc[t * f->ob] = s[-t];
-            } else {
-                const float *s = w + (o * g->c + c) * kk;
-                for (int64_t t = 0; t < kk; t++) dc[t * f->ob] = s[t];
+        __m512 r[16];
+        if (!g->flip) {
+            /* W(o, .) is row o of w as [o][taps] */
+            for (int64_t q = 0; q < f->taps; q += 16) {
+                const int64_t nq = f->taps - q < 16 ? f->taps - q : 16;
+                columns_of(w + (valid ? o * f->taps : 0) + q, f->taps, nq, valid, false, r);
+                for (int64_t k = 0; k < nq; k++) _mm512_store_ps(d + (q + k) * f->ob, r[k]);
             }
+        } else if (kk <= 16) {
+            /* W(o, c, t) = w[c, o, kk - 1 - t]: channel c's rows o, reversed */
+            for (int64_t c = 0; c < g->c; c++) {
+                columns_of(w + (c * g->o + (valid ? o : 0)) * kk, kk, kk, valid, true, r);
+                for (int64_t k = 0; k < kk; k++) _mm512_store_ps(d + (c * kk + k) * f->ob, r[k]);
+            }
+        } else {
+            for (int64_t l = 0; l < 16; l++)
+                for (int64_t c = 0; c < g->c; c++) {
+                    float *dl = d + c * kk * f->ob + l;
+                    if (l >= valid) {
+                        for (int64_t t = 0; t < kk; t++) dl[t * f->ob] = 0.0f;
+                        continue;
+                    }
+                    const float *s = w + (c * g->o + o + l) * kk + kk - 1; /* tap t reads s[-t]: rotated */
+                    for (int64_t t = 0; t < kk; t++) dl[t * f->ob] = s[-t];
+                }
         }
     }
 }
 
 /* The interior of dst = image x's c planes, ph rows and pw columns in (the border stays as it is:
- * zero, see images_range). */
-VS_SHORT_COPIES static void pad_image(const vs_conv_fast *g, const fast_plan *f, const float *restrict x, float *restrict dst)
+ * zero, see images_range); rows of 16 floats and a masked rest. */
+T512 static void pad_image(const vs_conv_fast *g, const fast_plan *f, const float *restrict x, float *restrict dst)
 {
+    const int64_t full = g->w / 16 * 16;
+    const __mmask16 rest = (__mmask16)((1u << (g->w - full)) - 1);
     for (int64_t c = 0; c < g->c; c++)
         for (int64_t i = 0; i < g->h; i++) {
             float *restrict d = dst + c * f->plane + (i + g->ph) * f->wq + g->pw;
             const float *restrict s = x + (c * g->h + i) * g->w;
-            for (int64_t k = 0; k < g->w; k++) d[k] = s[k];
+            for (int64_t k = 0; k < full; k += 16) _mm512_storeu_ps(d + k, _mm512_loadu_ps(s + k));
+            if (rest) _mm512_mask_storeu_ps(d + full, rest, _mm512_maskz_loadu_ps(rest, s + full));
         }
 }
 
@@ -181,19 +264,19 @@ typedef struct fast_job {
     volatile int failed;
 } fast_job;
 
-/* The tile's np pixels x no channels (out: pixel-major, ob floats a pixel) into the output rows
- * at y, plane floats apart: y = out + (accumulate ? y : bias, or 0 without one). */
-static void store_tile(const float *restrict out, int64_t ob, int64_t np, int64_t no, bool accumulate, const float *bias,
-                       float *restrict y, int64_t plane)
+/* The tile's np pixels x no channels (out: channel-major, 16 floats a channel) into the output
+ * rows at y, plane floats apart: y = out + (accumulate ? y : bias, or 0 without one). */
+static void store_tile(const float *restrict out, int64_t np, int64_t no, bool accumulate, const float *bias, float *restrict y,
+                       int64_t plane)
 {
     for (int64_t l = 0; l < no; l++) {
         float *restrict d = y + l * plane;
-        const float *restrict s = out + l;
+        const float *restrict s = out + l * 16;
         if (accumulate) {
-            for (int64_t p = 0; p < np; p++) d[p] += s[p * ob];
+            for (int64_t p = 0; p < np; p++) d[p] += s[p];
         } else {
             const float base = bias ? bias[l] : 0.0f;
-            for (int64_t p = 0; p < np; p++) d[p] = base + s[p * ob];
+            for (int64_t p = 0; p < np; p++) d[p] = base + s[p];
         }
     }
 }
@@ -222,10 +305,18 @@ static void images_range(void *ctx, int64_t begin, int64_t end)
             for (int64_t i = 0; i < g->oh; i += f->r)
                 for (int64_t j0 = 0; j0 < g->ow; j0 += f->p) {
                     a.x = pad + (i + g->y0) * g->sh * f->wq + (j0 + g->x0) * g->sw;
+                    const int64_t np = g->ow - j0 < f->p ? g->ow - j0 : f->p, plane = g->oh * g->ow;
+                    float *y = j->y + ((n * g->o + o0) * g->oh + i) * g->ow + j0;
+                    /* the output rows are seldom in cache: ask for them now, so that they arrive
+                     * while the tile computes instead of stalling its stores */
+                    for (int64_t r = 0; r < f->r && i + r < g->oh; r++)
+                        for (int64_t l = 0; l < no; l++) {
+                            __builtin_prefetch(y + l * plane + r * g->ow, 1, 3);
+                            __builtin_prefetch(y + l * plane + r * g->ow + np - 1, 1, 3);
+                        }
                     tile(&a);
                     for (int64_t r = 0; r < f->r && i + r < g->oh; r++)
-                        store_tile(out + r * f->p * f->ob, f->ob, g->ow - j0 < f->p ? g->ow - j0 : f->p, no, j->accumulate,
-                                   j->bias ? j->bias + o0 : NULL, j->y + ((n * g->o + o0) * g->oh + i + r) * g->ow + j0, g->oh * g->ow);
+                        store_tile(out + r * f->p, np, no, j->accumulate, j->bias ? j->bias + o0 : NULL, y + r * g->ow, plane);
                 }
         }
     }

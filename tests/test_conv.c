@@ -136,12 +136,14 @@ static const geom GEOMS[] = {
     /* 16 or more output channels, whole register tiles mostly: the direct AVX-512 kernels
      * (conv_avx512.c) where the machine has them - 60 channels and 13-pixel rows (both ragged),
      * stride 2 x 3, dilation 2, a stem-like 7 x 7, and transposes of stride 1 (the same kernels with
-     * the weights flipped) with 32 and 48 output channels. */
+     * the weights flipped) with 32 and 48 output channels, and 30 with a 5 x 5 kernel (more taps than
+     * a vector: packed without the register transpose). */
     {2, 3, 9, 13, 60, 3, 3, 1, 1, 1, 1, 1, 1, 1},
     {3, 5, 10, 20, 64, 5, 3, 2, 3, 2, 1, 1, 1, 1},
     {2, 32, 8, 12, 32, 3, 3, 1, 1, 2, 1, 2, 2, 1},
     {2, 4, 6, 28, 32, 7, 7, 1, 1, 3, 3, 1, 1, 1},
     {3, 48, 7, 7, 20, 3, 3, 1, 1, 1, 1, 1, 1, 1},
+    {2, 30, 7, 14, 20, 5, 5, 1, 1, 2, 2, 1, 1, 1},
     /* transposes of stride 2 and 3 with 32 output channels: one AVX-512 conv per output phase
      * (k6 s2 p2 as GANMEX's, k4 s2 p1 as StarGAN's, k5 s3 with uneven phases) */
     {2, 32, 14, 14, 16, 6, 6, 2, 2, 2, 2, 1, 1, 1},
