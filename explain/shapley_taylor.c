@@ -69,8 +69,8 @@ static vs_status st_run(vs_attr_job *j, const void *opts, float *out)
 
 static const vs_method_param st_params[] = {
     {"samples", VS_PARAM_INT, offsetof(st_opts, samples), 4, 10000000, NULL, "coalitions evaluated (at least the features + 3)"},
-    {"sampling", VS_PARAM_CHOICE, offsetof(st_opts, sampling), 0, 0, "direct|weighting",
-     "coalition sizes drawn by kernel mass (direct) or uniform coalitions weighted by the kernel"},
+    {"sampling", VS_PARAM_CHOICE, offsetof(st_opts, sampling), 0, 0, "direct|weighting|leverage",
+     "coalition sizes drawn by kernel mass (direct), uniform coalitions weighted by the kernel, or sizes drawn by their leverage in the weighted fit"},
     {"pairing", VS_PARAM_SWITCH, offsetof(st_opts, pairing), 0, 0, NULL, "also evaluate the complement of every sampled coalition"},
     {NULL, 0, 0, 0, 0, NULL, NULL},
 };

@@ -306,24 +306,28 @@ START_TEST(test_registered_shapley_taylor)
     const vs_method *m = vs_method_find("shapley_taylor");
     ck_assert_ptr_nonnull(m);
     ck_assert_int_eq(m->output, VS_OUTPUT_INTERACTIONS);
-    vs_method_opts *o = vs_method_opts_new(m);
-    ck_assert_int_eq(vs_method_opts_set(o, "samples", "64", NULL), VS_OK);
-    ck_assert_int_eq(vs_method_opts_set(o, "sampling", "weighting", NULL), VS_OK);
-    ck_assert_int_eq(vs_method_opts_set(o, "sampling", "sideways", NULL), VS_ERR_ARG);
-    vs_tensor *x = vs_tensor_from(2, (int64_t[]){1, 6}, xv), *out = NULL;
-    vs_attr_report rep;
-    ck_assert_int_eq(vs_explain(&fn, x, m, o, NULL, &out, &rep, NULL), VS_OK);
-    ck_assert_int_eq(out->ndim, 3);
-    ck_assert_int_eq(out->shape[1], 6);
-    for (int i = 0; i < 6; i++)
-        for (int j = 0; j < 6; j++) {
-            double want = i == j ? wc[i * 6 + i] * xv[i] * xv[i] + wc[36 + i] * xv[i] : (wc[i * 6 + j] + wc[j * 6 + i]) * xv[i] * xv[j] / 2;
-            ck_assert_float_near(out->data[i * 6 + j], want, 1e-5);
-        }
-    ck_assert_float_near(rep.delta, 0, 1e-5); /* efficiency */
-    vs_tensor_free(out);
-    vs_tensor_free(x);
-    vs_method_opts_free(o);
+    /* 64 samples cover all 2^6 coalitions, so every sampling scheme must give the exact indices */
+    static const char *const sampling[] = {"direct", "weighting", "leverage"};
+    for (int k = 0; k < 3; k++) {
+        vs_method_opts *o = vs_method_opts_new(m);
+        ck_assert_int_eq(vs_method_opts_set(o, "samples", "64", NULL), VS_OK);
+        ck_assert_int_eq(vs_method_opts_set(o, "sampling", sampling[k], NULL), VS_OK);
+        ck_assert_int_eq(vs_method_opts_set(o, "sampling", "sideways", NULL), VS_ERR_ARG);
+        vs_tensor *x = vs_tensor_from(2, (int64_t[]){1, 6}, xv), *out = NULL;
+        vs_attr_report rep;
+        ck_assert_int_eq(vs_explain(&fn, x, m, o, NULL, &out, &rep, NULL), VS_OK);
+        ck_assert_int_eq(out->ndim, 3);
+        ck_assert_int_eq(out->shape[1], 6);
+        for (int i = 0; i < 6; i++)
+            for (int j = 0; j < 6; j++) {
+                double want = i == j ? wc[i * 6 + i] * xv[i] * xv[i] + wc[36 + i] * xv[i] : (wc[i * 6 + j] + wc[j * 6 + i]) * xv[i] * xv[j] / 2;
+                ck_assert_float_near(out->data[i * 6 + j], want, 1e-5);
+            }
+        ck_assert_float_near(rep.delta, 0, 1e-5); /* efficiency */
+        vs_tensor_free(out);
+        vs_tensor_free(x);
+        vs_method_opts_free(o);
+    }
 }
 END_TEST
 
