@@ -26,6 +26,11 @@
  *   range tanh      StarGAN's tanh generator; images mapped to [-1,1]
  *   cls classifier  the class term from S; "critic": the stand-alone ablation (appendix D), D_cls
  *                   trained jointly on the real labels and giving the generator's class term
+ *   warm_start 0    not in the paper: the first N steps train G alone as an autoencoder, mean
+ *                   (G(x, c) - x)^2 for a random c, before the GAN steps.  On coloured MNIST the
+ *                   L1 term drives G to the all-black image (94% of the elements are background)
+ *                   and G never follows its input's colour in a short run; the squared error does
+ *                   not have that median (bench/results/ganmex.md, coloured MNIST)
  * The authors' learning rates (G 2e-5, D 1e-4, Adam betas 0.9, 0.999; 100k steps) are set with
  * --optimizers 'generator:lr=2e-5;critic:lr=1e-4'; for runs of minutes `versus bench ganmex` keeps
  * their 1:4-5 ratio at G 1e-4, D 4e-4 (beta1 0.5). */
@@ -145,7 +150,9 @@ const vs_task vs_task_ganmex = {
     .help = "ganmex: GANMEX Eq. 9, a composite of \"generator\" (x, c -> y), \"critic\" (x -> src [, cls]) and the\n"
             "    frozen \"classifier\" S (--classifier DIR): WGAN-GP, class term CE(S(G(x, c')), c'), similarity\n"
             "    lambda_sim |x - G(x, c')|_1, optional cycle term; reports target_class_rate (S(G(x, c')) = c') and\n"
-            "    baseline_l2 on the test images.  Authors' rates: --optimizers 'generator:lr=2e-5;critic:lr=1e-4'.",
+            "    baseline_l2 on the test images.  Authors' rates: --optimizers 'generator:lr=2e-5;critic:lr=1e-4'.\n"
+            "    warm_start=N first trains G alone N steps as an autoencoder (mean (G(x, c) - x)^2): a generator\n"
+            "    that follows its input before the GAN starts (coloured MNIST, where L1 alone goes all black).",
     .optims = ganmex_optims,
     .terms = ganmex_terms,
     .streams = ganmex_streams,
