@@ -1,7 +1,8 @@
 /* test_ganmex.c - the GANMEX task and its baselines: the task trains a StarGAN against a frozen
  * classifier (S's weights stay bit for bit, every loss term of Eq. 9 is reported, the judge's metrics
  * are in range), it refuses a model without a classifier or with one of the wrong class count, the
- * stand-alone ablation (cls=critic) trains D_cls instead, and vs_generator_baselines gives G(x_i, t_i)
+ * stand-alone ablation (cls=critic) trains D_cls instead, warm_start trains G alone as an autoencoder
+ * first, and vs_generator_baselines gives G(x_i, t_i)
  * row by row whatever the grouping of the targets (the generator with instance statistics, then back
  * in the mode it was in). */
 #include "versus/arch.h"
@@ -78,7 +79,8 @@ START_TEST(test_ganmex_trains_against_a_frozen_classifier)
     vs_error err;
     ck_assert_msg(vs_train(m, d, &o, &r, &err) == VS_OK, "%s", err.msg);
     ck_assert_str_eq(r.task, "ganmex");
-    ck_assert_int_eq(r.n_terms, 7);
+    ck_assert_int_eq(r.n_terms, 8);
+    ck_assert_msg(isnan(r.loss_history[7]), "g_warm is reported only with warm_start");
     for (int k = 0; k < 7; k++)
         if (k != 3) ck_assert_msg(isfinite(r.loss_history[k]), "term %s", r.terms[k]);
     ck_assert_msg(isnan(r.loss_history[3]), "d_cls is trained only by the ablation");
@@ -99,6 +101,44 @@ START_TEST(test_ganmex_trains_against_a_frozen_classifier)
     ck_assert_msg(vs_train(m, d, &o, &r, &err) == VS_OK, "%s", err.msg);
     ck_assert(isfinite(r.loss_history[3]) && isfinite(r.loss_history[4]) && isnan(r.loss_history[6]));
     ck_assert(vs_train_result_get(&r, "cls_accuracy_real") >= 0);
+    vs_train_result_clear(&r);
+    vs_module_free(m);
+    vs_dataset_free(d);
+    ck_assert_int_eq(vs_live_tensors(), live);
+}
+END_TEST
+
+/* warm_start: the first steps train G alone towards G(x, c) = x (the critic stays as it was drawn)
+ * and the squared error falls from one epoch to the next; the GAN steps follow. */
+START_TEST(test_ganmex_warm_start_trains_an_autoencoder)
+{
+    int64_t live = vs_live_tensors();
+    vs_dataset *d = shapes(48);
+    vs_module *m = ganmex_model(d, d->n_classes, 1);
+    int64_t n0, n1;
+    float *before = snapshot(vs_module_child(m, "critic"), &n0);
+    vs_train_opts o = opts_for(3, 8, "warm_start=1000");
+    vs_train_result r;
+    vs_error err;
+    ck_assert_msg(vs_train(m, d, &o, &r, &err) == VS_OK, "%s", err.msg);
+    ck_assert_int_eq(r.n_terms, 8);
+    for (int e = 0; e < 3; e++) {
+        ck_assert_msg(isnan(r.loss_history[e * 8 + 0]), "epoch %d: a critic step during the warm start", e);
+        ck_assert(isfinite(r.loss_history[e * 8 + 7]));
+    }
+    ck_assert_msg(r.loss_history[2 * 8 + 7] < r.loss_history[7], "g_warm %g -> %g", r.loss_history[7], r.loss_history[2 * 8 + 7]);
+    float *after = snapshot(vs_module_child(m, "critic"), &n1);
+    ck_assert_msg(n0 == n1 && memcmp(before, after, (size_t)n0 * sizeof *before) == 0, "the critic changed");
+    free(before);
+    free(after);
+    vs_train_result_clear(&r);
+    vs_module_free(m);
+
+    /* past the warm start the GAN steps run */
+    m = ganmex_model(d, d->n_classes, 1);
+    o.epochs = 1, o.task_opts = "warm_start=2";
+    ck_assert_msg(vs_train(m, d, &o, &r, &err) == VS_OK, "%s", err.msg);
+    ck_assert(isfinite(r.loss_history[0]) && isfinite(r.loss_history[6]) && isfinite(r.loss_history[7]));
     vs_train_result_clear(&r);
     vs_module_free(m);
     vs_dataset_free(d);
@@ -162,6 +202,7 @@ static Suite *ganmex_suite(void)
     Suite *s = suite_create("ganmex");
     TCase *tc = vs_tcase(s, "task", 240);
     tcase_add_test(tc, test_ganmex_trains_against_a_frozen_classifier);
+    tcase_add_test(tc, test_ganmex_warm_start_trains_an_autoencoder);
     tcase_add_test(tc, test_ganmex_checks_the_classifier);
     tcase_add_test(tc, test_generator_baselines_row_by_row);
     return s;
