@@ -266,18 +266,48 @@ static int dominant_channel(const float *x, int64_t c, int64_t hw)
     return best;
 }
 
-/* Share of the rows whose baseline's dominant channel is the input's; drawn[k]: share of the
- * baselines whose dominant channel is k (the first three channels). */
-static double color_kept(const vs_tensor *x, const vs_tensor *b, double drawn[3])
+/* Appendix D's colour claim over every test row (not only the explained ones): each row's target is S's
+ * runner-up, as for the explained batch; with[i] / without[i]: the dominant channel of G(x, ct) equals
+ * x's for the generator with / without L_sim.  Paired, so the two rates are compared by McNemar's
+ * exact test on the rows where exactly one generator keeps the colour. */
+static vs_status color_study(gx_run *run, vs_module *s, gx_gan *g, gx_gan *ns, const vs_dataset *t, vs_error *err)
 {
-    int64_t n = x->shape[0], c = x->shape[1], hw = x->shape[2] * x->shape[3], per = c * hw, same = 0, count[3] = {0};
-    for (int64_t i = 0; i < n; i++) {
-        int db = dominant_channel(b->data + i * per, c, hw);
-        same += dominant_channel(x->data + i * per, c, hw) == db;
-        if (db < 3) count[db]++;
+    int64_t dim = (int64_t)run->c * run->h * run->w, hw = (int64_t)run->h * run->w, kept[2] = {0}, count[2][3] = {{0}}, only[2] = {0};
+    int64_t *ct = malloc(512 * sizeof *ct);
+    vs_status st = ct ? VS_OK : vs_error_set(err, VS_ERR_NOMEM, "ganmex: out of memory");
+    for (int64_t i0 = 0; st == VS_OK && i0 < t->n; i0 += 512) {
+        int64_t nb = t->n - i0 < 512 ? t->n - i0 : 512;
+        vs_tensor *x = vs_tensor_from(VS_SHAPE(nb, run->c, run->h, run->w), t->X + i0 * dim), *l = x ? logits_of(s, x) : NULL;
+        vs_tensor *b[2] = {NULL, NULL};
+        if (!l) st = vs_error_set(err, VS_ERR_NOMEM, "ganmex: out of memory");
+        for (int64_t i = 0; st == VS_OK && i < nb; i++) ct[i] = argmax(l->data + i * run->C, run->C, argmax(l->data + i * run->C, run->C, -1));
+        if (st == VS_OK) st = vs_generator_baselines(g->m, g->opt, x, ct, &b[0], err);
+        if (st == VS_OK) st = vs_generator_baselines(ns->m, ns->opt, x, ct, &b[1], err);
+        for (int64_t i = 0; st == VS_OK && i < nb; i++) {
+            int dx = dominant_channel(x->data + i * dim, run->c, hw);
+            bool keep[2];
+            for (int w = 0; w < 2; w++) {
+                int db = dominant_channel(b[w]->data + i * dim, run->c, hw);
+                keep[w] = db == dx, kept[w] += keep[w];
+                if (db < 3) count[w][db]++;
+            }
+            if (keep[0] != keep[1]) only[keep[1]]++;
+        }
+        vs_tensor_free(b[0]), vs_tensor_free(b[1]), vs_tensor_free(l), vs_tensor_free(x);
     }
-    for (int k = 0; k < 3; k++) drawn[k] = n ? (double)count[k] / (double)n : NAN;
-    return n ? (double)same / (double)n : NAN;
+    free(ct);
+    if (st != VS_OK) return st;
+    double n = (double)t->n;
+    run->color_with_sim = (double)kept[0] / n, run->color_without_sim = (double)kept[1] / n, run->color_rows = t->n;
+    for (int w = 0; w < 2; w++)
+        for (int k = 0; k < 3; k++) run->color_drawn[w][k] = (double)count[w][k] / n;
+    run->color_only[0] = only[0], run->color_only[1] = only[1];
+    /* exact two-sided binomial test of min(only) among only[0] + only[1] discordant rows at 1/2, in logs */
+    int64_t m = only[0] + only[1], k = only[0] < only[1] ? only[0] : only[1];
+    double p = 0;
+    for (int64_t j = 0; j <= k; j++) p += exp(lgamma((double)m + 1) - lgamma((double)j + 1) - lgamma((double)(m - j) + 1) - (double)m * log(2.0));
+    run->color_p = m ? (2 * p < 1 ? 2 * p : 1) : 1;
+    return VS_OK;
 }
 
 /* ---- explanations ---------------------------------------------------------------------------------- */
@@ -767,15 +797,9 @@ static vs_status experiment(gx_run *run, const vs_dataset *d, const vs_dataset *
     run->target_rate_standalone = run->target_rate_nosim = NAN;
     if (st == VS_OK && sa.m) st = target_rate(s, &sa, bt.x, bt.y, run->C, &run->target_rate_standalone, err);
     if (st == VS_OK && ns.m) st = target_rate(s, &ns, bt.x, bt.y, run->C, &run->target_rate_nosim, err);
-    run->color_with_sim = run->color_without_sim = NAN;
+    run->color_with_sim = run->color_without_sim = run->color_p = NAN;
     for (int k = 0; k < 3; k++) run->color_drawn[0][k] = run->color_drawn[1][k] = NAN;
-    if (st == VS_OK && o->colored) {
-        run->color_with_sim = color_kept(bt.x, bt.b[GX_GANMEX], run->color_drawn[0]);
-        vs_tensor *b = NULL;
-        if (ns.m && (st = vs_generator_baselines(ns.m, ns.opt, bt.x, bt.ct, &b, err)) == VS_OK)
-            run->color_without_sim = color_kept(bt.x, b, run->color_drawn[1]);
-        vs_tensor_free(b);
-    }
+    if (st == VS_OK && o->colored && ns.m) st = color_study(run, s, &g, &ns, t, err);
     if (st == VS_OK) class_distances(run, t);
     vs_module_explainee ex = {s, NULL};
     e.fn = vs_model_fn_from_module(&ex);

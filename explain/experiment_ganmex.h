@@ -45,6 +45,9 @@ typedef struct gx_run {
     bool has_standalone, has_nosim;
     double color_with_sim, color_without_sim;
     double color_drawn[2][3];  /* with / without L_sim: share of baselines whose dominant channel is R, G, B */
+    int64_t color_rows;        /* test rows the colour study covers */
+    int64_t color_only[2];     /* rows where only the generator with / without L_sim keeps the colour */
+    double color_p;            /* McNemar's exact two-sided p on those discordant rows */
     /* Fig. 2: inputs, baselines and maps of GX_GRID_ROWS pairs, and of misclassified images */
     int n_grid, n_mis;
     float *grid_x, *grid_b, *grid_a; /* [rows][dim], [rows][N_BASELINES][dim], [rows][3 methods][N_BASELINES][dim] */

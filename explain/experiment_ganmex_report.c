@@ -59,7 +59,11 @@ static vs_json *results_json(const gx_run *run)
     }
     if (ok && o->colored)
         ok = vs_json_set(color, "with_sim", num(run->color_with_sim)) == VS_OK &&
-             vs_json_set(color, "without_sim", num(run->color_without_sim)) == VS_OK;
+             vs_json_set(color, "without_sim", num(run->color_without_sim)) == VS_OK &&
+             vs_json_set(color, "rows", vs_json_new_int(run->color_rows)) == VS_OK &&
+             vs_json_set(color, "only_with_sim", vs_json_new_int(run->color_only[0])) == VS_OK &&
+             vs_json_set(color, "only_without_sim", vs_json_new_int(run->color_only[1])) == VS_OK &&
+             vs_json_set(color, "mcnemar_p", num(run->color_p)) == VS_OK;
     for (int w = 0; ok && o->colored && w < 2; w++) { /* the colours the generators draw */
         vs_json *a = vs_json_new_array();
         for (int k = 0; a && k < 3; k++) vs_json_push(a, num(run->color_drawn[w][k]));
@@ -200,10 +204,12 @@ static void settings(const gx_run *run, vs_report *r)
                        (long long)o->cascade_steps, run->cascade_target[0], run->cascade_target[1], run->cascade_target[2],
                        run->cascade_target[3], run->cascade_mode[0], run->cascade_mode[1], run->cascade_mode[2], run->cascade_mode[3]);
     if (o->colored)
-        vs_report_item(r, "colour kept (dominant channel of G(x, ct) equals x's): with L_sim **%.3f**, without L_sim **%.3f** "
-                          "(target-class rate without L_sim %.3f); baselines drawn red/green/blue with L_sim %.2f/%.2f/%.2f, "
-                          "without %.2f/%.2f/%.2f",
-                       run->color_with_sim, run->color_without_sim, run->target_rate_nosim, run->color_drawn[0][0], run->color_drawn[0][1],
+        vs_report_item(r, "colour kept (dominant channel of G(x, ct) equals x's, ct = S's runner-up, over all %lld test rows): "
+                          "with L_sim **%.3f**, without L_sim **%.3f**; rows where only one keeps it: with %lld, without %lld "
+                          "(McNemar's exact test, two-sided p = %.2g); target-class rate without L_sim %.3f (explained rows); "
+                          "baselines drawn red/green/blue with L_sim %.2f/%.2f/%.2f, without %.2f/%.2f/%.2f",
+                       (long long)run->color_rows, run->color_with_sim, run->color_without_sim, (long long)run->color_only[0],
+                       (long long)run->color_only[1], run->color_p, run->target_rate_nosim, run->color_drawn[0][0], run->color_drawn[0][1],
                        run->color_drawn[0][2], run->color_drawn[1][0], run->color_drawn[1][1], run->color_drawn[1][2]);
     vs_report_item(r, "training seconds as recorded when trained (2 cores shared with other jobs; nan: not trained): classifier %.0f, GANMEX %.0f, "
                       "stand-alone GAN %.0f, GAN without L_sim %.0f",

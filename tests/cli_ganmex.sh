@@ -63,6 +63,17 @@ check "bench: a bad flag" 2 $V bench ganmex $D --explain 0
 check "bench: tabular data" 2 $V bench ganmex --data synthetic-tabular --out t
 grep_out "says images" "square images" err.txt
 
+# appendix D's colour claim is counted over every test row with a paired test (needs MNIST: $VERSUS_DATA)
+if $V data describe colored-mnist >/dev/null 2>&1; then
+    check "bench ganmex on coloured MNIST" 0 $V bench ganmex --data colored-mnist --out c --clf-epochs 1 --gan-epochs 1 --gan-batch 8 \
+        --explain 3 --faith 1 --cascade 1 --cascade-steps 0 --ig-steps 4 --per-step 32
+    grep_out "colour kept over all test rows" '"rows": 3000' c/results.json
+    grep_out "with McNemar's test" '"mcnemar_p": [0-9]' c/results.json
+    grep_out "the page says so" "McNemar's exact test" c/table.md
+else
+    echo "cli_ganmex: skipping the coloured-MNIST bench (MNIST not found; set VERSUS_DATA)"
+fi
+
 cd .. && rm -rf "$W"
 echo "cli_ganmex: $pass passed, $fails failed"
 [ "$fails" -eq 0 ]
