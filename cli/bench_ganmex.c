@@ -131,7 +131,9 @@ const vs_bench vs_benchmark_ganmex = {
     "(Fig. 3G: baselines fixed before it, and GANMEX re-trained --cascade-steps steps against each\n"
     "randomised classifier, appendix D), fig2_pairs.png and fig2_misclassified.png (Fig. 2) and results.json (target_class_rate,\n"
     "distance, aopc, color_kept, train_seconds, command, --commit) to OUT (default\n"
-    "bench/results/ganmex-<data>).  The experiment is the library call vs_ganmex_experiment (versus/ganmex.h).",
+    "bench/results/ganmex-<data>).  On coloured data color_kept counts, over every test row, how often G(x, ct)\n"
+    "keeps x's colour with and without L_sim, and compares the two by McNemar's exact test (mcnemar_p).\n"
+    "The experiment is the library call vs_ganmex_experiment (versus/ganmex.h).",
     run_ganmex,
     true,
 };

@@ -21,7 +21,7 @@
  *   Fig. 2    PNG grids of inputs, baselines and saliency maps (written to figures_dir), including
  *             the misclassification analysis (why the predicted class and not the true one)
  * and in results data "versus-bench-ganmex/1": target_class_rate, distance, aopc, color_kept
- * (coloured data), train_seconds, classifier_accuracy, command, commit.
+ * (coloured data: over every test row, with McNemar's p), train_seconds, classifier_accuracy, command, commit.
  *
  * Ownership: the data sets are borrowed; the report is the caller's (vs_report_free). */
 #ifndef VERSUS_GANMEX_H
