@@ -2,6 +2,7 @@
  * the GANs, build the baselines, explain the test images one-vs-one with every method and baseline,
  * and score the maps.  The report is built in experiment_ganmex_report.c. */
 #include "explain/experiment_ganmex.h"
+#include "explain/internal.h"
 #include "versus/composite.h"
 #include "versus/explain.h"
 #include "versus/json.h"
@@ -305,7 +306,7 @@ static vs_status color_study(gx_run *run, vs_module *s, gx_gan *g, gx_gan *ns, c
     /* exact two-sided binomial test of min(only) among only[0] + only[1] discordant rows at 1/2, in logs */
     int64_t m = only[0] + only[1], k = only[0] < only[1] ? only[0] : only[1];
     double p = 0;
-    for (int64_t j = 0; j <= k; j++) p += exp(lgamma((double)m + 1) - lgamma((double)j + 1) - lgamma((double)(m - j) + 1) - (double)m * log(2.0));
+    for (int64_t j = 0; j <= k; j++) p += exp(log_choose(m, j) - (double)m * log(2.0));
     run->color_p = m ? (2 * p < 1 ? 2 * p : 1) : 1;
     return VS_OK;
 }

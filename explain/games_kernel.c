@@ -44,8 +44,6 @@ void vs_kernel_opts_init(vs_kernel_opts *o)
     o->stratify = true;
 }
 
-static double log_choose(int64_t n, int64_t k) { return lgamma(n + 1.0) - lgamma(k + 1.0) - lgamma((double)(n - k) + 1.0); }
-
 double vs_kernel_weight(int order, int64_t n, int64_t s)
 {
     double inner = order == 1 ? (double)s : (double)s * (double)(s - 1) / 2;

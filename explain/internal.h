@@ -5,6 +5,8 @@
 #include "versus/explain.h"
 #include "versus/method.h"
 
+#include <math.h>
+
 /* One explained example and what every method needs to know about it. */
 typedef struct vs_attr_job {
     const vs_model_fn *m;
@@ -104,5 +106,8 @@ vs_status vs_job_layer_acts(vs_attr_job *j, const vs_layer_site *s, const float 
  * tail, with inputs xb [n * dim] (NULL: the job's row for every activation). */
 vs_status vs_job_tail_grads(vs_attr_job *j, const vs_layer_site *s, int nd, const int64_t *ashape, const float *ab, const float *xb,
                             int64_t n, float *ga);
+
+/* ln C(n, k), for the kernel weights of Shapley estimators and exact binomial tests. */
+static inline double log_choose(int64_t n, int64_t k) { return lgamma(n + 1.0) - lgamma(k + 1.0) - lgamma((double)(n - k) + 1.0); }
 
 #endif

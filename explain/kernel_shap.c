@@ -17,8 +17,6 @@ static void kernel_shap_defaults(void *o) { ((kernel_shap_opts *)o)->samples = 2
 
 static void kernel_shap_legacy(const vs_attr_opts *l, void *o) { ((kernel_shap_opts *)o)->samples = l->samples; }
 
-static double log_choose(int64_t n, int64_t k) { return lgamma(n + 1.0) - lgamma(k + 1.0) - lgamma((double)(n - k) + 1.0); }
-
 /* Random coalition of exactly s of the m players. */
 void vs_random_subset(vs_rng *r, int64_t m, int64_t s, uint8_t *z, int64_t *scratch)
 {
