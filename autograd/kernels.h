@@ -65,6 +65,7 @@ typedef enum vs_scratch_slot {
     VS_SCRATCH_GEMM_A = 0, /* packed block of op(A) */
     VS_SCRATCH_GEMM_B,     /* packed panel of op(B), shared by the threads of one product */
     VS_SCRATCH_GEMM_EDGE,  /* zero-padded last column strip of op(B) */
+    VS_SCRATCH_GEMM_T,     /* C transposed, for a product computed as C^T = op(B)^T op(A)^T (gemm.c) */
     VS_SCRATCH_CONV,       /* im2col and patch matrices of a chunk of images (ops_conv.c) */
     VS_SCRATCH_CONV_PARTS, /* the weight gradient's partial sums, owned by the thread that runs the op */
     VS_SCRATCH_CONV_WEIGHTS, /* packed weights of the direct AVX-512 convolution (conv_avx512.c) */
