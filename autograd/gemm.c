@@ -222,18 +222,28 @@ static bool use_in_place(const gemm_plan *p) { return p->csb == 1 && p->M <= IN_
  * of K (kc depends on K alone) and writes alpha sum + beta C alike, so the bits are those of the
  * direct product.  False when scratch memory runs out (the caller then takes the direct path). */
 #define SWAP_MAX_M IN_PLACE_MAX_M
+
+/* dst[j*ldd + i] = src[i*lds + j] for i < rows, j < cols, in 16 x 16 blocks so that both sides
+ * stay in L1 while a block is copied. */
+#define TRANSPOSE_BLOCK 16
+static void transpose(int64_t rows, int64_t cols, const float *restrict src, int64_t lds, float *restrict dst, int64_t ldd)
+{
+    for (int64_t i0 = 0; i0 < rows; i0 += TRANSPOSE_BLOCK)
+        for (int64_t j0 = 0; j0 < cols; j0 += TRANSPOSE_BLOCK) {
+            const int64_t i1 = min64(i0 + TRANSPOSE_BLOCK, rows), j1 = min64(j0 + TRANSPOSE_BLOCK, cols);
+            for (int64_t j = j0; j < j1; j++)
+                for (int64_t i = i0; i < i1; i++) dst[j * ldd + i] = src[i * lds + j];
+        }
+}
 static bool gemm_swapped(bool trans_a, bool trans_b, int64_t M, int64_t N, int64_t K, float alpha, const float *A,
                          int64_t lda, const float *B, int64_t ldb, float beta, float *C, int64_t ldc)
 {
     if (trans_a || !trans_b || M > SWAP_MAX_M || N < 4 * M) return false;
     float *t = vs_scratch(VS_SCRATCH_GEMM_T, (size_t)(M * N) * sizeof(float));
     if (!t) return false;
-    if (beta != 0)
-        for (int64_t i = 0; i < M; i++)
-            for (int64_t j = 0; j < N; j++) t[j * M + i] = C[i * ldc + j];
+    if (beta != 0) transpose(M, N, C, ldc, t, M);
     vs_sgemm(false, true, N, M, K, alpha, B, ldb, A, lda, beta, t, M); /* N >= 4 M: not swapped again */
-    for (int64_t i = 0; i < M; i++)
-        for (int64_t j = 0; j < N; j++) C[i * ldc + j] = t[j * M + i];
+    transpose(N, M, t, M, C, ldc);
     return true;
 }
 
