@@ -8,7 +8,8 @@
  *         pack A block (mc x kc, per thread)
  *         jr / ir over NR-column slivers and MR-row slivers -> micro-kernel
  * Small products skip packing: A and B are read in place (ir outer, jr inner), which saves the
- * copy that dominates when op(A) has few rows.
+ * copy that dominates when op(A) has few rows.  A product op(A) B^T of few rows (a linear layer's
+ * forward) runs as its transpose B op(A)^T, so that B is read in place too (gemm_swapped).
  *
  * Determinism: an element of C receives, per pass, one micro-kernel sum over k in order, then
  * C = alpha sum + beta' C.  The passes depend only on K and the ISA's kc, never on the thread
