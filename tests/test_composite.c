@@ -419,6 +419,28 @@ START_TEST(test_instance_norm_options)
     }
     vs_scope_end();
     vs_module_free(m);
+    /* thirteen examples (a group of eight, one of four, then one): the bits of each example's sums in
+     * k order and of their sums in example order, whatever the grouping */
+    m = vs_layer_new(&s, NULL, &err);
+    vs_scope_begin();
+    x = vs_tensor_randn(VS_SHAPE(13, 2, 3, 5), &r, 1, 2);
+    vs_module_forward(m, x, NULL);
+    for (int j = 0; j < 2; j++) {
+        double sm = 0, sv = 0;
+        for (int i = 0; i < 13; i++) {
+            const float *p = x->data + (i * 2 + j) * 15;
+            double t = 0, ss = 0;
+            for (int k = 0; k < 15; k++) t += p[k];
+            const double mean = t / 15;
+            for (int k = 0; k < 15; k++) ss += (p[k] - mean) * (p[k] - mean);
+            sm += mean, sv += ss / 14;
+        }
+        const double mom = s.momentum;
+        ck_assert_float_eq(vs_module_param(m, "running_mean")->data[j], (float)((1 - mom) * 0.0f + mom * sm / 13));
+        ck_assert_float_eq(vs_module_param(m, "running_var")->data[j], (float)((1 - mom) * 1.0f + mom * sv / 13));
+    }
+    vs_scope_end();
+    vs_module_free(m);
     /* versus's default keeps weight and bias; "affine": false and the flags read from model.json */
     m = vs_instance_norm2d_new(3, 1e-5f);
     ck_assert_int_eq(m->n_params, 2);
