@@ -79,6 +79,13 @@ void *vs_scratch(vs_scratch_slot slot, size_t bytes);
  * its memory for the thread's life.  NULL when memory runs out. */
 void *vs_scratch_or_own(vs_scratch_slot slot, size_t bytes, void **owned);
 
+/* ---- bulk draws ---- */
+
+struct vs_rng;
+/* out[i] = lo + (hi - lo) u_i for i < n, u_i = vs_rng_uniformf(r) drawn in order: the same values as a
+ * loop over vs_rng_uniformf, without two calls per draw (rng.c).  Dropout masks and uniform fills. */
+void vs_rng_fill_uniformf(struct vs_rng *r, float *out, int64_t n, float lo, float hi);
+
 /* ---- instruction sets (isa.c) ---- */
 
 typedef enum vs_isa {

@@ -7,6 +7,12 @@
 #include <math.h>
 #include <string.h>
 
+/* m[i] = keep where the uniform draw m[i] >= p, else 0. */
+VS_VECTOR_CLONES VS_SELECTS static void keep_where(float *restrict m, int64_t n, float p, float keep)
+{
+    for (int64_t i = 0; i < n; i++) m[i] = m[i] >= p ? keep : 0.0f;
+}
+
 static vs_tensor *dropout_impl(vs_tensor *x, float p, bool training, vs_rng *r)
 {
     if (!x) return NULL;
@@ -17,8 +23,9 @@ static vs_tensor *dropout_impl(vs_tensor *x, float p, bool training, vs_rng *r)
     vs_tensor *mask = vs_alloc("dropout", x->ndim, x->shape);
     vs_set_grad_enabled(prev);
     if (!mask) return NULL;
-    float keep = 1.0f / (1.0f - p);
-    for (int64_t i = 0; i < mask->size; i++) mask->data[i] = vs_rng_uniformf(r) >= p ? keep : 0.0f;
+    const float keep = 1.0f / (1.0f - p);
+    vs_rng_fill_uniformf(r, mask->data, mask->size, 0.0f, 1.0f); /* 0 + 1 u = u exactly */
+    keep_where(mask->data, mask->size, p, keep);
     return vs_mul(x, mask);
 }
 
