@@ -239,11 +239,11 @@ static void transpose(int64_t rows, int64_t cols, const float *restrict src, int
 static bool gemm_swapped(bool trans_a, bool trans_b, int64_t M, int64_t N, int64_t K, float alpha, const float *A,
                          int64_t lda, const float *B, int64_t ldb, float beta, float *C, int64_t ldc)
 {
-    if (trans_a || !trans_b || M > SWAP_MAX_M || N < 4 * M) return false;
+    if (trans_a || !trans_b || M > SWAP_MAX_M || N < 2 * M) return false;
     float *t = vs_scratch(VS_SCRATCH_GEMM_T, (size_t)(M * N) * sizeof(float));
     if (!t) return false;
     if (beta != 0) transpose(M, N, C, ldc, t, M);
-    vs_sgemm(false, true, N, M, K, alpha, B, ldb, A, lda, beta, t, M); /* N >= 4 M: not swapped again */
+    vs_sgemm(false, true, N, M, K, alpha, B, ldb, A, lda, beta, t, M); /* N >= 2 M: not swapped again */
     transpose(N, M, t, M, C, ldc);
     return true;
 }

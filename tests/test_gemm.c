@@ -260,7 +260,7 @@ END_TEST
 
 /* y = x W^T with few rows of x is computed as y^T = W x^T (gemm.c's gemm_swapped): the same bits as
  * y = x (W^T copied out), which takes the direct path, for every ISA, beta 0 and not, 1 and 2 threads. */
-static const int64_t swap_shapes[][3] = {{64, 1200, 300}, {128, 784, 400}, {7, 100, 33}, {100, 450, 129}, {1, 5, 2}};
+static const int64_t swap_shapes[][3] = {{64, 1200, 300}, {128, 784, 400}, {128, 400, 784}, {7, 100, 33}, {100, 450, 129}, {1, 5, 2}};
 
 START_TEST(test_swapped_product_same_bits)
 {
