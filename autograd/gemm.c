@@ -216,6 +216,8 @@ static void scale_c(int64_t M, int64_t N, float beta, float *C, int64_t ldc)
 #define IN_PLACE_MAX_M 128
 static bool use_in_place(const gemm_plan *p) { return p->csb == 1 && p->M <= IN_PLACE_MAX_M; }
 
+static const vs_gemm_arch *current_arch(void);
+
 /* C = op(A) op(B) with op(A) = A of few rows and op(B) = B^T wide (a linear layer's forward,
  * y = x W^T): packing op(B) would transpose all of W for M / 6 uses of each copy.  Computed as
  * C^T = B A^T instead, in a transposed copy of C: W is read in place as the left operand and only
@@ -239,7 +241,8 @@ static void transpose(int64_t rows, int64_t cols, const float *restrict src, int
 static bool gemm_swapped(bool trans_a, bool trans_b, int64_t M, int64_t N, int64_t K, float alpha, const float *A,
                          int64_t lda, const float *B, int64_t ldb, float beta, float *C, int64_t ldc)
 {
-    if (trans_a || !trans_b || M > SWAP_MAX_M || N < 2 * M) return false;
+    /* M < nr / 2: the transposed product's tiles would be mostly padding (M columns of nr) */
+    if (trans_a || !trans_b || M > SWAP_MAX_M || 2 * M < current_arch()->nr || N < 2 * M) return false;
     float *t = vs_scratch(VS_SCRATCH_GEMM_T, (size_t)(M * N) * sizeof(float));
     if (!t) return false;
     if (beta != 0) transpose(M, N, C, ldc, t, M);
