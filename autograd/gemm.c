@@ -8,7 +8,8 @@
  *         pack A block (mc x kc, per thread)
  *         jr / ir over NR-column slivers and MR-row slivers -> micro-kernel
  * Small products skip packing: A and B are read in place (ir outer, jr inner), which saves the
- * copy that dominates when op(A) has few rows.
+ * copy that dominates when op(A) has few rows.  A product op(A) B^T of few rows (a linear layer's
+ * forward) runs as its transpose B op(A)^T, so that B is read in place too (gemm_swapped).
  *
  * Determinism: an element of C receives, per pass, one micro-kernel sum over k in order, then
  * C = alpha sum + beta' C.  The passes depend only on K and the ISA's kc, never on the thread
@@ -209,13 +210,45 @@ static void scale_c(int64_t M, int64_t N, float beta, float *C, int64_t ldc)
 }
 
 /* Whether to read B in place (ir outer, jr inner) instead of packing it: B must have unit column
- * stride, and either op(A) has so few rows that B is barely reused, or B is small enough to stay in
- * L2 whole (256 KiB) while op(A) has too few rows for the copy to pay off.  Measured on Zen 3:
- * packing wins for 64 x 784 x 256, loses for 64 x 256 x 10 and 64 x 64 x 64. */
-static bool use_in_place(const gemm_plan *p)
+ * stride and op(A) few rows, so that each B sliver serves few A slivers and copying it costs more
+ * than reading it from L2.  Measured at 1 thread on Zen 4 (AVX-512): in place is 3-6% faster up to
+ * 128 rows (64 x 784 x 256, 128 x 400 x 784, 64 x 1200 x 1200, 128 x 128 x 128; equal at 256). */
+#define IN_PLACE_MAX_M 128
+static bool use_in_place(const gemm_plan *p) { return p->csb == 1 && p->M <= IN_PLACE_MAX_M; }
+
+static const vs_gemm_arch *current_arch(void);
+
+/* C = op(A) op(B) with op(A) = A of few rows and op(B) = B^T wide (a linear layer's forward,
+ * y = x W^T): packing op(B) would transpose all of W for M / 6 uses of each copy.  Computed as
+ * C^T = B A^T instead, in a transposed copy of C: W is read in place as the left operand and only
+ * x^T (small) is packed.  The micro-kernel forms the same products (a b = b a) over the same passes
+ * of K (kc depends on K alone) and writes alpha sum + beta C alike, so the bits are those of the
+ * direct product.  False when scratch memory runs out (the caller then takes the direct path). */
+#define SWAP_MAX_M IN_PLACE_MAX_M
+
+/* dst[j*ldd + i] = src[i*lds + j] for i < rows, j < cols, in 16 x 16 blocks so that both sides
+ * stay in L1 while a block is copied. */
+#define TRANSPOSE_BLOCK 16
+static void transpose(int64_t rows, int64_t cols, const float *restrict src, int64_t lds, float *restrict dst, int64_t ldd)
 {
-    if (p->csb != 1) return false;
-    return p->M <= 16 || (p->M <= 96 && p->K * p->N <= 64 * 1024);
+    for (int64_t i0 = 0; i0 < rows; i0 += TRANSPOSE_BLOCK)
+        for (int64_t j0 = 0; j0 < cols; j0 += TRANSPOSE_BLOCK) {
+            const int64_t i1 = min64(i0 + TRANSPOSE_BLOCK, rows), j1 = min64(j0 + TRANSPOSE_BLOCK, cols);
+            for (int64_t j = j0; j < j1; j++)
+                for (int64_t i = i0; i < i1; i++) dst[j * ldd + i] = src[i * lds + j];
+        }
+}
+static bool gemm_swapped(bool trans_a, bool trans_b, int64_t M, int64_t N, int64_t K, float alpha, const float *A,
+                         int64_t lda, const float *B, int64_t ldb, float beta, float *C, int64_t ldc)
+{
+    /* M < nr / 2: the transposed product's tiles would be mostly padding (M columns of nr) */
+    if (trans_a || !trans_b || M > SWAP_MAX_M || 2 * M < current_arch()->nr || N < 2 * M) return false;
+    float *t = vs_scratch(VS_SCRATCH_GEMM_T, (size_t)(M * N) * sizeof(float));
+    if (!t) return false;
+    if (beta != 0) transpose(M, N, C, ldc, t, M);
+    vs_sgemm(false, true, N, M, K, alpha, B, ldb, A, lda, beta, t, M); /* N >= 2 M: not swapped again */
+    transpose(N, M, t, M, C, ldc);
+    return true;
 }
 
 /* Whether to copy blocks of A into MR-row slivers.  The kernel broadcasts A from anywhere, so
@@ -240,6 +273,7 @@ void vs_sgemm(bool trans_a, bool trans_b, int64_t M, int64_t N, int64_t K, float
         scale_c(M, N, beta, C, ldc);
         return;
     }
+    if (gemm_swapped(trans_a, trans_b, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc)) return;
     gemm_plan p = {
         .arch = current_arch(), .M = M, .N = N, .K = K, .alpha = alpha, .A = A,
         .rsa = trans_a ? 1 : lda, .csa = trans_a ? lda : 1,

@@ -93,15 +93,9 @@ int vs_norm_axis(const char *op, int axis, int ndim);
 #include "autograd/alloc.h"   /* vs_malloc and friends */
 #include "autograd/kernels.h" /* vs_sgemm, vs_parallel_for */
 
-/* softplus(x) = log(1 + e^x) and sigmoid(x) = 1 / (1 + e^-x) of one float, without overflow: the
- * values of vs_softplus / vs_sigmoid and of the fused loss rules that must match them. */
-static inline float vs_softplusf(float x) { return x > 0 ? x + log1pf(expf(-x)) : log1pf(expf(x)); }
-static inline float vs_sigmoidf(float x)
-{
-    if (x >= 0) return 1.0f / (1.0f + expf(-x));
-    float e = expf(x);
-    return e / (1.0f + e);
-}
+/* vs_softplusf and vs_sigmoidf of one float: the values of vs_softplus / vs_sigmoid and of the fused
+ * loss rules that must match them, in arithmetic the vectoriser keeps vectorised. */
+#include "autograd/vmath.h"
 
 /* Current thread's rule for newly recorded nodes. */
 vs_backward_rule vs_current_rule(void);

@@ -65,6 +65,7 @@ typedef enum vs_scratch_slot {
     VS_SCRATCH_GEMM_A = 0, /* packed block of op(A) */
     VS_SCRATCH_GEMM_B,     /* packed panel of op(B), shared by the threads of one product */
     VS_SCRATCH_GEMM_EDGE,  /* zero-padded last column strip of op(B) */
+    VS_SCRATCH_GEMM_T,     /* C transposed, for a product computed as C^T = op(B)^T op(A)^T (gemm.c) */
     VS_SCRATCH_CONV,       /* im2col and patch matrices of a chunk of images (ops_conv.c) */
     VS_SCRATCH_CONV_PARTS, /* the weight gradient's partial sums, owned by the thread that runs the op */
     VS_SCRATCH_CONV_WEIGHTS, /* packed weights of the direct AVX-512 convolution (conv_avx512.c) */
@@ -77,6 +78,13 @@ void *vs_scratch(vs_scratch_slot slot, size_t bytes);
  * 64-byte aligned block the caller frees (*owned, the same pointer), so one huge call does not keep
  * its memory for the thread's life.  NULL when memory runs out. */
 void *vs_scratch_or_own(vs_scratch_slot slot, size_t bytes, void **owned);
+
+/* ---- bulk draws ---- */
+
+struct vs_rng;
+/* out[i] = lo + (hi - lo) u_i for i < n, u_i = vs_rng_uniformf(r) drawn in order: the same values as a
+ * loop over vs_rng_uniformf, without two calls per draw (rng.c).  Dropout masks and uniform fills. */
+void vs_rng_fill_uniformf(struct vs_rng *r, float *out, int64_t n, float lo, float hi);
 
 /* ---- instruction sets (isa.c) ---- */
 

@@ -389,7 +389,7 @@ typedef struct un_params {
 } un_params;
 
 
-VS_VECTOR_CLONES static void un_forward(unop op, const float *restrict x, float *restrict y, int64_t n, float p0, float p1)
+VS_VECTOR_CLONES VS_SELECTS static void un_forward(unop op, const float *restrict x, float *restrict y, int64_t n, float p0, float p1)
 {
     switch (op) {
     case U_NEG: for (int64_t i = 0; i < n; i++) y[i] = -x[i]; break;

@@ -7,6 +7,12 @@
 #include <math.h>
 #include <string.h>
 
+/* m[i] = keep where the uniform draw m[i] >= p, else 0. */
+VS_VECTOR_CLONES VS_SELECTS static void keep_where(float *restrict m, int64_t n, float p, float keep)
+{
+    for (int64_t i = 0; i < n; i++) m[i] = m[i] >= p ? keep : 0.0f;
+}
+
 static vs_tensor *dropout_impl(vs_tensor *x, float p, bool training, vs_rng *r)
 {
     if (!x) return NULL;
@@ -17,8 +23,9 @@ static vs_tensor *dropout_impl(vs_tensor *x, float p, bool training, vs_rng *r)
     vs_tensor *mask = vs_alloc("dropout", x->ndim, x->shape);
     vs_set_grad_enabled(prev);
     if (!mask) return NULL;
-    float keep = 1.0f / (1.0f - p);
-    for (int64_t i = 0; i < mask->size; i++) mask->data[i] = vs_rng_uniformf(r) >= p ? keep : 0.0f;
+    const float keep = 1.0f / (1.0f - p);
+    vs_rng_fill_uniformf(r, mask->data, mask->size, 0.0f, 1.0f); /* 0 + 1 u = u exactly */
+    keep_where(mask->data, mask->size, p, keep);
     return vs_mul(x, mask);
 }
 
@@ -80,18 +87,27 @@ typedef struct bce_job {
     bool forward;
 } bce_job;
 
+/* The passes of one chunk as flat loops over vs_softplusf / vs_sigmoidf, which vectorise (AVX2
+ * clone, or the baseline's SSE2): the forward terms, or dx and dt of the backward. */
+VS_VECTOR_CLONES VS_SELECTS static void bce_kernel(const float *restrict x, const float *restrict t, float *restrict dx,
+                                                   float *restrict dt, float gn, bool forward, int64_t n)
+{
+    const float ngn = -gn;
+    if (forward) {
+        for (int64_t i = 0; i < n; i++) dx[i] = vs_softplusf(x[i]) - t[i] * x[i];
+        return;
+    }
+    if (dx)
+        for (int64_t i = 0; i < n; i++) dx[i] = gn * vs_sigmoidf(x[i]) + ngn * t[i];
+    if (dt)
+        for (int64_t i = 0; i < n; i++) dt[i] = ngn * x[i];
+}
+
 static void bce_chunk(void *ctx, int64_t begin, int64_t end)
 {
     const bce_job *j = ctx;
-    const float *x = j->x, *t = j->t, gn = j->gn, ngn = -j->gn;
-    if (j->forward) {
-        for (int64_t i = begin; i < end; i++) j->dx[i] = vs_softplusf(x[i]) - t[i] * x[i];
-        return;
-    }
-    if (j->dx)
-        for (int64_t i = begin; i < end; i++) j->dx[i] = gn * vs_sigmoidf(x[i]) + ngn * t[i];
-    if (j->dt)
-        for (int64_t i = begin; i < end; i++) j->dt[i] = ngn * x[i];
+    bce_kernel(j->x + begin, j->t + begin, j->dx ? j->dx + begin : NULL, j->dt ? j->dt + begin : NULL, j->gn, j->forward,
+               end - begin);
 }
 
 static void bce_run(bce_job *j, int64_t n)

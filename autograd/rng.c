@@ -1,5 +1,6 @@
 /* rng.c - xoshiro256** (Blackman & Vigna) seeded with splitmix64. */
 #include "versus/rng.h"
+#include "autograd/kernels.h"
 
 #include <math.h>
 
@@ -19,9 +20,9 @@ void vs_rng_seed(vs_rng *r, uint64_t seed)
     for (int i = 0; i < 4; i++) r->s[i] = splitmix64(&x);
 }
 
-uint64_t vs_rng_u64(vs_rng *r)
+/* One xoshiro256** step: inlined into vs_rng_u64 and the bulk fill. */
+static inline uint64_t next_u64(uint64_t *s)
 {
-    uint64_t *s = r->s;
     uint64_t result = rotl(s[1] * 5, 7) * 9;
     uint64_t t = s[1] << 17;
     s[2] ^= s[0];
@@ -32,6 +33,8 @@ uint64_t vs_rng_u64(vs_rng *r)
     s[3] = rotl(s[3], 45);
     return result;
 }
+
+uint64_t vs_rng_u64(vs_rng *r) { return next_u64(r->s); }
 
 vs_rng vs_rng_split(vs_rng *r)
 {
@@ -52,7 +55,17 @@ uint64_t vs_rng_below(vs_rng *r, uint64_t n)
 
 double vs_rng_uniform(vs_rng *r) { return (double)(vs_rng_u64(r) >> 11) * 0x1.0p-53; }
 
-float vs_rng_uniformf(vs_rng *r) { return (float)(vs_rng_u64(r) >> 40) * 0x1.0p-24f; }
+/* A float of the top 24 bits of one draw: u in [0, 1). */
+static inline float uniformf_of(uint64_t x) { return (float)(x >> 40) * 0x1.0p-24f; }
+
+float vs_rng_uniformf(vs_rng *r) { return uniformf_of(vs_rng_u64(r)); }
+
+void vs_rng_fill_uniformf(vs_rng *r, float *out, int64_t n, float lo, float hi)
+{
+    uint64_t s[4] = {r->s[0], r->s[1], r->s[2], r->s[3]}; /* the state in registers, not behind r */
+    for (int64_t i = 0; i < n; i++) out[i] = lo + (hi - lo) * uniformf_of(next_u64(s));
+    for (int i = 0; i < 4; i++) r->s[i] = s[i];
+}
 
 double vs_rng_normal(vs_rng *r)
 {

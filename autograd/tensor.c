@@ -458,8 +458,7 @@ vs_tensor *vs_scalar(float v) { return vs_tensor_full(0, NULL, v); }
 vs_tensor *vs_tensor_rand(int ndim, const int64_t *shape, vs_rng *r, float lo, float hi)
 {
     vs_tensor *t = vs_alloc("vs_tensor_rand", ndim, shape);
-    if (t)
-        for (int64_t i = 0; i < t->size; i++) t->data[i] = lo + (hi - lo) * vs_rng_uniformf(r);
+    if (t) vs_rng_fill_uniformf(r, t->data, t->size, lo, hi);
     return t;
 }
 

@@ -92,5 +92,9 @@ const vs_bench_case vs_bench_sgemm_cases[] = {
     LINEAR(64, 784, 256),
     LINEAR(64, 256, 10),
     LINEAR(128, 100, 64),
+    LINEAR(128, 784, 400), /* the zoo VAE's encoder and decoder (vae_mlp_step) */
+    LINEAR(128, 400, 784),
+    LINEAR(64, 784, 1200), /* the DIP-VAE encoder (dipvae_mlp_step) */
+    LINEAR(64, 1200, 1200),
 };
 const size_t vs_bench_sgemm_count = sizeof vs_bench_sgemm_cases / sizeof vs_bench_sgemm_cases[0];

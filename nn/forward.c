@@ -36,23 +36,25 @@ static vs_tensor *linear_forward(vs_module *m, vs_tensor *x)
  * p + r * stride, r < ROWS, of hw floats each.  The rows' sums are independent chains side by side,
  * so the CPU overlaps their additions; each one is the same sequence as a row on its own. */
 #define ROW_MOMENTS(ROWS)                                                                              \
-    static void row_moments##ROWS(const float *p, int64_t stride, int64_t hw, double *mean, double *ss) \
+    VS_VECTOR_CLONES static void row_moments##ROWS(const float *p, int64_t stride, int64_t hw, double *mean, double *ss) \
     {                                                                                                  \
-        double m[ROWS] = {0}, s[ROWS] = {0};                                                           \
+        double t[ROWS] = {0}, m[ROWS], s[ROWS] = {0};                                                  \
         for (int64_t k = 0; k < hw; k++)                                                               \
-            for (int r = 0; r < ROWS; r++) m[r] += p[r * stride + k];                                  \
-        for (int r = 0; r < ROWS; r++) m[r] /= (double)hw;                                             \
+            for (int r = 0; r < ROWS; r++) t[r] += p[r * stride + k];                                  \
+        for (int r = 0; r < ROWS; r++) m[r] = t[r] / (double)hw;                                       \
         for (int64_t k = 0; k < hw; k++)                                                               \
             for (int r = 0; r < ROWS; r++) s[r] += (p[r * stride + k] - m[r]) * (p[r * stride + k] - m[r]); \
         for (int r = 0; r < ROWS; r++) mean[r] = m[r], ss[r] = s[r];                                   \
     }
 ROW_MOMENTS(1)
 ROW_MOMENTS(4)
+ROW_MOMENTS(8)
 #undef ROW_MOMENTS
 
 /* running = (1 - momentum) running + momentum * (mean over the batch of each example's statistic),
  * the variance unbiased over h*w: what PyTorch's instance norm with track_running_stats records.
- * Examples are taken four at a time (row_moments4); the sums over them run in example order. */
+ * Examples are taken eight or four at a time (row_moments8, row_moments4: twice the independent sums of
+ * four, 2.5% of stargan_gan_step before); the sums over them run in example order. */
 static void instance_norm_track(vs_module *m, const vs_tensor *x)
 {
     vs_tensor *rm = vs_module_param(m, "running_mean"), *rv = vs_module_param(m, "running_var");
@@ -61,10 +63,12 @@ static void instance_norm_track(vs_module *m, const vs_tensor *x)
     for (int64_t j = 0; j < c; j++) {
         double sm = 0, sv = 0;
         for (int64_t i = 0; i < n;) {
-            double mean[4], ss[4];
-            const int rows = n - i >= 4 ? 4 : 1;
+            double mean[8], ss[8];
+            const int rows = n - i >= 8 ? 8 : n - i >= 4 ? 4 : 1;
             const float *p = x->data + (i * c + j) * hw;
-            if (rows == 4)
+            if (rows == 8)
+                row_moments8(p, c * hw, hw, mean, ss);
+            else if (rows == 4)
                 row_moments4(p, c * hw, hw, mean, ss);
             else
                 row_moments1(p, c * hw, hw, mean, ss);

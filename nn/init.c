@@ -2,6 +2,7 @@
  * (PyTorch's reset_parameters, PyTorch Geometric's for the graph layers).  Draws come from the
  * caller's vs_rng in element order, so the same seed gives the same weights. */
 #include "nn/internal.h"
+#include "autograd/kernels.h"
 
 #include <math.h>
 #include <string.h>
@@ -19,10 +20,7 @@ void vs_init_constant(vs_tensor *t, float v)
     for (int64_t i = 0; i < t->size; i++) t->data[i] = v;
 }
 
-void vs_init_uniform(vs_tensor *t, vs_rng *r, float lo, float hi)
-{
-    for (int64_t i = 0; i < t->size; i++) t->data[i] = lo + (hi - lo) * vs_rng_uniformf(r);
-}
+void vs_init_uniform(vs_tensor *t, vs_rng *r, float lo, float hi) { vs_rng_fill_uniformf(r, t->data, t->size, lo, hi); }
 
 void vs_init_normal(vs_tensor *t, vs_rng *r, float mean, float std)
 {

@@ -397,28 +397,36 @@ START_TEST(test_instance_norm_options)
     ck_assert_float_near(y->data[0], (1 - rm->data[0]) / sqrt(rv->data[0] + 1e-5), 1e-5);
     vs_scope_end();
     vs_module_free(m);
-    /* seven examples (a group of four, then one at a time): each channel's statistics in double */
+    /* seven examples (a group of four, then one at a time) and thirteen (a group of eight, one of four,
+     * then one): the bits of each example's sums in k order (in double) and of their sums in example
+     * order, whatever the grouping */
     s.momentum = 0.1;
-    m = vs_layer_new(&s, NULL, &err);
-    vs_scope_begin();
     vs_rng r;
     vs_rng_seed(&r, 4);
-    x = vs_tensor_randn(VS_SHAPE(7, 2, 3, 5), &r, 1, 2);
-    vs_module_forward(m, x, NULL);
-    for (int j = 0; j < 2; j++) {
-        double sm = 0, sv = 0;
-        for (int i = 0; i < 7; i++) {
-            const float *p = x->data + (i * 2 + j) * 15;
-            double mean = 0, ss = 0;
-            for (int k = 0; k < 15; k++) mean += p[k] / 15.0;
-            for (int k = 0; k < 15; k++) ss += (p[k] - mean) * (p[k] - mean);
-            sm += mean / 7, sv += ss / 14 / 7;
+    static const int64_t counts[2] = {7, 13};
+    for (int c = 0; c < 2; c++) {
+        const int64_t n = counts[c];
+        m = vs_layer_new(&s, NULL, &err);
+        vs_scope_begin();
+        x = vs_tensor_randn(VS_SHAPE(n, 2, 3, 5), &r, 1, 2);
+        vs_module_forward(m, x, NULL);
+        for (int j = 0; j < 2; j++) {
+            double sm = 0, sv = 0;
+            for (int64_t i = 0; i < n; i++) {
+                const float *p = x->data + (i * 2 + j) * 15;
+                double t = 0, ss = 0;
+                for (int k = 0; k < 15; k++) t += p[k];
+                const double mean = t / 15;
+                for (int k = 0; k < 15; k++) ss += (p[k] - mean) * (p[k] - mean);
+                sm += mean, sv += ss / 14;
+            }
+            const double mom = s.momentum;
+            ck_assert_float_eq(vs_module_param(m, "running_mean")->data[j], (float)((1 - mom) * 0.0f + mom * sm / (double)n));
+            ck_assert_float_eq(vs_module_param(m, "running_var")->data[j], (float)((1 - mom) * 1.0f + mom * sv / (double)n));
         }
-        ck_assert_float_near(vs_module_param(m, "running_mean")->data[j], 0.1 * sm, 1e-6);
-        ck_assert_float_near(vs_module_param(m, "running_var")->data[j], 0.9 + 0.1 * sv, 1e-6);
+        vs_scope_end();
+        vs_module_free(m);
     }
-    vs_scope_end();
-    vs_module_free(m);
     /* versus's default keeps weight and bias; "affine": false and the flags read from model.json */
     m = vs_instance_norm2d_new(3, 1e-5f);
     ck_assert_int_eq(m->n_params, 2);

@@ -1,5 +1,6 @@
-/* test_core.c - errors, checked size arithmetic, the random generator. */
+/* test_core.c - errors, checked size arithmetic, the random generator and its bulk fill. */
 #include "vs_check.h"
+#include "autograd/kernels.h"
 #include "versus/versus.h"
 
 #include <math.h>
@@ -40,6 +41,21 @@ START_TEST(test_rng_reproducible)
     for (int i = 0; i < 1000; i++) ck_assert_uint_eq(vs_rng_u64(&a), vs_rng_u64(&b));
     vs_rng_seed(&b, 43);
     ck_assert_uint_ne(vs_rng_u64(&a), vs_rng_u64(&b));
+}
+END_TEST
+
+/* The bulk fill draws what a loop over vs_rng_uniformf draws, and leaves the generator where the loop does. */
+START_TEST(test_rng_fill_matches_draws)
+{
+    vs_rng a, b;
+    vs_rng_seed(&a, 9);
+    vs_rng_seed(&b, 9);
+    float got[1001];
+    vs_rng_fill_uniformf(&a, got, 1001, -0.5f, 2.0f);
+    for (int i = 0; i < 1001; i++) ck_assert_float_eq(got[i], -0.5f + 2.5f * vs_rng_uniformf(&b));
+    ck_assert_uint_eq(vs_rng_u64(&a), vs_rng_u64(&b));
+    vs_rng_fill_uniformf(&a, got, 0, 0.0f, 1.0f); /* nothing drawn */
+    ck_assert_uint_eq(vs_rng_u64(&a), vs_rng_u64(&b));
 }
 END_TEST
 
@@ -98,6 +114,7 @@ static Suite *core_suite(void)
     tcase_add_test(tc, test_size_overflow);
     tc = vs_tcase(s, "rng", 30);
     tcase_add_test(tc, test_rng_reproducible);
+    tcase_add_test(tc, test_rng_fill_matches_draws);
     tcase_add_test(tc, test_rng_distributions);
     tcase_add_test(tc, test_rng_shuffle_permutes);
     return s;

@@ -258,6 +258,48 @@ START_TEST(test_bit_identical_across_threads)
 }
 END_TEST
 
+/* y = x W^T with few rows of x is computed as y^T = W x^T (gemm.c's gemm_swapped): the same bits as
+ * y = x (W^T copied out), which takes the direct path, for every ISA, beta 0 and not, 1 and 2 threads. */
+static const int64_t swap_shapes[][3] = {{64, 1200, 300}, {128, 784, 400}, {128, 400, 784}, {7, 100, 33}, {100, 450, 129}, {1, 5, 2}};
+
+START_TEST(test_swapped_product_same_bits)
+{
+    vs_isa isas[3];
+    const int nisa = test_isas(isas);
+    vs_rng r;
+    vs_rng_seed(&r, 77 + (uint64_t)_i);
+    const int64_t *s = swap_shapes[_i];
+    mats nt = make_mats(&r, false, true, s[0], s[1], s[2], 2);
+    mats nn = nt;
+    nn.tb = false;
+    nn.ldb = nt.N;
+    nn.B = malloc(sizeof(float) * (size_t)(nt.K * nt.N));
+    ck_assert_ptr_nonnull(nn.B);
+    for (int64_t k = 0; k < nt.K; k++)
+        for (int64_t j = 0; j < nt.N; j++) nn.B[k * nt.N + j] = nt.B[j * nt.ldb + k];
+    for (int t = 0; t < nisa; t++) {
+        vs_set_kernel_isa(isas[t]);
+        for (int threads = 1; threads <= 2; threads++) {
+            vs_set_threads(threads);
+            for (int b = 0; b < 2; b++) {
+                const float beta = b ? 1.5f : 0.0f;
+                float *Cs = run_gemm(&nt, 0.75f, beta), *Cd = run_gemm(&nn, 0.75f, beta);
+                if (memcmp(Cs, Cd, sizeof(float) * (size_t)(nt.M * nt.ldc)) != 0)
+                    ck_abort_msg("%s %ldx%ldx%ld beta %g, %d threads: x W^T differs from x (W^T copied)",
+                                 vs_isa_name(isas[t]), (long)nt.M, (long)nt.N, (long)nt.K, (double)beta, threads);
+                if (t == 0 && threads == 1) check_against_ref(&nt, Cs, 0.75f, beta);
+                free(Cs);
+                free(Cd);
+            }
+        }
+    }
+    free(nn.B);
+    free_mats(&nt);
+    vs_set_threads(0);
+    vs_set_kernel_isa(VS_ISA_AUTO);
+}
+END_TEST
+
 /* Scalar and SIMD kernels both match the reference; here also each other, elementwise. */
 START_TEST(test_scalar_and_simd_agree)
 {
@@ -316,6 +358,7 @@ static Suite *gemm_suite(void)
     tcase_add_test(tc, test_known_values);
     tc = vs_tcase(s, "threads", 120);
     tcase_add_loop_test(tc, test_bit_identical_across_threads, 0, (int)(sizeof thread_shapes / sizeof thread_shapes[0]));
+    tcase_add_loop_test(tc, test_swapped_product_same_bits, 0, (int)(sizeof swap_shapes / sizeof swap_shapes[0]));
     tc = vs_tcase(s, "isa", 60);
     tcase_add_test(tc, test_scalar_and_simd_agree);
     tcase_add_test(tc, test_isa_selection);

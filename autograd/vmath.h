@@ -1,0 +1,107 @@
+/* autograd/vmath.h - softplus and sigmoid of one float in branch-free arithmetic that GCC's
+ * vectoriser turns into AVX2 (or SSE2) code inside a VS_VECTOR_CLONES loop: no libm calls (libm's
+ * expf and log1pf are scalar calls the vectoriser must keep), no branches, selects only.  Both clones
+ * and a plain scalar call run the same IEEE operations (the clones have no FMA), so they round
+ * alike: one float in, the same bits out, on any ISA and thread count.
+ *
+ * exp is Cephes' expf (range reduction by n ln 2 in two parts, degree-6 polynomial) with 2^n applied
+ * as two factors so results down to the smallest denormal round once; log1p(u) for u in [0, 1] is
+ * Cephes' logf of 1 + u plus the correction (u - ((1 + u) - 1)) / (1 + u) for the rounding of 1 + u.
+ * tests/test_vmath.c bounds the error against double precision over the whole float range. */
+#ifndef VERSUS_AUTOGRAD_VMATH_H
+#define VERSUS_AUTOGRAD_VMATH_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <string.h>
+
+/* Always inlined: a call inside a vectorised loop would keep the loop scalar. */
+#if defined(__GNUC__)
+#define VS_VM_INLINE static inline __attribute__((always_inline))
+#else
+#define VS_VM_INLINE static inline
+#endif
+
+/* The bits of a float and back (memcpy is how C spells a bit cast; it compiles to nothing). */
+VS_VM_INLINE uint32_t vs_vm_bits(float x)
+{
+    uint32_t u;
+    memcpy(&u, &x, sizeof u);
+    return u;
+}
+
+VS_VM_INLINE float vs_vm_float(uint32_t u)
+{
+    float x;
+    memcpy(&x, &u, sizeof x);
+    return x;
+}
+
+/* e^a for a <= 0 that is not NaN (a < -104 gives 0, as e^a < 2^-150 does). */
+VS_VM_INLINE float vs_vm_exp_nonpos(float a)
+{
+    const float magic = 12582912.0f; /* 1.5 * 2^23: t - magic is round(a log2 e) */
+    a = a < -104.0f ? -104.0f : a;
+    const float t = a * 1.44269504088896341f + magic, n = t - magic;
+    const int32_t ni = (int32_t)(vs_vm_bits(t) - vs_vm_bits(magic)); /* n as an integer, in [-151, 0] */
+    const float r = (a - n * 0.693359375f) - n * -2.12194440e-4f;  /* |r| <= ln 2 / 2 */
+    float p = 1.9875691500e-4f;
+    p = p * r + 1.3981999507e-3f;
+    p = p * r + 8.3334519073e-3f;
+    p = p * r + 4.1665795894e-2f;
+    p = p * r + 1.6666665459e-1f;
+    p = p * r + 5.0000001201e-1f;
+    const float y = (p * (r * r) + r) + 1.0f;
+    /* 2^n as 2^n1 2^n2 with n1, n2 >= -76: each factor a normal float, one rounding into denormals */
+    const int32_t n1 = ni / 2, n2 = ni - n1;
+    return y * vs_vm_float((uint32_t)(n1 + 127) << 23) * vs_vm_float((uint32_t)(n2 + 127) << 23);
+}
+
+/* log(1 + u) for u in [0, 1]. */
+VS_VM_INLINE float vs_vm_log1p_unit(float u)
+{
+    const float y = 1.0f + u;
+    const float c = (u - (y - 1.0f)) / y; /* what rounding 1 + u lost, relative to y */
+    const uint32_t b = vs_vm_bits(y);
+    /* y = 2^e m with m in [1, 2); m above sqrt 2 is halved, so f = m - 1 lies in [-0.293, 0.415) */
+    const bool high = (b & 0x7fffffu) > 0x3504f3u;
+    const float m = vs_vm_float((b & 0x7fffffu) | (high ? 0x3f000000u : 0x3f800000u));
+    const float e = (float)((int32_t)(b >> 23) - 127 + (high ? 1 : 0));
+    const float f = m - 1.0f, z = f * f;
+    float p = 7.0376836292e-2f;
+    p = p * f + -1.1514610310e-1f;
+    p = p * f + 1.1676998740e-1f;
+    p = p * f + -1.2420140846e-1f;
+    p = p * f + 1.4249322787e-1f;
+    p = p * f + -1.6668057665e-1f;
+    p = p * f + 2.0000714765e-1f;
+    p = p * f + -2.4999993993e-1f;
+    p = p * f + 3.3333331174e-1f;
+    float l = p * f * z;
+    l += e * -2.12194440e-4f;
+    l += -0.5f * z;
+    l = f + l;
+    l += e * 0.693359375f;
+    return l + c;
+}
+
+/* softplus(x) = log(1 + e^x) = max(x, 0) + log(1 + e^-|x|), without overflow; NaN stays NaN. */
+VS_VM_INLINE float vs_softplusf(float x)
+{
+    const bool nan = x != x;
+    const float a = nan ? 0.0f : x, pos = a > 0 ? a : 0.0f, neg_abs = a > 0 ? -a : a;
+    const float y = pos + vs_vm_log1p_unit(vs_vm_exp_nonpos(neg_abs));
+    return nan ? x : y;
+}
+
+/* sigmoid(x) = 1 / (1 + e^-x): 1 / (1 + e^-x) for x >= 0, e^x / (1 + e^x) below; NaN stays NaN. */
+VS_VM_INLINE float vs_sigmoidf(float x)
+{
+    const bool nan = x != x;
+    const float a = nan ? 0.0f : x, neg_abs = a > 0 ? -a : a;
+    const float e = vs_vm_exp_nonpos(neg_abs);
+    const float y = (a >= 0 ? 1.0f : e) / (1.0f + e);
+    return nan ? x : y;
+}
+
+#endif
