@@ -1,12 +1,13 @@
 /* explain/experiment_search.h - the parts of the search experiment (explain/experiment_search*.c;
  * versus/experiment.h has its entry point): data and backbones, and the explainers run on one pair
- * with their pixel maps.  Not installed. */
+ * with their pixel maps, the convergence study.  Not installed. */
 #ifndef VERSUS_EXPLAIN_EXPERIMENT_SEARCH_H
 #define VERSUS_EXPLAIN_EXPERIMENT_SEARCH_H
 
 #include "versus/versus.h"
 #include "versus/search.h"
 
+#include <math.h>
 #include <stdio.h>
 
 #define VS_SEARCH_PLANTED_CLASSES 4
@@ -56,5 +57,20 @@ vs_status vs_search_cell_oracle(const vs_search_case *c, float *proj, vs_error *
 /* The methods of Table 1 in its column order. */
 extern const vs_search_method_row vs_search_methods[];
 extern const int vs_search_n_methods;
+
+/* A json number, or null when v is not finite. */
+static inline vs_json *vs_search_number_or_null(double v) { return isfinite(v) ? vs_json_new_number(v) : vs_json_new_null(); }
+
+/* evals_ratio_15 and its variants as the claims table reads them (NAN: not measured). */
+typedef struct vs_search_study_ratios {
+    double mlp, product;              /* per-pair permutation / Kernel-Direct, mean MSE over the games */
+    double mlp_leverage, product_leverage;
+    double mlp_per_game;              /* the geometric mean of each game's own ratio */
+    double readings[4];               /* the other readings of the networks (VS_STUDY_MLP_BIASED ... SHALLOW) */
+} vs_search_study_ratios;
+
+/* The convergence study (Figs. 5, 10; explain/experiment_search_study.c) on `games` random games of
+ * each kind into rep and obj, its ratios into *out. */
+vs_status vs_search_study(vs_report *rep, int64_t games, uint64_t seed, vs_json *obj, vs_search_study_ratios *out, vs_error *err);
 
 #endif

@@ -98,7 +98,10 @@ vs_status vs_game_permutation_st2(vs_game *g, int64_t budget, uint64_t seed, vs_
     const int64_t rows = n * n - n + 2, pairs = n * (n - 1) / 2;
     if (budget < n + 1 + rows) budget = n + 1 + rows; /* one permutation at least */
     vs_game_memo m;
-    vs_status st = vs_game_memo_init(&m, g, budget + rows, err);
+    /* the memo never holds more than the 2^n distinct coalitions (uncached: only the singletons) */
+    int64_t cap = mode == VS_PERMUTATION_PER_PAIR_UNCACHED ? n + 1 : budget;
+    if (n < 40 && cap > ((int64_t)1 << n)) cap = (int64_t)1 << n;
+    vs_status st = vs_game_memo_init(&m, g, cap + rows, err);
     if (st != VS_OK) return st;
     /* rows: [0, n] prefixes P_a, then A(a, b) = P_a + p_b for each pair, then B(a, b) = P_a+1 + p_b, b > a + 1 */
     uint8_t *z = calloc((size_t)(rows * n), 1);

@@ -1,7 +1,8 @@
 /* games_study.c - the convergence study of Hamilton et al. (2022), Figs. 5 and 10: random games
- * (3-layer ReLU networks with Glorot weights on n inputs; Boolean product games with uniform
- * coefficients), the MSE of each order-2 estimator against the exact Shapley-Taylor indices as the
- * evaluations grow, and the ratio of evaluations two estimators need for the same MSE. */
+ * (3-layer ReLU networks with Glorot weights on n inputs, and other readings of A.2's unstated
+ * details; Boolean product games with uniform coefficients), the MSE of each order-2 estimator
+ * against the exact Shapley-Taylor indices as the evaluations grow, and the ratio of evaluations two
+ * estimators need for the same MSE at each point and as a geometric mean. */
 #include "versus/games.h"
 #include "versus/rng.h"
 
@@ -23,36 +24,47 @@ static double *random_values(vs_study_game kind, int n, vs_rng *r)
         vs_harsanyi_values(n, v);
         return v;
     }
-    /* f(x) = w3 relu(W2 relu(W1 x)), Glorot-uniform weights, zero biases; v(S) = f(x masked by S,
-     * zeros elsewhere) at a standard normal x. */
+    /* f(x) = W3 relu(W2 relu(W1 x + b1) + b2) + b3 (n-20-20-1; VS_STUDY_MLP_SHALLOW: W2 relu(W1 x +
+     * b1) + b2, n-20-1), Glorot-uniform weights (VS_STUDY_MLP_NORMAL: Glorot-normal, the same
+     * variance 2 / (fan_in + fan_out)), zero biases (VS_STUDY_MLP_BIASED: uniform in +-1/sqrt(fan_in),
+     * PyTorch's nn.Linear default); v(S) = f(x masked by S, zeros elsewhere) at a standard normal x
+     * (VS_STUDY_MLP_BOOLEAN: x = 1, v(S) = f(the indicator of S)). */
     enum { H = 20 };
-    double *w1 = malloc((size_t)(H * n) * sizeof *w1), w2[H * H], w3[H], x[32];
-    if (!w1) {
+    const int layers = kind == VS_STUDY_MLP_SHALLOW ? 2 : 3, d[4] = {n, H, layers == 3 ? H : 1, 1};
+    double *w[3], b[3][H] = {{0}}, x[32];
+    w[0] = malloc((size_t)(H * n + H * H + H) * sizeof *w[0]);
+    if (!w[0]) {
         free(v);
         return NULL;
     }
-    double a1 = sqrt(6.0 / (n + H)), a2 = sqrt(6.0 / (H + H)), a3 = sqrt(6.0 / (H + 1));
-    for (int k = 0; k < H * n; k++) w1[k] = a1 * (2 * vs_rng_uniform(r) - 1);
-    for (int k = 0; k < H * H; k++) w2[k] = a2 * (2 * vs_rng_uniform(r) - 1);
-    for (int k = 0; k < H; k++) w3[k] = a3 * (2 * vs_rng_uniform(r) - 1);
-    for (int i = 0; i < n; i++) x[i] = vs_rng_normal(r);
-    for (uint32_t S = 0; S < total; S++) {
-        double h1[H], h2[H], out = 0;
-        for (int o = 0; o < H; o++) {
-            double s = 0;
-            for (int i = 0; i < n; i++)
-                if (S >> i & 1) s += w1[o * n + i] * x[i];
-            h1[o] = s > 0 ? s : 0;
-        }
-        for (int o = 0; o < H; o++) {
-            double s = 0;
-            for (int i = 0; i < H; i++) s += w2[o * H + i] * h1[i];
-            h2[o] = s > 0 ? s : 0;
-        }
-        for (int o = 0; o < H; o++) out += w3[o] * h2[o];
-        v[S] = out;
+    w[1] = w[0] + H * n;
+    w[2] = w[1] + H * H;
+    for (int l = 0; l < layers; l++) {
+        double a = sqrt(6.0 / (d[l] + d[l + 1])), sd = sqrt(2.0 / (d[l] + d[l + 1]));
+        for (int k = 0; k < d[l] * d[l + 1]; k++) w[l][k] = kind == VS_STUDY_MLP_NORMAL ? sd * vs_rng_normal(r) : a * (2 * vs_rng_uniform(r) - 1);
     }
-    free(w1);
+    for (int l = 0; l < layers && kind == VS_STUDY_MLP_BIASED; l++)
+        for (int o = 0; o < d[l + 1]; o++) b[l][o] = (2 * vs_rng_uniform(r) - 1) / sqrt((double)d[l]);
+    for (int i = 0; i < n; i++) x[i] = kind == VS_STUDY_MLP_BOOLEAN ? 1 : vs_rng_normal(r);
+    for (uint32_t S = 0; S < total; S++) {
+        double h[H], t[H];
+        for (int o = 0; o < H; o++) {
+            double s = b[0][o];
+            for (int i = 0; i < n; i++)
+                if (S >> i & 1) s += w[0][o * n + i] * x[i];
+            h[o] = s > 0 ? s : 0;
+        }
+        for (int l = 1; l < layers; l++) {
+            for (int o = 0; o < d[l + 1]; o++) {
+                double s = b[l][o];
+                for (int i = 0; i < d[l]; i++) s += w[l][o * d[l] + i] * h[i];
+                t[o] = s > 0 || l == layers - 1 ? s : 0; /* no ReLU after the last layer */
+            }
+            memcpy(h, t, (size_t)d[l + 1] * sizeof *h);
+        }
+        v[S] = h[0];
+    }
+    free(w[0]);
     return v;
 }
 
@@ -75,10 +87,10 @@ static double pair_mse(int n, const double *est, const double *ref)
 }
 
 vs_status vs_st2_convergence(vs_study_game kind, int n, int games, uint64_t seed, vs_study_estimator e, const int64_t *budgets, int nb,
-                             vs_study_point *out, vs_error *err)
+                             vs_study_point *out, vs_study_point *per_game, vs_error *err)
 {
-    if (n < 3 || n > 20 || games < 1 || nb < 1 || (unsigned)e >= VS_STUDY_ESTIMATORS)
-        return vs_error_set(err, VS_ERR_ARG, "convergence study: 3 to 20 players, at least one game and one budget, a known estimator");
+    if (n < 3 || n > 20 || games < 1 || nb < 1 || (unsigned)e >= VS_STUDY_ESTIMATORS || (unsigned)kind > VS_STUDY_MLP_SHALLOW)
+        return vs_error_set(err, VS_ERR_ARG, "convergence study: 3 to 20 players, at least one game and one budget, a known game and estimator");
     vs_rng r;
     vs_rng_seed(&r, seed);
     double *exact = malloc((size_t)(n * n) * sizeof *exact), *est = malloc((size_t)(n * n) * sizeof *est);
@@ -113,8 +125,10 @@ vs_status vs_st2_convergence(vs_study_game kind, int n, int games, uint64_t seed
                 o.sampling = e == VS_STUDY_KERNEL_DIRECT ? VS_KERNEL_DIRECT : e == VS_STUDY_KERNEL_WEIGHTING ? VS_KERNEL_WEIGHTING : VS_KERNEL_LEVERAGE;
                 st = vs_game_kernel(&g, &o, est, err);
             }
-            out[b].evaluations += (double)g.evaluations / games;
-            out[b].mse += pair_mse(n, est, exact) / games;
+            vs_study_point p = {(double)g.evaluations, pair_mse(n, est, exact)};
+            out[b].evaluations += p.evaluations / games;
+            out[b].mse += p.mse / games;
+            if (per_game) per_game[gi * nb + b] = p;
         }
         free(v);
     }
@@ -123,31 +137,60 @@ vs_status vs_st2_convergence(vs_study_game kind, int n, int games, uint64_t seed
     return st;
 }
 
-/* log evaluations that curve c [n points] needs for mse m (log-log interpolation between the two
- * neighbouring points); NAN outside its range.  Points are assumed in increasing evaluations. */
-static double log_evals_at(const vs_study_point *c, int n, double m)
+/* The log-log line through points a and b of curve c at mse m: log evaluations. */
+static double log_line(const vs_study_point *a, const vs_study_point *b, double m)
 {
+    double t = a->mse == b->mse ? 0 : (log(m) - log(a->mse)) / (log(b->mse) - log(a->mse));
+    return log(a->evaluations) + t * (log(b->evaluations) - log(a->evaluations));
+}
+
+/* The end segment of curve c [n points] at its low-evaluation end (dir 1) or its high one (dir -1):
+ * the first (last) two points of positive MSE and distinct evaluations, in *a and *b; false without. */
+static bool end_segment(const vs_study_point *c, int n, int dir, int *a, int *b)
+{
+    int i = dir > 0 ? 0 : n - 1;
+    while (i >= 0 && i < n && !(c[i].mse > 0 && c[i].evaluations > 0)) i += dir;
+    for (int j = i + dir; i >= 0 && i < n && j >= 0 && j < n; j += dir)
+        if (c[j].mse > 0 && c[j].evaluations != c[i].evaluations) {
+            *a = i;
+            *b = j;
+            return true;
+        }
+    return false;
+}
+
+double vs_study_evals_at(const vs_study_point *c, int n, double m, bool *extrapolated)
+{
+    if (extrapolated) *extrapolated = false;
+    if (!(m > 0)) return NAN;
+    double hi = 0;
     for (int i = 0; i + 1 < n; i++) {
         double m0 = c[i].mse, m1 = c[i + 1].mse;
         if (!(m0 > 0 && m1 > 0)) continue;
-        if ((m <= m0 && m >= m1) || (m >= m0 && m <= m1)) {
-            double t = m0 == m1 ? 0 : (log(m) - log(m0)) / (log(m1) - log(m0));
-            return log(c[i].evaluations) + t * (log(c[i + 1].evaluations) - log(c[i].evaluations));
-        }
+        if ((m <= m0 && m >= m1) || (m >= m0 && m <= m1)) return exp(log_line(c + i, c + i + 1, m));
     }
-    return NAN;
+    for (int i = 0; i < n; i++)
+        if (c[i].mse > 0) hi = fmax(hi, c[i].mse);
+    /* outside the curve's MSE range: the line through its end points on that side (MSE falling) */
+    int a, b;
+    if (!(hi > 0) || !end_segment(c, n, m > hi ? 1 : -1, &a, &b) || !(c[a].mse != c[b].mse)) return NAN;
+    if ((c[b].mse - c[a].mse) * (c[b].evaluations - c[a].evaluations) >= 0) return NAN;
+    if (extrapolated) *extrapolated = true;
+    return exp(log_line(c + a, c + b, m));
 }
 
-double vs_evals_ratio(const vs_study_point *slow, int ns, const vs_study_point *fast, int nf)
+double vs_evals_ratio(const vs_study_point *slow, int ns, const vs_study_point *fast, int nf, bool allow_extrapolation, int *extrapolated)
 {
-    /* geometric mean over the fast curve's points whose MSE the slow curve also reaches */
     double s = 0;
-    int k = 0;
+    int k = 0, x = 0;
     for (int i = 0; i < nf; i++) {
-        double ls = log_evals_at(slow, ns, fast[i].mse);
-        if (isnan(ls) || !(fast[i].evaluations > 0)) continue;
-        s += ls - log(fast[i].evaluations);
+        bool ex;
+        double e = vs_study_evals_at(slow, ns, fast[i].mse, &ex);
+        if (isnan(e) || !(fast[i].evaluations > 0) || (ex && !allow_extrapolation)) continue;
+        s += log(e) - log(fast[i].evaluations);
         k++;
+        x += ex;
     }
+    if (extrapolated) *extrapolated = x;
     return k ? exp(s / k) : NAN;
 }

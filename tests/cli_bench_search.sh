@@ -22,13 +22,16 @@ done
 for m in SBSM PSHAP LIME KSHAP VESM GCAM SAM IG-SAM KSAM; do
     grep_out "Table 1 lists $m" "^| $m |" s/table.md
 done
-for k in evals_ratio_15 evals_ratio_15_product inefficiency_first faithfulness_first miou sam_vs_exact_max_err sam2_vs_exact_max_err command commit; do
+for k in evals_ratio_15 evals_ratio_15_per_game evals_ratio_15_inside_only evals_ratio_15_product inefficiency_first faithfulness_first miou sam_vs_exact_max_err sam2_vs_exact_max_err command commit; do
     grep_out "results.json has $k" "\"$k\":" s/results.json
 done
 grep_out "the commit is stamped" '"commit": "abc123"' s/results.json
 grep_out "the claims table says whether each claim is reproduced" "^| SAM = Shapley values of v1 on GAP models (Prop. 4.1) | max error [0-9.e+-]* | yes |" s/table.md
 holds "the cell-level oracle's mIoU is a fraction" 'a > 0 && a <= 1' "$(num miou_cell_oracle)"
 grep_out "the evaluation ratio is measured on each half of the games" '"ratio_per_pair_uncached_halves": \[' s/results.json
+grep_out "the evaluation ratio is given per kernel budget" '"per_budget": \[' s/results.json
+grep_out "the other readings of the networks are measured" '"boolean_input": {' s/results.json
+grep_out "the table has a row per kernel budget" "^| 20000 | 20000 | " s/table.md
 holds "SAM equals exact Shapley on the GAP-dot head" 'a != "" && a < 1e-4' "$(num sam_vs_exact_max_err)"
 holds "second-order SAM equals exact Shapley-Taylor" 'a != "" && a < 1e-4' "$(num sam2_vs_exact_max_err)"
 holds "Grad-CAM breaks the dummy axiom (A.4)" 'a > 0.05' "$(num gradcam_dummy_left_share)"

@@ -357,10 +357,12 @@ START_TEST(test_convergence_study)
 {
     /* at least one permutation (9 + 58) or round of pairs (9 + 4 * 28) is drawn; n = 8: a budget of 2^8 lets the kernel enumerate everything (MSE 0); the MSE falls with budget */
     const int64_t budgets[] = {60, 120, 256};
-    vs_study_point out[VS_STUDY_ESTIMATORS * 3];
-    for (int kind = 0; kind < 2; kind++) {
+    vs_study_point out[VS_STUDY_ESTIMATORS * 3], per_game[9];
+    for (int kind = VS_STUDY_MLP; kind <= VS_STUDY_MLP_SHALLOW; kind++) {
         for (int e = 0; e < VS_STUDY_ESTIMATORS; e++) {
-            ck_assert_int_eq(vs_st2_convergence((vs_study_game)kind, 8, 3, 7, (vs_study_estimator)e, budgets, 3, out + e * 3, NULL), VS_OK);
+            ck_assert_int_eq(vs_st2_convergence((vs_study_game)kind, 8, 3, 7, (vs_study_estimator)e, budgets, 3, out + e * 3, per_game, NULL), VS_OK);
+            for (int b = 0; b < 3; b++) /* the mean of the games' own points */
+                ck_assert_double_eq_tol((per_game[b].mse + per_game[3 + b].mse + per_game[6 + b].mse) / 3, out[e * 3 + b].mse, 1e-12 * (1 + out[e * 3 + b].mse));
             ck_assert_ptr_nonnull(vs_study_estimator_name((vs_study_estimator)e));
             for (int b = 0; b < 3; b++) ck_assert_double_le(out[e * 3 + b].evaluations, (double)(budgets[b] > 121 ? budgets[b] : 121) + 1e-9);
             if (e == VS_STUDY_PERMUTATION_UNCACHED) continue; /* 256 evaluations buy only two rounds: no fall in MSE to assert */
@@ -368,13 +370,44 @@ START_TEST(test_convergence_study)
         }
         ck_assert_double_lt(out[VS_STUDY_KERNEL_DIRECT * 3 + 2].mse, 1e-18 * (1 + out[VS_STUDY_KERNEL_DIRECT * 3].mse));
     }
-    ck_assert_int_eq(vs_st2_convergence(VS_STUDY_MLP, 2, 3, 7, VS_STUDY_KERNEL_DIRECT, budgets, 3, out, NULL), VS_ERR_ARG);
+    ck_assert_int_eq(vs_st2_convergence(VS_STUDY_MLP, 2, 3, 7, VS_STUDY_KERNEL_DIRECT, budgets, 3, out, NULL, NULL), VS_ERR_ARG);
+    ck_assert_int_eq(vs_st2_convergence((vs_study_game)(VS_STUDY_MLP_SHALLOW + 1), 8, 3, 7, VS_STUDY_KERNEL_DIRECT, budgets, 3, out, NULL, NULL), VS_ERR_ARG);
     /* a curve needing 3x the evaluations of another for every MSE */
     vs_study_point fast[4] = {{100, 1}, {200, 0.5}, {400, 0.25}, {800, 0.125}}, slow[4];
     for (int i = 0; i < 4; i++) slow[i] = (vs_study_point){3 * fast[i].evaluations, fast[i].mse};
-    ck_assert_float_near(vs_evals_ratio(slow, 4, fast, 4), 3, 1e-9);
+    int x = -1;
+    ck_assert_float_near(vs_evals_ratio(slow, 4, fast, 4, true, &x), 3, 1e-9);
+    ck_assert_int_eq(x, 0);
+    /* a curve whose MSE is 1000 / evaluations, entirely above the fast one: read off its line beyond
+     * its last point (10x everywhere), or nothing when extrapolation is not allowed */
     vs_study_point apart[2] = {{100, 10}, {200, 5}};
-    ck_assert(isnan(vs_evals_ratio(apart, 2, fast, 4)));
+    ck_assert_float_near(vs_evals_ratio(apart, 2, fast, 4, true, &x), 10, 1e-9);
+    ck_assert_int_eq(x, 4);
+    ck_assert(isnan(vs_evals_ratio(apart, 2, fast, 4, false, &x)));
+    /* below its first point: the line through its first two of distinct evaluations (200 for MSE 5) */
+    vs_study_point low[3] = {{1000, 1}, {1000, 1.1}, {2000, 0.5}};
+    bool ex = false;
+    ck_assert_float_near(vs_study_evals_at(low, 3, 5, &ex), 200, 1e-9);
+    ck_assert(ex);
+    ck_assert_float_near(vs_study_evals_at(low, 3, 0.75, &ex), 1000 * pow(2, log(0.75 / 1.1) / log(0.5 / 1.1)), 1e-6);
+    ck_assert(!ex);
+    /* a curve that does not fall gives no line to read */
+    vs_study_point flat[2] = {{100, 1}, {200, 2}};
+    ck_assert(isnan(vs_study_evals_at(flat, 2, 0.1, &ex)));
+}
+END_TEST
+
+START_TEST(test_uncached_mse_falls_as_one_over_evaluations)
+{
+    /* the uncached per-pair estimator averages independent draws: its MSE is the draws' variance over
+     * their number, so 4x the evaluations (past the singletons) divide it by 4: the law the study's
+     * extrapolation of this curve rests on */
+    const int64_t budgets[] = {9 + 4 * 28 * 8, 9 + 4 * 28 * 32};
+    vs_study_point out[2];
+    ck_assert_int_eq(vs_st2_convergence(VS_STUDY_MLP, 8, 40, 11, VS_STUDY_PERMUTATION_UNCACHED, budgets, 2, out, NULL, NULL), VS_OK);
+    ck_assert_double_eq_tol(out[0].evaluations, (double)budgets[0], 1e-9);
+    ck_assert_double_eq_tol(out[1].evaluations, (double)budgets[1], 1e-9);
+    ck_assert_double_eq_tol(out[0].mse / out[1].mse, 4, 0.6);
 }
 END_TEST
 
@@ -393,6 +426,7 @@ static Suite *games_suite(void)
     tcase_add_test(tc, test_estimators_on_a_pairwise_game);
     tcase_add_test(tc, test_permutation_converges);
     tcase_add_test(tc, test_convergence_study);
+    tcase_add_test(tc, test_uncached_mse_falls_as_one_over_evaluations);
     return s;
 }
 

@@ -137,8 +137,13 @@ vs_game vs_table_game_make(vs_table_game *t);
 
 /* The convergence study (Hamilton et al. 2022, Figs. 5 and 10). */
 typedef enum vs_study_game {
-    VS_STUDY_MLP,      /* f(x masked by S, zeros elsewhere), f a 3-layer ReLU net n-20-20-1, Glorot weights, x ~ N(0, I) */
-    VS_STUDY_PRODUCT   /* v(S) = sum_{T subset S} c_T, c_T ~ U(0, 10): every product of Boolean inputs */
+    VS_STUDY_MLP,        /* f(x masked by S, zeros elsewhere), f a 3-layer ReLU net n-20-20-1, Glorot-uniform weights, zero biases, x ~ N(0, I) */
+    VS_STUDY_PRODUCT,    /* v(S) = sum_{T subset S} c_T, c_T ~ U(0, 10): every product of Boolean inputs */
+    /* other readings of the ReLU networks (Hamilton et al. A.2 leaves them open), one change each: */
+    VS_STUDY_MLP_BIASED,  /* biases uniform in +-1/sqrt(fan_in) (PyTorch's nn.Linear default) */
+    VS_STUDY_MLP_NORMAL,  /* Glorot-normal weights (the same variance, 2 / (fan_in + fan_out)) */
+    VS_STUDY_MLP_BOOLEAN, /* x = 1: v(S) = f(the indicator vector of S) */
+    VS_STUDY_MLP_SHALLOW  /* one hidden layer of 20: n-20-1 */
 } vs_study_game;
 typedef enum vs_study_estimator {
     VS_STUDY_KERNEL_DIRECT, VS_STUDY_KERNEL_WEIGHTING, VS_STUDY_KERNEL_LEVERAGE,
@@ -154,13 +159,23 @@ typedef struct vs_study_point {
     double mse;          /* mean over games of mean_{i<j} (estimate - exact)^2 of the pair indices */
 } vs_study_point;
 /* For `games` random games of the kind on n <= 20 players (the same games for every estimator:
- * they come from the seed), estimator e at each budget: out[b] (nb points).  Deterministic. */
+ * they come from the seed), estimator e at each budget: out[b] (nb points), and when per_game is
+ * not NULL each game's own points, per_game[g * nb + b].  The singletons are exact in every
+ * estimator, so the MSE over all order-2 indices (pairs and singletons) is the pairs' MSE times
+ * C(n, 2) / (C(n, 2) + n).  Deterministic. */
 vs_status vs_st2_convergence(vs_study_game kind, int n, int games, uint64_t seed, vs_study_estimator e, const int64_t *budgets, int nb,
-                             vs_study_point *out, vs_error *err);
-/* Evaluations the slow curve needs over those the fast one needs for the same MSE: the geometric
- * mean over the fast curve's points inside the slow curve's MSE range (log-log interpolation of the
- * slow curve); NAN when the ranges do not overlap.  Curves in increasing evaluations. */
-double vs_evals_ratio(const vs_study_point *slow, int ns, const vs_study_point *fast, int nf);
+                             vs_study_point *out, vs_study_point *per_game, vs_error *err);
+/* Evaluations the slow curve [ns points, increasing evaluations] needs for MSE m: log-log
+ * interpolation between its neighbouring points; beyond its ends, the log-log line through its two
+ * first (last) points of distinct evaluations, *extrapolated set (NULL allowed).  NAN without two
+ * such points. */
+double vs_study_evals_at(const vs_study_point *slow, int ns, double m, bool *extrapolated);
+/* Evaluations the slow curve needs over those the fast one needs for the same MSE, the geometric
+ * mean over every point of the fast curve: exp(mean_i log(vs_study_evals_at(slow, fast[i].mse) /
+ * fast[i].evaluations)).  *extrapolated (NULL allowed) counts the points read off the slow curve's
+ * extrapolated ends; with allow_extrapolation false those points are left out instead (NAN when no
+ * point is left). */
+double vs_evals_ratio(const vs_study_point *slow, int ns, const vs_study_point *fast, int nf, bool allow_extrapolation, int *extrapolated);
 
 #ifdef __cplusplus
 }
