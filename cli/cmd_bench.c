@@ -42,7 +42,7 @@ static const vs_cli_opt bench_opts[] = {
     {"train-rows", 1, "search: rows that train the backbones (default 3000)"},
     {"budget1", 1, "search: coalitions of the sampled first-order methods (default 1000)"},
     {"budget2", 1, "search: coalitions of the sampled second-order methods (default 4000)"},
-    {"study-games", 1, "search: random games per kind in the convergence study (default 10; 0: none)"},
+    {"study-games", 1, "search: random games per kind in the convergence study (default 50; 0: none)"},
     {"commit", 1, "search: the commit measured, stamped into results.json"},
     {"reproducible", 0, "leave wall times and the thread count out: runs of one command write the same bytes"},
     VS_RUN_CLI_OPTS,
