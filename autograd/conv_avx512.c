@@ -3,12 +3,15 @@
  *
  * A register tile is P output pixels (one row of 7 or 14, or two rows of 7) by OB = 16 V output
  * channels: V P accumulators (4 x 7, 2 x 14 or 2 x 2 x 7: 28 of the 32 registers).  Per tap
- * (c, ki, kj) it loads V vectors of packed weights and broadcasts P input values, one per pixel,
- * then does V P multiply-adds:
- * the input is read in place from a zero-bordered copy of the image (any stride: a broadcast does
- * not care where its float lies), the weights are packed once per call as [block][tap][OB].
- * Output channels past o are zero weights; pixels past the row's end read the copy's next floats
- * (the buffer has slack) and are never stored. */
+ * (ki, kj) and input channel c it loads V vectors of packed weights and broadcasts P input values,
+ * one per pixel, then does V P multiply-adds: the input is read in place from a zero-bordered copy
+ * of the image (any stride: a broadcast does not care where its float lies), the weights are
+ * packed once per call as [block][tap][c][OB].  A tap skips the tile's pixels that would read the
+ * border (taps off the image, as oneDNN's direct kernels do: 12-18% of the products on the papers'
+ * shapes): each tile runs a list of its taps, each with a class saying which rows and how many
+ * columns at either end it leaves out; the lists are built once per call for the few distinct
+ * kinds of tile (inner, at an edge, at a corner).  Output channels past o are zero weights; pixels
+ * past the row's end read the copy's next floats (the buffer has slack) and are never stored. */
 #include "autograd/conv_avx512.h"
 #include "autograd/kernels.h"
 
@@ -19,6 +22,7 @@
 #include <immintrin.h>
 
 #define T512 __attribute__((target("avx512f")))
+#define INLINE static inline __attribute__((always_inline))
 
 /* Register tiles: V vectors of output channels x R output rows x PR pixels of a row (V R PR = 28
  * accumulators): wide for 64 channels and rows of 7, tall for 32 channels and rows of 14, pair for
@@ -28,6 +32,15 @@ typedef struct tile_kind {
 } tile_kind;
 static const tile_kind KINDS[3] = {{4, 1, 7}, {2, 1, 14}, {2, 2, 7}};
 #define TILE_MAX_FLOATS (16 * 16 * 4) /* 16 V channels x 16 pixel slots */
+
+/* Classes of a tap within a tile: which pixels it reaches.  Columns: COL_CLASSES ranges
+ * [CLIP_L, PR - CLIP_R) of each row (a tap reaching fewer columns runs the smallest class that
+ * holds them: its extra products read the zero border or pixels never stored); rows, in two-row
+ * tiles: both, the first only, the second only.  class = rows COL_CLASSES + column class. */
+#define COL_CLASSES 7
+#define MAX_CLIP 3
+static const int CLIP_L[COL_CLASSES] = {0, 1, 2, 3, 0, 0, 0};
+static const int CLIP_R[COL_CLASSES] = {0, 0, 0, 0, 1, 2, 3};
 
 /* Below this share of useful lanes in the tiles (channels past o, pixels past a row's end), the
  * im2col + GEMM path is the faster one. */
@@ -77,11 +90,18 @@ static fast_plan plan_of(const vs_conv_fast *g)
     return f;
 }
 
+/* One tap (ki, kj) of a tile: where its input lies from the tile's first pixel at tap (0, 0), its
+ * index ki kw + kj among the packed weights, and its class (which of the tile's pixels it reaches). */
+typedef struct tile_tap {
+    int64_t x;
+    int32_t t, cls;
+} tile_tap;
+
 typedef struct tile_args {
-    const float *x;     /* the tile's first pixel, tap (0, 0, 0), in the padded image */
-    const float *w;     /* the block's packed weights: taps x OB */
-    const int64_t *off; /* kh kw offsets of the taps (ki, kj) from a pixel's (0, 0) */
-    int64_t c, kk, plane, sw, rs; /* rs: floats between the tile's input rows */
+    const float *x;        /* the tile's first pixel, tap (0, 0), channel 0, in the padded image */
+    const float *w;        /* the block's packed weights: [tap][c][OB] */
+    const tile_tap *taps;  /* the taps that reach one of the tile's pixels, in (ki, kj) order */
+    int64_t ntaps, c, plane, sw, rs; /* rs: floats between the tile's input rows */
     float *out; /* OB channels x 16 floats: pixel p of the R PR (row-major) at out[l 16 + p] */
 } tile_args;
 
@@ -120,38 +140,68 @@ static inline __attribute__((always_inline)) T512 void transpose16(__m512 r[16])
     for (int m = 0; m < 16; m++) r[m] = t[m];
 }
 
-/* The tile's sums, V vectors x R rows x PR pixels, S the stride along the row (0: a->sw). */
-static inline __attribute__((always_inline)) T512 void tile_body(const tile_args *a, const int V, const int R, const int PR,
-                                                                 const int64_t S_)
+/* acc[v][p] += sum over the nc channels of one tap, for the pixels p of rows [RLO, RHI) and
+ * columns [LO, HI) of the tile only (xs: the tap's input for channel 0, w: its packed weights). */
+INLINE T512 void tap_sums(__m512 acc[4][14], const float *xs, const float *w, int64_t nc, int64_t plane, int64_t rs,
+                          const int V, const int R, const int PR, const int64_t S, const int LO, const int HI, const int RLO,
+                          const int RHI)
+{
+    const int P = R * PR;
+    /* 28 accumulators, a broadcast and V weight vectors: with V = 4 that is 33 registers, so the
+     * last vector is read from L1 by each of its FMAs (GCC would otherwise keep it and spill an
+     * accumulator to the stack, a store and a load per tap) */
+    const int VR = V * P + V + 1 > 32 ? V - 1 : V;
+    for (int64_t c = 0; c < nc; c++, xs += plane, w += 16 * V) {
+        __m512 wv[4];
+#pragma GCC unroll 16
+        for (int v = 0; v < VR; v++) wv[v] = _mm512_load_ps(w + 16 * v);
+#pragma GCC unroll 16
+        for (int p = 0; p < P; p++) {
+            if (p / PR < RLO || p / PR >= RHI || p % PR < LO || p % PR >= HI) continue;
+            const __m512 b = _mm512_set1_ps(xs[(p / PR) * rs + (p % PR) * S]);
+#pragma GCC unroll 16
+            for (int v = 0; v < VR; v++) acc[v][p] = _mm512_fmadd_ps(wv[v], b, acc[v][p]);
+            if (VR < V)
+                __asm__("vfmadd231ps %1, %2, %0" : "+v"(acc[V - 1][p]) : "m"(*(const __m512 *)(w + 16 * (V - 1))), "v"(b));
+        }
+    }
+}
+
+/* The tile's sums, V vectors x R rows x PR pixels, S the stride along the row (0: a->sw): tap by
+ * tap of the list, each over every input channel. */
+INLINE T512 void tile_body(const tile_args *a, const int V, const int R, const int PR, const int64_t S_)
 {
     const int64_t S = S_ ? S_ : a->sw;
-    enum { P_MAX = 14 };
     const int P = R * PR;
-    __m512 acc[4][P_MAX];
+    __m512 acc[4][14];
 #pragma GCC unroll 16
     for (int v = 0; v < V; v++)
 #pragma GCC unroll 16
         for (int p = 0; p < P; p++) acc[v][p] = _mm512_setzero_ps();
-    const float *w = a->w;
-    for (int64_t c = 0; c < a->c; c++) {
-        const float *xc = a->x + c * a->plane;
-        for (int64_t t = 0; t < a->kk; t++, w += 16 * V) {
-            const float *xs = xc + a->off[t];
-            __m512 wv[4];
-            /* 28 accumulators, a broadcast and V weight vectors: with V = 4 that is 33 registers,
-             * so the last vector is read from L1 by each of its FMAs (GCC would otherwise keep it
-             * and spill an accumulator to the stack, a store and a load per tap) */
-            const int VR = V * P + V + 1 > 32 ? V - 1 : V;
-#pragma GCC unroll 16
-            for (int v = 0; v < VR; v++) wv[v] = _mm512_load_ps(w + 16 * v);
-#pragma GCC unroll 16
-            for (int p = 0; p < P; p++) {
-                const __m512 b = _mm512_set1_ps(xs[(p / PR) * a->rs + (p % PR) * S]);
-#pragma GCC unroll 16
-                for (int v = 0; v < VR; v++) acc[v][p] = _mm512_fmadd_ps(wv[v], b, acc[v][p]);
-                if (VR < V)
-                    __asm__("vfmadd231ps %1, %2, %0" : "+v"(acc[V - 1][p]) : "m"(*(const __m512 *)(w + 16 * (V - 1))), "v"(b));
-            }
+    const int64_t per_tap = a->c * 16 * V;
+    for (int64_t e = 0; e < a->ntaps; e++) {
+        const float *xs = a->x + a->taps[e].x, *w = a->w + a->taps[e].t * per_tap;
+        switch (a->taps[e].cls) {
+#define TAP_CASE(k)                                                                                                              \
+    case k:                                                                                                                      \
+        tap_sums(acc, xs, w, a->c, a->plane, a->rs, V, R, PR, S, CLIP_L[k], PR - CLIP_R[k], 0, R);                               \
+        break;                                                                                                                   \
+    case COL_CLASSES + k:                                                                                                        \
+        if (R > 1) tap_sums(acc, xs, w, a->c, a->plane, a->rs, V, R, PR, S, CLIP_L[k], PR - CLIP_R[k], 0, 1);                    \
+        break;                                                                                                                   \
+    case 2 * COL_CLASSES + k:                                                                                                    \
+        if (R > 1) tap_sums(acc, xs, w, a->c, a->plane, a->rs, V, R, PR, S, CLIP_L[k], PR - CLIP_R[k], 1, 2);                    \
+        break;
+            TAP_CASE(0)
+            TAP_CASE(1)
+            TAP_CASE(2)
+            TAP_CASE(3)
+            TAP_CASE(4)
+            TAP_CASE(5)
+            TAP_CASE(6)
+#undef TAP_CASE
+        default:
+            break;
         }
     }
 #pragma GCC unroll 16
@@ -200,13 +250,14 @@ static inline __attribute__((always_inline)) T512 void columns_of(const float *s
     transpose16(r);
 }
 
-/* W(o, c, ki, kj) in the blocked layout: packed[(b taps + t) OB + l] for o = b OB + l and tap
- * t = (c kh + ki) kw + kj; zero for o >= g->o.  16 channels x 16 taps at a time through a
+/* W(o, c, ki, kj) in the blocked layout: packed[(b taps + (ki kw + kj) c + c) OB + l] for
+ * o = b OB + l; zero for o >= g->o.  16 channels x 16 taps at a time through a
  * register transpose: scalar loops over the short kk-tap runs cost 8% of the tile time, and this
  * runs on every call. */
 T512 static void pack_weights(const vs_conv_fast *g, const fast_plan *f, const float *w, float *packed)
 {
     const int64_t kk = g->kh * g->kw;
+#define SLOT(ch, t) ((t) * g->c + (ch)) /* the place of tap t of channel ch in a block */
     for (int64_t o = 0; o < f->nob * f->ob; o += 16) {
         const int64_t valid = g->o - o < 0 ? 0 : g->o - o < 16 ? g->o - o : 16;
         float *d = packed + (o / f->ob) * f->taps * f->ob + o % f->ob;
@@ -216,27 +267,28 @@ T512 static void pack_weights(const vs_conv_fast *g, const fast_plan *f, const f
             for (int64_t q = 0; q < f->taps; q += 16) {
                 const int64_t nq = f->taps - q < 16 ? f->taps - q : 16;
                 columns_of(w + (valid ? o * f->taps : 0) + q, f->taps, nq, valid, false, r);
-                for (int64_t k = 0; k < nq; k++) _mm512_store_ps(d + (q + k) * f->ob, r[k]);
+                for (int64_t k = 0; k < nq; k++) _mm512_store_ps(d + SLOT((q + k) / kk, (q + k) % kk) * f->ob, r[k]);
             }
         } else if (kk <= 16) {
             /* W(o, c, t) = w[c, o, kk - 1 - t]: channel c's rows o, reversed */
             for (int64_t c = 0; c < g->c; c++) {
                 columns_of(w + (c * g->o + (valid ? o : 0)) * kk, kk, kk, valid, true, r);
-                for (int64_t k = 0; k < kk; k++) _mm512_store_ps(d + (c * kk + k) * f->ob, r[k]);
+                for (int64_t k = 0; k < kk; k++) _mm512_store_ps(d + SLOT(c, k) * f->ob, r[k]);
             }
         } else {
             for (int64_t l = 0; l < 16; l++)
                 for (int64_t c = 0; c < g->c; c++) {
-                    float *dl = d + c * kk * f->ob + l;
+                    float *dl = d + SLOT(c, 0) * f->ob + l;
                     if (l >= valid) {
-                        for (int64_t t = 0; t < kk; t++) dl[t * f->ob] = 0.0f;
+                        for (int64_t t = 0; t < kk; t++) dl[t * g->c * f->ob] = 0.0f;
                         continue;
                     }
                     const float *s = w + (c * g->o + o + l) * kk + kk - 1; /* tap t reads s[-t]: rotated */
-                    for (int64_t t = 0; t < kk; t++) dl[t * f->ob] = s[-t];
+                    for (int64_t t = 0; t < kk; t++) dl[t * g->c * f->ob] = s[-t];
                 }
         }
     }
+#undef SLOT
 }
 
 /* The interior of dst = image x's c planes, ph rows and pw columns in (the border stays as it is:
@@ -254,11 +306,123 @@ T512 static void pad_image(const vs_conv_fast *g, const fast_plan *f, const floa
         }
 }
 
+/* ---- the taps of each kind of tile ------------------------------------------------------------
+ * A tile's taps depend on where it lies only through which of its rows each kernel row reaches
+ * and which of its columns each kernel column reaches: tile rows (and columns) with the same such
+ * pattern share one list, so an image of any size has a handful of lists (inner tiles, edges,
+ * corners), built once per call. */
+
+typedef struct tap_lists {
+    int32_t *row_kind, *col_kind; /* per row (column) of tiles: the number of its pattern */
+    int64_t ncol_kinds;           /* column patterns */
+    tile_tap *taps;               /* per (row pattern, column pattern): kh kw slots, ... */
+    int64_t *count;               /* ... of which the first count[] are used */
+    void *mem, *lists;            /* the two allocations: kinds, then taps and counts */
+} tap_lists;
+
+/* Bit r set when kernel row ki reaches row r of the tile at output row i: a row that exists, whose
+ * input row is on the image. */
+static int rows_reached(const vs_conv_fast *g, const fast_plan *f, int64_t i, int64_t ki)
+{
+    int m = 0;
+    for (int r = 0; r < f->r; r++) {
+        const int64_t u = (i + r + g->y0) * g->sh + ki * g->dh - g->ph;
+        if (i + r < g->oh && u >= 0 && u < g->h) m |= 1 << r;
+    }
+    return m;
+}
+
+/* 1 + the column class of kernel column kj in the tile at output column j0; 0 when it reaches
+ * none of the tile's columns (past the row's end, or input columns in the border). */
+static int cols_reached(const vs_conv_fast *g, const fast_plan *f, int64_t j0, int64_t kj)
+{
+    int64_t lo = -1, hi = -1;
+    for (int64_t q = 0; q < f->p && j0 + q < g->ow; q++) {
+        const int64_t v = (j0 + q + g->x0) * g->sw + kj * g->dw - g->pw;
+        if (v >= 0 && v < g->w) {
+            if (lo < 0) lo = q;
+            hi = q + 1;
+        }
+    }
+    if (lo < 0) return 0;
+    const int64_t cl = lo < MAX_CLIP ? lo : MAX_CLIP, cr = f->p - hi < MAX_CLIP ? f->p - hi : MAX_CLIP;
+    /* both ends clipped (a kernel wider than the row): the larger clip, the rest reads zeros */
+    return 1 + (int)(cl >= cr ? cl : MAX_CLIP + cr);
+}
+
+/* Number the patterns sig[t k .. t k + k) of items t < n: kind[t] = the pattern's number, first[q]
+ * = the first item of pattern q; returns the number of patterns. */
+static int64_t group_patterns(const signed char *sig, int64_t n, int64_t k, int32_t *kind, int64_t *first)
+{
+    int64_t np = 0;
+    for (int64_t t = 0; t < n; t++) {
+        int64_t q = 0;
+        while (q < np && memcmp(sig + first[q] * k, sig + t * k, (size_t)k)) q++;
+        if (q == np) first[np++] = t;
+        kind[t] = (int32_t)q;
+    }
+    return np;
+}
+
+static void tap_lists_free(tap_lists *L)
+{
+    free(L->mem);
+    free(L->lists);
+}
+
+/* The lists of g's tiles (f's kind); false when out of memory.  Free with tap_lists_free. */
+static bool tap_lists_build(const vs_conv_fast *g, const fast_plan *f, tap_lists *L)
+{
+    const int64_t nrow = (g->oh + f->r - 1) / f->r, ncol = (g->ow + f->p - 1) / f->p, kk = g->kh * g->kw;
+    const size_t ints = (size_t)(nrow + ncol), sig = (size_t)(nrow * g->kh + ncol * g->kw);
+    *L = (tap_lists){0};
+    L->mem = malloc(ints * (sizeof(int32_t) + sizeof(int64_t)) + sig);
+    if (!L->mem) return false;
+    int64_t *first = L->mem;
+    L->row_kind = (int32_t *)(first + ints);
+    L->col_kind = L->row_kind + nrow;
+    signed char *rsig = (signed char *)(L->col_kind + ncol), *csig = rsig + nrow * g->kh;
+    for (int64_t t = 0; t < nrow; t++)
+        for (int64_t ki = 0; ki < g->kh; ki++) rsig[t * g->kh + ki] = (signed char)rows_reached(g, f, t * f->r, ki);
+    for (int64_t t = 0; t < ncol; t++)
+        for (int64_t kj = 0; kj < g->kw; kj++) csig[t * g->kw + kj] = (signed char)cols_reached(g, f, t * f->p, kj);
+    const int64_t nrk = group_patterns(rsig, nrow, g->kh, L->row_kind, first);
+    int64_t *cfirst = first + nrk;
+    const int64_t nck = group_patterns(csig, ncol, g->kw, L->col_kind, cfirst);
+    L->ncol_kinds = nck;
+    L->lists = malloc((size_t)(nrk * nck) * ((size_t)kk * sizeof(tile_tap) + sizeof(int64_t)));
+    if (!L->lists) {
+        tap_lists_free(L);
+        return false;
+    }
+    L->taps = L->lists;
+    L->count = (int64_t *)(L->taps + nrk * nck * kk);
+    const int full = (1 << f->r) - 1;
+    for (int64_t rk = 0; rk < nrk; rk++)
+        for (int64_t ck = 0; ck < nck; ck++) {
+            tile_tap *list = L->taps + (rk * nck + ck) * kk;
+            int64_t n = 0;
+            for (int64_t ki = 0; ki < g->kh; ki++) {
+                const int rows = rsig[first[rk] * g->kh + ki];
+                if (!rows) continue;
+                for (int64_t kj = 0; kj < g->kw; kj++) {
+                    const int cols = csig[cfirst[ck] * g->kw + kj];
+                    if (!cols) continue;
+                    /* rows: 0 every row, 1 the first only, 2 the second only */
+                    list[n++] = (tile_tap){ki * g->dh * f->wq + kj * g->dw, (int32_t)(ki * g->kw + kj),
+                                           (rows == full ? 0 : rows) * COL_CLASSES + cols - 1};
+                }
+            }
+            L->count[rk * nck + ck] = n;
+        }
+    return true;
+}
+
 typedef struct fast_job {
     const vs_conv_fast *g;
     const fast_plan *f;
     const float *x, *packed, *bias;
-    const int64_t *off;
+    const tap_lists *lists;
     bool accumulate;
     float *y;
     volatile int failed;
@@ -295,7 +459,9 @@ static void images_range(void *ctx, int64_t begin, int64_t end)
         return;
     }
     float out[TILE_MAX_FLOATS] __attribute__((aligned(64)));
-    tile_args a = {.off = j->off, .c = g->c, .kk = g->kh * g->kw, .plane = f->plane, .sw = g->sw, .rs = g->sh * f->wq, .out = out};
+    const tap_lists *L = j->lists;
+    const int64_t kk = g->kh * g->kw;
+    tile_args a = {.c = g->c, .plane = f->plane, .sw = g->sw, .rs = g->sh * f->wq, .out = out};
     memset(pad, 0, (size_t)f->img * sizeof(float)); /* the borders and slack, for every image */
     for (int64_t n = begin; n < end; n++) {
         pad_image(g, f, j->x + n * g->c * g->h * g->w, pad);
@@ -305,6 +471,9 @@ static void images_range(void *ctx, int64_t begin, int64_t end)
             for (int64_t i = 0; i < g->oh; i += f->r)
                 for (int64_t j0 = 0; j0 < g->ow; j0 += f->p) {
                     a.x = pad + (i + g->y0) * g->sh * f->wq + (j0 + g->x0) * g->sw;
+                    const int64_t kind = L->row_kind[i / f->r] * L->ncol_kinds + L->col_kind[j0 / f->p];
+                    a.taps = L->taps + kind * kk;
+                    a.ntaps = L->count[kind];
                     const int64_t np = g->ow - j0 < f->p ? g->ow - j0 : f->p, plane = g->oh * g->ow;
                     float *y = j->y + ((n * g->o + o0) * g->oh + i) * g->ow + j0;
                     /* the output rows are seldom in cache: ask for them now, so that they arrive
@@ -341,22 +510,23 @@ bool vs_conv_avx512_forward(const vs_conv_fast *g, const float *x, const float *
 {
 #if defined(__x86_64__) && defined(__GNUC__)
     const fast_plan f = plan_of(g);
-    const int64_t kk = g->kh * g->kw;
-    size_t floats = (size_t)(f.nob * f.taps * f.ob), bytes = (floats + (size_t)kk * 2) * sizeof(float);
+    tap_lists lists;
+    if (!tap_lists_build(g, &f, &lists)) return false;
     void *owned;
-    float *packed = vs_scratch_or_own(VS_SCRATCH_CONV_WEIGHTS, bytes, &owned);
-    if (!packed) return false;
-    int64_t *off = (int64_t *)(packed + floats);
-    for (int64_t ki = 0; ki < g->kh; ki++)
-        for (int64_t kj = 0; kj < g->kw; kj++) off[ki * g->kw + kj] = ki * g->dh * f.wq + kj * g->dw;
+    float *packed = vs_scratch_or_own(VS_SCRATCH_CONV_WEIGHTS, (size_t)(f.nob * f.taps * f.ob) * sizeof(float), &owned);
+    if (!packed) {
+        tap_lists_free(&lists);
+        return false;
+    }
     pack_weights(g, &f, w, packed);
-    fast_job j = {.g = g, .f = &f, .x = x, .packed = packed, .bias = bias, .off = off, .accumulate = accumulate, .y = y};
+    fast_job j = {.g = g, .f = &f, .x = x, .packed = packed, .bias = bias, .lists = &lists, .accumulate = accumulate, .y = y};
     /* chunks of a few images: one clearing of the bordered copy serves a chunk */
     if (g->n <= 1)
         images_range(&j, 0, g->n);
     else
         vs_parallel_for(g->n, (g->n + 15) / 16, images_range, &j);
     free(owned);
+    tap_lists_free(&lists);
     return !j.failed;
 #else
     (void)g, (void)x, (void)w, (void)bias, (void)accumulate, (void)y;
