@@ -324,11 +324,11 @@ typedef struct tap_lists {
  * input row is on the image. */
 static int rows_reached(const vs_conv_fast *g, const fast_plan *f, int64_t i, int64_t ki)
 {
+    int64_t lo, hi;
+    vs_conv_reach(g->oh, g->sh, g->y0 * g->sh + ki * g->dh - g->ph, g->h, &lo, &hi);
     int m = 0;
-    for (int r = 0; r < f->r; r++) {
-        const int64_t u = (i + r + g->y0) * g->sh + ki * g->dh - g->ph;
-        if (i + r < g->oh && u >= 0 && u < g->h) m |= 1 << r;
-    }
+    for (int r = 0; r < f->r; r++)
+        if (i + r >= lo && i + r < hi) m |= 1 << r;
     return m;
 }
 
@@ -336,15 +336,11 @@ static int rows_reached(const vs_conv_fast *g, const fast_plan *f, int64_t i, in
  * none of the tile's columns (past the row's end, or input columns in the border). */
 static int cols_reached(const vs_conv_fast *g, const fast_plan *f, int64_t j0, int64_t kj)
 {
-    int64_t lo = -1, hi = -1;
-    for (int64_t q = 0; q < f->p && j0 + q < g->ow; q++) {
-        const int64_t v = (j0 + q + g->x0) * g->sw + kj * g->dw - g->pw;
-        if (v >= 0 && v < g->w) {
-            if (lo < 0) lo = q;
-            hi = q + 1;
-        }
-    }
-    if (lo < 0) return 0;
+    int64_t lo, hi;
+    vs_conv_reach(g->ow, g->sw, g->x0 * g->sw + kj * g->dw - g->pw, g->w, &lo, &hi);
+    lo = lo > j0 ? lo - j0 : 0;
+    hi = hi < j0 + f->p ? hi - j0 : f->p;
+    if (hi <= lo) return 0;
     const int64_t cl = lo < MAX_CLIP ? lo : MAX_CLIP, cr = f->p - hi < MAX_CLIP ? f->p - hi : MAX_CLIP;
     /* both ends clipped (a kernel wider than the row): the larger clip, the rest reads zeros */
     return 1 + (int)(cl >= cr ? cl : MAX_CLIP + cr);

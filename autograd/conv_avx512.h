@@ -23,6 +23,15 @@ typedef struct vs_conv_fast {
                      * caller keeps every tap inside the padded input) */
 } vs_conv_fast;
 
+/* The outputs [*lo, *hi) of [0, n) whose tap lands on the input [0, len): i s + off in [0, len)
+ * (off: the tap's k d - p, plus the conv's first row or column times s).  Empty: *lo = *hi. */
+static inline void vs_conv_reach(int64_t n, int64_t s, int64_t off, int64_t len, int64_t *lo, int64_t *hi)
+{
+    const int64_t a = off >= 0 ? 0 : (s - 1 - off) / s, b = off > len - 1 ? 0 : (len - 1 - off) / s + 1;
+    *lo = a < n ? a : n;
+    *hi = b < *lo ? *lo : b < n ? b : n;
+}
+
 /* Whether the kernels run now (AVX-512 chosen, see vs_kernel_isa) and suit g's shape. */
 bool vs_conv_avx512_fits(const vs_conv_fast *g);
 /* y = (accumulate ? y : bias, or 0 without one) + conv(x, W); false when out of memory. */

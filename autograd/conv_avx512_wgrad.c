@@ -5,7 +5,7 @@
  * whole 32-channel blocks with zeros), the input zero-bordered as [n][row][column][c].  A register
  * tile is 32 output channels (two vectors) x T <= 12 input channels at one tap: per output pixel two
  * vector loads of the gradient, T broadcasts of the input (T neighbouring floats) and 2 T
- * multiply-adds.  A task owns the taps of one kernel row for one block of o and one of c; it sums
+ * multiply-adds, over the pixels whose tap lands on the image (the border adds nothing).  A task owns the taps of one kernel row for one block of o and one of c; it sums
  * over images, then pixels in row order, keeping its tiles in a buffer between images, so every
  * element of dw is one fixed sum whatever the thread count. */
 #include "autograd/conv_avx512.h"
@@ -43,8 +43,9 @@ static wg_plan wg_plan_of(const vs_conv_fast *g)
 typedef struct wg_args {
     const float *gy; /* the image's gradient copy at the tile's first output channel */
     const float *x;  /* the image's input copy at pixel (0, 0) + the tap + the tile's first channel */
-    int64_t oh, ow, opad, row, col; /* row, col: floats between input rows, columns (sh, sw apart) */
-    __m512 *acc;                    /* 2 T running sums */
+    int64_t ow, opad, row, col; /* row, col: floats between input rows, columns (sh, sw apart) */
+    int64_t i0, i1, j0, j1;     /* the output pixels whose tap lands on the image, not the border */
+    __m512 *acc;                /* 2 T running sums */
 } wg_args;
 
 /* acc[v T + t] += sum over the image's pixels of gy[pixel][16 v ..] x[pixel's tap][t]. */
@@ -53,10 +54,9 @@ static inline __attribute__((always_inline)) T512 void wg_body(const wg_args *a,
     __m512 s0[T_MAX], s1[T_MAX];
 #pragma GCC unroll 16
     for (int t = 0; t < T; t++) s0[t] = a->acc[t], s1[t] = a->acc[T + t];
-    const float *gy = a->gy;
-    for (int64_t i = 0; i < a->oh; i++) {
-        const float *xs = a->x + i * a->row;
-        for (int64_t j = 0; j < a->ow; j++, gy += a->opad, xs += a->col) {
+    for (int64_t i = a->i0; i < a->i1; i++) {
+        const float *xs = a->x + i * a->row + a->j0 * a->col, *gy = a->gy + (i * a->ow + a->j0) * a->opad;
+        for (int64_t j = a->j0; j < a->j1; j++, gy += a->opad, xs += a->col) {
             const __m512 g0 = _mm512_load_ps(gy), g1 = _mm512_load_ps(gy + 16);
 #pragma GCC unroll 16
             for (int t = 0; t < T; t++) {
@@ -151,9 +151,11 @@ static void wg_tasks(void *ctx, int64_t b, int64_t e)
         const int64_t c0 = cb * f->t, nt = g->c - c0 < f->t ? g->c - c0 : f->t, o0 = ob * OB;
         const wg_fn tile = WG_TILES[nt];
         memset(acc, 0, (size_t)(g->kw * 2 * nt) * sizeof(__m512));
-        wg_args a = {.oh = g->oh, .ow = g->ow, .opad = f->opad, .row = g->sh * f->wq * g->c, .col = g->sw * g->c};
+        wg_args a = {.ow = g->ow, .opad = f->opad, .row = g->sh * f->wq * g->c, .col = g->sw * g->c};
+        vs_conv_reach(g->oh, g->sh, ki * g->dh - g->ph, g->h, &a.i0, &a.i1);
         for (int64_t n = 0; n < g->n; n++)
             for (int64_t kj = 0; kj < g->kw; kj++) {
+                vs_conv_reach(g->ow, g->sw, kj * g->dw - g->pw, g->w, &a.j0, &a.j1);
                 a.gy = j->gyt + n * px * f->opad + o0;
                 a.x = j->xt + n * img + (ki * g->dh * f->wq + kj * g->dw) * g->c + c0;
                 a.acc = acc + kj * 2 * nt;
