@@ -426,18 +426,15 @@ typedef struct fast_job {
 
 /* The tile's np pixels x no channels (out: channel-major, 16 floats a channel) into the output
  * rows at y, plane floats apart: y = out + (accumulate ? y : bias, or 0 without one). */
-static void store_tile(const float *restrict out, int64_t np, int64_t no, bool accumulate, const float *bias, float *restrict y,
-                       int64_t plane)
+T512 static void store_tile(const float *restrict out, int64_t np, int64_t no, bool accumulate, const float *bias,
+                            float *restrict y, int64_t plane)
 {
+    const __mmask16 m = (__mmask16)((1u << np) - 1);
     for (int64_t l = 0; l < no; l++) {
         float *restrict d = y + l * plane;
-        const float *restrict s = out + l * 16;
-        if (accumulate) {
-            for (int64_t p = 0; p < np; p++) d[p] += s[p];
-        } else {
-            const float base = bias ? bias[l] : 0.0f;
-            for (int64_t p = 0; p < np; p++) d[p] = base + s[p];
-        }
+        const __m512 s = _mm512_loadu_ps(out + l * 16); /* row r of a two-row tile starts at out + 7 r */
+        const __m512 base = accumulate ? _mm512_maskz_loadu_ps(m, d) : _mm512_set1_ps(bias ? bias[l] : 0.0f);
+        _mm512_mask_storeu_ps(d, m, _mm512_add_ps(base, s));
     }
 }
 
