@@ -291,19 +291,26 @@ T512 static void pack_weights(const vs_conv_fast *g, const fast_plan *f, const f
 #undef SLOT
 }
 
-/* The interior of dst = image x's c planes, ph rows and pw columns in (the border stays as it is:
- * zero, see images_range); rows of 16 floats and a masked rest. */
+/* dst = image x's c planes with ph zero rows and pw zero columns around them: every float of the
+ * planes written once (clearing them first would write the interior twice); rows of 16 floats
+ * and a masked rest. */
 T512 static void pad_image(const vs_conv_fast *g, const fast_plan *f, const float *restrict x, float *restrict dst)
 {
-    const int64_t full = g->w / 16 * 16;
+    const int64_t full = g->w / 16 * 16, top = g->ph * f->wq;
     const __mmask16 rest = (__mmask16)((1u << (g->w - full)) - 1);
-    for (int64_t c = 0; c < g->c; c++)
+    for (int64_t c = 0; c < g->c; c++) {
+        float *restrict d = dst + c * f->plane;
+        memset(d, 0, (size_t)(top + g->pw) * sizeof(float));
         for (int64_t i = 0; i < g->h; i++) {
-            float *restrict d = dst + c * f->plane + (i + g->ph) * f->wq + g->pw;
+            float *restrict r = d + (i + g->ph) * f->wq + g->pw;
             const float *restrict s = x + (c * g->h + i) * g->w;
-            for (int64_t k = 0; k < full; k += 16) _mm512_storeu_ps(d + k, _mm512_loadu_ps(s + k));
-            if (rest) _mm512_mask_storeu_ps(d + full, rest, _mm512_maskz_loadu_ps(rest, s + full));
+            for (int64_t k = 0; k < full; k += 16) _mm512_storeu_ps(r + k, _mm512_loadu_ps(s + k));
+            if (rest) _mm512_mask_storeu_ps(r + full, rest, _mm512_maskz_loadu_ps(rest, s + full));
+            /* this row's right border and the next row's left one */
+            memset(r + g->w, 0, (size_t)((i + 1 < g->h ? 2 : 1) * g->pw) * sizeof(float));
         }
+        memset(d + (g->h + g->ph) * f->wq, 0, (size_t)top * sizeof(float));
+    }
 }
 
 /* ---- the taps of each kind of tile ------------------------------------------------------------
@@ -455,7 +462,8 @@ static void images_range(void *ctx, int64_t begin, int64_t end)
     const tap_lists *L = j->lists;
     const int64_t kk = g->kh * g->kw;
     tile_args a = {.c = g->c, .plane = f->plane, .sw = g->sw, .rs = g->sh * f->wq, .out = out};
-    memset(pad, 0, (size_t)f->img * sizeof(float)); /* the borders and slack, for every image */
+    /* the slack past the last plane (pad_image writes the planes, borders included) */
+    memset(pad + g->c * f->plane, 0, (size_t)(f->img - g->c * f->plane) * sizeof(float));
     for (int64_t n = begin; n < end; n++) {
         pad_image(g, f, j->x + n * g->c * g->h * g->w, pad);
         for (int64_t b = 0; b < f->nob; b++) {
