@@ -264,10 +264,15 @@ T512 static void pack_weights(const vs_conv_fast *g, const fast_plan *f, const f
         __m512 r[16];
         if (!g->flip) {
             /* W(o, .) is row o of w as [o][taps] */
+            int64_t c = 0, t = 0; /* tap q's channel and (ki, kj): counted, not divided (a division per
+                                   * store was most of the packing's time) */
             for (int64_t q = 0; q < f->taps; q += 16) {
                 const int64_t nq = f->taps - q < 16 ? f->taps - q : 16;
                 columns_of(w + (valid ? o * f->taps : 0) + q, f->taps, nq, valid, false, r);
-                for (int64_t k = 0; k < nq; k++) _mm512_store_ps(d + SLOT((q + k) / kk, (q + k) % kk) * f->ob, r[k]);
+                for (int64_t k = 0; k < nq; k++) {
+                    _mm512_store_ps(d + SLOT(c, t) * f->ob, r[k]);
+                    if (++t == kk) t = 0, c++;
+                }
             }
         } else if (kk <= 16) {
             /* W(o, c, t) = w[c, o, kk - 1 - t]: channel c's rows o, reversed */
