@@ -594,6 +594,27 @@ bool vs_conv_avx512_transpose_fits(const vs_conv_fast *g)
     return true;
 }
 
+typedef struct phase_scatter {
+    const vs_conv_fast *g;
+    const phase_dim *rows, *cols;
+    const float *buf; /* the phase's output [n c][rows.count][cols.count] */
+    float *dx;
+} phase_scatter;
+
+/* Planes [b, e) of n c: dx's rows y0 + Y sh, columns x0 + X sw += the phase's output (disjoint
+ * places for each phase, so the planes can go to any thread). */
+static void scatter_planes(void *ctx, int64_t b, int64_t e)
+{
+    const phase_scatter *p = ctx;
+    const vs_conv_fast *g = p->g;
+    for (int64_t nc = b; nc < e; nc++)
+        for (int64_t y = 0; y < p->rows->count; y++) {
+            float *d = p->dx + (nc * g->h + p->rows->y0 + y * g->sh) * g->w + p->cols->y0;
+            const float *s = p->buf + (nc * p->rows->count + y) * p->cols->count;
+            for (int64_t x = 0; x < p->cols->count; x++) d[x * g->sw] += s[x];
+        }
+}
+
 bool vs_conv_avx512_transpose(const vs_conv_fast *g, const float *gy, const float *w, float *dx)
 {
     const int64_t ph_max = (g->h + g->sh - 1) / g->sh, pw_max = (g->w + g->sw - 1) / g->sw;
@@ -617,12 +638,9 @@ bool vs_conv_avx512_transpose(const vs_conv_fast *g, const float *gy, const floa
                             ws[((o * g->c + c) * rows.taps + m) * cols.taps + q] =
                                 w[((o * g->c + c) * g->kh + r0 + g->sh * m) * g->kw + q0 + g->sw * q];
             ok = vs_conv_avx512_forward(&pc, gy, ws, NULL, false, buf);
-            for (int64_t nc = 0; ok && nc < g->n * g->c; nc++)
-                for (int64_t y = 0; y < rows.count; y++) {
-                    float *d = dx + (nc * g->h + rows.y0 + y * g->sh) * g->w + cols.y0;
-                    const float *b = buf + (nc * rows.count + y) * cols.count;
-                    for (int64_t x = 0; x < cols.count; x++) d[x * g->sw] += b[x];
-                }
+            phase_scatter sc = {g, &rows, &cols, buf, dx};
+            /* the phases' own convs are split over images; this was the serial part */
+            if (ok) vs_parallel_for(g->n * g->c, 64, scatter_planes, &sc);
         }
     free(owned);
     return ok;
