@@ -6,8 +6,9 @@
  *   y[n,o,i,j] = sum_{c,ki,kj} W(o,c,ki,kj) x[n, c, i sh + ki dh - ph, j sw + kj dw - pw]
  * with W(o,c,ki,kj) = w[o,c,ki,kj], or with flip set W(o,c,ki,kj) = w[c,o,kh-1-ki,kw-1-kj] (w is
  * then [c, o, kh, kw]: a stride-1 conv_transpose2d, i.e. a conv2d's input gradient, is this conv
- * with padding d (k - 1) - p).  Every output element is one sum over (c, ki, kj) in that order,
- * made by one thread: results do not depend on the thread count. */
+ * with padding d (k - 1) - p).  Every output element is one sum over (ki, kj, c) in that order,
+ * leaving out the taps that fall in the padding (they would add zeros), made by one thread:
+ * results do not depend on the thread count. */
 #ifndef VERSUS_AUTOGRAD_CONV_AVX512_H
 #define VERSUS_AUTOGRAD_CONV_AVX512_H
 
