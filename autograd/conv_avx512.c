@@ -296,25 +296,36 @@ T512 static void pack_weights(const vs_conv_fast *g, const fast_plan *f, const f
 #undef SLOT
 }
 
-/* dst = image x's c planes with ph zero rows and pw zero columns around them: every float of the
- * planes written once (clearing them first would write the interior twice); rows of 16 floats
- * and a masked rest. */
-T512 static void pad_image(const vs_conv_fast *g, const fast_plan *f, const float *restrict x, float *restrict dst)
+/* The lanes of each 16 floats of a padded plane that hold the image (the others are border):
+ * mask[k] bit i for float 16 k + i.  Planes are contiguous in both the image and its padded
+ * copy, so one pattern serves every plane of every image. */
+static void pad_masks(const vs_conv_fast *g, const fast_plan *f, uint16_t *mask)
 {
-    const int64_t full = g->w / 16 * 16, top = g->ph * f->wq;
-    const __mmask16 rest = (__mmask16)((1u << (g->w - full)) - 1);
+    for (int64_t k = 0; k < (f->plane + 15) / 16; k++) {
+        unsigned m = 0;
+        for (int64_t i = 0; i < 16 && 16 * k + i < f->plane; i++) {
+            const int64_t row = (16 * k + i) / f->wq - g->ph, col = (16 * k + i) % f->wq - g->pw;
+            if (row >= 0 && row < g->h && col >= 0 && col < g->w) m |= 1u << i;
+        }
+        mask[k] = (uint16_t)m;
+    }
+}
+
+/* dst = image x's c planes with ph zero rows and pw zero columns around them: each 16 floats of
+ * a padded plane in one store, their image floats in one expanding load (row by row, the short
+ * rows of 7 x 7 planes cost more than the convolution's packing). */
+T512 static void pad_image(const vs_conv_fast *g, const fast_plan *f, const uint16_t *mask, const float *restrict x,
+                           float *restrict dst)
+{
+    const int64_t chunks = (f->plane + 15) / 16, tail = f->plane - 16 * (chunks - 1);
     for (int64_t c = 0; c < g->c; c++) {
         float *restrict d = dst + c * f->plane;
-        memset(d, 0, (size_t)(top + g->pw) * sizeof(float));
-        for (int64_t i = 0; i < g->h; i++) {
-            float *restrict r = d + (i + g->ph) * f->wq + g->pw;
-            const float *restrict s = x + (c * g->h + i) * g->w;
-            for (int64_t k = 0; k < full; k += 16) _mm512_storeu_ps(r + k, _mm512_loadu_ps(s + k));
-            if (rest) _mm512_mask_storeu_ps(r + full, rest, _mm512_maskz_loadu_ps(rest, s + full));
-            /* this row's right border and the next row's left one */
-            memset(r + g->w, 0, (size_t)((i + 1 < g->h ? 2 : 1) * g->pw) * sizeof(float));
+        for (int64_t k = 0; k + 1 < chunks; k++) {
+            _mm512_storeu_ps(d + 16 * k, _mm512_maskz_expandloadu_ps(mask[k], x));
+            x += __builtin_popcount(mask[k]);
         }
-        memset(d + (g->h + g->ph) * f->wq, 0, (size_t)top * sizeof(float));
+        _mm512_mask_storeu_ps(d + 16 * (chunks - 1), (__mmask16)((1u << tail) - 1), _mm512_maskz_expandloadu_ps(mask[chunks - 1], x));
+        x += __builtin_popcount(mask[chunks - 1]);
     }
 }
 
@@ -430,6 +441,7 @@ typedef struct fast_job {
     const vs_conv_fast *g;
     const fast_plan *f;
     const float *x, *packed, *bias;
+    const uint16_t *pad_mask; /* see pad_masks */
     const tap_lists *lists;
     bool accumulate;
     float *y;
@@ -470,7 +482,7 @@ static void images_range(void *ctx, int64_t begin, int64_t end)
     /* the slack past the last plane (pad_image writes the planes, borders included) */
     memset(pad + g->c * f->plane, 0, (size_t)(f->img - g->c * f->plane) * sizeof(float));
     for (int64_t n = begin; n < end; n++) {
-        pad_image(g, f, j->x + n * g->c * g->h * g->w, pad);
+        pad_image(g, f, j->pad_mask, j->x + n * g->c * g->h * g->w, pad);
         for (int64_t b = 0; b < f->nob; b++) {
             a.w = j->packed + b * f->taps * f->ob;
             const int64_t o0 = b * f->ob, no = g->o - o0 < f->ob ? g->o - o0 : f->ob;
@@ -519,14 +531,17 @@ bool vs_conv_avx512_forward(const vs_conv_fast *g, const float *x, const float *
     tap_lists lists;
     if (!tap_lists_build(g, &f, &lists)) return false;
     void *owned;
-    float *packed = vs_scratch_or_own(VS_SCRATCH_CONV_WEIGHTS, (size_t)(f.nob * f.taps * f.ob) * sizeof(float), &owned);
+    const size_t floats = (size_t)(f.nob * f.taps * f.ob), chunks = (size_t)(f.plane + 15) / 16;
+    float *packed = vs_scratch_or_own(VS_SCRATCH_CONV_WEIGHTS, floats * sizeof(float) + chunks * sizeof(uint16_t), &owned);
     if (!packed) {
         tap_lists_free(&lists);
         return false;
     }
     pack_weights(g, &f, w, packed);
-    fast_job j = {.g = g, .f = &f, .x = x, .packed = packed, .bias = bias, .lists = &lists, .accumulate = accumulate, .y = y};
-    /* chunks of a few images: one clearing of the bordered copy serves a chunk */
+    uint16_t *mask = (uint16_t *)(packed + floats);
+    pad_masks(g, &f, mask);
+    fast_job j = {.g = g, .f = &f, .x = x, .packed = packed, .bias = bias, .pad_mask = mask, .lists = &lists, .accumulate = accumulate, .y = y};
+    /* chunks of a few images: the slack of the bordered copy is cleared once a chunk */
     if (g->n <= 1)
         images_range(&j, 0, g->n);
     else
