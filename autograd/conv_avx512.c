@@ -254,11 +254,24 @@ static inline __attribute__((always_inline)) T512 void columns_of(const float *s
  * o = b OB + l; zero for o >= g->o.  16 channels x 16 taps at a time through a
  * register transpose: scalar loops over the short kk-tap runs cost 8% of the tile time, and this
  * runs on every call. */
-T512 static void pack_weights(const vs_conv_fast *g, const fast_plan *f, const float *w, float *packed)
+typedef struct pack_job {
+    const vs_conv_fast *g;
+    const fast_plan *f;
+    const float *w;
+    float *packed;
+} pack_job;
+
+/* Channels [16 b, 16 e) of the packed weights (a range for vs_parallel_for). */
+T512 static void pack_groups(void *ctx, int64_t b, int64_t e)
 {
+    const pack_job *p = ctx;
+    const vs_conv_fast *g = p->g;
+    const fast_plan *f = p->f;
+    const float *w = p->w;
+    float *packed = p->packed;
     const int64_t kk = g->kh * g->kw;
 #define SLOT(ch, t) ((t) * g->c + (ch)) /* the place of tap t of channel ch in a block */
-    for (int64_t o = 0; o < f->nob * f->ob; o += 16) {
+    for (int64_t o = 16 * b; o < 16 * e; o += 16) {
         const int64_t valid = g->o - o < 0 ? 0 : g->o - o < 16 ? g->o - o : 16;
         float *d = packed + (o / f->ob) * f->taps * f->ob + o % f->ob;
         __m512 r[16];
@@ -297,6 +310,14 @@ T512 static void pack_weights(const vs_conv_fast *g, const fast_plan *f, const f
         }
     }
 #undef SLOT
+}
+
+/* Every block, 16 channels at a time over the pool (it runs on every call: on one thread it was
+ * the serial part of a call at 2 threads). */
+static void pack_weights(const vs_conv_fast *g, const fast_plan *f, const float *w, float *packed)
+{
+    pack_job p = {g, f, w, packed};
+    vs_parallel_for(f->nob * f->ob / 16, 1, pack_groups, &p);
 }
 
 /* The lanes of each 16 floats of a padded plane that hold the image (the others are border):
@@ -612,6 +633,29 @@ bool vs_conv_avx512_transpose_fits(const vs_conv_fast *g)
     return true;
 }
 
+typedef struct phase_taps {
+    const vs_conv_fast *g;
+    const phase_dim *rows, *cols;
+    int64_t r0, q0; /* the phase's first kernel row and column */
+    const float *w;
+    float *ws;
+} phase_taps;
+
+/* Rows [b, e) of o of the phase's taps ki = r0 + s m, kj = q0 + s q, as the [o, c, M, M'] kernel
+ * the flipped conv reads. */
+static void phase_kernel(void *ctx, int64_t b, int64_t e)
+{
+    const phase_taps *p = ctx;
+    const vs_conv_fast *g = p->g;
+    const int64_t mh = p->rows->taps, mw = p->cols->taps;
+    for (int64_t o = b; o < e; o++)
+        for (int64_t c = 0; c < g->c; c++)
+            for (int64_t m = 0; m < mh; m++)
+                for (int64_t q = 0; q < mw; q++)
+                    p->ws[((o * g->c + c) * mh + m) * mw + q] =
+                        p->w[((o * g->c + c) * g->kh + p->r0 + g->sh * m) * g->kw + p->q0 + g->sw * q];
+}
+
 typedef struct phase_scatter {
     const vs_conv_fast *g;
     const phase_dim *rows, *cols;
@@ -647,14 +691,8 @@ bool vs_conv_avx512_transpose(const vs_conv_fast *g, const float *gy, const floa
             phase_dim rows, cols;
             vs_conv_fast pc;
             if (!phase_at(g, ry, rx, &rows, &cols, &pc)) continue;
-            /* the phase's taps ki = r + s m, as the [o, c, M, M'] kernel the flipped conv reads */
-            const int64_t r0 = (ry + g->ph) % g->sh, q0 = (rx + g->pw) % g->sw;
-            for (int64_t o = 0; o < g->o; o++)
-                for (int64_t c = 0; c < g->c; c++)
-                    for (int64_t m = 0; m < rows.taps; m++)
-                        for (int64_t q = 0; q < cols.taps; q++)
-                            ws[((o * g->c + c) * rows.taps + m) * cols.taps + q] =
-                                w[((o * g->c + c) * g->kh + r0 + g->sh * m) * g->kw + q0 + g->sw * q];
+            phase_taps pt = {g, &rows, &cols, (ry + g->ph) % g->sh, (rx + g->pw) % g->sw, w, ws};
+            vs_parallel_for(g->o, 8, phase_kernel, &pt);
             ok = vs_conv_avx512_forward(&pc, gy, ws, NULL, false, buf);
             phase_scatter sc = {g, &rows, &cols, buf, dx};
             /* the phases' own convs are split over images; this was the serial part */
