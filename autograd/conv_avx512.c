@@ -250,10 +250,6 @@ static inline __attribute__((always_inline)) T512 void columns_of(const float *s
     transpose16(r);
 }
 
-/* W(o, c, ki, kj) in the blocked layout: packed[(b taps + (ki kw + kj) c + c) OB + l] for
- * o = b OB + l; zero for o >= g->o.  16 channels x 16 taps at a time through a
- * register transpose: scalar loops over the short kk-tap runs cost 8% of the tile time, and this
- * runs on every call. */
 typedef struct pack_job {
     const vs_conv_fast *g;
     const fast_plan *f;
@@ -261,7 +257,10 @@ typedef struct pack_job {
     float *packed;
 } pack_job;
 
-/* Channels [16 b, 16 e) of the packed weights (a range for vs_parallel_for). */
+/* Channels [16 b, 16 e) of W(o, c, ki, kj) in the blocked layout (a range for vs_parallel_for):
+ * packed[(b taps + (ki kw + kj) C + c) OB + l] for o = b OB + l, C = g->c; zero for o >= g->o.
+ * 16 channels x 16 taps at a time through a register transpose: scalar loops over the short
+ * kk-tap runs cost 8% of the tile time, and this runs on every call. */
 T512 static void pack_groups(void *ctx, int64_t b, int64_t e)
 {
     const pack_job *p = ctx;
@@ -281,8 +280,7 @@ T512 static void pack_groups(void *ctx, int64_t b, int64_t e)
                                    * store was most of the packing's time) */
             for (int64_t q = 0; q < f->taps; q += 16) {
                 const int64_t nq = f->taps - q < 16 ? f->taps - q : 16;
-                /* the rows' floats 4 lines ahead: 16 streams from L3 are more than the hardware
-                 * prefetcher follows (the loads' misses were most of the packing) */
+                /* the rows' floats 4 lines ahead (waiting on these loads was most of the packing) */
                 for (int64_t i = 0; i < valid; i++) __builtin_prefetch(w + (o + i) * f->taps + q + 64, 0, 3);
                 columns_of(w + (valid ? o * f->taps : 0) + q, f->taps, nq, valid, false, r);
                 for (int64_t k = 0; k < nq; k++) {
@@ -312,8 +310,7 @@ T512 static void pack_groups(void *ctx, int64_t b, int64_t e)
 #undef SLOT
 }
 
-/* Every block, 16 channels at a time over the pool (it runs on every call: on one thread it was
- * the serial part of a call at 2 threads). */
+/* Every block, 16 channels at a time over the pool (on one thread, a serial part of every call). */
 static void pack_weights(const vs_conv_fast *g, const fast_plan *f, const float *w, float *packed)
 {
     pack_job p = {g, f, w, packed};
@@ -348,7 +345,8 @@ T512 static void pad_image(const vs_conv_fast *g, const fast_plan *f, const uint
             _mm512_storeu_ps(d + 16 * k, _mm512_maskz_expandloadu_ps(mask[k], x));
             x += __builtin_popcount(mask[k]);
         }
-        _mm512_mask_storeu_ps(d + 16 * (chunks - 1), (__mmask16)((1u << tail) - 1), _mm512_maskz_expandloadu_ps(mask[chunks - 1], x));
+        const __m512 last = _mm512_maskz_expandloadu_ps(mask[chunks - 1], x);
+        _mm512_mask_storeu_ps(d + 16 * (chunks - 1), (__mmask16)((1u << tail) - 1), last);
         x += __builtin_popcount(mask[chunks - 1]);
     }
 }
@@ -564,7 +562,8 @@ bool vs_conv_avx512_forward(const vs_conv_fast *g, const float *x, const float *
     pack_weights(g, &f, w, packed);
     uint16_t *mask = (uint16_t *)(packed + floats);
     pad_masks(g, &f, mask);
-    fast_job j = {.g = g, .f = &f, .x = x, .packed = packed, .bias = bias, .pad_mask = mask, .lists = &lists, .accumulate = accumulate, .y = y};
+    fast_job j = {.g = g, .f = &f, .x = x, .packed = packed, .bias = bias, .pad_mask = mask, .lists = &lists,
+                  .accumulate = accumulate, .y = y};
     /* chunks of a few images: the slack of the bordered copy is cleared once a chunk */
     if (g->n <= 1)
         images_range(&j, 0, g->n);

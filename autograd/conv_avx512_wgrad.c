@@ -5,9 +5,10 @@
  * whole 32-channel blocks with zeros), the input zero-bordered as [n][row][column][c].  A register
  * tile is 32 output channels (two vectors) x T <= 12 input channels at one tap: per output pixel two
  * vector loads of the gradient, T broadcasts of the input (T neighbouring floats) and 2 T
- * multiply-adds, over the pixels whose tap lands on the image (the border adds nothing).  A task owns the taps of one kernel row for one block of o and one of c; it sums
- * over images, then pixels in row order, keeping its tiles in a buffer between images, so every
- * element of dw is one fixed sum whatever the thread count. */
+ * multiply-adds, over the pixels whose tap lands on the image (the border adds nothing).  A task
+ * owns the taps of one kernel row for one block of o and one of c; it sums over images, then pixels
+ * in row order, keeping its tiles in a buffer between images, so every element of dw is one fixed
+ * sum whatever the thread count. */
 #include "autograd/conv_avx512.h"
 #include "autograd/kernels.h"
 #include "versus/threads.h"
