@@ -659,9 +659,8 @@ T512 static void phase_kernel_16(const phase_taps *p, int64_t b, int64_t e)
 
 /* Rows [b, e) of o of the phase's taps ki = r0 + s m, kj = q0 + s q, as the [o, c, M, M'] kernel
  * the flipped conv reads. */
-static void phase_kernel(void *ctx, int64_t b, int64_t e)
+static void phase_kernel(const phase_taps *p, int64_t b, int64_t e)
 {
-    const phase_taps *p = ctx;
     const vs_conv_fast *g = p->g;
     const int64_t mh = p->rows->taps, mw = p->cols->taps;
 #if defined(__x86_64__) && defined(__GNUC__)
@@ -714,7 +713,7 @@ bool vs_conv_avx512_transpose(const vs_conv_fast *g, const float *gy, const floa
             vs_conv_fast pc;
             if (!phase_at(g, ry, rx, &rows, &cols, &pc)) continue;
             phase_taps pt = {g, &rows, &cols, (ry + g->ph) % g->sh, (rx + g->pw) % g->sw, w, ws};
-            vs_parallel_for(g->o, 8, phase_kernel, &pt);
+            phase_kernel(&pt, 0, g->o); /* a few microseconds: not worth a barrier of the pool */
             ok = vs_conv_avx512_forward(&pc, gy, ws, NULL, false, buf);
             phase_scatter sc = {g, &rows, &cols, buf, dx};
             /* the phases' own convs are split over images; this was the serial part */
