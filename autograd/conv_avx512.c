@@ -3,12 +3,15 @@
  *
  * A register tile is P output pixels (one row of 7 or 14, or two rows of 7) by OB = 16 V output
  * channels: V P accumulators (4 x 7, 2 x 14 or 2 x 2 x 7: 28 of the 32 registers).  Per tap
- * (c, ki, kj) it loads V vectors of packed weights and broadcasts P input values, one per pixel,
- * then does V P multiply-adds:
- * the input is read in place from a zero-bordered copy of the image (any stride: a broadcast does
- * not care where its float lies), the weights are packed once per call as [block][tap][OB].
- * Output channels past o are zero weights; pixels past the row's end read the copy's next floats
- * (the buffer has slack) and are never stored. */
+ * (ki, kj) and input channel c it loads V vectors of packed weights and broadcasts P input values,
+ * one per pixel, then does V P multiply-adds: the input is read in place from a zero-bordered copy
+ * of the image (any stride: a broadcast does not care where its float lies), the weights are
+ * packed once per call as [block][tap][c][OB].  A tap skips the tile's pixels that would read the
+ * border (taps off the image, as oneDNN's direct kernels do: 12-18% of the products on the papers'
+ * shapes): each tile runs a list of its taps, each with a class saying which rows and how many
+ * columns at either end it leaves out; the lists are built once per call for the few distinct
+ * kinds of tile (inner, at an edge, at a corner).  Output channels past o are zero weights; pixels
+ * past the row's end read the copy's next floats (the buffer has slack) and are never stored. */
 #include "autograd/conv_avx512.h"
 #include "autograd/kernels.h"
 
@@ -19,6 +22,7 @@
 #include <immintrin.h>
 
 #define T512 __attribute__((target("avx512f")))
+#define INLINE static inline __attribute__((always_inline))
 
 /* Register tiles: V vectors of output channels x R output rows x PR pixels of a row (V R PR = 28
  * accumulators): wide for 64 channels and rows of 7, tall for 32 channels and rows of 14, pair for
@@ -28,6 +32,15 @@ typedef struct tile_kind {
 } tile_kind;
 static const tile_kind KINDS[3] = {{4, 1, 7}, {2, 1, 14}, {2, 2, 7}};
 #define TILE_MAX_FLOATS (16 * 16 * 4) /* 16 V channels x 16 pixel slots */
+
+/* Classes of a tap within a tile: which pixels it reaches.  Columns: COL_CLASSES ranges
+ * [CLIP_L, PR - CLIP_R) of each row (a tap reaching fewer columns runs the smallest class that
+ * holds them: its extra products read the zero border or pixels never stored); rows, in two-row
+ * tiles: both, the first only, the second only.  class = rows COL_CLASSES + column class. */
+#define COL_CLASSES 7
+#define MAX_CLIP 3
+static const int CLIP_L[COL_CLASSES] = {0, 1, 2, 3, 0, 0, 0};
+static const int CLIP_R[COL_CLASSES] = {0, 0, 0, 0, 1, 2, 3};
 
 /* Below this share of useful lanes in the tiles (channels past o, pixels past a row's end), the
  * im2col + GEMM path is the faster one. */
@@ -77,11 +90,18 @@ static fast_plan plan_of(const vs_conv_fast *g)
     return f;
 }
 
+/* One tap (ki, kj) of a tile: where its input lies from the tile's first pixel at tap (0, 0), its
+ * index ki kw + kj among the packed weights, and its class (which of the tile's pixels it reaches). */
+typedef struct tile_tap {
+    int64_t x;
+    int32_t t, cls;
+} tile_tap;
+
 typedef struct tile_args {
-    const float *x;     /* the tile's first pixel, tap (0, 0, 0), in the padded image */
-    const float *w;     /* the block's packed weights: taps x OB */
-    const int64_t *off; /* kh kw offsets of the taps (ki, kj) from a pixel's (0, 0) */
-    int64_t c, kk, plane, sw, rs; /* rs: floats between the tile's input rows */
+    const float *x;        /* the tile's first pixel, tap (0, 0), channel 0, in the padded image */
+    const float *w;        /* the block's packed weights: [tap][c][OB] */
+    const tile_tap *taps;  /* the taps that reach one of the tile's pixels, in (ki, kj) order */
+    int64_t ntaps, c, plane, sw, rs; /* rs: floats between the tile's input rows */
     float *out; /* OB channels x 16 floats: pixel p of the R PR (row-major) at out[l 16 + p] */
 } tile_args;
 
@@ -120,38 +140,68 @@ static inline __attribute__((always_inline)) T512 void transpose16(__m512 r[16])
     for (int m = 0; m < 16; m++) r[m] = t[m];
 }
 
-/* The tile's sums, V vectors x R rows x PR pixels, S the stride along the row (0: a->sw). */
-static inline __attribute__((always_inline)) T512 void tile_body(const tile_args *a, const int V, const int R, const int PR,
-                                                                 const int64_t S_)
+/* acc[v][p] += sum over the nc channels of one tap, for the pixels p of rows [RLO, RHI) and
+ * columns [LO, HI) of the tile only (xs: the tap's input for channel 0, w: its packed weights). */
+INLINE T512 void tap_sums(__m512 acc[4][14], const float *xs, const float *w, int64_t nc, int64_t plane, int64_t rs,
+                          const int V, const int R, const int PR, const int64_t S, const int LO, const int HI, const int RLO,
+                          const int RHI)
+{
+    const int P = R * PR;
+    /* 28 accumulators, a broadcast and V weight vectors: with V = 4 that is 33 registers, so the
+     * last vector is read from L1 by each of its FMAs (GCC would otherwise keep it and spill an
+     * accumulator to the stack, a store and a load per tap) */
+    const int VR = V * P + V + 1 > 32 ? V - 1 : V;
+    for (int64_t c = 0; c < nc; c++, xs += plane, w += 16 * V) {
+        __m512 wv[4];
+#pragma GCC unroll 16
+        for (int v = 0; v < VR; v++) wv[v] = _mm512_load_ps(w + 16 * v);
+#pragma GCC unroll 16
+        for (int p = 0; p < P; p++) {
+            if (p / PR < RLO || p / PR >= RHI || p % PR < LO || p % PR >= HI) continue;
+            const __m512 b = _mm512_set1_ps(xs[(p / PR) * rs + (p % PR) * S]);
+#pragma GCC unroll 16
+            for (int v = 0; v < VR; v++) acc[v][p] = _mm512_fmadd_ps(wv[v], b, acc[v][p]);
+            if (VR < V)
+                __asm__("vfmadd231ps %1, %2, %0" : "+v"(acc[V - 1][p]) : "m"(*(const __m512 *)(w + 16 * (V - 1))), "v"(b));
+        }
+    }
+}
+
+/* The tile's sums, V vectors x R rows x PR pixels, S the stride along the row (0: a->sw): tap by
+ * tap of the list, each over every input channel. */
+INLINE T512 void tile_body(const tile_args *a, const int V, const int R, const int PR, const int64_t S_)
 {
     const int64_t S = S_ ? S_ : a->sw;
-    enum { P_MAX = 14 };
     const int P = R * PR;
-    __m512 acc[4][P_MAX];
+    __m512 acc[4][14];
 #pragma GCC unroll 16
     for (int v = 0; v < V; v++)
 #pragma GCC unroll 16
         for (int p = 0; p < P; p++) acc[v][p] = _mm512_setzero_ps();
-    const float *w = a->w;
-    for (int64_t c = 0; c < a->c; c++) {
-        const float *xc = a->x + c * a->plane;
-        for (int64_t t = 0; t < a->kk; t++, w += 16 * V) {
-            const float *xs = xc + a->off[t];
-            __m512 wv[4];
-            /* 28 accumulators, a broadcast and V weight vectors: with V = 4 that is 33 registers,
-             * so the last vector is read from L1 by each of its FMAs (GCC would otherwise keep it
-             * and spill an accumulator to the stack, a store and a load per tap) */
-            const int VR = V * P + V + 1 > 32 ? V - 1 : V;
-#pragma GCC unroll 16
-            for (int v = 0; v < VR; v++) wv[v] = _mm512_load_ps(w + 16 * v);
-#pragma GCC unroll 16
-            for (int p = 0; p < P; p++) {
-                const __m512 b = _mm512_set1_ps(xs[(p / PR) * a->rs + (p % PR) * S]);
-#pragma GCC unroll 16
-                for (int v = 0; v < VR; v++) acc[v][p] = _mm512_fmadd_ps(wv[v], b, acc[v][p]);
-                if (VR < V)
-                    __asm__("vfmadd231ps %1, %2, %0" : "+v"(acc[V - 1][p]) : "m"(*(const __m512 *)(w + 16 * (V - 1))), "v"(b));
-            }
+    const int64_t per_tap = a->c * 16 * V;
+    for (int64_t e = 0; e < a->ntaps; e++) {
+        const float *xs = a->x + a->taps[e].x, *w = a->w + a->taps[e].t * per_tap;
+        switch (a->taps[e].cls) {
+#define TAP_CASE(k)                                                                                                              \
+    case k:                                                                                                                      \
+        tap_sums(acc, xs, w, a->c, a->plane, a->rs, V, R, PR, S, CLIP_L[k], PR - CLIP_R[k], 0, R);                               \
+        break;                                                                                                                   \
+    case COL_CLASSES + k:                                                                                                        \
+        if (R > 1) tap_sums(acc, xs, w, a->c, a->plane, a->rs, V, R, PR, S, CLIP_L[k], PR - CLIP_R[k], 0, 1);                    \
+        break;                                                                                                                   \
+    case 2 * COL_CLASSES + k:                                                                                                    \
+        if (R > 1) tap_sums(acc, xs, w, a->c, a->plane, a->rs, V, R, PR, S, CLIP_L[k], PR - CLIP_R[k], 1, 2);                    \
+        break;
+            TAP_CASE(0)
+            TAP_CASE(1)
+            TAP_CASE(2)
+            TAP_CASE(3)
+            TAP_CASE(4)
+            TAP_CASE(5)
+            TAP_CASE(6)
+#undef TAP_CASE
+        default:
+            break;
         }
     }
 #pragma GCC unroll 16
@@ -200,65 +250,221 @@ static inline __attribute__((always_inline)) T512 void columns_of(const float *s
     transpose16(r);
 }
 
-/* W(o, c, ki, kj) in the blocked layout: packed[(b taps + t) OB + l] for o = b OB + l and tap
- * t = (c kh + ki) kw + kj; zero for o >= g->o.  16 channels x 16 taps at a time through a
- * register transpose: scalar loops over the short kk-tap runs cost 8% of the tile time, and this
- * runs on every call. */
-T512 static void pack_weights(const vs_conv_fast *g, const fast_plan *f, const float *w, float *packed)
+typedef struct pack_job {
+    const vs_conv_fast *g;
+    const fast_plan *f;
+    const float *w;
+    float *packed;
+} pack_job;
+
+/* Channels [16 b, 16 e) of W(o, c, ki, kj) in the blocked layout (a range for vs_parallel_for):
+ * packed[(b taps + (ki kw + kj) C + c) OB + l] for o = b OB + l, C = g->c; zero for o >= g->o.
+ * 16 channels x 16 taps at a time through a register transpose: scalar loops over the short
+ * kk-tap runs cost 8% of the tile time, and this runs on every call. */
+T512 static void pack_groups(void *ctx, int64_t b, int64_t e)
 {
+    const pack_job *p = ctx;
+    const vs_conv_fast *g = p->g;
+    const fast_plan *f = p->f;
+    const float *w = p->w;
+    float *packed = p->packed;
     const int64_t kk = g->kh * g->kw;
-    for (int64_t o = 0; o < f->nob * f->ob; o += 16) {
+#define SLOT(ch, t) ((t) * g->c + (ch)) /* the place of tap t of channel ch in a block */
+    for (int64_t o = 16 * b; o < 16 * e; o += 16) {
         const int64_t valid = g->o - o < 0 ? 0 : g->o - o < 16 ? g->o - o : 16;
         float *d = packed + (o / f->ob) * f->taps * f->ob + o % f->ob;
         __m512 r[16];
         if (!g->flip) {
             /* W(o, .) is row o of w as [o][taps] */
+            int64_t c = 0, t = 0; /* tap q's channel and (ki, kj): counted, not divided (a division per
+                                   * store was most of the packing's time) */
             for (int64_t q = 0; q < f->taps; q += 16) {
                 const int64_t nq = f->taps - q < 16 ? f->taps - q : 16;
+                /* the rows' floats 4 lines ahead (waiting on these loads was most of the packing) */
+                for (int64_t i = 0; i < valid; i++) __builtin_prefetch(w + (o + i) * f->taps + q + 64, 0, 3);
                 columns_of(w + (valid ? o * f->taps : 0) + q, f->taps, nq, valid, false, r);
-                for (int64_t k = 0; k < nq; k++) _mm512_store_ps(d + (q + k) * f->ob, r[k]);
+                for (int64_t k = 0; k < nq; k++) {
+                    _mm512_store_ps(d + SLOT(c, t) * f->ob, r[k]);
+                    if (++t == kk) t = 0, c++;
+                }
             }
         } else if (kk <= 16) {
             /* W(o, c, t) = w[c, o, kk - 1 - t]: channel c's rows o, reversed */
             for (int64_t c = 0; c < g->c; c++) {
                 columns_of(w + (c * g->o + (valid ? o : 0)) * kk, kk, kk, valid, true, r);
-                for (int64_t k = 0; k < kk; k++) _mm512_store_ps(d + (c * kk + k) * f->ob, r[k]);
+                for (int64_t k = 0; k < kk; k++) _mm512_store_ps(d + SLOT(c, k) * f->ob, r[k]);
             }
         } else {
             for (int64_t l = 0; l < 16; l++)
                 for (int64_t c = 0; c < g->c; c++) {
-                    float *dl = d + c * kk * f->ob + l;
+                    float *dl = d + SLOT(c, 0) * f->ob + l;
                     if (l >= valid) {
-                        for (int64_t t = 0; t < kk; t++) dl[t * f->ob] = 0.0f;
+                        for (int64_t t = 0; t < kk; t++) dl[t * g->c * f->ob] = 0.0f;
                         continue;
                     }
                     const float *s = w + (c * g->o + o + l) * kk + kk - 1; /* tap t reads s[-t]: rotated */
-                    for (int64_t t = 0; t < kk; t++) dl[t * f->ob] = s[-t];
+                    for (int64_t t = 0; t < kk; t++) dl[t * g->c * f->ob] = s[-t];
                 }
         }
     }
+#undef SLOT
 }
 
-/* The interior of dst = image x's c planes, ph rows and pw columns in (the border stays as it is:
- * zero, see images_range); rows of 16 floats and a masked rest. */
-T512 static void pad_image(const vs_conv_fast *g, const fast_plan *f, const float *restrict x, float *restrict dst)
+/* Every block, 16 channels at a time over the pool (on one thread, a serial part of every call). */
+static void pack_weights(const vs_conv_fast *g, const fast_plan *f, const float *w, float *packed)
 {
-    const int64_t full = g->w / 16 * 16;
-    const __mmask16 rest = (__mmask16)((1u << (g->w - full)) - 1);
-    for (int64_t c = 0; c < g->c; c++)
-        for (int64_t i = 0; i < g->h; i++) {
-            float *restrict d = dst + c * f->plane + (i + g->ph) * f->wq + g->pw;
-            const float *restrict s = x + (c * g->h + i) * g->w;
-            for (int64_t k = 0; k < full; k += 16) _mm512_storeu_ps(d + k, _mm512_loadu_ps(s + k));
-            if (rest) _mm512_mask_storeu_ps(d + full, rest, _mm512_maskz_loadu_ps(rest, s + full));
+    pack_job p = {g, f, w, packed};
+    vs_parallel_for(f->nob * f->ob / 16, 1, pack_groups, &p);
+}
+
+/* The lanes of each 16 floats of a padded plane that hold the image (the others are border):
+ * mask[k] bit i for float 16 k + i.  Planes are contiguous in both the image and its padded
+ * copy, so one pattern serves every plane of every image. */
+static void pad_masks(const vs_conv_fast *g, const fast_plan *f, uint16_t *mask)
+{
+    for (int64_t k = 0; k < (f->plane + 15) / 16; k++) {
+        unsigned m = 0;
+        for (int64_t i = 0; i < 16 && 16 * k + i < f->plane; i++) {
+            const int64_t row = (16 * k + i) / f->wq - g->ph, col = (16 * k + i) % f->wq - g->pw;
+            if (row >= 0 && row < g->h && col >= 0 && col < g->w) m |= 1u << i;
         }
+        mask[k] = (uint16_t)m;
+    }
+}
+
+/* dst = image x's c planes with ph zero rows and pw zero columns around them: each 16 floats of
+ * a padded plane in one store, their image floats in one expanding load (row by row, the short
+ * rows of 7 x 7 planes cost more than the convolution's packing). */
+T512 static void pad_image(const vs_conv_fast *g, const fast_plan *f, const uint16_t *mask, const float *restrict x,
+                           float *restrict dst)
+{
+    const int64_t chunks = (f->plane + 15) / 16, tail = f->plane - 16 * (chunks - 1);
+    for (int64_t c = 0; c < g->c; c++) {
+        float *restrict d = dst + c * f->plane;
+        for (int64_t k = 0; k + 1 < chunks; k++) {
+            _mm512_storeu_ps(d + 16 * k, _mm512_maskz_expandloadu_ps(mask[k], x));
+            x += __builtin_popcount(mask[k]);
+        }
+        const __m512 last = _mm512_maskz_expandloadu_ps(mask[chunks - 1], x);
+        _mm512_mask_storeu_ps(d + 16 * (chunks - 1), (__mmask16)((1u << tail) - 1), last);
+        x += __builtin_popcount(mask[chunks - 1]);
+    }
+}
+
+/* ---- the taps of each kind of tile ------------------------------------------------------------
+ * A tile's taps depend on where it lies only through which of its rows each kernel row reaches
+ * and which of its columns each kernel column reaches: tile rows (and columns) with the same such
+ * pattern share one list, so an image of any size has a handful of lists (inner tiles, edges,
+ * corners), built once per call. */
+
+typedef struct tap_lists {
+    int32_t *row_kind, *col_kind; /* per row (column) of tiles: the number of its pattern */
+    int64_t ncol_kinds;           /* column patterns */
+    tile_tap *taps;               /* per (row pattern, column pattern): kh kw slots, ... */
+    int64_t *count;               /* ... of which the first count[] are used */
+    void *mem, *lists;            /* the two allocations: kinds, then taps and counts */
+} tap_lists;
+
+/* Bit r set when kernel row ki reaches row r of the tile at output row i: a row that exists, whose
+ * input row is on the image. */
+static int rows_reached(const vs_conv_fast *g, const fast_plan *f, int64_t i, int64_t ki)
+{
+    int64_t lo, hi;
+    vs_conv_reach(g->oh, g->sh, g->y0 * g->sh + ki * g->dh - g->ph, g->h, &lo, &hi);
+    int m = 0;
+    for (int r = 0; r < f->r; r++)
+        if (i + r >= lo && i + r < hi) m |= 1 << r;
+    return m;
+}
+
+/* 1 + the column class of kernel column kj in the tile at output column j0; 0 when it reaches
+ * none of the tile's columns (past the row's end, or input columns in the border). */
+static int cols_reached(const vs_conv_fast *g, const fast_plan *f, int64_t j0, int64_t kj)
+{
+    int64_t lo, hi;
+    vs_conv_reach(g->ow, g->sw, g->x0 * g->sw + kj * g->dw - g->pw, g->w, &lo, &hi);
+    lo = lo > j0 ? lo - j0 : 0;
+    hi = hi < j0 + f->p ? hi - j0 : f->p;
+    if (hi <= lo) return 0;
+    const int64_t cl = lo < MAX_CLIP ? lo : MAX_CLIP, cr = f->p - hi < MAX_CLIP ? f->p - hi : MAX_CLIP;
+    /* both ends clipped (a kernel wider than the row): the larger clip, the rest reads zeros */
+    return 1 + (int)(cl >= cr ? cl : MAX_CLIP + cr);
+}
+
+/* Number the patterns sig[t k .. t k + k) of items t < n: kind[t] = the pattern's number, first[q]
+ * = the first item of pattern q; returns the number of patterns. */
+static int64_t group_patterns(const signed char *sig, int64_t n, int64_t k, int32_t *kind, int64_t *first)
+{
+    int64_t np = 0;
+    for (int64_t t = 0; t < n; t++) {
+        int64_t q = 0;
+        while (q < np && memcmp(sig + first[q] * k, sig + t * k, (size_t)k)) q++;
+        if (q == np) first[np++] = t;
+        kind[t] = (int32_t)q;
+    }
+    return np;
+}
+
+static void tap_lists_free(tap_lists *L)
+{
+    free(L->mem);
+    free(L->lists);
+}
+
+/* The lists of g's tiles (f's kind); false when out of memory.  Free with tap_lists_free. */
+static bool tap_lists_build(const vs_conv_fast *g, const fast_plan *f, tap_lists *L)
+{
+    const int64_t nrow = (g->oh + f->r - 1) / f->r, ncol = (g->ow + f->p - 1) / f->p, kk = g->kh * g->kw;
+    const size_t ints = (size_t)(nrow + ncol), sig = (size_t)(nrow * g->kh + ncol * g->kw);
+    *L = (tap_lists){0};
+    L->mem = malloc(ints * (sizeof(int32_t) + sizeof(int64_t)) + sig);
+    if (!L->mem) return false;
+    int64_t *first = L->mem;
+    L->row_kind = (int32_t *)(first + ints);
+    L->col_kind = L->row_kind + nrow;
+    signed char *rsig = (signed char *)(L->col_kind + ncol), *csig = rsig + nrow * g->kh;
+    for (int64_t t = 0; t < nrow; t++)
+        for (int64_t ki = 0; ki < g->kh; ki++) rsig[t * g->kh + ki] = (signed char)rows_reached(g, f, t * f->r, ki);
+    for (int64_t t = 0; t < ncol; t++)
+        for (int64_t kj = 0; kj < g->kw; kj++) csig[t * g->kw + kj] = (signed char)cols_reached(g, f, t * f->p, kj);
+    const int64_t nrk = group_patterns(rsig, nrow, g->kh, L->row_kind, first);
+    int64_t *cfirst = first + nrk;
+    const int64_t nck = group_patterns(csig, ncol, g->kw, L->col_kind, cfirst);
+    L->ncol_kinds = nck;
+    L->lists = malloc((size_t)(nrk * nck) * ((size_t)kk * sizeof(tile_tap) + sizeof(int64_t)));
+    if (!L->lists) {
+        tap_lists_free(L);
+        return false;
+    }
+    L->taps = L->lists;
+    L->count = (int64_t *)(L->taps + nrk * nck * kk);
+    const int full = (1 << f->r) - 1;
+    for (int64_t rk = 0; rk < nrk; rk++)
+        for (int64_t ck = 0; ck < nck; ck++) {
+            tile_tap *list = L->taps + (rk * nck + ck) * kk;
+            int64_t n = 0;
+            for (int64_t ki = 0; ki < g->kh; ki++) {
+                const int rows = rsig[first[rk] * g->kh + ki];
+                if (!rows) continue;
+                for (int64_t kj = 0; kj < g->kw; kj++) {
+                    const int cols = csig[cfirst[ck] * g->kw + kj];
+                    if (!cols) continue;
+                    /* rows: 0 every row, 1 the first only, 2 the second only */
+                    list[n++] = (tile_tap){ki * g->dh * f->wq + kj * g->dw, (int32_t)(ki * g->kw + kj),
+                                           (rows == full ? 0 : rows) * COL_CLASSES + cols - 1};
+                }
+            }
+            L->count[rk * nck + ck] = n;
+        }
+    return true;
 }
 
 typedef struct fast_job {
     const vs_conv_fast *g;
     const fast_plan *f;
     const float *x, *packed, *bias;
-    const int64_t *off;
+    const uint16_t *pad_mask; /* see pad_masks */
+    const tap_lists *lists;
     bool accumulate;
     float *y;
     volatile int failed;
@@ -266,18 +472,15 @@ typedef struct fast_job {
 
 /* The tile's np pixels x no channels (out: channel-major, 16 floats a channel) into the output
  * rows at y, plane floats apart: y = out + (accumulate ? y : bias, or 0 without one). */
-static void store_tile(const float *restrict out, int64_t np, int64_t no, bool accumulate, const float *bias, float *restrict y,
-                       int64_t plane)
+T512 static void store_tile(const float *restrict out, int64_t np, int64_t no, bool accumulate, const float *bias,
+                            float *restrict y, int64_t plane)
 {
+    const __mmask16 m = (__mmask16)((1u << np) - 1);
     for (int64_t l = 0; l < no; l++) {
         float *restrict d = y + l * plane;
-        const float *restrict s = out + l * 16;
-        if (accumulate) {
-            for (int64_t p = 0; p < np; p++) d[p] += s[p];
-        } else {
-            const float base = bias ? bias[l] : 0.0f;
-            for (int64_t p = 0; p < np; p++) d[p] = base + s[p];
-        }
+        const __m512 s = _mm512_loadu_ps(out + l * 16); /* row r of a two-row tile starts at out + 7 r */
+        const __m512 base = accumulate ? _mm512_maskz_loadu_ps(m, d) : _mm512_set1_ps(bias ? bias[l] : 0.0f);
+        _mm512_mask_storeu_ps(d, m, _mm512_add_ps(base, s));
     }
 }
 
@@ -295,16 +498,22 @@ static void images_range(void *ctx, int64_t begin, int64_t end)
         return;
     }
     float out[TILE_MAX_FLOATS] __attribute__((aligned(64)));
-    tile_args a = {.off = j->off, .c = g->c, .kk = g->kh * g->kw, .plane = f->plane, .sw = g->sw, .rs = g->sh * f->wq, .out = out};
-    memset(pad, 0, (size_t)f->img * sizeof(float)); /* the borders and slack, for every image */
+    const tap_lists *L = j->lists;
+    const int64_t kk = g->kh * g->kw;
+    tile_args a = {.c = g->c, .plane = f->plane, .sw = g->sw, .rs = g->sh * f->wq, .out = out};
+    /* the slack past the last plane (pad_image writes the planes, borders included) */
+    memset(pad + g->c * f->plane, 0, (size_t)(f->img - g->c * f->plane) * sizeof(float));
     for (int64_t n = begin; n < end; n++) {
-        pad_image(g, f, j->x + n * g->c * g->h * g->w, pad);
+        pad_image(g, f, j->pad_mask, j->x + n * g->c * g->h * g->w, pad);
         for (int64_t b = 0; b < f->nob; b++) {
             a.w = j->packed + b * f->taps * f->ob;
             const int64_t o0 = b * f->ob, no = g->o - o0 < f->ob ? g->o - o0 : f->ob;
             for (int64_t i = 0; i < g->oh; i += f->r)
                 for (int64_t j0 = 0; j0 < g->ow; j0 += f->p) {
                     a.x = pad + (i + g->y0) * g->sh * f->wq + (j0 + g->x0) * g->sw;
+                    const int64_t kind = L->row_kind[i / f->r] * L->ncol_kinds + L->col_kind[j0 / f->p];
+                    a.taps = L->taps + kind * kk;
+                    a.ntaps = L->count[kind];
                     const int64_t np = g->ow - j0 < f->p ? g->ow - j0 : f->p, plane = g->oh * g->ow;
                     float *y = j->y + ((n * g->o + o0) * g->oh + i) * g->ow + j0;
                     /* the output rows are seldom in cache: ask for them now, so that they arrive
@@ -341,22 +550,27 @@ bool vs_conv_avx512_forward(const vs_conv_fast *g, const float *x, const float *
 {
 #if defined(__x86_64__) && defined(__GNUC__)
     const fast_plan f = plan_of(g);
-    const int64_t kk = g->kh * g->kw;
-    size_t floats = (size_t)(f.nob * f.taps * f.ob), bytes = (floats + (size_t)kk * 2) * sizeof(float);
+    tap_lists lists;
+    if (!tap_lists_build(g, &f, &lists)) return false;
     void *owned;
-    float *packed = vs_scratch_or_own(VS_SCRATCH_CONV_WEIGHTS, bytes, &owned);
-    if (!packed) return false;
-    int64_t *off = (int64_t *)(packed + floats);
-    for (int64_t ki = 0; ki < g->kh; ki++)
-        for (int64_t kj = 0; kj < g->kw; kj++) off[ki * g->kw + kj] = ki * g->dh * f.wq + kj * g->dw;
+    const size_t floats = (size_t)(f.nob * f.taps * f.ob), chunks = (size_t)(f.plane + 15) / 16;
+    float *packed = vs_scratch_or_own(VS_SCRATCH_CONV_WEIGHTS, floats * sizeof(float) + chunks * sizeof(uint16_t), &owned);
+    if (!packed) {
+        tap_lists_free(&lists);
+        return false;
+    }
     pack_weights(g, &f, w, packed);
-    fast_job j = {.g = g, .f = &f, .x = x, .packed = packed, .bias = bias, .off = off, .accumulate = accumulate, .y = y};
-    /* chunks of a few images: one clearing of the bordered copy serves a chunk */
+    uint16_t *mask = (uint16_t *)(packed + floats);
+    pad_masks(g, &f, mask);
+    fast_job j = {.g = g, .f = &f, .x = x, .packed = packed, .bias = bias, .pad_mask = mask, .lists = &lists,
+                  .accumulate = accumulate, .y = y};
+    /* chunks of a few images: the slack of the bordered copy is cleared once a chunk */
     if (g->n <= 1)
         images_range(&j, 0, g->n);
     else
         vs_parallel_for(g->n, (g->n + 15) / 16, images_range, &j);
     free(owned);
+    tap_lists_free(&lists);
     return !j.failed;
 #else
     (void)g, (void)x, (void)w, (void)bias, (void)accumulate, (void)y;
@@ -418,6 +632,72 @@ bool vs_conv_avx512_transpose_fits(const vs_conv_fast *g)
     return true;
 }
 
+typedef struct phase_taps {
+    const vs_conv_fast *g;
+    const phase_dim *rows, *cols;
+    int64_t r0, q0; /* the phase's first kernel row and column */
+    const float *w;
+    float *ws;
+} phase_taps;
+
+#if defined(__x86_64__) && defined(__GNUC__)
+/* phase_kernel for kernels of at most 16 taps: each (o, c)'s kernel in one masked load, its
+ * phase's taps picked by one permute (float by float, this was 1.5% of a WGAN-GP critic step). */
+T512 static void phase_kernel_16(const phase_taps *p, int64_t b, int64_t e)
+{
+    const vs_conv_fast *g = p->g;
+    const int64_t kk = g->kh * g->kw, mh = p->rows->taps, mw = p->cols->taps;
+    int32_t pick[16] = {0};
+    for (int64_t m = 0; m < mh; m++)
+        for (int64_t q = 0; q < mw; q++) pick[m * mw + q] = (int32_t)((p->r0 + g->sh * m) * g->kw + p->q0 + g->sw * q);
+    const __m512i idx = _mm512_loadu_si512(pick);
+    const __mmask16 in = (__mmask16)((1u << kk) - 1), out = (__mmask16)((1u << (mh * mw)) - 1);
+    for (int64_t oc = b * g->c; oc < e * g->c; oc++)
+        _mm512_mask_storeu_ps(p->ws + oc * mh * mw, out, _mm512_permutexvar_ps(idx, _mm512_maskz_loadu_ps(in, p->w + oc * kk)));
+}
+#endif
+
+/* Rows [b, e) of o of the phase's taps ki = r0 + s m, kj = q0 + s q, as the [o, c, M, M'] kernel
+ * the flipped conv reads. */
+static void phase_kernel(const phase_taps *p, int64_t b, int64_t e)
+{
+    const vs_conv_fast *g = p->g;
+    const int64_t mh = p->rows->taps, mw = p->cols->taps;
+#if defined(__x86_64__) && defined(__GNUC__)
+    if (g->kh * g->kw <= 16) {
+        phase_kernel_16(p, b, e);
+        return;
+    }
+#endif
+    for (int64_t o = b; o < e; o++)
+        for (int64_t c = 0; c < g->c; c++)
+            for (int64_t m = 0; m < mh; m++)
+                for (int64_t q = 0; q < mw; q++)
+                    p->ws[((o * g->c + c) * mh + m) * mw + q] =
+                        p->w[((o * g->c + c) * g->kh + p->r0 + g->sh * m) * g->kw + p->q0 + g->sw * q];
+}
+
+typedef struct phase_scatter {
+    const vs_conv_fast *g;
+    const phase_dim *rows, *cols;
+    const float *buf; /* the phase's output [n c][rows.count][cols.count] */
+    float *dx;
+} phase_scatter;
+
+/* Planes [b, e) of n c: dx's rows y0 + Y sh, columns x0 + X sw += the phase's output (disjoint
+ * places for each phase, so the planes can go to any thread). */
+static void scatter_planes(void *ctx, int64_t b, int64_t e)
+{
+    const phase_scatter *p = ctx;
+    const vs_conv_fast *g = p->g;
+    for (int64_t nc = b; nc < e; nc++)
+        for (int64_t y = 0; y < p->rows->count; y++) {
+            float *d = p->dx + (nc * g->h + p->rows->y0 + y * g->sh) * g->w + p->cols->y0;
+            const float *s = p->buf + (nc * p->rows->count + y) * p->cols->count;
+            for (int64_t x = 0; x < p->cols->count; x++) d[x * g->sw] += s[x];
+        }
+}
+
 bool vs_conv_avx512_transpose(const vs_conv_fast *g, const float *gy, const float *w, float *dx)
 {
     const int64_t ph_max = (g->h + g->sh - 1) / g->sh, pw_max = (g->w + g->sw - 1) / g->sw;
@@ -432,21 +712,12 @@ bool vs_conv_avx512_transpose(const vs_conv_fast *g, const float *gy, const floa
             phase_dim rows, cols;
             vs_conv_fast pc;
             if (!phase_at(g, ry, rx, &rows, &cols, &pc)) continue;
-            /* the phase's taps ki = r + s m, as the [o, c, M, M'] kernel the flipped conv reads */
-            const int64_t r0 = (ry + g->ph) % g->sh, q0 = (rx + g->pw) % g->sw;
-            for (int64_t o = 0; o < g->o; o++)
-                for (int64_t c = 0; c < g->c; c++)
-                    for (int64_t m = 0; m < rows.taps; m++)
-                        for (int64_t q = 0; q < cols.taps; q++)
-                            ws[((o * g->c + c) * rows.taps + m) * cols.taps + q] =
-                                w[((o * g->c + c) * g->kh + r0 + g->sh * m) * g->kw + q0 + g->sw * q];
+            phase_taps pt = {g, &rows, &cols, (ry + g->ph) % g->sh, (rx + g->pw) % g->sw, w, ws};
+            phase_kernel(&pt, 0, g->o); /* a few microseconds: not worth a barrier of the pool */
             ok = vs_conv_avx512_forward(&pc, gy, ws, NULL, false, buf);
-            for (int64_t nc = 0; ok && nc < g->n * g->c; nc++)
-                for (int64_t y = 0; y < rows.count; y++) {
-                    float *d = dx + (nc * g->h + rows.y0 + y * g->sh) * g->w + cols.y0;
-                    const float *b = buf + (nc * rows.count + y) * cols.count;
-                    for (int64_t x = 0; x < cols.count; x++) d[x * g->sw] += b[x];
-                }
+            phase_scatter sc = {g, &rows, &cols, buf, dx};
+            /* the phases' own convs are split over images; this was the serial part */
+            if (ok) vs_parallel_for(g->n * g->c, 64, scatter_planes, &sc);
         }
     free(owned);
     return ok;

@@ -6,8 +6,9 @@
  *   y[n,o,i,j] = sum_{c,ki,kj} W(o,c,ki,kj) x[n, c, i sh + ki dh - ph, j sw + kj dw - pw]
  * with W(o,c,ki,kj) = w[o,c,ki,kj], or with flip set W(o,c,ki,kj) = w[c,o,kh-1-ki,kw-1-kj] (w is
  * then [c, o, kh, kw]: a stride-1 conv_transpose2d, i.e. a conv2d's input gradient, is this conv
- * with padding d (k - 1) - p).  Every output element is one sum over (c, ki, kj) in that order,
- * made by one thread: results do not depend on the thread count. */
+ * with padding d (k - 1) - p).  Every output element is one sum over (ki, kj, c) in that order,
+ * leaving out the taps that fall in the padding (they would add zeros), made by one thread:
+ * results do not depend on the thread count. */
 #ifndef VERSUS_AUTOGRAD_CONV_AVX512_H
 #define VERSUS_AUTOGRAD_CONV_AVX512_H
 
@@ -22,6 +23,15 @@ typedef struct vs_conv_fast {
     int64_t y0, x0; /* output row i, column j is the conv's row i + y0, column j + x0 (the
                      * caller keeps every tap inside the padded input) */
 } vs_conv_fast;
+
+/* The outputs [*lo, *hi) of [0, n) whose tap lands on the input [0, len): i s + off in [0, len)
+ * (off: the tap's k d - p, plus the conv's first row or column times s).  Empty: *lo = *hi. */
+static inline void vs_conv_reach(int64_t n, int64_t s, int64_t off, int64_t len, int64_t *lo, int64_t *hi)
+{
+    const int64_t a = off >= 0 ? 0 : (s - 1 - off) / s, b = off > len - 1 ? 0 : (len - 1 - off) / s + 1;
+    *lo = a < n ? a : n;
+    *hi = b < *lo ? *lo : b < n ? b : n;
+}
 
 /* Whether the kernels run now (AVX-512 chosen, see vs_kernel_isa) and suit g's shape. */
 bool vs_conv_avx512_fits(const vs_conv_fast *g);

@@ -636,15 +636,30 @@ static bool conv_run(conv_batch *j, float *dw)
     return !j->failed;
 }
 
-/* Fill each channel plane of t [n, ch, plane] with b[ch] (or zeros without a bias). */
-static void fill_bias(vs_tensor *t, const vs_tensor *b)
+typedef struct bias_fill {
+    vs_tensor *t;
+    const vs_tensor *b;
+} bias_fill;
+
+/* Images [begin, end) of fill_bias. */
+static void fill_bias_images(void *ctx, int64_t begin, int64_t end)
 {
-    int64_t n = t->shape[0], ch = t->shape[1], plane = t->shape[2] * t->shape[3];
-    if (!b) {
-        memset(t->data, 0, (size_t)t->size * sizeof(float));
+    const bias_fill *f = ctx;
+    const int64_t ch = f->t->shape[1], plane = f->t->shape[2] * f->t->shape[3];
+    float *d = f->t->data + begin * ch * plane;
+    if (!f->b) {
+        memset(d, 0, (size_t)((end - begin) * ch * plane) * sizeof(float));
         return;
     }
-    for (int64_t i = 0; i < n; i++) fill_planes(t->data + i * ch * plane, b->data, ch, plane);
+    for (int64_t i = begin; i < end; i++, d += ch * plane) fill_planes(d, f->b->data, ch, plane);
+}
+
+/* Fill each channel plane of t [n, ch, plane] with b[ch] (or zeros without a bias), the images
+ * over the pool (the kernels that add to it run on every thread). */
+static void fill_bias(vs_tensor *t, const vs_tensor *b)
+{
+    bias_fill f = {t, b};
+    vs_parallel_for(t->shape[0], 1, fill_bias_images, &f);
 }
 
 /* ---- backward rules ------------------------------------------------------------------------------ */

@@ -149,6 +149,26 @@ static const geom GEOMS[] = {
     {2, 32, 14, 14, 16, 6, 6, 2, 2, 2, 2, 1, 1, 1},
     {3, 32, 14, 14, 24, 4, 4, 2, 2, 1, 1, 1, 1, 1},
     {2, 32, 20, 21, 16, 5, 5, 3, 3, 1, 2, 1, 1, 1},
+    /* The AVX-512 kernels skip the taps that read the border: every tile kind (wide, tall, pair)
+     * at strides 1, 2 and 3, kernels 1-7 (even ones too), paddings 0-4, rows of 5, 6, 7, 12, 14 and
+     * 28 pixels (ragged tiles: a last row of a two-row tile, columns past a row's end), a kernel
+     * wider than the row (taps clipped at both ends), dilation 2; as forwards and as the flipped
+     * (stride 1) and per-phase (stride 2, 3) transposes. */
+    {2, 16, 7, 6, 32, 1, 1, 1, 1, 0, 0, 1, 1, 1},
+    {2, 8, 6, 6, 64, 2, 2, 1, 1, 1, 1, 1, 1, 1},
+    {1, 6, 13, 13, 32, 3, 3, 2, 2, 0, 0, 1, 1, 1},
+    {2, 3, 10, 12, 32, 5, 5, 1, 1, 3, 3, 1, 1, 1},
+    {2, 4, 17, 16, 64, 7, 7, 2, 2, 2, 2, 1, 1, 1},
+    {1, 4, 5, 11, 32, 4, 6, 1, 1, 3, 2, 1, 1, 1},
+    {2, 3, 5, 5, 64, 7, 7, 1, 1, 3, 3, 1, 1, 1},
+    {1, 2, 9, 5, 64, 3, 5, 1, 1, 2, 4, 2, 2, 1},
+    {1, 4, 14, 14, 64, 6, 6, 2, 2, 2, 2, 1, 1, 1},
+    {1, 4, 20, 19, 32, 5, 5, 3, 3, 2, 2, 1, 1, 1},
+    {1, 3, 27, 28, 32, 7, 7, 2, 2, 3, 3, 1, 1, 1},
+    {2, 32, 7, 6, 32, 3, 3, 1, 1, 1, 1, 1, 1, 1},
+    {2, 64, 7, 7, 32, 3, 3, 1, 1, 1, 1, 1, 1, 1},
+    {2, 32, 13, 13, 16, 3, 3, 2, 2, 1, 1, 1, 1, 1},
+    {2, 64, 14, 13, 16, 4, 4, 2, 2, 1, 1, 1, 1, 1},
 };
 #define N_GEOMS (int)(sizeof GEOMS / sizeof GEOMS[0])
 
@@ -404,8 +424,8 @@ static vs_tensor *fn_conv_transpose(vs_tensor **x, void *c)
     return sq(vs_conv_transpose2d(x[0], x[1], x[2], &o));
 }
 /* Shapes that the AVX-512 kernels take on such machines (elsewhere the GEMM path): conv2d with 24 -> 32
- * channels on rows of 14 (forward, flipped-weight input gradient, weight gradient) and a k4 s2
- * conv_transpose2d to 32 channels (one conv per output phase). */
+ * channels on rows of 14 (forward, flipped-weight input gradient, weight gradient), 32 -> 32 on
+ * rows of 7, and a k4 s2 conv_transpose2d to 32 channels (one conv per output phase). */
 static vs_tensor *fn_conv2d_wide(vs_tensor **x, void *c)
 {
     (void)c;
@@ -423,6 +443,11 @@ START_TEST(test_grad_conv_avx512_shapes)
     vs_tensor *x[3] = {rnd(VS_SHAPE(1, 24, 2, 14), -1, 1), rnd(VS_SHAPE(32, 24, 3, 3), -0.3f, 0.3f), rnd(VS_SHAPE(32), -1, 1)};
     gradcheck("conv2d 24 -> 32 channels", fn_conv2d_wide, NULL, 3, x);
     free_all(3, x);
+    /* 32 -> 32 channels on 3 rows of 7: two-row tiles, the second one half outside the image, and
+     * every tap clipped at a border somewhere (forward, input gradient and weight gradient) */
+    vs_tensor *p[3] = {rnd(VS_SHAPE(1, 32, 3, 7), -1, 1), rnd(VS_SHAPE(32, 32, 3, 3), -0.3f, 0.3f), rnd(VS_SHAPE(32), -1, 1)};
+    gradcheck("conv2d 32 -> 32 channels, rows of 7", fn_conv2d_wide, NULL, 3, p);
+    free_all(3, p);
     vs_tensor *t[3] = {rnd(VS_SHAPE(1, 8, 2, 7), -1, 1), rnd(VS_SHAPE(8, 32, 4, 4), -0.3f, 0.3f), rnd(VS_SHAPE(32), -1, 1)};
     gradcheck("conv_transpose2d k4 s2 to 32 channels", fn_conv_transpose_wide, NULL, 3, t);
     free_all(3, t);
