@@ -23,12 +23,15 @@ static int run_search(const vs_args *a, int argc, char **argv)
         (rc = vs_args_int(a, "train-rows", o.train_rows, 100, INT64_MAX, &o.train_rows)) ||
         (rc = vs_args_int(a, "budget1", o.budget1, 10, 100000000, &o.budget1)) ||
         (rc = vs_args_int(a, "budget2", o.budget2, 100, 100000000, &o.budget2)) ||
-        (rc = vs_args_int(a, "study-games", o.study_games, 0, 10000, &o.study_games)))
+        (rc = vs_args_int(a, "study-games", o.study_games, 0, 10000, &o.study_games)) ||
+        (rc = vs_args_int(a, "feature-map", o.feature_map, 3, 7, &o.feature_map)))
         return rc;
+    if (o.feature_map != 3 && o.feature_map != 7) return vs_usage_error("bench", "--feature-map: 3 or 7, not %lld", (long long)o.feature_map);
     o.commit = vs_args_get(a, "commit");
     o.progress = stderr;
     char out[3800];
     if ((rc = vs_bench_out(a, "search", o.data, out, sizeof out))) return rc;
+    if (!vs_args_get(a, "out") && o.feature_map == 7 && strlen(out) + 5 < sizeof out) strcat(out, "-fm7"); /* beside the 3 x 3 report */
     o.png_dir = out;
 
     vs_data_flags df;
@@ -55,14 +58,19 @@ const vs_bench vs_benchmark_search = {
     "search",
     "Hamilton et al. 2022, explaining similarity search: Table 1, Figs. 4, 5, 10, the axiom checks",
     "versus bench search [--data planted|mnist|fashion-mnist] [--pairs N] [--train-rows N] [--epochs E]\n"
-    "                        [--budget1 N] [--budget2 N] [--study-games N] [--seed S] [--commit HASH] [--out DIR]",
+    "                        [--budget1 N] [--budget2 N] [--study-games N] [--feature-map 3|7]\n"
+    "                        [--seed S] [--commit HASH] [--out DIR]",
     "Reproduces Hamilton et al. (ICLR 2022), axiomatic explanations of similarity search.  --data planted\n"
     "(default: 28x28 gray images, each with one object of 4 classes and a distractor, masks known),\n"
     "mnist or fashion-mnist (the object mask: pixels above 0.1).  Two GAP CNNs (3 convs to a 3 x 3 feature\n"
     "map, global average pool) are trained on the first --train-rows rows for --epochs: a classifier and a\n"
-    "Siamese metric model; similarity = cosine of the pooled features.  --pairs same-class pairs of the\n"
-    "remaining rows are explained by SBSM, Partition SHAP, LIME, Kernel SHAP (superpixels), VESM, Grad-CAM,\n"
-    "SAM, IG-SAM, KSAM (feature-map cells), first order on the retrieved image and second order on both\n"
+    "Siamese metric model; similarity = cosine of the pooled features.  --feature-map 7 drops the last\n"
+    "average pool: 7 x 7 maps, 49 cells per image for SAM, IG-SAM, KSAM (the sampled methods keep their\n"
+    "budgets, but KSAM's second order takes at least n^2 + 2 = 9606 coalitions for its 4753 pair terms of\n"
+    "n = 98 players; the axiom checks that enumerate every coalition run on the 3 x 3 maps only and say\n"
+    "so; default OUT: bench/results/search-<data>-fm7).  --pairs same-class pairs of the remaining rows\n"
+    "are explained by SBSM, Partition SHAP, LIME, Kernel SHAP (superpixels), VESM, Grad-CAM, SAM, IG-SAM,\n"
+    "KSAM (feature-map cells), first order on the retrieved image and second order on both\n"
     "(--budget1 / --budget2 coalitions for the sampled ones).  Reported: Table 1 per backbone (faithfulness:\n"
     "drop of similarity when the top 30% pixels are blurred; second order: similarity with all but the query\n"
     "object and its projection blurred; inefficiency |sum - (v(N) - v(empty))|; mIoU of the projected\n"
@@ -77,7 +85,7 @@ const vs_bench vs_benchmark_search = {
     "each game's own ratio; the same under four other readings of the paper's random networks: biases,\n"
     "Glorot-normal weights, Boolean inputs, one hidden layer), correspondence.png (Fig. 4) and a table of\n"
     "the paper's claims, each marked reproduced or not with the reason.\n"
-    "Default OUT: bench/results/search-<data>.",
+    "Default OUT: bench/results/search-<data> (--feature-map 7: search-<data>-fm7).",
     run_search,
     false,
 };

@@ -43,6 +43,7 @@ static const vs_cli_opt bench_opts[] = {
     {"budget1", 1, "search: coalitions of the sampled first-order methods (default 1000)"},
     {"budget2", 1, "search: coalitions of the sampled second-order methods (default 4000)"},
     {"study-games", 1, "search: random games per kind in the convergence study (default 50; 0: none)"},
+    {"feature-map", 1, "search: cells per side of the backbones' feature maps, 3 (default) or 7 (no last pool; KSAM's second order then takes at least 9606 coalitions)"},
     {"commit", 1, "search: the commit measured, stamped into results.json"},
     {"reproducible", 0, "leave wall times and the thread count out: runs of one command write the same bytes"},
     VS_RUN_CLI_OPTS,

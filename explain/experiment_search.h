@@ -18,10 +18,10 @@
 vs_status vs_search_planted_images(int64_t n, int side, uint64_t seed, vs_dataset **out, uint8_t **masks, vs_error *err);
 /* masks[k] = X[k] > threshold (the digit of an MNIST image). */
 void vs_search_foreground_masks(const vs_dataset *d, float threshold, uint8_t *masks);
-/* A GAP CNN (3 convs, pools to a 3 x 3 map, GAP, a linear layer: the classes, or a 16-d embedding)
- * trained on train as a classifier or as a Siamese model (cosine, random pairs); *accuracy its
- * held-out accuracy. */
-vs_status vs_search_backbone_train(const vs_dataset *train, bool siamese, int64_t epochs, uint64_t seed, FILE *progress,
+/* A GAP CNN (3 convs, pools to a 3 x 3 map of 28x28 images, or 7 x 7 when fine: no last pool; GAP, a
+ * linear layer: the classes, or a 16-d embedding) trained on train as a classifier or as a Siamese
+ * model (cosine, random pairs); *accuracy its held-out accuracy. */
+vs_status vs_search_backbone_train(const vs_dataset *train, bool siamese, bool fine, int64_t epochs, uint64_t seed, FILE *progress,
                                    vs_module **out, double *accuracy, vs_error *err);
 /* The backbone as a search model: feature maps before the GAP; embedding: the classifier's GAP
  * features, the Siamese model's linear embedding of them. */
@@ -53,6 +53,11 @@ typedef struct vs_search_method_row {
  * feature-map methods' maps are (proj [H W]): the map of a perfect cell-level explanation, whose
  * mIoU bounds what SAM, IG-SAM and KSAM can reach on these cells. */
 vs_status vs_search_cell_oracle(const vs_search_case *c, float *proj, vs_error *err);
+
+/* KSAM's second-order budget for v2 of n players: max(budget2, n^2 + 2), twice the n(n - 1)/2 pair
+ * terms plus the n + 2 exact constraints (7 x 7 maps: 98 players, 4753 pairs; fewer coalitions leave
+ * the fit underdetermined); 3 x 3 maps keep budget2 (n^2 + 2 = 326). */
+int64_t vs_search_ksam2_budget(int64_t budget2, int64_t players);
 
 /* The methods of Table 1 in its column order. */
 extern const vs_search_method_row vs_search_methods[];

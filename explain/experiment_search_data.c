@@ -76,18 +76,20 @@ void vs_search_foreground_masks(const vs_dataset *d, float threshold, uint8_t *m
     for (int64_t k = 0; k < d->n * d->dim; k++) masks[k] = d->X[k] > threshold;
 }
 
-/* conv(c, 8) relu pool2 conv(8, 16) relu pool2 conv(16, 16) relu avgpool2 | GAP | linear(16, out). */
-static vs_module *gap_cnn(int64_t c, int64_t out, vs_rng *r)
+/* conv(c, 8) relu pool2 conv(8, 16) relu pool2 conv(16, 16) relu [avgpool2] | GAP | linear(16, out);
+ * fine: without the last pool (7 x 7 maps of 28x28 images instead of 3 x 3). */
+static vs_module *gap_cnn(int64_t c, int64_t out, bool fine, vs_rng *r)
 {
     vs_module *m = vs_sequential_new();
     if (!m) return NULL;
     vs_module *layers[] = {
         vs_conv2d_new(c, 8, 3, 1, 1, true, r), vs_activation_new(VS_MODULE_RELU, 0), vs_max_pool2d_new(2, 0, 0),
         vs_conv2d_new(8, 16, 3, 1, 1, true, r), vs_activation_new(VS_MODULE_RELU, 0), vs_max_pool2d_new(2, 0, 0),
-        vs_conv2d_new(16, 16, 3, 1, 1, true, r), vs_activation_new(VS_MODULE_RELU, 0), vs_avg_pool2d_new(2, 0, 0),
+        vs_conv2d_new(16, 16, 3, 1, 1, true, r), vs_activation_new(VS_MODULE_RELU, 0), fine ? NULL : vs_avg_pool2d_new(2, 0, 0),
         vs_global_avg_pool_new(), vs_linear_new(16, out, true, r),
     };
-    const int n = 11;
+    const int n = fine ? 10 : 11;
+    if (fine) memmove(layers + 8, layers + 9, 2 * sizeof layers[0]); /* the missing pool's slot closes */
     for (int i = 0; i < n; i++)
         if (vs_sequential_add(m, layers[i]) != VS_OK) {
             for (int k = i + 1; k < n; k++) vs_module_free(layers[k]);
@@ -97,12 +99,12 @@ static vs_module *gap_cnn(int64_t c, int64_t out, vs_rng *r)
     return m;
 }
 
-vs_status vs_search_backbone_train(const vs_dataset *train, bool siamese, int64_t epochs, uint64_t seed, FILE *progress,
+vs_status vs_search_backbone_train(const vs_dataset *train, bool siamese, bool fine, int64_t epochs, uint64_t seed, FILE *progress,
                                    vs_module **out, double *accuracy, vs_error *err)
 {
     vs_rng r;
     vs_rng_seed(&r, seed);
-    vs_module *cnn = gap_cnn(train->shape[0], siamese ? 16 : train->n_classes, &r);
+    vs_module *cnn = gap_cnn(train->shape[0], siamese ? 16 : train->n_classes, fine, &r);
     vs_module *m = cnn && siamese ? vs_siamese_new(cnn, VS_SIMILARITY_COSINE) : cnn;
     *out = NULL;
     if (!m) return vs_error_set(err, VS_ERR_NOMEM, "search backbone: %s", vs_last_error()->msg);
@@ -130,5 +132,8 @@ vs_search_model vs_search_backbone_model(vs_module *m, vs_search_similarity sim)
 {
     /* the classifier's embedding: its pooled features; the Siamese model's: its own (pooled, then linear) */
     bool siamese = m->kind == VS_MODULE_SIAMESE;
-    return (vs_search_model){.encoder = siamese ? m->children[0] : m, .split = 9, .end = siamese ? 0 : 10, .similarity = sim};
+    vs_module *enc = siamese ? m->children[0] : m;
+    int64_t gap = 0; /* the global pool's layer: the feature maps end there */
+    while (gap + 1 < enc->n_children && enc->children[gap]->kind != VS_MODULE_GLOBAL_AVG_POOL) gap++;
+    return (vs_search_model){.encoder = enc, .split = gap, .end = siamese ? 0 : gap + 1, .similarity = sim};
 }

@@ -155,7 +155,7 @@ static vs_status feature_second(const vs_search_case *c, feature2_kind kind, flo
     else {
         vs_kernel_opts o;
         vs_kernel_opts_init(&o);
-        o.budget = c->budget2;
+        o.budget = vs_search_ksam2_budget(c->budget2, n);
         o.seed = c->seed;
         st = vs_game_kernel(&g, &o, phi2, err);
     }
@@ -168,6 +168,8 @@ static vs_status feature_second(const vs_search_case *c, feature2_kind kind, flo
     feature_close(&f);
     return st;
 }
+
+int64_t vs_search_ksam2_budget(int64_t budget2, int64_t players) { return budget2 > players * players + 2 ? budget2 : players * players + 2; }
 
 vs_status vs_search_cell_oracle(const vs_search_case *c, float *proj, vs_error *err)
 {

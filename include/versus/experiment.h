@@ -79,6 +79,7 @@ typedef struct vs_search_experiment_opts {
     int64_t epochs;              /* training epochs (6) */
     int64_t budget1, budget2;    /* coalitions of the sampled first- and second-order methods (1000, 4000) */
     int64_t study_games;         /* random games per kind in the convergence study (50; 0: none) */
+    int64_t feature_map;         /* side of the backbones' feature maps on 28x28 images: 3 (default) or 7 (no last pool) */
     uint64_t seed;               /* (1) */
     const char *command, *commit;/* stamped into the results, or NULL */
     const char *png_dir;         /* where correspondence.png goes, or NULL */
