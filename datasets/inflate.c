@@ -61,10 +61,28 @@ static const uint32_t crc_table[256] = {
     0xb40bbe37u, 0xc30c8ea1u, 0x5a05df1bu, 0x2d02ef8du,
 };
 
+/* Inputs at least this long are taken eight bytes per step ("slicing by 8"): byte by byte, each step
+ * waits for the last table lookup, about 7 cycles a byte (the CRC of a gzip'd MNIST file was 1% of a
+ * training run); the eight lookups of a slice are independent.  Shorter inputs (PNG chunk headers) do
+ * not pay for building the tables. */
+#define CRC_SLICE_MIN 4096
+
 uint32_t vs_crc32(uint32_t crc, const void *buf, size_t n)
 {
     const uint8_t *p = buf;
     crc = ~crc;
+    if (n >= CRC_SLICE_MIN) {
+        /* t[k][b]: the CRC register after the byte b and then k zero bytes (t[0] = crc_table) */
+        uint32_t t[8][256];
+        memcpy(t[0], crc_table, sizeof t[0]);
+        for (int k = 1; k < 8; k++)
+            for (int b = 0; b < 256; b++) t[k][b] = (t[k - 1][b] >> 8) ^ crc_table[t[k - 1][b] & 0xff];
+        for (; n >= 8; n -= 8, p += 8) {
+            const uint32_t lo = crc ^ ((uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24);
+            crc = t[7][lo & 0xff] ^ t[6][(lo >> 8) & 0xff] ^ t[5][(lo >> 16) & 0xff] ^ t[4][lo >> 24] ^ t[3][p[4]] ^
+                  t[2][p[5]] ^ t[1][p[6]] ^ t[0][p[7]];
+        }
+    }
     for (size_t i = 0; i < n; i++) crc = crc_table[(crc ^ p[i]) & 0xff] ^ (crc >> 8);
     return ~crc;
 }

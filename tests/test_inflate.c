@@ -157,6 +157,18 @@ START_TEST(test_checksums)
         b = (b + a) % 65521;
     }
     ck_assert_uint_eq(vs_adler32(1, ff, sizeof ff), b << 16 | a);
+    /* long inputs go eight bytes a step: the same CRC as short pieces taken byte by byte, from any
+     * start and length, and zlib's value (Python's zlib.crc32 of the same bytes) */
+    static uint8_t seq[100003];
+    for (size_t i = 0; i < sizeof seq; i++) seq[i] = (uint8_t)(i * 131 + 7);
+    ck_assert_uint_eq(vs_crc32(0, seq, sizeof seq), 0xcdb01cbfu);
+    ck_assert_uint_eq(vs_crc32(0, seq + 5, 65536 + 3), 0xc196d3c9u);
+    for (size_t start = 0; start < 9; start++)
+        for (size_t len = 4090; len < 4110; len += 3) {
+            uint32_t pieces = 0;
+            for (size_t k = 0; k < len; k += 1000) pieces = vs_crc32(pieces, seq + start + k, len - k < 1000 ? len - k : 1000);
+            ck_assert_uint_eq(vs_crc32(0, seq + start, len), pieces);
+        }
 }
 END_TEST
 
