@@ -643,7 +643,7 @@ typedef struct phase_taps {
 #if defined(__x86_64__) && defined(__GNUC__)
 /* phase_kernel for kernels of at most 16 taps: each (o, c)'s kernel in one masked load, its
  * phase's taps picked by one permute (float by float, this was 1.5% of a WGAN-GP critic step). */
-T512 static void phase_kernel_16(const phase_taps *p, int64_t b, int64_t e)
+T512 static void phase_kernel_16(const phase_taps *p)
 {
     const vs_conv_fast *g = p->g;
     const int64_t kk = g->kh * g->kw, mh = p->rows->taps, mw = p->cols->taps;
@@ -652,24 +652,24 @@ T512 static void phase_kernel_16(const phase_taps *p, int64_t b, int64_t e)
         for (int64_t q = 0; q < mw; q++) pick[m * mw + q] = (int32_t)((p->r0 + g->sh * m) * g->kw + p->q0 + g->sw * q);
     const __m512i idx = _mm512_loadu_si512(pick);
     const __mmask16 in = (__mmask16)((1u << kk) - 1), out = (__mmask16)((1u << (mh * mw)) - 1);
-    for (int64_t oc = b * g->c; oc < e * g->c; oc++)
+    for (int64_t oc = 0; oc < g->o * g->c; oc++)
         _mm512_mask_storeu_ps(p->ws + oc * mh * mw, out, _mm512_permutexvar_ps(idx, _mm512_maskz_loadu_ps(in, p->w + oc * kk)));
 }
 #endif
 
-/* Rows [b, e) of o of the phase's taps ki = r0 + s m, kj = q0 + s q, as the [o, c, M, M'] kernel
- * the flipped conv reads. */
-static void phase_kernel(const phase_taps *p, int64_t b, int64_t e)
+/* The phase's taps ki = r0 + s m, kj = q0 + s q, as the [o, c, M, M'] kernel the flipped conv reads
+ * (a few microseconds: on the calling thread, not worth a barrier of the pool). */
+static void phase_kernel(const phase_taps *p)
 {
     const vs_conv_fast *g = p->g;
     const int64_t mh = p->rows->taps, mw = p->cols->taps;
 #if defined(__x86_64__) && defined(__GNUC__)
     if (g->kh * g->kw <= 16) {
-        phase_kernel_16(p, b, e);
+        phase_kernel_16(p);
         return;
     }
 #endif
-    for (int64_t o = b; o < e; o++)
+    for (int64_t o = 0; o < g->o; o++)
         for (int64_t c = 0; c < g->c; c++)
             for (int64_t m = 0; m < mh; m++)
                 for (int64_t q = 0; q < mw; q++)
@@ -713,7 +713,7 @@ bool vs_conv_avx512_transpose(const vs_conv_fast *g, const float *gy, const floa
             vs_conv_fast pc;
             if (!phase_at(g, ry, rx, &rows, &cols, &pc)) continue;
             phase_taps pt = {g, &rows, &cols, (ry + g->ph) % g->sh, (rx + g->pw) % g->sw, w, ws};
-            phase_kernel(&pt, 0, g->o); /* a few microseconds: not worth a barrier of the pool */
+            phase_kernel(&pt);
             ok = vs_conv_avx512_forward(&pc, gy, ws, NULL, false, buf);
             phase_scatter sc = {g, &rows, &cols, buf, dx};
             /* the phases' own convs are split over images; this was the serial part */

@@ -135,6 +135,18 @@ static void copy_x(void *ctx, int64_t b, int64_t e)
     }
 }
 
+/* What task number task stands for: kernel row ki, the nt input channels from c0, the output
+ * channels from o0. */
+typedef struct wg_task {
+    int64_t ki, c0, nt, o0;
+} wg_task;
+
+static wg_task wg_task_of(const vs_conv_fast *g, const wg_plan *f, int64_t task)
+{
+    const int64_t cb = task / g->kh % f->ncb, ob = task / g->kh / f->ncb, c0 = cb * f->t;
+    return (wg_task){task % g->kh, c0, g->c - c0 < f->t ? g->c - c0 : f->t, ob * OB};
+}
+
 /* Tasks [b, e): task = (o block, c block, kernel row ki), image by image: each image's copies
  * are read from memory once for all the tasks (task by task, the batch was streamed from L3 once
  * per task: 30 times for CEM's conv), the tasks' running sums wait in a buffer between images. */
@@ -154,39 +166,38 @@ static void wg_tasks(void *ctx, int64_t b, int64_t e)
     const int64_t img = f->hp * f->wq * g->c, px = g->oh * g->ow;
     for (int64_t n = 0; n < g->n; n++)
         for (int64_t task = b; task < e; task++) {
-            const int64_t ki = task % g->kh, cb = task / g->kh % f->ncb, ob = task / g->kh / f->ncb;
-            const int64_t c0 = cb * f->t, nt = g->c - c0 < f->t ? g->c - c0 : f->t;
+            const wg_task k = wg_task_of(g, f, task);
             wg_args a = {.ow = g->ow, .opad = f->opad, .row = g->sh * f->wq * g->c, .col = g->sw * g->c};
-            vs_conv_reach(g->oh, g->sh, ki * g->dh - g->ph, g->h, &a.i0, &a.i1);
-            a.gy = j->gyt + n * px * f->opad + ob * OB;
+            vs_conv_reach(g->oh, g->sh, k.ki * g->dh - g->ph, g->h, &a.i0, &a.i1);
+            a.gy = j->gyt + n * px * f->opad + k.o0;
             for (int64_t kj = 0; kj < g->kw; kj++) {
                 vs_conv_reach(g->ow, g->sw, kj * g->dw - g->pw, g->w, &a.j0, &a.j1);
-                a.x = j->xt + n * img + (ki * g->dh * f->wq + kj * g->dw) * g->c + c0;
-                a.acc = acc + (task - b) * per_task + kj * 2 * nt;
-                WG_TILES[nt](&a);
+                a.x = j->xt + n * img + (k.ki * g->dh * f->wq + kj * g->dw) * g->c + k.c0;
+                a.acc = acc + (task - b) * per_task + kj * 2 * k.nt;
+                WG_TILES[k.nt](&a);
             }
         }
     for (int64_t task = b; task < e; task++) {
-        const int64_t ki = task % g->kh, cb = task / g->kh % f->ncb, ob = task / g->kh / f->ncb;
-        const int64_t c0 = cb * f->t, nt = g->c - c0 < f->t ? g->c - c0 : f->t, o0 = ob * OB;
+        const wg_task k = wg_task_of(g, f, task);
         /* dw[o, c, ki, kj] = lane o - o0 of vector (o - o0) / 16 of tile kj, column c - c0 */
-        const int64_t no = g->o - o0 < OB ? g->o - o0 : OB;
+        const int64_t no = g->o - k.o0 < OB ? g->o - k.o0 : OB;
         for (int64_t kj = 0; kj < g->kw; kj++) {
-            const float *s = (const float *)(acc + (task - b) * per_task + kj * 2 * nt);
-            for (int64_t t = 0; t < nt; t++)
+            const float *s = (const float *)(acc + (task - b) * per_task + kj * 2 * k.nt);
+            for (int64_t t = 0; t < k.nt; t++)
                 for (int64_t l = 0; l < no; l++)
-                    j->dw[(((o0 + l) * g->c + c0 + t) * g->kh + ki) * g->kw + kj] = s[((l / 16) * nt + t) * 16 + l % 16];
+                    j->dw[(((k.o0 + l) * g->c + k.c0 + t) * g->kh + k.ki) * g->kw + kj] = s[((l / 16) * k.nt + t) * 16 + l % 16];
         }
     }
     free(owned);
 }
 
-static void run(wg_job *j, int64_t n, vs_range_fn fn)
+/* fn over [0, n) in ranges of grain, on the calling thread when there is one item. */
+static void run(wg_job *j, int64_t n, int64_t grain, vs_range_fn fn)
 {
     if (n <= 1)
         fn(j, 0, n);
     else
-        vs_parallel_for(n, 1, fn, j);
+        vs_parallel_for(n, grain, fn, j);
 }
 #endif
 
@@ -212,15 +223,12 @@ bool vs_conv_avx512_weight_grad(const vs_conv_fast *g, const float *x, const flo
     float *buf = vs_scratch_or_own(VS_SCRATCH_CONV_WEIGHTS, (ngy + nx) * sizeof(float), &owned);
     if (!buf) return false;
     wg_job j = {.g = g, .f = &f, .gyt = buf, .xt = buf + ngy, .x = x, .gy = gy, .dw = dw};
-    run(&j, g->n, copy_gy);
-    run(&j, g->n, copy_x);
+    run(&j, g->n, 1, copy_gy);
+    run(&j, g->n, 1, copy_x);
     /* two chunks of tasks per thread: few passes over the batch, some room to balance (a task's
      * sums do not depend on its chunk, so neither do the results on the thread count) */
     const int64_t tasks = f.nob * f.ncb * g->kh, chunks = 2 * (int64_t)vs_get_threads();
-    if (tasks <= 1)
-        wg_tasks(&j, 0, tasks);
-    else
-        vs_parallel_for(tasks, (tasks + chunks - 1) / chunks, wg_tasks, &j);
+    run(&j, tasks, (tasks + chunks - 1) / chunks, wg_tasks);
     free(owned);
     return !j.failed;
 #else
