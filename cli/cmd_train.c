@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 #include <time.h>
 
 #define INIT_STREAM 0x696e6974ull /* "init": seed ^ this seeds the initial weights */
@@ -357,9 +358,6 @@ static int train_and_save(const vs_args *a, train_cli *c, vs_module *m, const vs
 {
     char ckpt[4096];
     if (snprintf(ckpt, sizeof ckpt, "%s/checkpoint.safetensors", c->out) >= (int)sizeof ckpt) return vs_fail("%s: path too long", c->out);
-    struct stat sb;
-    if (c->o.resume && stat(ckpt, &sb) != 0) return vs_fail("%s: no checkpoint to resume from: %s", ckpt, strerror(errno));
-    if (mkdir(c->out, 0777) != 0 && errno != EEXIST) return vs_fail("%s: cannot create directory: %s", c->out, strerror(errno));
     vs_error err;
     const vs_task *task = vs_task_for_model(m, &err);
     if (!task) return vs_fail("%s", err.msg);
@@ -421,26 +419,43 @@ static int attach_classifier(vs_module *m, const char *dir)
     return vs_composite_add_model(m, "classifier", s) == VS_OK ? 0 : vs_fail("%s: %s", dir, vs_last_error()->msg);
 }
 
+/* The output directory (and, with --resume, its checkpoint) checked before the data are loaded, so a
+ * mistyped --out fails at once rather than after seconds of decoding; *made says whether it is new
+ * (run_train removes it again, if still empty, when training never starts). */
+static int prepare_out(const train_cli *c, bool *made)
+{
+    char ckpt[4096];
+    if (snprintf(ckpt, sizeof ckpt, "%s/checkpoint.safetensors", c->out) >= (int)sizeof ckpt) return vs_fail("%s: path too long", c->out);
+    struct stat sb;
+    if (c->o.resume && stat(ckpt, &sb) != 0) return vs_fail("%s: no checkpoint to resume from: %s", ckpt, strerror(errno));
+    *made = mkdir(c->out, 0777) == 0;
+    if (!*made && errno != EEXIST) return vs_fail("%s: cannot create directory: %s", c->out, strerror(errno));
+    return 0;
+}
+
 static int run_train(int argc, char **argv)
 {
     vs_args a;
     train_cli c;
+    bool made = false;
     int rc = vs_args_parse("train", train_opts, argc, argv, &a);
-    if (rc || (rc = parse_flags(&a, &c))) return rc;
+    if (rc || (rc = parse_flags(&a, &c)) || (rc = prepare_out(&c, &made))) return rc;
     vs_dataset *d = NULL, *test = NULL;
-    if ((rc = load_data(&c, c.data, &d))) return rc;
-    if (c.test_data && (rc = load_data(&c, c.test_data, &test))) {
-        vs_dataset_free(d);
-        return rc;
-    }
-    vs_rng r;
-    vs_rng_seed(&r, c.o.seed ^ INIT_STREAM);
-    vs_error err;
-    vs_error_clear(&err);
-    vs_module *m = c.zoo ? vs_zoo_build(c.zoo, d, &r, &err) : spec_build(c.spec, d, &r, &err);
-    rc = m ? 0 : vs_fail("%s", err.msg);
-    if (rc == 0 && vs_args_get(&a, "classifier")) rc = attach_classifier(m, vs_args_get(&a, "classifier"));
-    if (rc == 0) rc = train_and_save(&a, &c, m, d, test);
+    rc = load_data(&c, c.data, &d);
+    if (rc == 0 && c.test_data) rc = load_data(&c, c.test_data, &test);
+    vs_module *m = NULL;
+    if (rc == 0) {
+        vs_rng r;
+        vs_rng_seed(&r, c.o.seed ^ INIT_STREAM);
+        vs_error err;
+        vs_error_clear(&err);
+        m = c.zoo ? vs_zoo_build(c.zoo, d, &r, &err) : spec_build(c.spec, d, &r, &err);
+        rc = m ? 0 : vs_fail("%s", err.msg);
+        if (rc == 0 && vs_args_get(&a, "classifier")) rc = attach_classifier(m, vs_args_get(&a, "classifier"));
+        if (rc == 0) rc = train_and_save(&a, &c, m, d, test);
+        else if (made) rmdir(c.out); /* nothing was written into it */
+    } else if (made)
+        rmdir(c.out);
     vs_module_free(m);
     vs_dataset_free(d);
     vs_dataset_free(test);

@@ -39,6 +39,9 @@ same "weights independent of the thread count" m1/model.safetensors m2/model.saf
 # ---- data and model mistakes (exit 1) ----
 check "unknown SPEC" 1 $V train --arch mlp --data nope --out m
 grep_out "SPEC named" "unknown data SPEC 'nope'" err.txt
+if [ -e m ]; then bad "a failed load leaves --out m behind"; else ok; fi
+check "--out under a missing directory" 1 $V train --arch mlp $TAB --out no/such/m
+grep_out "--out named before loading" "no/such/m: cannot create directory" err.txt
 check "graph model on rows" 1 $V train --arch siamese-gcn $TAB --out m
 grep_out "kinds named" "siamese-gcn trains on graphs; synthetic-tabular holds tabular data" err.txt
 check "class out of range" 1 $V train --arch mlp $TAB --out m --classes 0,7
