@@ -4,13 +4,23 @@
  * four 8-float vectors summed over (c, ki, kj) in registers.  Lanes past the end of a row are
  * computed from the buffer's zero (or neighbouring) columns and never stored; the weight gradient,
  * which sums over output pixels, does the ragged end of each row one pixel at a time instead, so
- * nothing outside the convolution's own products enters a sum. */
+ * nothing outside the convolution's own products enters a sum.
+ *
+ * Where the kernels may use AVX-512 (vs_kernel_isa()), the same loops run on 16-float vectors with
+ * fused multiply-adds, a register tile sharing each broadcast weight over several rows and each
+ * loaded row over several output channels (avx512 section below); the vector-extension loops are
+ * the AVX2 and portable path, and the tests compare the two. */
 #include "autograd/alloc.h"
 #include "autograd/conv_direct.h"
 #include "autograd/kernels.h"
 
 #include <stdlib.h>
 #include <string.h>
+
+#if defined(__x86_64__) && defined(__GNUC__)
+#include <immintrin.h>
+#define DIRECT_AVX512 1
+#endif
 
 /* GCC/Clang vector extension: AVX registers in the AVX2 clones, SSE pairs in the baseline ones. */
 typedef float v8 __attribute__((vector_size(32)));
@@ -58,6 +68,7 @@ typedef struct direct_job {
     const float *b;            /* weight grad: gy */
     float *out;
     bool transpose;            /* images_range: the transpose rather than the forward */
+    bool avx512;               /* run the AVX-512 kernels */
     volatile int failed;
 } direct_job;
 
@@ -139,6 +150,183 @@ VS_VECTOR_CLONES static void transpose_image(const vs_conv_direct *g, const floa
             }
 }
 
+/* ---- AVX-512: the forward and the transpose as one tiled plane convolution ---------------------
+ * out[oc, i, j] (+)= sum_{ic,ki,kj} W(oc, ic, ki, kj) pad[ic, r0 + i + ki dh, c0 + j + kj dw], with
+ * W(oc, ic, ki, kj) = w[oc s_out + ic s_in + ki s_ki + kj s_kj]: the forward reads the weights as
+ * they lie, the transpose flipped (negative tap strides) with the output and input channels
+ * swapped.  A tile is OB output channels x R rows x 32 pixels (two vectors): per tap it broadcasts
+ * OB weights and loads 2 R vectors for 2 R OB multiply-adds.  Every output element is one sum in
+ * (ic, ki, kj) order. */
+
+#ifdef DIRECT_AVX512
+#define T512 __attribute__((target("avx512f")))
+#define INLINE512 static inline __attribute__((always_inline)) T512
+
+typedef struct plane_conv {
+    const float *pad;
+    int64_t rows, ws, n_in;                 /* input planes [n_in][rows][ws] */
+    const float *w;
+    int64_t s_out, s_in, s_ki, s_kj;         /* W's strides */
+    int64_t kh, kw, dh, dw, r0, c0;
+    float *out;
+    int64_t n_out, oh, ow;                   /* output planes [n_out][oh][ow] */
+    const float *bias;                       /* forward: per output channel, or NULL */
+    bool accumulate;                         /* transpose: out += the sums */
+} plane_conv;
+
+/* Lanes of the 32-pixel block at column xb that are real pixels: two 16-lane masks. */
+INLINE512 void block_masks(int64_t ow, int64_t xb, __mmask16 *m0, __mmask16 *m1)
+{
+    const int64_t len = ow - xb;
+    *m0 = len >= 16 ? (__mmask16)0xffff : (__mmask16)((1u << len) - 1);
+    *m1 = len >= 32 ? (__mmask16)0xffff : len <= 16 ? (__mmask16)0 : (__mmask16)((1u << (len - 16)) - 1);
+}
+
+/* One tile: output channels [oc, oc + nob), rows [i, i + nr), pixels [xb, xb + 32) of the row. */
+INLINE512 void plane_tile(const plane_conv *p, int64_t oc, int nob, int64_t i, int nr, int64_t xb, const int OB, const int R)
+{
+    __m512 acc[4][8][2];
+    __mmask16 m0, m1;
+    block_masks(p->ow, xb, &m0, &m1);
+    const int64_t plane = p->oh * p->ow;
+#pragma GCC unroll 4
+    for (int b = 0; b < OB; b++)
+#pragma GCC unroll 8
+        for (int r = 0; r < R; r++) {
+            acc[b][r][0] = acc[b][r][1] = _mm512_setzero_ps();
+            if (b >= nob || r >= nr) continue;
+            float *y = p->out + (oc + b) * plane + (i + r) * p->ow + xb;
+            if (p->accumulate) {
+                acc[b][r][0] = _mm512_maskz_loadu_ps(m0, y);
+                acc[b][r][1] = _mm512_maskz_loadu_ps(m1, y + 16);
+            } else {
+                acc[b][r][0] = acc[b][r][1] = _mm512_set1_ps(p->bias ? p->bias[oc + b] : 0.0f);
+            }
+        }
+    for (int64_t ic = 0; ic < p->n_in; ic++)
+        for (int64_t ki = 0; ki < p->kh; ki++) {
+            const float *row = p->pad + (ic * p->rows + p->r0 + i + ki * p->dh) * p->ws + p->c0 + xb;
+            const float *wr = p->w + oc * p->s_out + ic * p->s_in + ki * p->s_ki;
+            for (int64_t kj = 0; kj < p->kw; kj++) {
+                const float *src = row + kj * p->dw;
+                __m512 wv[4];
+#pragma GCC unroll 4
+                for (int b = 0; b < OB; b++) wv[b] = b < nob ? _mm512_set1_ps(wr[b * p->s_out + kj * p->s_kj]) : _mm512_setzero_ps();
+#pragma GCC unroll 8
+                for (int r = 0; r < R; r++) {
+                    if (r >= nr) continue;
+                    const __m512 v0 = _mm512_loadu_ps(src + r * p->ws), v1 = _mm512_loadu_ps(src + r * p->ws + 16);
+#pragma GCC unroll 4
+                    for (int b = 0; b < OB; b++) {
+                        if (b >= nob) continue;
+                        acc[b][r][0] = _mm512_fmadd_ps(wv[b], v0, acc[b][r][0]);
+                        acc[b][r][1] = _mm512_fmadd_ps(wv[b], v1, acc[b][r][1]);
+                    }
+                }
+            }
+        }
+#pragma GCC unroll 4
+    for (int b = 0; b < OB; b++)
+#pragma GCC unroll 8
+        for (int r = 0; r < R; r++) {
+            if (b >= nob || r >= nr) continue;
+            float *y = p->out + (oc + b) * plane + (i + r) * p->ow + xb;
+            _mm512_mask_storeu_ps(y, m0, acc[b][r][0]);
+            _mm512_mask_storeu_ps(y + 16, m1, acc[b][r][1]);
+        }
+}
+
+/* The tile shapes: OB channels x R rows, OB R <= 12 (24 accumulators). */
+#define PLANE_TILE(OB, R)                                                                              \
+    static T512 void plane_tile_##OB##_##R(const plane_conv *p, int64_t oc, int nob, int64_t i, int nr, int64_t xb) \
+    {                                                                                                  \
+        plane_tile(p, oc, nob, i, nr, xb, OB, R);                                                      \
+    }
+PLANE_TILE(1, 7)
+PLANE_TILE(2, 6)
+PLANE_TILE(4, 3)
+
+static T512 void plane_conv_run(const plane_conv *p)
+{
+    const int ob = p->n_out >= 4 ? 4 : p->n_out >= 2 ? 2 : 1, r = ob == 4 ? 3 : ob == 2 ? 6 : 7;
+    for (int64_t oc = 0; oc < p->n_out; oc += ob) {
+        const int nob = (int)min64(ob, p->n_out - oc);
+        for (int64_t i = 0; i < p->oh; i += r) {
+            const int nr = (int)min64(r, p->oh - i);
+            for (int64_t xb = 0; xb < p->ow; xb += 32) {
+                if (ob == 4) plane_tile_4_3(p, oc, nob, i, nr, xb);
+                else if (ob == 2) plane_tile_2_6(p, oc, nob, i, nr, xb);
+                else plane_tile_1_7(p, oc, nob, i, nr, xb);
+            }
+        }
+    }
+}
+
+/* The forward and the transpose of one image from its bordered planes (the layouts of
+ * forward_image and transpose_image). */
+static void forward_image512(const vs_conv_direct *g, const float *pad, const float *w, const float *bias, float *y)
+{
+    const plane_conv p = {pad, fwd_rows(g), fwd_stride(g), g->c, w, g->c * g->kh * g->kw, g->kh * g->kw, g->kw, 1,
+                          g->kh, g->kw, g->dh, g->dw, 0, 0, y, g->o, g->oh, g->ow, bias, false};
+    plane_conv_run(&p);
+}
+
+static void transpose_image512(const vs_conv_direct *g, const float *pad, const float *w, float *x)
+{
+    /* x[c, i, j] += sum w[o, c, kh-1-a, kw-1-b] pad[o, ph + i + a dh, pw + j + b dw] */
+    const plane_conv p = {pad, tr_rows(g), tr_stride(g), g->o, w + (g->kh - 1) * g->kw + g->kw - 1, g->kh * g->kw,
+                          g->c * g->kh * g->kw, -g->kw, -1, g->kh, g->kw, g->dh, g->dw, g->ph, g->pw, x, g->c, g->h, g->w, NULL,
+                          true};
+    plane_conv_run(&p);
+}
+
+/* The weight gradient of one image for input channel c: acc[(o kh + ki) kw + kj] (16 lanes each)
+ * += gy[o] (*) pad at tap (ki, kj), over output rows and 16-pixel blocks, eight taps of a kernel
+ * row at a time in registers; the ragged block of a row loads both sides masked, so pixels past
+ * the row never enter a sum. */
+static T512 void weight_grad_image512(const vs_conv_direct *g, const float *pad, const float *gy, float *acc)
+{
+    const int64_t ws = fwd_stride(g), full = g->ow - g->ow % 16, dw = g->dw;
+    const __mmask16 tail = (__mmask16)((1u << (g->ow - full)) - 1);
+    for (int64_t o = 0; o < g->o; o++)
+        for (int64_t ki = 0; ki < g->kh; ki++)
+            for (int64_t k0 = 0; k0 < g->kw; k0 += 8) {
+                const int nk = (int)min64(8, g->kw - k0);
+                float *a = acc + ((o * g->kh + ki) * g->kw + k0) * 16;
+                __m512 s[8];
+#pragma GCC unroll 8
+                for (int k = 0; k < 8; k++) s[k] = k < nk ? _mm512_loadu_ps(a + k * 16) : _mm512_setzero_ps();
+                for (int64_t i = 0; i < g->oh; i++) {
+                    const float *gr = gy + (o * g->oh + i) * g->ow;
+                    const float *pr = pad + (i + ki * g->dh) * ws + k0 * dw;
+                    for (int64_t xb = 0; xb < full; xb += 16) {
+                        const __m512 d = _mm512_loadu_ps(gr + xb);
+#pragma GCC unroll 8
+                        for (int k = 0; k < 8; k++)
+                            if (k < nk) s[k] = _mm512_fmadd_ps(d, _mm512_loadu_ps(pr + xb + k * dw), s[k]);
+                    }
+                    if (tail) {
+                        const __m512 d = _mm512_maskz_loadu_ps(tail, gr + full);
+#pragma GCC unroll 8
+                        for (int k = 0; k < 8; k++)
+                            if (k < nk) s[k] = _mm512_fmadd_ps(d, _mm512_maskz_loadu_ps(tail, pr + full + k * dw), s[k]);
+                    }
+                }
+#pragma GCC unroll 8
+                for (int k = 0; k < 8; k++)
+                    if (k < nk) _mm512_storeu_ps(a + k * 16, s[k]);
+            }
+}
+
+/* dw[o, c, ., .] from the lanes of acc, each summed in a fixed order. */
+static T512 void weight_grad_store512(const vs_conv_direct *g, int64_t c, const float *acc, float *out)
+{
+    const int64_t taps = g->kh * g->kw;
+    for (int64_t o = 0; o < g->o; o++)
+        for (int64_t t = 0; t < taps; t++) out[(o * g->c + c) * taps + t] = _mm512_reduce_add_ps(_mm512_loadu_ps(acc + (o * taps + t) * 16));
+}
+#endif
+
 /* Images [begin, end) of the forward (j->transpose false) or the transpose: each image's input
  * planes are bordered into this thread's scratch, then convolved. */
 static void images_range(void *ctx, int64_t begin, int64_t end)
@@ -156,6 +344,15 @@ static void images_range(void *ctx, int64_t begin, int64_t end)
     }
     for (int64_t n = begin; n < end; n++) {
         pad_planes(pad, j->a + n * planes * h * w, planes, h, w, rows, ws, tr ? tr_top(g) : g->ph, tr ? tr_left(g) : g->pw);
+#ifdef DIRECT_AVX512
+        if (j->avx512) {
+            if (tr)
+                transpose_image512(g, pad, j->w, j->out + n * g->c * g->h * g->w);
+            else
+                forward_image512(g, pad, j->w, j->bias, j->out + n * g->o * g->oh * g->ow);
+            continue;
+        }
+#endif
         if (tr)
             transpose_image(g, pad, j->w, j->out + n * g->c * g->h * g->w);
         else
@@ -214,10 +411,42 @@ VS_VECTOR_CLONES static void weight_grad_image(const vs_conv_direct *g, const fl
             }
 }
 
+#ifdef DIRECT_AVX512
+/* weight_grad_range with the AVX-512 kernel: the output gradient is read in place. */
+static void weight_grad_range512(direct_job *j, int64_t begin, int64_t end)
+{
+    const vs_conv_direct *g = j->g;
+    const int64_t lanes = g->o * g->kh * g->kw * 16;
+    void *owned;
+    float *pad = scratch_floats((size_t)(fwd_rows(g) * fwd_stride(g)), &owned);
+    float *acc = vs_aligned_alloc(64, (size_t)lanes * sizeof *acc);
+    if (!pad || !acc) {
+        j->failed = 1;
+    } else {
+        for (int64_t c = begin; c < end; c++) {
+            memset(acc, 0, (size_t)lanes * sizeof *acc);
+            for (int64_t n = 0; n < g->n; n++) {
+                pad_planes(pad, j->a + (n * g->c + c) * g->h * g->w, 1, g->h, g->w, fwd_rows(g), fwd_stride(g), g->ph, g->pw);
+                weight_grad_image512(g, pad, j->b + n * g->o * g->oh * g->ow, acc);
+            }
+            weight_grad_store512(g, c, acc, j->out);
+        }
+    }
+    free(acc);
+    free(owned);
+}
+#endif
+
 static void weight_grad_range(void *ctx, int64_t begin, int64_t end)
 {
     direct_job *j = ctx;
     const vs_conv_direct *g = j->g;
+#ifdef DIRECT_AVX512
+    if (j->avx512) {
+        weight_grad_range512(j, begin, end);
+        return;
+    }
+#endif
     const int64_t taps = g->o * g->kh * taps_row(g), plane = fwd_rows(g) * fwd_stride(g), gplane = g->o * g->oh * gy_stride(g);
     void *owned;
     float *pad = scratch_floats((size_t)(plane + gplane), &owned), *gpad = pad ? pad + plane : NULL;
@@ -252,6 +481,9 @@ static void weight_grad_range(void *ctx, int64_t begin, int64_t end)
 
 static bool run(direct_job *j, int64_t n, vs_range_fn fn)
 {
+#ifdef DIRECT_AVX512
+    j->avx512 = vs_kernel_isa() == VS_ISA_AVX512;
+#endif
     if (n <= 1)
         fn(j, 0, n);
     else
