@@ -690,7 +690,7 @@ static vs_tensor *batch_norm_impl(vs_tensor *x, vs_tensor *gamma, vs_tensor *bet
     return affine_op(x, scale, shift, &q);
 }
 
-static vs_tensor *instance_norm_impl(vs_tensor *x, vs_tensor *gamma, vs_tensor *beta, float eps)
+static vs_tensor *instance_norm_impl(vs_tensor *x, vs_tensor *gamma, vs_tensor *beta, float eps, float *mean, float *var)
 {
     if (!x) return NULL;
     if (x->ndim != 4) return vs_op_error("instance_norm", "input must be [n,c,h,w], got %d dims", x->ndim);
@@ -698,7 +698,7 @@ static vs_tensor *instance_norm_impl(vs_tensor *x, vs_tensor *gamma, vs_tensor *
         !check_channel_param("instance_norm", beta, "bias", x->shape[1]))
         return NULL;
     const norm_geom q = channel_geom(NORM_INSTANCE, x, eps);
-    return norm_op(x, gamma, beta, &q, NULL, NULL);
+    return norm_op(x, gamma, beta, &q, mean, var);
 }
 
 static vs_tensor *layer_norm_impl(vs_tensor *x, int n_dims, vs_tensor *gamma, vs_tensor *beta, float eps)
@@ -723,7 +723,13 @@ vs_tensor *vs_batch_norm(vs_tensor *x, vs_tensor *gamma, vs_tensor *beta, vs_ten
 vs_tensor *vs_instance_norm(vs_tensor *x, vs_tensor *gamma, vs_tensor *beta, float eps)
 {
     vs_scope_begin();
-    return vs_scope_return(instance_norm_impl(x, gamma, beta, eps));
+    return vs_scope_return(instance_norm_impl(x, gamma, beta, eps, NULL, NULL));
+}
+
+vs_tensor *vs_instance_norm_stats(vs_tensor *x, vs_tensor *gamma, vs_tensor *beta, float eps, float *mean, float *var)
+{
+    vs_scope_begin();
+    return vs_scope_return(instance_norm_impl(x, gamma, beta, eps, mean, var));
 }
 
 vs_tensor *vs_layer_norm(vs_tensor *x, int n_dims, vs_tensor *gamma, vs_tensor *beta, float eps)
