@@ -42,6 +42,9 @@ typedef float v8 __attribute__((vector_size(32)));
 
 static int64_t min64(int64_t a, int64_t b) { return a < b ? a : b; }
 
+/* Zero rows after an image's bordered planes: the AVX-512 tiles' rows past the last read them. */
+#define SLACK_ROWS 8
+
 /* n planes of h x w from src into dst, each plane ph rows x ws floats, placed at row top, column
  * left, the rest zero. */
 static void pad_planes(float *dst, const float *src, int64_t n, int64_t h, int64_t w, int64_t rows, int64_t ws, int64_t top,
@@ -156,7 +159,9 @@ VS_VECTOR_CLONES static void transpose_image(const vs_conv_direct *g, const floa
  * they lie, the transpose flipped (negative tap strides) with the output and input channels
  * swapped.  A tile is OB output channels x R rows x 32 pixels (two vectors): per tap it broadcasts
  * OB weights and loads 2 R vectors for 2 R OB multiply-adds.  Every output element is one sum in
- * (ic, ki, kj) order. */
+ * (ic, ki, kj) order.  A tile always computes all its rows and channels (the weights of channels
+ * past the end are zero) and stores only the real ones: the padded planes carry SLACK_ROWS rows of
+ * zeros after the last one, so the rows of a short last tile read the buffer. */
 
 #ifdef DIRECT_AVX512
 #define T512 __attribute__((target("avx512f")))
@@ -214,11 +219,9 @@ INLINE512 void plane_tile(const plane_conv *p, int64_t oc, int nob, int64_t i, i
                 for (int b = 0; b < OB; b++) wv[b] = b < nob ? _mm512_set1_ps(wr[b * p->s_out + kj * p->s_kj]) : _mm512_setzero_ps();
 #pragma GCC unroll 8
                 for (int r = 0; r < R; r++) {
-                    if (r >= nr) continue;
                     const __m512 v0 = _mm512_loadu_ps(src + r * p->ws), v1 = _mm512_loadu_ps(src + r * p->ws + 16);
 #pragma GCC unroll 4
                     for (int b = 0; b < OB; b++) {
-                        if (b >= nob) continue;
                         acc[b][r][0] = _mm512_fmadd_ps(wv[b], v0, acc[b][r][0]);
                         acc[b][r][1] = _mm512_fmadd_ps(wv[b], v1, acc[b][r][1]);
                     }
@@ -246,8 +249,80 @@ PLANE_TILE(1, 7)
 PLANE_TILE(2, 6)
 PLANE_TILE(4, 3)
 
+/* One output channel (a forward with o = 1), a kernel of KH rows, dilation 1 down the columns: R
+ * rows of output, where each input row loaded (t) serves every output row r it reaches (kernel row
+ * t - r) and a kernel column's KH weights stay in registers: per input channel and kernel column,
+ * R + KH - 1 row loads and KH broadcasts for R KH multiply-adds of two vectors. */
+INLINE512 void column_tile(const plane_conv *p, int64_t oc, int64_t i, int nr, int64_t xb, const int KH, const int R)
+{
+    __m512 acc[8][2];
+    __mmask16 m0, m1;
+    block_masks(p->ow, xb, &m0, &m1);
+    float *y = p->out + oc * p->oh * p->ow + i * p->ow + xb;
+#pragma GCC unroll 8
+    for (int r = 0; r < R; r++) {
+        acc[r][0] = acc[r][1] = _mm512_setzero_ps();
+        if (r >= nr) continue;
+        if (p->accumulate) {
+            acc[r][0] = _mm512_maskz_loadu_ps(m0, y + r * p->ow);
+            acc[r][1] = _mm512_maskz_loadu_ps(m1, y + r * p->ow + 16);
+        } else {
+            acc[r][0] = acc[r][1] = _mm512_set1_ps(p->bias ? p->bias[oc] : 0.0f);
+        }
+    }
+    for (int64_t ic = 0; ic < p->n_in; ic++) {
+        const float *base = p->pad + (ic * p->rows + p->r0 + i) * p->ws + p->c0 + xb;
+        const float *wc = p->w + oc * p->s_out + ic * p->s_in;
+        for (int64_t kj = 0; kj < p->kw; kj++) {
+            __m512 wk[KH];
+#pragma GCC unroll 8
+            for (int a = 0; a < KH; a++) wk[a] = _mm512_set1_ps(wc[a * p->s_ki + kj * p->s_kj]);
+            const float *src = base + kj * p->dw;
+#pragma GCC unroll 16
+            for (int t = 0; t < R + KH - 1; t++) {
+                const __m512 v0 = _mm512_loadu_ps(src + t * p->ws), v1 = _mm512_loadu_ps(src + t * p->ws + 16);
+#pragma GCC unroll 8
+                for (int r = 0; r < R; r++) {
+                    const int a = t - r;
+                    if (a < 0 || a >= KH) continue;
+                    acc[r][0] = _mm512_fmadd_ps(wk[a], v0, acc[r][0]);
+                    acc[r][1] = _mm512_fmadd_ps(wk[a], v1, acc[r][1]);
+                }
+            }
+        }
+    }
+#pragma GCC unroll 8
+    for (int r = 0; r < R; r++) {
+        if (r >= nr) continue;
+        _mm512_mask_storeu_ps(y + r * p->ow, m0, acc[r][0]);
+        _mm512_mask_storeu_ps(y + r * p->ow + 16, m1, acc[r][1]);
+    }
+}
+
+#define COLUMN_TILE(KH, R)                                                                             \
+    static T512 void column_tile_##KH(const plane_conv *p, int64_t oc, int64_t i, int nr, int64_t xb) \
+    {                                                                                                  \
+        column_tile(p, oc, i, nr, xb, KH, R);                                                          \
+    }
+COLUMN_TILE(3, 8)
+COLUMN_TILE(5, 8)
+COLUMN_TILE(7, 7)
+
+/* Rows of a column tile for a kernel of kh rows (0: no column tile for it). */
+static int column_rows(int64_t kh) { return kh == 3 || kh == 5 ? 8 : kh == 7 ? 7 : 0; }
+
 static T512 void plane_conv_run(const plane_conv *p)
 {
+    const int cr = p->n_out == 1 && p->dh == 1 ? column_rows(p->kh) : 0;
+    for (int64_t i = 0; cr && i < p->oh; i += cr) {
+        const int nr = (int)min64(cr, p->oh - i);
+        for (int64_t xb = 0; xb < p->ow; xb += 32) {
+            if (p->kh == 3) column_tile_3(p, 0, i, nr, xb);
+            else if (p->kh == 5) column_tile_5(p, 0, i, nr, xb);
+            else column_tile_7(p, 0, i, nr, xb);
+        }
+    }
+    if (cr) return;
     const int ob = p->n_out >= 4 ? 4 : p->n_out >= 2 ? 2 : 1, r = ob == 4 ? 3 : ob == 2 ? 6 : 7;
     for (int64_t oc = 0; oc < p->n_out; oc += ob) {
         const int nob = (int)min64(ob, p->n_out - oc);
@@ -318,6 +393,81 @@ static T512 void weight_grad_image512(const vs_conv_direct *g, const float *pad,
             }
 }
 
+/* weight_grad_image512 for a kernel of exactly KH rows and dilation 1 down the columns: input row t
+ * serves the taps (a, kj) of output rows t - a, so per row and 16-pixel block it loads KB input
+ * vectors (KB kernel columns) and up to KH output-gradient vectors for KH KB multiply-adds, the
+ * KH x KB sums in registers.  Columns past kw in the last block read the row's slack and are
+ * thrown away. */
+#define WG_KB 3
+INLINE512 void weight_grad_rows(const vs_conv_direct *g, const float *pad, const float *gy, float *acc, const int KH)
+{
+    const int64_t ws = fwd_stride(g), full = g->ow - g->ow % 16, dw = g->dw, oh = g->oh, ow = g->ow;
+    const __mmask16 tail = (__mmask16)((1u << (ow - full)) - 1);
+    for (int64_t o = 0; o < g->o; o++)
+        for (int64_t k0 = 0; k0 < g->kw; k0 += WG_KB) {
+            const int nk = (int)min64(WG_KB, g->kw - k0);
+            __m512 s[8][WG_KB];
+#pragma GCC unroll 8
+            for (int a = 0; a < KH; a++)
+#pragma GCC unroll 4
+                for (int k = 0; k < WG_KB; k++)
+                    s[a][k] = k < nk ? _mm512_loadu_ps(acc + (((o * KH + a) * g->kw) + k0 + k) * 16) : _mm512_setzero_ps();
+            const float *go = gy + o * oh * ow;
+            for (int64_t t = 0; t < oh + KH - 1; t++) {
+                const float *xr = pad + t * ws + k0 * dw;
+                const int64_t alo = t - (oh - 1), ahi = t; /* output row t - a in [0, oh) */
+                for (int64_t xb = 0; xb < full; xb += 16) {
+                    __m512 xv[WG_KB];
+#pragma GCC unroll 4
+                    for (int k = 0; k < WG_KB; k++) xv[k] = _mm512_loadu_ps(xr + xb + k * dw);
+#pragma GCC unroll 8
+                    for (int a = 0; a < KH; a++) {
+                        if (a < alo || a > ahi) continue;
+                        const __m512 d = _mm512_loadu_ps(go + (t - a) * ow + xb);
+#pragma GCC unroll 4
+                        for (int k = 0; k < WG_KB; k++) s[a][k] = _mm512_fmadd_ps(d, xv[k], s[a][k]);
+                    }
+                }
+                if (tail) {
+                    __m512 xv[WG_KB];
+#pragma GCC unroll 4
+                    for (int k = 0; k < WG_KB; k++) xv[k] = _mm512_maskz_loadu_ps(tail, xr + full + k * dw);
+#pragma GCC unroll 8
+                    for (int a = 0; a < KH; a++) {
+                        if (a < alo || a > ahi) continue;
+                        const __m512 d = _mm512_maskz_loadu_ps(tail, go + (t - a) * ow + full);
+#pragma GCC unroll 4
+                        for (int k = 0; k < WG_KB; k++) s[a][k] = _mm512_fmadd_ps(d, xv[k], s[a][k]);
+                    }
+                }
+            }
+#pragma GCC unroll 8
+            for (int a = 0; a < KH; a++)
+#pragma GCC unroll 4
+                for (int k = 0; k < WG_KB; k++)
+                    if (k < nk) _mm512_storeu_ps(acc + (((o * KH + a) * g->kw) + k0 + k) * 16, s[a][k]);
+        }
+}
+
+#define WEIGHT_GRAD_ROWS(KH)                                                                           \
+    static T512 void weight_grad_rows_##KH(const vs_conv_direct *g, const float *pad, const float *gy, float *acc) \
+    {                                                                                                  \
+        weight_grad_rows(g, pad, gy, acc, KH);                                                         \
+    }
+WEIGHT_GRAD_ROWS(3)
+WEIGHT_GRAD_ROWS(5)
+WEIGHT_GRAD_ROWS(7)
+
+/* One image's weight gradient: the row-sharing kernel for the kernel heights it has, else the
+ * general one. */
+static void weight_grad_any512(const vs_conv_direct *g, const float *pad, const float *gy, float *acc)
+{
+    if (g->dh == 1 && g->kh == 3) weight_grad_rows_3(g, pad, gy, acc);
+    else if (g->dh == 1 && g->kh == 5) weight_grad_rows_5(g, pad, gy, acc);
+    else if (g->dh == 1 && g->kh == 7) weight_grad_rows_7(g, pad, gy, acc);
+    else weight_grad_image512(g, pad, gy, acc);
+}
+
 /* dw[o, c, ., .] from the lanes of acc, each summed in a fixed order. */
 static T512 void weight_grad_store512(const vs_conv_direct *g, int64_t c, const float *acc, float *out)
 {
@@ -337,11 +487,12 @@ static void images_range(void *ctx, int64_t begin, int64_t end)
     const int64_t planes = tr ? g->o : g->c, h = tr ? g->oh : g->h, w = tr ? g->ow : g->w;
     const int64_t rows = tr ? tr_rows(g) : fwd_rows(g), ws = tr ? tr_stride(g) : fwd_stride(g);
     void *owned;
-    float *pad = scratch_floats((size_t)(planes * rows * ws), &owned);
+    float *pad = scratch_floats((size_t)((planes * rows + SLACK_ROWS) * ws), &owned);
     if (!pad) {
         j->failed = 1;
         return;
     }
+    memset(pad + planes * rows * ws, 0, (size_t)(SLACK_ROWS * ws) * sizeof(float));
     for (int64_t n = begin; n < end; n++) {
         pad_planes(pad, j->a + n * planes * h * w, planes, h, w, rows, ws, tr ? tr_top(g) : g->ph, tr ? tr_left(g) : g->pw);
 #ifdef DIRECT_AVX512
@@ -427,7 +578,7 @@ static void weight_grad_range512(direct_job *j, int64_t begin, int64_t end)
             memset(acc, 0, (size_t)lanes * sizeof *acc);
             for (int64_t n = 0; n < g->n; n++) {
                 pad_planes(pad, j->a + (n * g->c + c) * g->h * g->w, 1, g->h, g->w, fwd_rows(g), fwd_stride(g), g->ph, g->pw);
-                weight_grad_image512(g, pad, j->b + n * g->o * g->oh * g->ow, acc);
+                weight_grad_any512(g, pad, j->b + n * g->o * g->oh * g->ow, acc);
             }
             weight_grad_store512(g, c, acc, j->out);
         }

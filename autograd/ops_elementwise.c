@@ -48,7 +48,7 @@ static inline float apply_bin(binop op, float a, float b)
     } else                                                                                      \
         for (int64_t i = 0; i < n; i++) { float x = a[i * sa], z = b[i * sb]; y[i] = EXPR; }
 
-VS_VECTOR_CLONES static void bin_kernel(binop op, const float *restrict a, int64_t sa, const float *restrict b, int64_t sb,
+VS_VECTOR_CLONES512 static void bin_kernel(binop op, const float *restrict a, int64_t sa, const float *restrict b, int64_t sb,
                        float *restrict y, int64_t n)
 {
     switch (op) {
@@ -389,7 +389,7 @@ typedef struct un_params {
 } un_params;
 
 
-VS_VECTOR_CLONES VS_SELECTS static void un_forward(unop op, const float *restrict x, float *restrict y, int64_t n, float p0, float p1)
+VS_VECTOR_CLONES512 VS_SELECTS static void un_forward(unop op, const float *restrict x, float *restrict y, int64_t n, float p0, float p1)
 {
     switch (op) {
     case U_NEG: for (int64_t i = 0; i < n; i++) y[i] = -x[i]; break;
@@ -440,7 +440,7 @@ static float un_deriv(unop op, float x, float y, float p0, float p1)
 
 /* d = f'(x) over n elements, y = f(x).  The piecewise-linear masks (the common case) as vectorisable
  * loops with the same values as un_deriv. */
-VS_VECTOR_CLONES static void deriv_kernel(unop op, const float *restrict x, const float *restrict y, float *restrict d,
+VS_VECTOR_CLONES512 static void deriv_kernel(unop op, const float *restrict x, const float *restrict y, float *restrict d,
                                           int64_t n, float p0, float p1)
 {
     switch (op) {
@@ -482,7 +482,7 @@ static vs_tensor *rescale_multiplier(const vs_node *n, const vs_tensor *x, const
 /* d = g f'(x) over n elements, y = f(x): the chain rule of un_backward's switch below in one pass,
  * element for element the same operations in the same order (so the same values), for a backward
  * that records no graph.  Ops without a case here (neg, log, sqrt) keep their composed rule. */
-VS_VECTOR_CLONES VS_SELECTS static void un_grad_kernel(unop op, const float *restrict x, const float *restrict y,
+VS_VECTOR_CLONES512 VS_SELECTS static void un_grad_kernel(unop op, const float *restrict x, const float *restrict y,
                                                        const float *restrict g, float *restrict d, int64_t n, float p0,
                                                        float p1)
 {

@@ -88,7 +88,7 @@ static int64_t group_grain(const norm_geom *q)
 static double lanes_total(const double *acc) { return ((acc[0] + acc[1]) + (acc[2] + acc[3])) + ((acc[4] + acc[5]) + (acc[6] + acc[7])); }
 
 /* acc[k] += p[i] for i = k mod 8. */
-VS_VECTOR_CLONES static void acc_sum(const float *restrict p, int64_t n, double *restrict acc)
+VS_VECTOR_CLONES512 static void acc_sum(const float *restrict p, int64_t n, double *restrict acc)
 {
     int64_t i = 0;
     for (; i + 8 <= n; i += 8)
@@ -97,7 +97,7 @@ VS_VECTOR_CLONES static void acc_sum(const float *restrict p, int64_t n, double 
 }
 
 /* acc[k] += (p[i] - m)^2 for i = k mod 8. */
-VS_VECTOR_CLONES static void acc_sqdev(const float *restrict p, int64_t n, double m, double *restrict acc)
+VS_VECTOR_CLONES512 static void acc_sqdev(const float *restrict p, int64_t n, double m, double *restrict acc)
 {
     int64_t i = 0;
     for (; i + 8 <= n; i += 8)
@@ -112,7 +112,7 @@ VS_VECTOR_CLONES static void acc_sqdev(const float *restrict p, int64_t n, doubl
 }
 
 /* sg[k] += w[i] g[i], sgx[k] += w[i] g[i] (x[i] - m) for i = k mod 8; w NULL means 1. */
-VS_VECTOR_CLONES static void acc_grad(const float *restrict x, const float *restrict g, const float *restrict w, int64_t n,
+VS_VECTOR_CLONES512 static void acc_grad(const float *restrict x, const float *restrict g, const float *restrict w, int64_t n,
                                       float m, double *restrict sg, double *restrict sgx)
 {
     int64_t i = 0;
@@ -142,13 +142,13 @@ VS_VECTOR_CLONES static void acc_grad(const float *restrict x, const float *rest
 }
 
 /* y = (x - m) sc + sh, one scale and shift (per channel). */
-VS_VECTOR_CLONES static void map_channel(const float *restrict x, float *restrict y, int64_t n, float m, float sc, float sh)
+VS_VECTOR_CLONES512 static void map_channel(const float *restrict x, float *restrict y, int64_t n, float m, float sc, float sh)
 {
     for (int64_t i = 0; i < n; i++) y[i] = (x[i] - m) * sc + sh;
 }
 
 /* y = (x - m) r gamma + beta, per-element gamma and beta (either may be NULL: 1 and 0). */
-VS_VECTOR_CLONES static void map_element(const float *restrict x, float *restrict y, int64_t n, float m, float r,
+VS_VECTOR_CLONES512 static void map_element(const float *restrict x, float *restrict y, int64_t n, float m, float r,
                                          const float *restrict gamma, const float *restrict beta)
 {
     if (gamma && beta)
@@ -162,7 +162,7 @@ VS_VECTOR_CLONES static void map_element(const float *restrict x, float *restric
 }
 
 /* dx = cg g w + cx (x - m) + c0 with w per element (NULL means 1). */
-VS_VECTOR_CLONES static void map_grad(const float *restrict x, const float *restrict g, const float *restrict w,
+VS_VECTOR_CLONES512 static void map_grad(const float *restrict x, const float *restrict g, const float *restrict w,
                                       float *restrict dx, int64_t n, float m, float cg, float cx, float c0)
 {
     if (w)
