@@ -533,6 +533,33 @@ static vs_tensor *un_grad_fused(const un_params *p, const vs_tensor *x, const vs
     return d;
 }
 
+/* g f'(x) for a piecewise-linear f (relu, leaky relu, clamp, abs), recorded when recording is on:
+ * f' is a constant mask, so the product is linear in g and its own rule is itself (d/dg = the same
+ * mask; nothing flows to x).  One pass and one tensor where a mask and then a product took two. */
+static void deriv_scaled_backward(vs_node *n, vs_tensor *out, vs_tensor *g, vs_tensor **gin);
+
+static vs_tensor *deriv_scaled(const un_params *p, vs_tensor *x, vs_tensor *g)
+{
+    if (!x || !g) return NULL;
+    if (!vs_same_shape(g, x)) return vs_op_error("derivative", "gradient and input shapes differ");
+    vs_tensor *d = vs_alloc("derivative", x->ndim, x->shape);
+    if (!d) return NULL;
+    if (x->size < 2 * PAR_GRAIN) {
+        un_grad_kernel(p->op, x->data, x->data, g->data, d->data, x->size, p->p0, p->p1);
+    } else {
+        un_grad_job j = {p->op, x->data, x->data, g->data, d->data, p->p0, p->p1};
+        vs_parallel_for(x->size, PAR_GRAIN, un_grad_chunk, &j);
+    }
+    d = vs_record(d, "derivative", deriv_scaled_backward, 1, &g, p, sizeof *p);
+    vs_node_save(d, x);
+    return d;
+}
+
+static void deriv_scaled_backward(vs_node *n, vs_tensor *out, vs_tensor *g, vs_tensor **gin)
+{
+    gin[0] = deriv_scaled(VS_PARAMS(n, un_params), n->saved, g);
+}
+
 static void un_backward(vs_node *n, vs_tensor *out, vs_tensor *g, vs_tensor **gin)
 {
     vs_tensor *x = n->in[0];
@@ -556,7 +583,7 @@ static void un_backward(vs_node *n, vs_tensor *out, vs_tensor *g, vs_tensor **gi
     case U_SQRT: gin[0] = vs_div(vs_mul_scalar(g, 0.5f), out); break;
     case U_ABS: case U_CLAMP: case U_RELU: case U_LEAKY:
         /* piecewise linear: the derivative is a constant mask */
-        gin[0] = vs_mul(g, deriv_const(n, x, out));
+        gin[0] = deriv_scaled(p, x, g);
         break;
     case U_ELU: {
         /* x > 0 ? g : g (y + alpha), with y differentiable */
