@@ -88,7 +88,7 @@ static int64_t group_grain(const norm_geom *q)
 static double lanes_total(const double *acc) { return ((acc[0] + acc[1]) + (acc[2] + acc[3])) + ((acc[4] + acc[5]) + (acc[6] + acc[7])); }
 
 /* acc[k] += p[i] for i = k mod 8. */
-VS_VECTOR_CLONES512 static void acc_sum(const float *restrict p, int64_t n, double *restrict acc)
+static inline void acc_sum(const float *restrict p, int64_t n, double *restrict acc)
 {
     int64_t i = 0;
     for (; i + 8 <= n; i += 8)
@@ -97,7 +97,7 @@ VS_VECTOR_CLONES512 static void acc_sum(const float *restrict p, int64_t n, doub
 }
 
 /* acc[k] += (p[i] - m)^2 for i = k mod 8. */
-VS_VECTOR_CLONES512 static void acc_sqdev(const float *restrict p, int64_t n, double m, double *restrict acc)
+static inline void acc_sqdev(const float *restrict p, int64_t n, double m, double *restrict acc)
 {
     int64_t i = 0;
     for (; i + 8 <= n; i += 8)
@@ -142,13 +142,13 @@ VS_VECTOR_CLONES512 static void acc_grad(const float *restrict x, const float *r
 }
 
 /* y = (x - m) sc + sh, one scale and shift (per channel). */
-VS_VECTOR_CLONES512 static void map_channel(const float *restrict x, float *restrict y, int64_t n, float m, float sc, float sh)
+static inline void map_channel(const float *restrict x, float *restrict y, int64_t n, float m, float sc, float sh)
 {
     for (int64_t i = 0; i < n; i++) y[i] = (x[i] - m) * sc + sh;
 }
 
 /* y = (x - m) r gamma + beta, per-element gamma and beta (either may be NULL: 1 and 0). */
-VS_VECTOR_CLONES512 static void map_element(const float *restrict x, float *restrict y, int64_t n, float m, float r,
+static inline void map_element(const float *restrict x, float *restrict y, int64_t n, float m, float r,
                                          const float *restrict gamma, const float *restrict beta)
 {
     if (gamma && beta)
@@ -184,7 +184,10 @@ typedef struct norm_job {
     float *cf;                   /* and 4 b s floats */
 } norm_job;
 
-static void forward_groups(void *ctx, int64_t begin, int64_t end)
+/* forward_groups is cloned whole, the kernels above inlined into each clone: a group of 49 floats (a
+ * 7 x 7 plane) costs less than the calls would.  (backward_groups keeps its calls: acc_grad inlined
+ * into a clone vectorises worse.) */
+VS_VECTOR_CLONES512 static void forward_groups(void *ctx, int64_t begin, int64_t end)
 {
     const norm_job *j = ctx;
     const norm_geom *q = j->q;
@@ -592,7 +595,7 @@ typedef struct affine_job {
 } affine_job;
 
 /* Rows i of [a*b, s]: channel i % b. */
-static void affine_rows(void *ctx, int64_t begin, int64_t end)
+VS_VECTOR_CLONES512 static void affine_rows(void *ctx, int64_t begin, int64_t end)
 {
     const affine_job *j = ctx;
     const int64_t s = j->q->s;
