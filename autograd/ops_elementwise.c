@@ -174,6 +174,33 @@ static void bin_forward(binop op, const vs_tensor *a, const vs_tensor *b, vs_ten
         vs_parallel_for(rows, (PAR_GRAIN + j.inner - 1) / j.inner, bin_rows, &j);
 }
 
+/* y += g: the sums of bin_kernel's B_ADD with a = y, as a loop with no aliasing between its pointers. */
+VS_VECTOR_CLONES512 static void add_into_kernel(float *restrict y, const float *restrict g, int64_t n)
+{
+    for (int64_t i = 0; i < n; i++) y[i] = y[i] + g[i];
+}
+
+typedef struct add_into_job {
+    float *y;
+    const float *g;
+} add_into_job;
+
+static void add_into_chunk(void *ctx, int64_t begin, int64_t end)
+{
+    const add_into_job *j = ctx;
+    add_into_kernel(j->y + begin, j->g + begin, end - begin);
+}
+
+void vs_add_into(vs_tensor *acc, const vs_tensor *g)
+{
+    if (acc->size < 2 * PAR_GRAIN) {
+        add_into_kernel(acc->data, g->data, acc->size);
+        return;
+    }
+    add_into_job j = {acc->data, g->data};
+    vs_parallel_for(acc->size, PAR_GRAIN, add_into_chunk, &j);
+}
+
 static const char *bin_name(binop op)
 {
     static const char *names[] = {"add", "sub", "mul", "div", "pow", "minimum", "maximum"};
