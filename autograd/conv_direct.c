@@ -121,6 +121,18 @@ static int64_t tr_left(const vs_conv_direct *g) { return g->dw * (g->kw - 1); }
 static int64_t tr_rows(const vs_conv_direct *g) { return g->oh + 2 * tr_top(g); }
 static int64_t tr_stride(const vs_conv_direct *g) { return g->ow + 2 * tr_left(g) + VB; }
 
+/* The AVX-512 kernels' row strides: whole 16-float lines, and only the slack their reads need (the
+ * last 32-pixel block of a row, kernel columns up to kw + 1 for the weight gradient's blocks of
+ * three), so an image's planes take about half the floats of the AVX2 layout. */
+static int64_t round16(int64_t a) { return (a + 15) / 16 * 16; }
+static int64_t ceil32(int64_t a) { return (a + 31) / 32 * 32; }
+static int64_t max64(int64_t a, int64_t b) { return a > b ? a : b; }
+static int64_t fwd_stride512(const vs_conv_direct *g) { return round16(max64(g->w + 2 * g->pw, ceil32(g->ow) + (g->kw + 1) * g->dw)); }
+static int64_t tr_stride512(const vs_conv_direct *g)
+{
+    return round16(max64(g->ow + 2 * tr_left(g), g->pw + ceil32(g->w) + (g->kw - 1) * g->dw));
+}
+
 VS_VECTOR_CLONES static void transpose_image(const vs_conv_direct *g, const float *pad, const float *w, float *x)
 {
     const int64_t rows = tr_rows(g), ws = tr_stride(g);
@@ -341,7 +353,7 @@ static T512 void plane_conv_run(const plane_conv *p)
  * forward_image and transpose_image). */
 static void forward_image512(const vs_conv_direct *g, const float *pad, const float *w, const float *bias, float *y)
 {
-    const plane_conv p = {pad, fwd_rows(g), fwd_stride(g), g->c, w, g->c * g->kh * g->kw, g->kh * g->kw, g->kw, 1,
+    const plane_conv p = {pad, fwd_rows(g), fwd_stride512(g), g->c, w, g->c * g->kh * g->kw, g->kh * g->kw, g->kw, 1,
                           g->kh, g->kw, g->dh, g->dw, 0, 0, y, g->o, g->oh, g->ow, bias, false};
     plane_conv_run(&p);
 }
@@ -349,7 +361,7 @@ static void forward_image512(const vs_conv_direct *g, const float *pad, const fl
 static void transpose_image512(const vs_conv_direct *g, const float *pad, const float *w, float *x)
 {
     /* x[c, i, j] += sum w[o, c, kh-1-a, kw-1-b] pad[o, ph + i + a dh, pw + j + b dw] */
-    const plane_conv p = {pad, tr_rows(g), tr_stride(g), g->o, w + (g->kh - 1) * g->kw + g->kw - 1, g->kh * g->kw,
+    const plane_conv p = {pad, tr_rows(g), tr_stride512(g), g->o, w + (g->kh - 1) * g->kw + g->kw - 1, g->kh * g->kw,
                           g->c * g->kh * g->kw, -g->kw, -1, g->kh, g->kw, g->dh, g->dw, g->ph, g->pw, x, g->c, g->h, g->w, NULL,
                           true};
     plane_conv_run(&p);
@@ -361,7 +373,7 @@ static void transpose_image512(const vs_conv_direct *g, const float *pad, const 
  * the row never enter a sum. */
 static T512 void weight_grad_image512(const vs_conv_direct *g, const float *pad, const float *gy, float *acc)
 {
-    const int64_t ws = fwd_stride(g), full = g->ow - g->ow % 16, dw = g->dw;
+    const int64_t ws = fwd_stride512(g), full = g->ow - g->ow % 16, dw = g->dw;
     const __mmask16 tail = (__mmask16)((1u << (g->ow - full)) - 1);
     for (int64_t o = 0; o < g->o; o++)
         for (int64_t ki = 0; ki < g->kh; ki++)
@@ -401,7 +413,7 @@ static T512 void weight_grad_image512(const vs_conv_direct *g, const float *pad,
 #define WG_KB 3
 INLINE512 void weight_grad_rows(const vs_conv_direct *g, const float *pad, const float *gy, float *acc, const int KH)
 {
-    const int64_t ws = fwd_stride(g), full = g->ow - g->ow % 16, dw = g->dw, oh = g->oh, ow = g->ow;
+    const int64_t ws = fwd_stride512(g), full = g->ow - g->ow % 16, dw = g->dw, oh = g->oh, ow = g->ow;
     const __mmask16 tail = (__mmask16)((1u << (ow - full)) - 1);
     for (int64_t o = 0; o < g->o; o++)
         for (int64_t k0 = 0; k0 < g->kw; k0 += WG_KB) {
@@ -485,7 +497,8 @@ static void images_range(void *ctx, int64_t begin, int64_t end)
     const vs_conv_direct *g = j->g;
     const bool tr = j->transpose;
     const int64_t planes = tr ? g->o : g->c, h = tr ? g->oh : g->h, w = tr ? g->ow : g->w;
-    const int64_t rows = tr ? tr_rows(g) : fwd_rows(g), ws = tr ? tr_stride(g) : fwd_stride(g);
+    const int64_t rows = tr ? tr_rows(g) : fwd_rows(g);
+    const int64_t ws = j->avx512 ? (tr ? tr_stride512(g) : fwd_stride512(g)) : tr ? tr_stride(g) : fwd_stride(g);
     void *owned;
     float *pad = scratch_floats((size_t)((planes * rows + SLACK_ROWS) * ws), &owned);
     if (!pad) {
@@ -569,7 +582,7 @@ static void weight_grad_range512(direct_job *j, int64_t begin, int64_t end)
     const vs_conv_direct *g = j->g;
     const int64_t lanes = g->o * g->kh * g->kw * 16;
     void *owned;
-    float *pad = scratch_floats((size_t)(fwd_rows(g) * fwd_stride(g)), &owned);
+    float *pad = scratch_floats((size_t)(fwd_rows(g) * fwd_stride512(g)), &owned);
     float *acc = vs_aligned_alloc(64, (size_t)lanes * sizeof *acc);
     if (!pad || !acc) {
         j->failed = 1;
@@ -577,7 +590,7 @@ static void weight_grad_range512(direct_job *j, int64_t begin, int64_t end)
         for (int64_t c = begin; c < end; c++) {
             memset(acc, 0, (size_t)lanes * sizeof *acc);
             for (int64_t n = 0; n < g->n; n++) {
-                pad_planes(pad, j->a + (n * g->c + c) * g->h * g->w, 1, g->h, g->w, fwd_rows(g), fwd_stride(g), g->ph, g->pw);
+                pad_planes(pad, j->a + (n * g->c + c) * g->h * g->w, 1, g->h, g->w, fwd_rows(g), fwd_stride512(g), g->ph, g->pw);
                 weight_grad_any512(g, pad, j->b + n * g->o * g->oh * g->ow, acc);
             }
             weight_grad_store512(g, c, acc, j->out);
