@@ -162,7 +162,7 @@ static inline void map_element(const float *restrict x, float *restrict y, int64
 }
 
 /* dx = cg g w + cx (x - m) + c0 with w per element (NULL means 1). */
-VS_VECTOR_CLONES512 static void map_grad(const float *restrict x, const float *restrict g, const float *restrict w,
+static inline void map_grad(const float *restrict x, const float *restrict g, const float *restrict w,
                                       float *restrict dx, int64_t n, float m, float cg, float cx, float c0)
 {
     if (w)
@@ -184,9 +184,9 @@ typedef struct norm_job {
     float *cf;                   /* and 4 b s floats */
 } norm_job;
 
-/* forward_groups is cloned whole, the kernels above inlined into each clone: a group of 49 floats (a
- * 7 x 7 plane) costs less than the calls would.  (backward_groups keeps its calls: acc_grad inlined
- * into a clone vectorises worse.) */
+/* forward_groups and backward_groups are cloned whole, the kernels above inlined into each clone: a
+ * group of 49 floats (a 7 x 7 plane) costs less than the calls would.  acc_grad alone stays a call:
+ * inlined, its eight pairs of sums become scalars and it runs three times slower. */
 VS_VECTOR_CLONES512 static void forward_groups(void *ctx, int64_t begin, int64_t end)
 {
     const norm_job *j = ctx;
@@ -215,7 +215,7 @@ VS_VECTOR_CLONES512 static void forward_groups(void *ctx, int64_t begin, int64_t
 
 /* Per group: S = sum g w, T = sum g w (x - mean) (w = gamma per element for layer norm, else 1),
  * and with gamma_c for the channel kinds, dx = rstd gamma_c (g - S/n) - rstd^3 gamma_c (x - mean) T/n. */
-static void backward_groups(void *ctx, int64_t begin, int64_t end)
+VS_VECTOR_CLONES512 static void backward_groups(void *ctx, int64_t begin, int64_t end)
 {
     const norm_job *j = ctx;
     const norm_geom *q = j->q;
