@@ -11,3 +11,8 @@ if HAVE_CHECK
 check_PROGRAMS += tests/test_pool_modes
 TESTS += tests/test_pool_modes
 endif
+# The direct kernels of convolutions with few output channels (conv_direct.c) under every ISA.
+if HAVE_CHECK
+check_PROGRAMS += tests/test_conv_direct
+TESTS += tests/test_conv_direct
+endif

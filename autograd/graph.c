@@ -145,12 +145,25 @@ static bool topo_order(int n_out, vs_tensor *const *outs, uint64_t epoch, tensor
     return ok;
 }
 
+/* t->acc may take g's values in place: recording is off (so no node reads the old values), the
+ * running sum is a plain tensor of this walk's scope that only t->acc refers to (the scope's and
+ * acc's references, no view of its buffer), and g has its shape. */
+static bool acc_in_place(const vs_tensor *acc, const vs_tensor *g)
+{
+    return !vs_grad_enabled() && acc != g && !acc->node && acc->refs == 2 && acc->buf->refs == 1 &&
+           acc->scope_depth == vs_scope_depth() && vs_same_shape(acc, g);
+}
+
 static void accumulate(vs_tensor *t, vs_tensor *g)
 {
     if (!g) return;
     if (!t->acc) {
         vs_retain(g);
         t->acc = g;
+        return;
+    }
+    if (acc_in_place(t->acc, g)) {
+        vs_add_into(t->acc, g);
         return;
     }
     vs_tensor *sum = vs_add(t->acc, g);

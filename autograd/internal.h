@@ -90,6 +90,16 @@ bool vs_broadcast_shape(const char *op, const vs_tensor *a, const vs_tensor *b, 
 /* Normalise a possibly negative axis for a tensor of ndim dims; -1 and an error when out of range. */
 int vs_norm_axis(const char *op, int axis, int ndim);
 
+/* acc += g element by element, acc and g the same shape and not overlapping: the values vs_add(acc, g)
+ * would give, written over acc (ops_elementwise.c).  Only for a tensor nobody else can see (the
+ * backward walk's running sums, graph.c). */
+void vs_add_into(vs_tensor *acc, const vs_tensor *g);
+
+/* vs_instance_norm that also hands out each plane's statistics (ops_norm.c): mean[i c + j] and the
+ * biased variance var[i c + j] of x[i, j] (either may be NULL), the very numbers it normalised with,
+ * so that a layer tracking running statistics need not compute them again. */
+vs_tensor *vs_instance_norm_stats(vs_tensor *x, vs_tensor *gamma, vs_tensor *beta, float eps, float *mean, float *var);
+
 #include "autograd/alloc.h"   /* vs_malloc and friends */
 #include "autograd/kernels.h" /* vs_sgemm, vs_parallel_for */
 

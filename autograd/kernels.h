@@ -25,6 +25,18 @@
 #ifndef VS_VECTOR_CLONES
 #define VS_VECTOR_CLONES
 #endif
+/* VS_VECTOR_CLONES with an AVX-512F clone as well, for memory-bound maps and reductions over short
+ * rows (normalisation planes, activations) where the wider registers halve the loop's instructions.
+ * Without FMA contraction (ISO C's default) each element is computed by the same operations in
+ * every clone, so the three give the same bits. */
+#if defined(__x86_64__) && defined(__ELF__) && defined(__GNUC__) && defined(__has_attribute) && !defined(VS_NO_CLONES)
+#if __has_attribute(target_clones)
+#define VS_VECTOR_CLONES512 __attribute__((target_clones("avx512f", "avx2", "default")))
+#endif
+#endif
+#ifndef VS_VECTOR_CLONES512
+#define VS_VECTOR_CLONES512
+#endif
 
 /* Put VS_SHORT_COPIES before a function whose copy loops are short (a few floats each): GCC would
  * otherwise turn each into a call to memcpy/memset, which costs more than the copy. */

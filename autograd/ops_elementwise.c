@@ -48,7 +48,7 @@ static inline float apply_bin(binop op, float a, float b)
     } else                                                                                      \
         for (int64_t i = 0; i < n; i++) { float x = a[i * sa], z = b[i * sb]; y[i] = EXPR; }
 
-VS_VECTOR_CLONES static void bin_kernel(binop op, const float *restrict a, int64_t sa, const float *restrict b, int64_t sb,
+VS_VECTOR_CLONES512 static void bin_kernel(binop op, const float *restrict a, int64_t sa, const float *restrict b, int64_t sb,
                        float *restrict y, int64_t n)
 {
     switch (op) {
@@ -172,6 +172,33 @@ static void bin_forward(binop op, const vs_tensor *a, const vs_tensor *b, vs_ten
         bin_rows(&j, 0, rows);
     else
         vs_parallel_for(rows, (PAR_GRAIN + j.inner - 1) / j.inner, bin_rows, &j);
+}
+
+/* y += g: the sums of bin_kernel's B_ADD with a = y, as a loop with no aliasing between its pointers. */
+VS_VECTOR_CLONES512 static void add_into_kernel(float *restrict y, const float *restrict g, int64_t n)
+{
+    for (int64_t i = 0; i < n; i++) y[i] = y[i] + g[i];
+}
+
+typedef struct add_into_job {
+    float *y;
+    const float *g;
+} add_into_job;
+
+static void add_into_chunk(void *ctx, int64_t begin, int64_t end)
+{
+    const add_into_job *j = ctx;
+    add_into_kernel(j->y + begin, j->g + begin, end - begin);
+}
+
+void vs_add_into(vs_tensor *acc, const vs_tensor *g)
+{
+    if (acc->size < 2 * PAR_GRAIN) {
+        add_into_kernel(acc->data, g->data, acc->size);
+        return;
+    }
+    add_into_job j = {acc->data, g->data};
+    vs_parallel_for(acc->size, PAR_GRAIN, add_into_chunk, &j);
 }
 
 static const char *bin_name(binop op)
@@ -389,7 +416,7 @@ typedef struct un_params {
 } un_params;
 
 
-VS_VECTOR_CLONES VS_SELECTS static void un_forward(unop op, const float *restrict x, float *restrict y, int64_t n, float p0, float p1)
+VS_VECTOR_CLONES512 VS_SELECTS static void un_forward(unop op, const float *restrict x, float *restrict y, int64_t n, float p0, float p1)
 {
     switch (op) {
     case U_NEG: for (int64_t i = 0; i < n; i++) y[i] = -x[i]; break;
@@ -413,7 +440,7 @@ VS_VECTOR_CLONES VS_SELECTS static void un_forward(unop op, const float *restric
         break;
     case U_ELU: for (int64_t i = 0; i < n; i++) y[i] = x[i] > 0 ? x[i] : p0 * expm1f(x[i]); break;
     case U_SIGMOID: for (int64_t i = 0; i < n; i++) y[i] = vs_sigmoidf(x[i]); break;
-    case U_TANH: for (int64_t i = 0; i < n; i++) y[i] = tanhf(x[i]); break;
+    case U_TANH: for (int64_t i = 0; i < n; i++) y[i] = vs_tanhf(x[i]); break;
     case U_SOFTPLUS: for (int64_t i = 0; i < n; i++) y[i] = vs_softplusf(x[i]); break;
     case U_LOGSIGMOID: for (int64_t i = 0; i < n; i++) y[i] = -vs_softplusf(-x[i]); break;
     case U_SIGN: for (int64_t i = 0; i < n; i++) y[i] = (float)((x[i] > 0) - (x[i] < 0)); break;
@@ -440,7 +467,7 @@ static float un_deriv(unop op, float x, float y, float p0, float p1)
 
 /* d = f'(x) over n elements, y = f(x).  The piecewise-linear masks (the common case) as vectorisable
  * loops with the same values as un_deriv. */
-VS_VECTOR_CLONES static void deriv_kernel(unop op, const float *restrict x, const float *restrict y, float *restrict d,
+VS_VECTOR_CLONES512 static void deriv_kernel(unop op, const float *restrict x, const float *restrict y, float *restrict d,
                                           int64_t n, float p0, float p1)
 {
     switch (op) {
@@ -482,7 +509,7 @@ static vs_tensor *rescale_multiplier(const vs_node *n, const vs_tensor *x, const
 /* d = g f'(x) over n elements, y = f(x): the chain rule of un_backward's switch below in one pass,
  * element for element the same operations in the same order (so the same values), for a backward
  * that records no graph.  Ops without a case here (neg, log, sqrt) keep their composed rule. */
-VS_VECTOR_CLONES VS_SELECTS static void un_grad_kernel(unop op, const float *restrict x, const float *restrict y,
+VS_VECTOR_CLONES512 VS_SELECTS static void un_grad_kernel(unop op, const float *restrict x, const float *restrict y,
                                                        const float *restrict g, float *restrict d, int64_t n, float p0,
                                                        float p1)
 {
@@ -533,6 +560,33 @@ static vs_tensor *un_grad_fused(const un_params *p, const vs_tensor *x, const vs
     return d;
 }
 
+/* g f'(x) for a piecewise-linear f (relu, leaky relu, clamp, abs), recorded when recording is on:
+ * f' is a constant mask, so the product is linear in g and its own rule is itself (d/dg = the same
+ * mask; nothing flows to x).  One pass and one tensor where a mask and then a product took two. */
+static void deriv_scaled_backward(vs_node *n, vs_tensor *out, vs_tensor *g, vs_tensor **gin);
+
+static vs_tensor *deriv_scaled(const un_params *p, vs_tensor *x, vs_tensor *g)
+{
+    if (!x || !g) return NULL;
+    if (!vs_same_shape(g, x)) return vs_op_error("derivative", "gradient and input shapes differ");
+    vs_tensor *d = vs_alloc("derivative", x->ndim, x->shape);
+    if (!d) return NULL;
+    if (x->size < 2 * PAR_GRAIN) {
+        un_grad_kernel(p->op, x->data, x->data, g->data, d->data, x->size, p->p0, p->p1);
+    } else {
+        un_grad_job j = {p->op, x->data, x->data, g->data, d->data, p->p0, p->p1};
+        vs_parallel_for(x->size, PAR_GRAIN, un_grad_chunk, &j);
+    }
+    d = vs_record(d, "derivative", deriv_scaled_backward, 1, &g, p, sizeof *p);
+    vs_node_save(d, x);
+    return d;
+}
+
+static void deriv_scaled_backward(vs_node *n, vs_tensor *out, vs_tensor *g, vs_tensor **gin)
+{
+    gin[0] = deriv_scaled(VS_PARAMS(n, un_params), n->saved, g);
+}
+
 static void un_backward(vs_node *n, vs_tensor *out, vs_tensor *g, vs_tensor **gin)
 {
     vs_tensor *x = n->in[0];
@@ -556,7 +610,7 @@ static void un_backward(vs_node *n, vs_tensor *out, vs_tensor *g, vs_tensor **gi
     case U_SQRT: gin[0] = vs_div(vs_mul_scalar(g, 0.5f), out); break;
     case U_ABS: case U_CLAMP: case U_RELU: case U_LEAKY:
         /* piecewise linear: the derivative is a constant mask */
-        gin[0] = vs_mul(g, deriv_const(n, x, out));
+        gin[0] = deriv_scaled(p, x, g);
         break;
     case U_ELU: {
         /* x > 0 ? g : g (y + alpha), with y differentiable */

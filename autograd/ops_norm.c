@@ -88,7 +88,7 @@ static int64_t group_grain(const norm_geom *q)
 static double lanes_total(const double *acc) { return ((acc[0] + acc[1]) + (acc[2] + acc[3])) + ((acc[4] + acc[5]) + (acc[6] + acc[7])); }
 
 /* acc[k] += p[i] for i = k mod 8. */
-VS_VECTOR_CLONES static void acc_sum(const float *restrict p, int64_t n, double *restrict acc)
+static inline void acc_sum(const float *restrict p, int64_t n, double *restrict acc)
 {
     int64_t i = 0;
     for (; i + 8 <= n; i += 8)
@@ -97,7 +97,7 @@ VS_VECTOR_CLONES static void acc_sum(const float *restrict p, int64_t n, double 
 }
 
 /* acc[k] += (p[i] - m)^2 for i = k mod 8. */
-VS_VECTOR_CLONES static void acc_sqdev(const float *restrict p, int64_t n, double m, double *restrict acc)
+static inline void acc_sqdev(const float *restrict p, int64_t n, double m, double *restrict acc)
 {
     int64_t i = 0;
     for (; i + 8 <= n; i += 8)
@@ -112,7 +112,7 @@ VS_VECTOR_CLONES static void acc_sqdev(const float *restrict p, int64_t n, doubl
 }
 
 /* sg[k] += w[i] g[i], sgx[k] += w[i] g[i] (x[i] - m) for i = k mod 8; w NULL means 1. */
-VS_VECTOR_CLONES static void acc_grad(const float *restrict x, const float *restrict g, const float *restrict w, int64_t n,
+VS_VECTOR_CLONES512 static void acc_grad(const float *restrict x, const float *restrict g, const float *restrict w, int64_t n,
                                       float m, double *restrict sg, double *restrict sgx)
 {
     int64_t i = 0;
@@ -142,13 +142,13 @@ VS_VECTOR_CLONES static void acc_grad(const float *restrict x, const float *rest
 }
 
 /* y = (x - m) sc + sh, one scale and shift (per channel). */
-VS_VECTOR_CLONES static void map_channel(const float *restrict x, float *restrict y, int64_t n, float m, float sc, float sh)
+static inline void map_channel(const float *restrict x, float *restrict y, int64_t n, float m, float sc, float sh)
 {
     for (int64_t i = 0; i < n; i++) y[i] = (x[i] - m) * sc + sh;
 }
 
 /* y = (x - m) r gamma + beta, per-element gamma and beta (either may be NULL: 1 and 0). */
-VS_VECTOR_CLONES static void map_element(const float *restrict x, float *restrict y, int64_t n, float m, float r,
+static inline void map_element(const float *restrict x, float *restrict y, int64_t n, float m, float r,
                                          const float *restrict gamma, const float *restrict beta)
 {
     if (gamma && beta)
@@ -162,7 +162,7 @@ VS_VECTOR_CLONES static void map_element(const float *restrict x, float *restric
 }
 
 /* dx = cg g w + cx (x - m) + c0 with w per element (NULL means 1). */
-VS_VECTOR_CLONES static void map_grad(const float *restrict x, const float *restrict g, const float *restrict w,
+static inline void map_grad(const float *restrict x, const float *restrict g, const float *restrict w,
                                       float *restrict dx, int64_t n, float m, float cg, float cx, float c0)
 {
     if (w)
@@ -184,7 +184,10 @@ typedef struct norm_job {
     float *cf;                   /* and 4 b s floats */
 } norm_job;
 
-static void forward_groups(void *ctx, int64_t begin, int64_t end)
+/* forward_groups and backward_groups are cloned whole, the kernels above inlined into each clone: a
+ * group of 49 floats (a 7 x 7 plane) costs less than the calls would.  acc_grad alone stays a call:
+ * inlined, its eight pairs of sums become scalars and it runs three times slower. */
+VS_VECTOR_CLONES512 static void forward_groups(void *ctx, int64_t begin, int64_t end)
 {
     const norm_job *j = ctx;
     const norm_geom *q = j->q;
@@ -212,7 +215,7 @@ static void forward_groups(void *ctx, int64_t begin, int64_t end)
 
 /* Per group: S = sum g w, T = sum g w (x - mean) (w = gamma per element for layer norm, else 1),
  * and with gamma_c for the channel kinds, dx = rstd gamma_c (g - S/n) - rstd^3 gamma_c (x - mean) T/n. */
-static void backward_groups(void *ctx, int64_t begin, int64_t end)
+VS_VECTOR_CLONES512 static void backward_groups(void *ctx, int64_t begin, int64_t end)
 {
     const norm_job *j = ctx;
     const norm_geom *q = j->q;
@@ -592,7 +595,7 @@ typedef struct affine_job {
 } affine_job;
 
 /* Rows i of [a*b, s]: channel i % b. */
-static void affine_rows(void *ctx, int64_t begin, int64_t end)
+VS_VECTOR_CLONES512 static void affine_rows(void *ctx, int64_t begin, int64_t end)
 {
     const affine_job *j = ctx;
     const int64_t s = j->q->s;
@@ -690,7 +693,7 @@ static vs_tensor *batch_norm_impl(vs_tensor *x, vs_tensor *gamma, vs_tensor *bet
     return affine_op(x, scale, shift, &q);
 }
 
-static vs_tensor *instance_norm_impl(vs_tensor *x, vs_tensor *gamma, vs_tensor *beta, float eps)
+static vs_tensor *instance_norm_impl(vs_tensor *x, vs_tensor *gamma, vs_tensor *beta, float eps, float *mean, float *var)
 {
     if (!x) return NULL;
     if (x->ndim != 4) return vs_op_error("instance_norm", "input must be [n,c,h,w], got %d dims", x->ndim);
@@ -698,7 +701,7 @@ static vs_tensor *instance_norm_impl(vs_tensor *x, vs_tensor *gamma, vs_tensor *
         !check_channel_param("instance_norm", beta, "bias", x->shape[1]))
         return NULL;
     const norm_geom q = channel_geom(NORM_INSTANCE, x, eps);
-    return norm_op(x, gamma, beta, &q, NULL, NULL);
+    return norm_op(x, gamma, beta, &q, mean, var);
 }
 
 static vs_tensor *layer_norm_impl(vs_tensor *x, int n_dims, vs_tensor *gamma, vs_tensor *beta, float eps)
@@ -723,7 +726,13 @@ vs_tensor *vs_batch_norm(vs_tensor *x, vs_tensor *gamma, vs_tensor *beta, vs_ten
 vs_tensor *vs_instance_norm(vs_tensor *x, vs_tensor *gamma, vs_tensor *beta, float eps)
 {
     vs_scope_begin();
-    return vs_scope_return(instance_norm_impl(x, gamma, beta, eps));
+    return vs_scope_return(instance_norm_impl(x, gamma, beta, eps, NULL, NULL));
+}
+
+vs_tensor *vs_instance_norm_stats(vs_tensor *x, vs_tensor *gamma, vs_tensor *beta, float eps, float *mean, float *var)
+{
+    vs_scope_begin();
+    return vs_scope_return(instance_norm_impl(x, gamma, beta, eps, mean, var));
 }
 
 vs_tensor *vs_layer_norm(vs_tensor *x, int n_dims, vs_tensor *gamma, vs_tensor *beta, float eps)

@@ -1,4 +1,4 @@
-/* autograd/vmath.h - softplus and sigmoid of one float in branch-free arithmetic that GCC's
+/* autograd/vmath.h - softplus, sigmoid and tanh of one float in branch-free arithmetic that GCC's
  * vectoriser turns into AVX2 (or SSE2) code inside a VS_VECTOR_CLONES loop: no libm calls (libm's
  * expf and log1pf are scalar calls the vectoriser must keep), no branches, selects only.  Both clones
  * and a plain scalar call run the same IEEE operations (the clones have no FMA), so they round
@@ -102,6 +102,23 @@ VS_VM_INLINE float vs_sigmoidf(float x)
     const float e = vs_vm_exp_nonpos(neg_abs);
     const float y = (a >= 0 ? 1.0f : e) / (1.0f + e);
     return nan ? x : y;
+}
+
+/* tanh(x): tanh |x| with the sign of x put back (so -0 stays -0); tanh |x| is Cephes' odd
+ * polynomial |x| + |x|^3 P(x^2) below 0.625, (1 - t) / (1 + t) with t = e^-2|x| above (no
+ * cancellation there: t <= 0.287).  NaN stays NaN. */
+VS_VM_INLINE float vs_tanhf(float x)
+{
+    const bool nan = x != x;
+    const float a = nan ? 0.0f : x, ax = a > 0 ? a : -a, z = a * a;
+    float p = -5.70498872745e-3f;
+    p = p * z + 2.06390887954e-2f;
+    p = p * z + -5.37397155531e-2f;
+    p = p * z + 1.33314422036e-1f;
+    p = p * z + -3.33332819422e-1f;
+    const float t = vs_vm_exp_nonpos(-2.0f * ax);
+    const float r = ax < 0.625f ? p * z * ax + ax : (1.0f - t) / (1.0f + t); /* tanh |x| */
+    return nan ? x : vs_vm_float(vs_vm_bits(r) | (vs_vm_bits(a) & 0x80000000u));
 }
 
 #endif

@@ -2,8 +2,10 @@
  * for Grad-CAM) and the Siamese similarity.  Graph layers are in gnn_layers.c.  Each public function
  * builds its result in a scope of its own (vs_scope_return), leaving the caller only the result. */
 #include "nn/internal.h"
+#include "autograd/internal.h" /* vs_instance_norm_stats */
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 static const vs_forward_ctx no_ctx;
@@ -32,51 +34,20 @@ static vs_tensor *linear_forward(vs_module *m, vs_tensor *x)
     return vs_reshape(y, x->ndim, shape);
 }
 
-/* Mean and sum of squared deviations (in double, each a sum in k order) of the ROWS rows
- * p + r * stride, r < ROWS, of hw floats each.  The rows' sums are independent chains side by side,
- * so the CPU overlaps their additions; each one is the same sequence as a row on its own. */
-#define ROW_MOMENTS(ROWS)                                                                              \
-    VS_VECTOR_CLONES static void row_moments##ROWS(const float *p, int64_t stride, int64_t hw, double *mean, double *ss) \
-    {                                                                                                  \
-        double t[ROWS] = {0}, m[ROWS], s[ROWS] = {0};                                                  \
-        for (int64_t k = 0; k < hw; k++)                                                               \
-            for (int r = 0; r < ROWS; r++) t[r] += p[r * stride + k];                                  \
-        for (int r = 0; r < ROWS; r++) m[r] = t[r] / (double)hw;                                       \
-        for (int64_t k = 0; k < hw; k++)                                                               \
-            for (int r = 0; r < ROWS; r++) s[r] += (p[r * stride + k] - m[r]) * (p[r * stride + k] - m[r]); \
-        for (int r = 0; r < ROWS; r++) mean[r] = m[r], ss[r] = s[r];                                   \
-    }
-ROW_MOMENTS(1)
-ROW_MOMENTS(4)
-ROW_MOMENTS(8)
-#undef ROW_MOMENTS
-
 /* running = (1 - momentum) running + momentum * (mean over the batch of each example's statistic),
  * the variance unbiased over h*w: what PyTorch's instance norm with track_running_stats records.
- * Examples are taken eight or four at a time (row_moments8, row_moments4: twice the independent sums of
- * four, 2.5% of stargan_gan_step before); the sums over them run in example order. */
-static void instance_norm_track(vs_module *m, const vs_tensor *x)
+ * mean and var [n c] are the planes' statistics the normalisation itself used (vs_instance_norm_stats),
+ * so they are not computed twice; the sums over examples run in example order. */
+static void instance_norm_track(vs_module *m, const vs_tensor *x, const float *mean, const float *var)
 {
     vs_tensor *rm = vs_module_param(m, "running_mean"), *rv = vs_module_param(m, "running_var");
     int64_t n = x->shape[0], c = x->shape[1], hw = x->shape[2] * x->shape[3];
-    double mom = m->spec.momentum;
+    double mom = m->spec.momentum, unbias = hw > 1 ? (double)hw / (double)(hw - 1) : 1.0;
     for (int64_t j = 0; j < c; j++) {
         double sm = 0, sv = 0;
-        for (int64_t i = 0; i < n;) {
-            double mean[8], ss[8];
-            const int rows = n - i >= 8 ? 8 : n - i >= 4 ? 4 : 1;
-            const float *p = x->data + (i * c + j) * hw;
-            if (rows == 8)
-                row_moments8(p, c * hw, hw, mean, ss);
-            else if (rows == 4)
-                row_moments4(p, c * hw, hw, mean, ss);
-            else
-                row_moments1(p, c * hw, hw, mean, ss);
-            for (int r = 0; r < rows; r++) {
-                sm += mean[r];
-                sv += hw > 1 ? ss[r] / (double)(hw - 1) : ss[r];
-            }
-            i += rows;
+        for (int64_t i = 0; i < n; i++) {
+            sm += mean[i * c + j];
+            sv += var[i * c + j] * unbias;
         }
         rm->data[j] = (float)((1 - mom) * rm->data[j] + mom * sm / (double)n);
         rv->data[j] = (float)((1 - mom) * rv->data[j] + mom * sv / (double)n);
@@ -93,8 +64,15 @@ static vs_tensor *instance_norm_forward(vs_module *m, vs_tensor *x)
     if (!m->spec.track_running_stats) return vs_instance_norm(x, w, b, eps);
     vs_tensor *rm = vs_module_param(m, "running_mean"), *rv = vs_module_param(m, "running_var");
     if (!m->training) return vs_batch_norm(x, w, b, rm, rv, false, (float)m->spec.momentum, eps);
-    vs_tensor *y = vs_instance_norm(x, w, b, eps);
-    if (y) instance_norm_track(m, x);
+    int64_t planes = x->shape[0] * x->shape[1];
+    float *stats = vs_calloc((size_t)(planes ? 2 * planes : 1), sizeof *stats); /* mean [n c], then var [n c] */
+    if (!stats) {
+        vs_set_last_error(VS_ERR_NOMEM, "instance_norm: out of memory");
+        return NULL;
+    }
+    vs_tensor *y = vs_instance_norm_stats(x, w, b, eps, stats, stats + planes);
+    if (y) instance_norm_track(m, x, stats, stats + planes);
+    free(stats);
     return y;
 }
 

@@ -340,6 +340,40 @@ START_TEST(test_grad_of_intermediate_and_unused)
 }
 END_TEST
 
+/* The walk adds gradients in place only into its own running sums: a caller's output gradient that
+ * reaches an input along several paths and a gradient handed out by an earlier vs_grad keep their
+ * values, and the sums are right. */
+START_TEST(test_accumulate_in_place_keeps_visible_tensors)
+{
+    vs_tensor *x = vs_tensor_from(VS_SHAPE(3), (float[]){1, 2, 3});
+    vs_set_requires_grad(x, true);
+    vs_scope_begin();
+    /* y = x + 3x: gout reaches x unchanged first (the add), then 3 gout is added to it */
+    vs_tensor *y = vs_add(x, vs_mul_scalar(x, 3));
+    vs_tensor *gout = vs_tensor_from(VS_SHAPE(3), (float[]){1, 10, 100}), *g;
+    ck_assert_int_eq(vs_grad(1, &y, &gout, 1, &x, &g, false), VS_OK);
+    for (int i = 0; i < 3; i++) ck_assert_float_eq(g->data[i], 4 * gout->data[i]);
+    ck_assert_float_eq(gout->data[0], 1);
+    ck_assert_float_eq(gout->data[1], 10);
+    ck_assert_float_eq(gout->data[2], 100);
+    /* a second walk reusing the first one's gradient as its output gradient */
+    vs_tensor *g2;
+    ck_assert_int_eq(vs_grad(1, &y, &g, 1, &x, &g2, false), VS_OK);
+    for (int i = 0; i < 3; i++) {
+        ck_assert_float_eq(g->data[i], 4 * gout->data[i]);
+        ck_assert_float_eq(g2->data[i], 16 * gout->data[i]);
+    }
+    /* leaves: ->grad accumulates across calls */
+    vs_tensor *s = vs_sum(vs_mul(y, gout), VS_ALL_AXES, false);
+    ck_assert_int_eq(vs_backward(s, NULL, false), VS_OK);
+    ck_assert_int_eq(vs_backward(s, NULL, false), VS_OK);
+    for (int i = 0; i < 3; i++) ck_assert_float_eq(x->grad->data[i], 8 * gout->data[i]);
+    vs_zero_grad(x);
+    vs_scope_end();
+    vs_tensor_free(x);
+}
+END_TEST
+
 START_TEST(test_no_grad_mode)
 {
     vs_tensor *x = vs_tensor_from(VS_SHAPE(2), (float[]){1, 2});
@@ -553,6 +587,7 @@ static Suite *ops_suite(void)
     tcase_add_test(tc, test_softplus);
     tcase_add_test(tc, test_log_sigmoid);
     tcase_add_test(tc, test_unary_fused_backward);
+    tcase_add_test(tc, test_accumulate_in_place_keeps_visible_tensors);
     tcase_add_test(tc, test_where);
     tc = vs_tcase(s, "reductions", 60);
     tcase_add_test(tc, test_sum_all);

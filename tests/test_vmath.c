@@ -1,8 +1,8 @@
-/* test_vmath.c - autograd/vmath.h's softplus and sigmoid: their error against double precision over
- * the whole float range (every 1031st bit pattern, every float in [-2, 2] / 64, the edges of the exp
- * range and the specials), set beside libm's, and the vectorised ops and losses built on them
- * (vs_softplus, vs_sigmoid, vs_log_sigmoid, vs_bce_with_logits and its gradient) giving the scalar
- * function's bits element for element. */
+/* test_vmath.c - autograd/vmath.h's softplus, sigmoid and tanh: their error against double precision
+ * over the whole float range (every 1031st bit pattern, every float in [-2, 2] / 64, the edges of the
+ * exp range and the specials), set beside libm's, and the vectorised ops and losses built on them
+ * (vs_softplus, vs_sigmoid, vs_log_sigmoid, vs_tanh, vs_bce_with_logits and its gradient) giving the
+ * scalar function's bits element for element. */
 #include "autograd/internal.h"
 #include "versus/ops.h"
 #include "vs_check.h"
@@ -34,8 +34,15 @@ typedef struct err_stats {
     float at;          /* where ours was worst */
 } err_stats;
 
+static err_stats tanh_err; /* check_at's record for tanh */
+
 static void check_at(float x, err_stats *sp, err_stats *sg)
 {
+    const double rt = tanh((double)x);
+    double et = ulps(vs_tanhf(x), rt);
+    if (et > tanh_err.ours) tanh_err.ours = et, tanh_err.at = x;
+    et = ulps(tanhf(x), rt);
+    if (et > tanh_err.libm) tanh_err.libm = et;
     const double rp = ref_softplus(x), rg = ref_sigmoid(x);
     double e = ulps(vs_softplusf(x), rp);
     if (e > sp->ours) sp->ours = e, sp->at = x;
@@ -72,6 +79,8 @@ START_TEST(test_accuracy_whole_range)
            (double)sp.at, sp.libm, sg.ours, (double)sg.at, sg.libm);
     ck_assert_msg(sp.ours <= MAX_ULPS, "softplus is %.2f ulp off at %a", sp.ours, (double)sp.at);
     ck_assert_msg(sg.ours <= MAX_ULPS, "sigmoid is %.2f ulp off at %a", sg.ours, (double)sg.at);
+    printf("tanh: worst %.2f ulp (at %a), libm %.2f\n", tanh_err.ours, (double)tanh_err.at, tanh_err.libm);
+    ck_assert_msg(tanh_err.ours <= MAX_ULPS, "tanh is %.2f ulp off at %a", tanh_err.ours, (double)tanh_err.at);
 }
 END_TEST
 
@@ -89,12 +98,18 @@ START_TEST(test_specials)
     ck_assert(vs_softplusf(FLT_MAX) == FLT_MAX);
     ck_assert(vs_softplusf(-FLT_MAX) == 0.0f && vs_sigmoidf(-FLT_MAX) == 0.0f);
     ck_assert(vs_sigmoidf(FLT_MAX) == 1.0f);
+    ck_assert(isnan(vs_tanhf(NAN)) && isnan(vs_tanhf(-NAN)));
+    ck_assert(vs_tanhf(INFINITY) == 1.0f && vs_tanhf(-INFINITY) == -1.0f);
+    ck_assert(vs_tanhf(FLT_MAX) == 1.0f && vs_tanhf(-FLT_MAX) == -1.0f);
+    ck_assert(vs_tanhf(0.0f) == 0.0f && signbit(vs_tanhf(-0.0f)));
+    ck_assert(vs_tanhf(1e-30f) == 1e-30f && vs_tanhf(-1e-40f) == -1e-40f); /* tiny and denormal: x itself */
     ck_assert(vs_softplusf(-103.0f) > 0.0f); /* e^-103 is a denormal, not flushed */
     ck_assert(vs_softplusf(-104.0f) == 0.0f);
-    /* sigmoid stays in [0, 1] and softplus above max(x, 0) everywhere on the sweep */
+    /* sigmoid stays in [0, 1], tanh in [-1, 1] with x's sign, softplus above max(x, 0) on the sweep */
     for (float x = -120.0f; x <= 120.0f; x += 0.37f) {
-        const float s = vs_sigmoidf(x), p = vs_softplusf(x);
+        const float s = vs_sigmoidf(x), p = vs_softplusf(x), th = vs_tanhf(x);
         ck_assert(s >= 0.0f && s <= 1.0f);
+        ck_assert(th >= -1.0f && th <= 1.0f && (th >= 0) == (x >= 0));
         ck_assert(p >= (x > 0 ? x : 0.0f));
     }
 }
@@ -137,6 +152,9 @@ START_TEST(test_ops_match_scalar)
         y = vs_log_sigmoid(x);
         for (int64_t i = 0; i < n; i++) want[i] = -vs_softplusf(-x->data[i]);
         ck_same(y->data, want, n, "log_sigmoid");
+        y = vs_tanh(x);
+        for (int64_t i = 0; i < n; i++) want[i] = vs_tanhf(x->data[i]);
+        ck_same(y->data, want, n, "tanh");
 
         /* BCE with logits on finite logits: its gradient gN sigmoid(x) - gN t, element for element */
         for (int64_t i = 0; i < n; i++)
