@@ -19,7 +19,7 @@
 #include <string.h>
 
 #if defined(__x86_64__) && defined(__GNUC__)
-#include <immintrin.h>
+#include "autograd/conv_avx512_simd.h"
 
 #define T512 __attribute__((target("avx512f")))
 #define INLINE static inline __attribute__((always_inline))
@@ -105,41 +105,6 @@ typedef struct tile_args {
     float *out; /* OB channels x 16 floats: pixel p of the R PR (row-major) at out[l 16 + p] */
 } tile_args;
 
-/* r[i] lane m = r[m] lane i on return: a 16 x 16 transpose in 64 shuffles, so that a tile leaves
- * its sums channel by channel and its stores into the output rows are vector stores (pixel by
- * pixel from a pixel-major tile, they cost 10% of the tile time with 196 taps). */
-static inline __attribute__((always_inline)) T512 void transpose16(__m512 r[16])
-{
-    __m512 t[16];
-#pragma GCC unroll 16
-    for (int i = 0; i < 8; i++) {
-        t[2 * i] = _mm512_unpacklo_ps(r[2 * i], r[2 * i + 1]);
-        t[2 * i + 1] = _mm512_unpackhi_ps(r[2 * i], r[2 * i + 1]);
-    }
-    /* then r[4 i + j], 128-bit lane k = column 4 k + j of rows 4 i .. 4 i + 3 */
-#pragma GCC unroll 16
-    for (int i = 0; i < 4; i++) {
-        const __m512d a = _mm512_castps_pd(t[4 * i]), b = _mm512_castps_pd(t[4 * i + 1]);
-        const __m512d c = _mm512_castps_pd(t[4 * i + 2]), d = _mm512_castps_pd(t[4 * i + 3]);
-        r[4 * i] = _mm512_castpd_ps(_mm512_unpacklo_pd(a, c));
-        r[4 * i + 1] = _mm512_castpd_ps(_mm512_unpackhi_pd(a, c));
-        r[4 * i + 2] = _mm512_castpd_ps(_mm512_unpacklo_pd(b, d));
-        r[4 * i + 3] = _mm512_castpd_ps(_mm512_unpackhi_pd(b, d));
-    }
-    /* column 4 k + j = lane k of r[j], r[4 + j], r[8 + j], r[12 + j] */
-#pragma GCC unroll 16
-    for (int j = 0; j < 4; j++) {
-        const __m512 s0 = _mm512_shuffle_f32x4(r[j], r[4 + j], 0x44), s1 = _mm512_shuffle_f32x4(r[j], r[4 + j], 0xee);
-        const __m512 s2 = _mm512_shuffle_f32x4(r[8 + j], r[12 + j], 0x44), s3 = _mm512_shuffle_f32x4(r[8 + j], r[12 + j], 0xee);
-        t[j] = _mm512_shuffle_f32x4(s0, s2, 0x88);
-        t[4 + j] = _mm512_shuffle_f32x4(s0, s2, 0xdd);
-        t[8 + j] = _mm512_shuffle_f32x4(s1, s3, 0x88);
-        t[12 + j] = _mm512_shuffle_f32x4(s1, s3, 0xdd);
-    }
-#pragma GCC unroll 16
-    for (int m = 0; m < 16; m++) r[m] = t[m];
-}
-
 /* acc[v][p] += sum over the nc channels of one tap, for the pixels p of rows [RLO, RHI) and
  * columns [LO, HI) of the tile only (xs: the tap's input for channel 0, w: its packed weights). */
 INLINE T512 void tap_sums(__m512 acc[4][14], const float *xs, const float *w, int64_t nc, int64_t plane, int64_t rs,
@@ -209,7 +174,7 @@ INLINE T512 void tile_body(const tile_args *a, const int V, const int R, const i
         __m512 r[16];
 #pragma GCC unroll 16
         for (int p = 0; p < 16; p++) r[p] = p < P ? acc[v][p] : _mm512_setzero_ps();
-        transpose16(r);
+        vs_transpose16(r);
 #pragma GCC unroll 16
         for (int l = 0; l < 16; l++) _mm512_store_ps(a->out + (v * 16 + l) * 16, r[l]);
     }
@@ -232,23 +197,6 @@ static const tile_fn TILES[3][3] = {{tile_wide_sn, tile_wide_s1, tile_wide_s2},
                                     {tile_pair_sn, tile_pair_s1, tile_pair_s2}};
 
 static tile_fn tile_for(const fast_plan *f, int64_t sw) { return TILES[f->kind][sw <= 2 ? sw : 0]; }
-
-/* Columns [0, n) (n <= 16) of the rows < valid of a 16-row block starting at src, rows stride
- * floats apart, reversed when rev, as 16 vectors dst[k][lane i] = row i's column k: a 16 x 16
- * transpose from plain row loads (the hardware prefetches those; gathers do not). */
-static inline __attribute__((always_inline)) T512 void columns_of(const float *src, int64_t stride, int64_t n, int64_t valid,
-                                                                  bool rev, __m512 r[16])
-{
-    const __mmask16 m = (__mmask16)((1u << n) - 1);
-    const __m512i back = _mm512_sub_epi32(_mm512_set1_epi32((int)n - 1),
-                                          _mm512_set_epi32(15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0));
-#pragma GCC unroll 16
-    for (int i = 0; i < 16; i++) {
-        r[i] = i < valid ? _mm512_maskz_loadu_ps(m, src + i * stride) : _mm512_setzero_ps();
-        if (rev) r[i] = _mm512_permutexvar_ps(back, r[i]); /* lane k = column n - 1 - k */
-    }
-    transpose16(r);
-}
 
 typedef struct pack_job {
     const vs_conv_fast *g;
@@ -282,7 +230,7 @@ T512 static void pack_groups(void *ctx, int64_t b, int64_t e)
                 const int64_t nq = f->taps - q < 16 ? f->taps - q : 16;
                 /* the rows' floats 4 lines ahead (waiting on these loads was most of the packing) */
                 for (int64_t i = 0; i < valid; i++) __builtin_prefetch(w + (o + i) * f->taps + q + 64, 0, 3);
-                columns_of(w + (valid ? o * f->taps : 0) + q, f->taps, nq, valid, false, r);
+                vs_columns_of(w + (valid ? o * f->taps : 0) + q, f->taps, nq, valid, false, r);
                 for (int64_t k = 0; k < nq; k++) {
                     _mm512_store_ps(d + SLOT(c, t) * f->ob, r[k]);
                     if (++t == kk) t = 0, c++;
@@ -291,7 +239,7 @@ T512 static void pack_groups(void *ctx, int64_t b, int64_t e)
         } else if (kk <= 16) {
             /* W(o, c, t) = w[c, o, kk - 1 - t]: channel c's rows o, reversed */
             for (int64_t c = 0; c < g->c; c++) {
-                columns_of(w + (c * g->o + (valid ? o : 0)) * kk, kk, kk, valid, true, r);
+                vs_columns_of(w + (c * g->o + (valid ? o : 0)) * kk, kk, kk, valid, true, r);
                 for (int64_t k = 0; k < kk; k++) _mm512_store_ps(d + SLOT(c, k) * f->ob, r[k]);
             }
         } else {
