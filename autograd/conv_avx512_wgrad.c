@@ -28,7 +28,8 @@
 typedef struct wg_plan {
     int v;               /* vectors of output channels per tile */
     int64_t ob;          /* output channels per tile: 16 v */
-    int64_t nob, ncb, t; /* blocks of o and of c, input channels per block (the last may have fewer) */
+    int64_t nob, ncb, t; /* blocks of o and of c, the most input channels of a block */
+    bool row_tile;       /* one tile holds a whole kernel row: columns (kj, c), kw c <= the tile's T */
     int64_t opad;        /* o rounded up to ob: the gradient copy's pixel stride */
     int64_t hp, wq;      /* rows and columns of the bordered input */
 } wg_plan;
@@ -37,8 +38,11 @@ typedef struct wg_plan {
 static double wg_use(int64_t o, int64_t ob) { return (double)o / (double)((o + ob - 1) / ob * ob); }
 
 /* Four vectors of o when they fill as well as two: per pixel 4 loads and T <= 6 broadcasts feed
- * 4 T multiply-adds, against 2 loads and T <= 12 broadcasts for 2 T (the broadcasts, one per two
- * multiply-adds, held the two-vector tile a quarter below the forward's rate). */
+ * 4 T multiply-adds, against 2 loads and T <= 12 broadcasts for 2 T.  Blocks of c differ in size by
+ * one at most (6, ..., 6, 2 for 32 channels ran its last block at half the rate).  With few input
+ * channels (a first layer's one), the T columns of a tile are a whole kernel row's taps and
+ * channels, (kj, c) at kj C + c: with dilation 1 those are T neighbouring floats of the channels-last
+ * copy, as the channels of one tap are, and the tile gets T columns instead of C. */
 static wg_plan wg_plan_of(const vs_conv_fast *g)
 {
     wg_plan f;
@@ -46,6 +50,7 @@ static wg_plan wg_plan_of(const vs_conv_fast *g)
     f.ob = 16 * f.v;
     const int64_t tmax = f.v == 4 ? 6 : T_MAX;
     f.nob = (g->o + f.ob - 1) / f.ob;
+    f.row_tile = g->dw == 1 && g->kw * g->c <= tmax;
     f.ncb = (g->c + tmax - 1) / tmax;
     f.t = (g->c + f.ncb - 1) / f.ncb;
     f.opad = f.nob * f.ob;
@@ -202,8 +207,8 @@ typedef struct wg_task {
 
 static wg_task wg_task_of(const vs_conv_fast *g, const wg_plan *f, int64_t task)
 {
-    const int64_t cb = task / g->kh % f->ncb, ob = task / g->kh / f->ncb, c0 = cb * f->t;
-    return (wg_task){task % g->kh, c0, g->c - c0 < f->t ? g->c - c0 : f->t, ob * f->ob};
+    const int64_t cb = task / g->kh % f->ncb, ob = task / g->kh / f->ncb, c0 = cb * g->c / f->ncb;
+    return (wg_task){task % g->kh, c0, (cb + 1) * g->c / f->ncb - c0, ob * f->ob};
 }
 
 /* Tasks [b, e): task = (o block, c block, kernel row ki), image by image: each image's copies
@@ -229,6 +234,17 @@ static void wg_tasks(void *ctx, int64_t b, int64_t e)
             wg_args a = {.ow = g->ow, .opad = f->opad, .row = g->sh * f->wq * g->c, .col = g->sw * g->c};
             vs_conv_reach(g->oh, g->sh, k.ki * g->dh - g->ph, g->h, &a.i0, &a.i1);
             a.gy = j->gyt + n * px * f->opad + k.o0;
+            if (f->row_tile) {
+                /* the pixels some tap of the row reaches; the others' taps read the zero border,
+                 * adding exact zeros: the same sums */
+                int64_t lo;
+                vs_conv_reach(g->ow, g->sw, (g->kw - 1) * g->dw - g->pw, g->w, &a.j0, &lo);
+                vs_conv_reach(g->ow, g->sw, -g->pw, g->w, &lo, &a.j1);
+                a.x = j->xt + n * img + k.ki * g->dh * f->wq * g->c;
+                a.acc = acc + (task - b) * per_task;
+                WG_TILES[f->v / 4][g->kw * g->c](&a);
+                continue;
+            }
             for (int64_t kj = 0; kj < g->kw; kj++) {
                 vs_conv_reach(g->ow, g->sw, kj * g->dw - g->pw, g->w, &a.j0, &a.j1);
                 a.x = j->xt + n * img + (k.ki * g->dh * f->wq + kj * g->dw) * g->c + k.c0;
@@ -238,16 +254,17 @@ static void wg_tasks(void *ctx, int64_t b, int64_t e)
         }
     for (int64_t task = b; task < e; task++) {
         const wg_task k = wg_task_of(g, f, task);
-        /* dw[o, c, ki, kj] = lane o - o0 of vector (o - o0) / 16 of tile kj, column c - c0: written
-         * in dw's order (kj fastest), not the tiles' (o fastest strides dw by c kh kw floats a
-         * store: a page apart for 64 channels and 4 x 4 kernels) */
-        const int64_t no = g->o - k.o0 < f->ob ? g->o - k.o0 : f->ob, tile = f->v * k.nt * 16;
+        /* dw[o, c, ki, kj] = lane o - o0 of vector (o - o0) / 16, column c - c0, of tile kj (a row
+         * tile: its column kj C + c): written in dw's order (kj fastest), not the tiles' (o fastest
+         * strides dw by c kh kw floats a store: a page apart for 64 channels and 4 x 4 kernels) */
+        const int64_t no = g->o - k.o0 < f->ob ? g->o - k.o0 : f->ob;
+        const int64_t per_kj = 16 * (f->row_tile ? g->c : f->v * k.nt), per_v = 16 * (f->row_tile ? g->kw * g->c : k.nt);
         const float *s = (const float *)(acc + (task - b) * per_task);
         for (int64_t l = 0; l < no; l++)
             for (int64_t t = 0; t < k.nt; t++) {
                 float *d = j->dw + (((k.o0 + l) * g->c + k.c0 + t) * g->kh + k.ki) * g->kw;
-                const float *st = s + ((l / 16) * k.nt + t) * 16 + l % 16;
-                for (int64_t kj = 0; kj < g->kw; kj++) d[kj] = st[kj * tile];
+                const float *st = s + (l / 16) * per_v + t * 16 + l % 16;
+                for (int64_t kj = 0; kj < g->kw; kj++) d[kj] = st[kj * per_kj];
             }
     }
     free(owned);
