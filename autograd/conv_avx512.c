@@ -407,8 +407,16 @@ static bool tap_lists_build(const vs_conv_fast *g, const fast_plan *f, tap_lists
     return true;
 }
 
+/* Where output (n, o, i, j) lies: y + n img + o plane + i row + j col floats (col 1 or 2, or any
+ * other stride through a scatter): the dense [n, o, oh, ow] tensor, or the places of one output
+ * phase of a strided transpose in the whole output. */
+typedef struct out_layout {
+    int64_t img, plane, row, col;
+} out_layout;
+
 typedef struct fast_job {
     const vs_conv_fast *g;
+    out_layout lay;
     const fast_plan *f;
     const float *x, *packed, *bias;
     const uint16_t *pad_mask; /* see pad_masks */
@@ -419,16 +427,32 @@ typedef struct fast_job {
 } fast_job;
 
 /* The tile's np pixels x no channels (out: channel-major, 16 floats a channel) into the output
- * rows at y, plane floats apart: y = out + (accumulate ? y : bias, or 0 without one). */
+ * rows at y, plane floats apart, pixels col floats apart: y = out + (accumulate ? y : bias, or 0
+ * without one).  Column stride 2 (a stride-2 transpose's output phase): each half of the pixels
+ * spread over the even lanes of 16 floats by one expanding move. */
 T512 static void store_tile(const float *restrict out, int64_t np, int64_t no, bool accumulate, const float *bias,
-                            float *restrict y, int64_t plane)
+                            float *restrict y, int64_t plane, int64_t col)
 {
     const __mmask16 m = (__mmask16)((1u << np) - 1);
+    const __mmask16 even = 0x5555, mlo = (__mmask16)(even & ((1u << (2 * (np < 8 ? np : 8))) - 1)),
+                    mhi = (__mmask16)(np > 8 ? even & ((1u << (2 * (np - 8))) - 1) : 0);
+    const __m512i lanes = _mm512_mullo_epi32(_mm512_set_epi32(15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0),
+                                             _mm512_set1_epi32((int)col));
     for (int64_t l = 0; l < no; l++) {
         float *restrict d = y + l * plane;
         const __m512 s = _mm512_loadu_ps(out + l * 16); /* row r of a two-row tile starts at out + 7 r */
-        const __m512 base = accumulate ? _mm512_maskz_loadu_ps(m, d) : _mm512_set1_ps(bias ? bias[l] : 0.0f);
-        _mm512_mask_storeu_ps(d, m, _mm512_add_ps(base, s));
+        const __m512 b = _mm512_set1_ps(bias ? bias[l] : 0.0f);
+        if (col == 1) {
+            const __m512 base = accumulate ? _mm512_maskz_loadu_ps(m, d) : b;
+            _mm512_mask_storeu_ps(d, m, _mm512_add_ps(base, s));
+        } else if (col == 2) {
+            const __m512 lo = _mm512_maskz_expand_ps(even, s), hi = _mm512_maskz_expand_ps(even, _mm512_shuffle_f32x4(s, s, 0xee));
+            _mm512_mask_storeu_ps(d, mlo, _mm512_add_ps(accumulate ? _mm512_maskz_loadu_ps(mlo, d) : b, lo));
+            if (mhi) _mm512_mask_storeu_ps(d + 16, mhi, _mm512_add_ps(accumulate ? _mm512_maskz_loadu_ps(mhi, d + 16) : b, hi));
+        } else {
+            const __m512 base = accumulate ? _mm512_mask_i32gather_ps(_mm512_setzero_ps(), m, lanes, d, 4) : b;
+            _mm512_mask_i32scatter_ps(d, m, lanes, _mm512_add_ps(base, s), 4);
+        }
     }
 }
 
@@ -462,18 +486,20 @@ static void images_range(void *ctx, int64_t begin, int64_t end)
                     const int64_t kind = L->row_kind[i / f->r] * L->ncol_kinds + L->col_kind[j0 / f->p];
                     a.taps = L->taps + kind * kk;
                     a.ntaps = L->count[kind];
-                    const int64_t np = g->ow - j0 < f->p ? g->ow - j0 : f->p, plane = g->oh * g->ow;
-                    float *y = j->y + ((n * g->o + o0) * g->oh + i) * g->ow + j0;
+                    const out_layout *lay = &j->lay;
+                    const int64_t np = g->ow - j0 < f->p ? g->ow - j0 : f->p;
+                    float *y = j->y + n * lay->img + o0 * lay->plane + i * lay->row + j0 * lay->col;
                     /* the output rows are seldom in cache: ask for them now, so that they arrive
                      * while the tile computes instead of stalling its stores */
                     for (int64_t r = 0; r < f->r && i + r < g->oh; r++)
                         for (int64_t l = 0; l < no; l++) {
-                            __builtin_prefetch(y + l * plane + r * g->ow, 1, 3);
-                            __builtin_prefetch(y + l * plane + r * g->ow + np - 1, 1, 3);
+                            __builtin_prefetch(y + l * lay->plane + r * lay->row, 1, 3);
+                            __builtin_prefetch(y + l * lay->plane + r * lay->row + (np - 1) * lay->col, 1, 3);
                         }
                     tile(&a);
                     for (int64_t r = 0; r < f->r && i + r < g->oh; r++)
-                        store_tile(out + r * f->p, np, no, j->accumulate, j->bias ? j->bias + o0 : NULL, y + r * g->ow, plane);
+                        store_tile(out + r * f->p, np, no, j->accumulate, j->bias ? j->bias + o0 : NULL, y + r * lay->row, lay->plane,
+                                   lay->col);
                 }
         }
     }
@@ -493,10 +519,11 @@ bool vs_conv_avx512_fits(const vs_conv_fast *g)
 #endif
 }
 
-bool vs_conv_avx512_forward(const vs_conv_fast *g, const float *x, const float *w, const float *bias, bool accumulate,
-                            float *y)
-{
 #if defined(__x86_64__) && defined(__GNUC__)
+/* y = (accumulate ? y : bias, or 0) + conv(x, W), the output laid out as lay says. */
+static bool forward_into(const vs_conv_fast *g, const float *x, const float *w, const float *bias, bool accumulate, float *y,
+                         const out_layout *lay)
+{
     const fast_plan f = plan_of(g);
     tap_lists lists;
     if (!tap_lists_build(g, &f, &lists)) return false;
@@ -511,7 +538,7 @@ bool vs_conv_avx512_forward(const vs_conv_fast *g, const float *x, const float *
     uint16_t *mask = (uint16_t *)(packed + floats);
     pad_masks(g, &f, mask);
     fast_job j = {.g = g, .f = &f, .x = x, .packed = packed, .bias = bias, .pad_mask = mask, .lists = &lists,
-                  .accumulate = accumulate, .y = y};
+                  .accumulate = accumulate, .y = y, .lay = *lay};
     /* chunks of a few images: the slack of the bordered copy is cleared once a chunk */
     if (g->n <= 1)
         images_range(&j, 0, g->n);
@@ -520,6 +547,15 @@ bool vs_conv_avx512_forward(const vs_conv_fast *g, const float *x, const float *
     free(owned);
     tap_lists_free(&lists);
     return !j.failed;
+}
+#endif
+
+bool vs_conv_avx512_forward(const vs_conv_fast *g, const float *x, const float *w, const float *bias, bool accumulate,
+                            float *y)
+{
+#if defined(__x86_64__) && defined(__GNUC__)
+    const out_layout dense = {g->o * g->oh * g->ow, g->oh * g->ow, g->ow, 1};
+    return forward_into(g, x, w, bias, accumulate, y, &dense);
 #else
     (void)g, (void)x, (void)w, (void)bias, (void)accumulate, (void)y;
     return false;
@@ -625,35 +661,13 @@ static void phase_kernel(const phase_taps *p)
                         p->w[((o * g->c + c) * g->kh + p->r0 + g->sh * m) * g->kw + p->q0 + g->sw * q];
 }
 
-typedef struct phase_scatter {
-    const vs_conv_fast *g;
-    const phase_dim *rows, *cols;
-    const float *buf; /* the phase's output [n c][rows.count][cols.count] */
-    float *dx;
-} phase_scatter;
-
-/* Planes [b, e) of n c: dx's rows y0 + Y sh, columns x0 + X sw += the phase's output (disjoint
- * places for each phase, so the planes can go to any thread). */
-static void scatter_planes(void *ctx, int64_t b, int64_t e)
-{
-    const phase_scatter *p = ctx;
-    const vs_conv_fast *g = p->g;
-    for (int64_t nc = b; nc < e; nc++)
-        for (int64_t y = 0; y < p->rows->count; y++) {
-            float *d = p->dx + (nc * g->h + p->rows->y0 + y * g->sh) * g->w + p->cols->y0;
-            const float *s = p->buf + (nc * p->rows->count + y) * p->cols->count;
-            for (int64_t x = 0; x < p->cols->count; x++) d[x * g->sw] += s[x];
-        }
-}
-
 bool vs_conv_avx512_transpose(const vs_conv_fast *g, const float *gy, const float *w, float *dx)
 {
-    const int64_t ph_max = (g->h + g->sh - 1) / g->sh, pw_max = (g->w + g->sw - 1) / g->sw;
+#if defined(__x86_64__) && defined(__GNUC__)
     const int64_t mh = (g->kh + g->sh - 1) / g->sh, mw = (g->kw + g->sw - 1) / g->sw;
-    const size_t out = (size_t)(g->n * g->c * ph_max * pw_max), sub = (size_t)(g->o * g->c * mh * mw);
     void *owned;
-    float *buf = vs_scratch_or_own(VS_SCRATCH_CONV_PARTS, (out + sub) * sizeof(float), &owned), *ws = buf + out;
-    if (!buf) return false;
+    float *ws = vs_scratch_or_own(VS_SCRATCH_CONV_PARTS, (size_t)(g->o * g->c * mh * mw) * sizeof(float), &owned);
+    if (!ws) return false;
     bool ok = true;
     for (int64_t ry = 0; ry < g->sh && ok; ry++)
         for (int64_t rx = 0; rx < g->sw && ok; rx++) {
@@ -662,11 +676,15 @@ bool vs_conv_avx512_transpose(const vs_conv_fast *g, const float *gy, const floa
             if (!phase_at(g, ry, rx, &rows, &cols, &pc)) continue;
             phase_taps pt = {g, &rows, &cols, (ry + g->ph) % g->sh, (rx + g->pw) % g->sw, w, ws};
             phase_kernel(&pt);
-            ok = vs_conv_avx512_forward(&pc, gy, ws, NULL, false, buf);
-            phase_scatter sc = {g, &rows, &cols, buf, dx};
-            /* the phases' own convs are split over images; this was the serial part */
-            if (ok) vs_parallel_for(g->n * g->c, 64, scatter_planes, &sc);
+            /* the phase's outputs added straight into dx's rows y0 + Y sh, columns x0 + X sw (a
+             * buffer and a pass over it was a tenth of the transpose) */
+            const out_layout lay = {g->c * g->h * g->w, g->h * g->w, g->sh * g->w, g->sw};
+            ok = forward_into(&pc, gy, ws, NULL, true, dx + rows.y0 * g->w + cols.y0, &lay);
         }
     free(owned);
     return ok;
+#else
+    (void)g, (void)gy, (void)w, (void)dx;
+    return false;
+#endif
 }

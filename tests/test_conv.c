@@ -169,6 +169,17 @@ static const geom GEOMS[] = {
     {2, 64, 7, 7, 32, 3, 3, 1, 1, 1, 1, 1, 1, 1},
     {2, 32, 13, 13, 16, 3, 3, 2, 2, 1, 1, 1, 1, 1},
     {2, 64, 14, 13, 16, 4, 4, 2, 2, 1, 1, 1, 1, 1},
+    /* The AVX-512 weight gradient's tiles: one or two input channels (a whole kernel row per tile,
+     * two and four vectors of output channels, taps reaching past the image), channels that are
+     * no multiple of 16 in the channels-last copies (20; 70 in blocks of 5 and 6), an odd width;
+     * and a stride-2 transpose to 32 channels on rows of 14 (tall tiles: each half of a row's
+     * pixels spread into dx's columns). */
+    {2, 1, 28, 28, 32, 6, 6, 2, 2, 2, 2, 1, 1, 1},
+    {2, 1, 27, 28, 64, 4, 4, 2, 2, 1, 1, 1, 1, 1},
+    {2, 2, 9, 11, 48, 3, 3, 1, 1, 3, 0, 1, 1, 1},
+    {3, 20, 7, 9, 32, 3, 3, 1, 1, 1, 1, 1, 1, 1},
+    {2, 70, 7, 7, 64, 3, 3, 1, 1, 0, 0, 1, 1, 1},
+    {2, 32, 28, 28, 16, 4, 4, 2, 2, 1, 1, 1, 1, 1},
 };
 #define N_GEOMS (int)(sizeof GEOMS / sizeof GEOMS[0])
 
