@@ -65,6 +65,7 @@ typedef struct wg_args {
     int64_t ow, opad, row, col; /* row, col: floats between input rows, columns (sh, sw apart) */
     int64_t i0, i1, j0, j1;     /* the output pixels whose tap lands on the image, not the border */
     __m512 *acc;                /* V T running sums: acc[v T + t] */
+    bool first;                 /* the first image: the sums start at zero, acc is not read */
 } wg_args;
 
 /* acc[v T + t] += sum over the image's pixels of gy[pixel][16 v ..] x[pixel's tap][t]. */
@@ -74,7 +75,7 @@ static inline __attribute__((always_inline)) T512 void wg_body(const wg_args *a,
 #pragma GCC unroll 16
     for (int v = 0; v < V; v++)
 #pragma GCC unroll 16
-        for (int t = 0; t < T; t++) s[v][t] = a->acc[v * T + t];
+        for (int t = 0; t < T; t++) s[v][t] = a->first ? _mm512_setzero_ps() : a->acc[v * T + t];
     for (int64_t i = a->i0; i < a->i1; i++) {
         const float *xs = a->x + i * a->row + a->j0 * a->col, *gy = a->gy + (i * a->ow + a->j0) * a->opad;
         for (int64_t j = a->j0; j < a->j1; j++, gy += a->opad, xs += a->col) {
@@ -226,12 +227,11 @@ static void wg_tasks(void *ctx, int64_t b, int64_t e)
         j->failed = 1;
         return;
     }
-    memset(acc, 0, (size_t)((e - b) * per_task) * sizeof(__m512));
     const int64_t img = f->hp * f->wq * g->c, px = g->oh * g->ow;
     for (int64_t n = 0; n < g->n; n++)
         for (int64_t task = b; task < e; task++) {
             const wg_task k = wg_task_of(g, f, task);
-            wg_args a = {.ow = g->ow, .opad = f->opad, .row = g->sh * f->wq * g->c, .col = g->sw * g->c};
+            wg_args a = {.ow = g->ow, .opad = f->opad, .row = g->sh * f->wq * g->c, .col = g->sw * g->c, .first = n == 0};
             vs_conv_reach(g->oh, g->sh, k.ki * g->dh - g->ph, g->h, &a.i0, &a.i1);
             a.gy = j->gyt + n * px * f->opad + k.o0;
             if (f->row_tile) {
@@ -295,6 +295,10 @@ bool vs_conv_avx512_weight_grad_fits(const vs_conv_fast *g)
 bool vs_conv_avx512_weight_grad(const vs_conv_fast *g, const float *x, const float *gy, float *dw)
 {
 #if defined(__x86_64__) && defined(__GNUC__)
+    if (g->n == 0) { /* no image writes the sums */
+        memset(dw, 0, (size_t)(g->o * g->c * g->kh * g->kw) * sizeof(float));
+        return true;
+    }
     const wg_plan f = wg_plan_of(g);
     size_t ngy = (size_t)(g->n * g->oh * g->ow * f.opad), nx = (size_t)(g->n * f.hp * f.wq * g->c);
     void *owned;
