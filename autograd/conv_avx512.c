@@ -414,15 +414,25 @@ typedef struct out_layout {
     int64_t img, plane, row, col;
 } out_layout;
 
-typedef struct fast_job {
-    const vs_conv_fast *g;
-    out_layout lay;
-    const fast_plan *f;
-    const float *x, *packed, *bias;
-    const uint16_t *pad_mask; /* see pad_masks */
-    const tap_lists *lists;
-    bool accumulate;
+/* One convolution of a job: its geometry, plan, tap lists, packed weights and output.  The parts
+ * of a job read the same input with the same border (the output phases of a strided transpose),
+ * so each image is bordered once for all of them. */
+typedef struct conv_part {
+    vs_conv_fast g;
+    fast_plan f;
+    tap_lists lists;
+    float *packed;
     float *y;
+    out_layout lay;
+} conv_part;
+
+typedef struct fast_job {
+    const conv_part *parts;
+    int64_t nparts;
+    int64_t img; /* floats of the bordered copy: the most any part reads */
+    const float *x, *bias;
+    const uint16_t *pad_mask; /* see pad_masks */
+    bool accumulate;
     volatile int failed;
 } fast_job;
 
@@ -456,54 +466,112 @@ T512 static void store_tile(const float *restrict out, int64_t np, int64_t no, b
     }
 }
 
-/* Images [begin, end): bordered into this thread's scratch, then tile by tile. */
+/* Part p's tiles of one image, read from its bordered copy pad. */
+static void part_image(const fast_job *j, const conv_part *p, int64_t n, const float *pad, float *out)
+{
+    const vs_conv_fast *g = &p->g;
+    const fast_plan *f = &p->f;
+    const tap_lists *L = &p->lists;
+    const out_layout *lay = &p->lay;
+    const tile_fn tile = tile_for(f, g->sw);
+    const int64_t kk = g->kh * g->kw;
+    tile_args a = {.c = g->c, .plane = f->plane, .sw = g->sw, .rs = g->sh * f->wq, .out = out};
+    for (int64_t b = 0; b < f->nob; b++) {
+        a.w = p->packed + b * f->taps * f->ob;
+        const int64_t o0 = b * f->ob, no = g->o - o0 < f->ob ? g->o - o0 : f->ob;
+        for (int64_t i = 0; i < g->oh; i += f->r)
+            for (int64_t j0 = 0; j0 < g->ow; j0 += f->p) {
+                a.x = pad + (i + g->y0) * g->sh * f->wq + (j0 + g->x0) * g->sw;
+                const int64_t kind = L->row_kind[i / f->r] * L->ncol_kinds + L->col_kind[j0 / f->p];
+                a.taps = L->taps + kind * kk;
+                a.ntaps = L->count[kind];
+                const int64_t np = g->ow - j0 < f->p ? g->ow - j0 : f->p;
+                float *y = p->y + n * lay->img + o0 * lay->plane + i * lay->row + j0 * lay->col;
+                /* the output rows are seldom in cache: ask for them now, so that they arrive
+                 * while the tile computes instead of stalling its stores */
+                for (int64_t r = 0; r < f->r && i + r < g->oh; r++)
+                    for (int64_t l = 0; l < no; l++) {
+                        __builtin_prefetch(y + l * lay->plane + r * lay->row, 1, 3);
+                        __builtin_prefetch(y + l * lay->plane + r * lay->row + (np - 1) * lay->col, 1, 3);
+                    }
+                tile(&a);
+                for (int64_t r = 0; r < f->r && i + r < g->oh; r++)
+                    store_tile(out + r * f->p, np, no, j->accumulate, j->bias ? j->bias + o0 : NULL, y + r * lay->row, lay->plane,
+                               lay->col);
+            }
+    }
+}
+
+/* Images [begin, end): bordered into this thread's scratch once, then every part tile by tile. */
 static void images_range(void *ctx, int64_t begin, int64_t end)
 {
     fast_job *j = ctx;
-    const vs_conv_fast *g = j->g;
-    const fast_plan *f = j->f;
-    const tile_fn tile = tile_for(f, g->sw);
+    const vs_conv_fast *g = &j->parts[0].g;
+    const fast_plan *f = &j->parts[0].f;
     void *owned;
-    float *pad = vs_scratch_or_own(VS_SCRATCH_CONV, (size_t)f->img * sizeof(float), &owned);
+    float *pad = vs_scratch_or_own(VS_SCRATCH_CONV, (size_t)j->img * sizeof(float), &owned);
     if (!pad) {
         j->failed = 1;
         return;
     }
     float out[TILE_MAX_FLOATS] __attribute__((aligned(64)));
-    const tap_lists *L = j->lists;
-    const int64_t kk = g->kh * g->kw;
-    tile_args a = {.c = g->c, .plane = f->plane, .sw = g->sw, .rs = g->sh * f->wq, .out = out};
     /* the slack past the last plane (pad_image writes the planes, borders included) */
-    memset(pad + g->c * f->plane, 0, (size_t)(f->img - g->c * f->plane) * sizeof(float));
+    memset(pad + g->c * f->plane, 0, (size_t)(j->img - g->c * f->plane) * sizeof(float));
     for (int64_t n = begin; n < end; n++) {
         pad_image(g, f, j->pad_mask, j->x + n * g->c * g->h * g->w, pad);
-        for (int64_t b = 0; b < f->nob; b++) {
-            a.w = j->packed + b * f->taps * f->ob;
-            const int64_t o0 = b * f->ob, no = g->o - o0 < f->ob ? g->o - o0 : f->ob;
-            for (int64_t i = 0; i < g->oh; i += f->r)
-                for (int64_t j0 = 0; j0 < g->ow; j0 += f->p) {
-                    a.x = pad + (i + g->y0) * g->sh * f->wq + (j0 + g->x0) * g->sw;
-                    const int64_t kind = L->row_kind[i / f->r] * L->ncol_kinds + L->col_kind[j0 / f->p];
-                    a.taps = L->taps + kind * kk;
-                    a.ntaps = L->count[kind];
-                    const out_layout *lay = &j->lay;
-                    const int64_t np = g->ow - j0 < f->p ? g->ow - j0 : f->p;
-                    float *y = j->y + n * lay->img + o0 * lay->plane + i * lay->row + j0 * lay->col;
-                    /* the output rows are seldom in cache: ask for them now, so that they arrive
-                     * while the tile computes instead of stalling its stores */
-                    for (int64_t r = 0; r < f->r && i + r < g->oh; r++)
-                        for (int64_t l = 0; l < no; l++) {
-                            __builtin_prefetch(y + l * lay->plane + r * lay->row, 1, 3);
-                            __builtin_prefetch(y + l * lay->plane + r * lay->row + (np - 1) * lay->col, 1, 3);
-                        }
-                    tile(&a);
-                    for (int64_t r = 0; r < f->r && i + r < g->oh; r++)
-                        store_tile(out + r * f->p, np, no, j->accumulate, j->bias ? j->bias + o0 : NULL, y + r * lay->row, lay->plane,
-                                   lay->col);
-                }
-        }
+        for (int64_t q = 0; q < j->nparts; q++) part_image(j, &j->parts[q], n, pad, out);
     }
     free(owned);
+}
+
+static void parts_free(conv_part *parts, int64_t np)
+{
+    for (int64_t q = 0; q < np; q++) tap_lists_free(&parts[q].lists);
+}
+
+/* The plans and tap lists of parts [0, np) (g, y and lay set), their packed weights' places in one
+ * block with the border mask after them (*mem, free it and then parts_free); false when out of
+ * memory. */
+static bool parts_prepare(conv_part *parts, int64_t np, uint16_t **mask, void **mem)
+{
+    size_t floats = 0;
+    for (int64_t q = 0; q < np; q++) parts[q].lists = (tap_lists){0};
+    for (int64_t q = 0; q < np; q++) {
+        parts[q].f = plan_of(&parts[q].g);
+        if (!tap_lists_build(&parts[q].g, &parts[q].f, &parts[q].lists)) {
+            parts_free(parts, q);
+            return false;
+        }
+        floats += (size_t)(parts[q].f.nob * parts[q].f.taps * parts[q].f.ob);
+    }
+    const size_t chunks = (size_t)(parts[0].f.plane + 15) / 16;
+    float *packed = vs_scratch_or_own(VS_SCRATCH_CONV_WEIGHTS, floats * sizeof(float) + chunks * sizeof(uint16_t), mem);
+    if (!packed) {
+        parts_free(parts, np);
+        return false;
+    }
+    for (int64_t q = 0; q < np; q++) {
+        parts[q].packed = packed;
+        packed += parts[q].f.nob * parts[q].f.taps * parts[q].f.ob;
+    }
+    *mask = (uint16_t *)packed;
+    pad_masks(&parts[0].g, &parts[0].f, *mask);
+    return true;
+}
+
+/* y = (accumulate ? y : bias, or 0) + conv(x, W) for every part (weights packed); false when out
+ * of memory. */
+static bool parts_run(const conv_part *parts, int64_t np, const uint16_t *mask, const float *x, const float *bias, bool accumulate)
+{
+    fast_job j = {.parts = parts, .nparts = np, .x = x, .bias = bias, .pad_mask = mask, .accumulate = accumulate};
+    for (int64_t q = 0; q < np; q++) j.img = parts[q].f.img > j.img ? parts[q].f.img : j.img;
+    const int64_t n = parts[0].g.n;
+    /* chunks of a few images: the slack of the bordered copy is cleared once a chunk */
+    if (n <= 1)
+        images_range(&j, 0, n);
+    else
+        vs_parallel_for(n, (n + 15) / 16, images_range, &j);
+    return !j.failed;
 }
 #endif
 
@@ -519,43 +587,19 @@ bool vs_conv_avx512_fits(const vs_conv_fast *g)
 #endif
 }
 
-#if defined(__x86_64__) && defined(__GNUC__)
-/* y = (accumulate ? y : bias, or 0) + conv(x, W), the output laid out as lay says. */
-static bool forward_into(const vs_conv_fast *g, const float *x, const float *w, const float *bias, bool accumulate, float *y,
-                         const out_layout *lay)
-{
-    const fast_plan f = plan_of(g);
-    tap_lists lists;
-    if (!tap_lists_build(g, &f, &lists)) return false;
-    void *owned;
-    const size_t floats = (size_t)(f.nob * f.taps * f.ob), chunks = (size_t)(f.plane + 15) / 16;
-    float *packed = vs_scratch_or_own(VS_SCRATCH_CONV_WEIGHTS, floats * sizeof(float) + chunks * sizeof(uint16_t), &owned);
-    if (!packed) {
-        tap_lists_free(&lists);
-        return false;
-    }
-    pack_weights(g, &f, w, packed);
-    uint16_t *mask = (uint16_t *)(packed + floats);
-    pad_masks(g, &f, mask);
-    fast_job j = {.g = g, .f = &f, .x = x, .packed = packed, .bias = bias, .pad_mask = mask, .lists = &lists,
-                  .accumulate = accumulate, .y = y, .lay = *lay};
-    /* chunks of a few images: the slack of the bordered copy is cleared once a chunk */
-    if (g->n <= 1)
-        images_range(&j, 0, g->n);
-    else
-        vs_parallel_for(g->n, (g->n + 15) / 16, images_range, &j);
-    free(owned);
-    tap_lists_free(&lists);
-    return !j.failed;
-}
-#endif
-
 bool vs_conv_avx512_forward(const vs_conv_fast *g, const float *x, const float *w, const float *bias, bool accumulate,
                             float *y)
 {
 #if defined(__x86_64__) && defined(__GNUC__)
-    const out_layout dense = {g->o * g->oh * g->ow, g->oh * g->ow, g->ow, 1};
-    return forward_into(g, x, w, bias, accumulate, y, &dense);
+    conv_part p = {.g = *g, .y = y, .lay = {g->o * g->oh * g->ow, g->oh * g->ow, g->ow, 1}};
+    uint16_t *mask;
+    void *owned;
+    if (!parts_prepare(&p, 1, &mask, &owned)) return false;
+    pack_weights(&p.g, &p.f, w, p.packed);
+    const bool ok = parts_run(&p, 1, mask, x, bias, accumulate);
+    free(owned);
+    parts_free(&p, 1);
+    return ok;
 #else
     (void)g, (void)x, (void)w, (void)bias, (void)accumulate, (void)y;
     return false;
@@ -664,24 +708,49 @@ static void phase_kernel(const phase_taps *p)
 bool vs_conv_avx512_transpose(const vs_conv_fast *g, const float *gy, const float *w, float *dx)
 {
 #if defined(__x86_64__) && defined(__GNUC__)
+    /* every phase's stride-1 conv of gy, bordered as much as the widest needs (a phase with
+     * fewer taps starts that much further in: the same input rows), so that gy is bordered once
+     * per image for all of them; each adds its outputs straight into dx's rows y0 + Y sh, columns
+     * x0 + X sw (a buffer and a pass over it was a tenth of the transpose) */
+    conv_part *parts = malloc((size_t)(g->sh * g->sw) * sizeof *parts);
     const int64_t mh = (g->kh + g->sh - 1) / g->sh, mw = (g->kw + g->sw - 1) / g->sw;
-    void *owned;
-    float *ws = vs_scratch_or_own(VS_SCRATCH_CONV_PARTS, (size_t)(g->o * g->c * mh * mw) * sizeof(float), &owned);
-    if (!ws) return false;
-    bool ok = true;
+    void *owned_ws, *owned = NULL;
+    float *ws = vs_scratch_or_own(VS_SCRATCH_CONV_PARTS, (size_t)(g->o * g->c * mh * mw) * sizeof(float), &owned_ws);
+    bool ok = parts && ws;
+    int64_t np = 0, bh = 0, bw = 0;
+    uint16_t *mask;
     for (int64_t ry = 0; ry < g->sh && ok; ry++)
-        for (int64_t rx = 0; rx < g->sw && ok; rx++) {
+        for (int64_t rx = 0; rx < g->sw; rx++) {
+            phase_dim rows, cols;
+            if (!phase_at(g, ry, rx, &rows, &cols, &parts[np].g)) continue;
+            parts[np].y = dx + rows.y0 * g->w + cols.y0;
+            parts[np].lay = (out_layout){g->c * g->h * g->w, g->h * g->w, g->sh * g->w, g->sw};
+            bh = parts[np].g.ph > bh ? parts[np].g.ph : bh;
+            bw = parts[np].g.pw > bw ? parts[np].g.pw : bw;
+            np++;
+        }
+    for (int64_t q = 0; q < np; q++) {
+        parts[q].g.y0 += bh - parts[q].g.ph, parts[q].g.ph = bh;
+        parts[q].g.x0 += bw - parts[q].g.pw, parts[q].g.pw = bw;
+    }
+    ok = ok && (np == 0 || parts_prepare(parts, np, &mask, &owned));
+    if (ok && np > 0) {
+        for (int64_t q = 0, k = 0; k < g->sh * g->sw; k++) {
+            const int64_t ry = k / g->sw, rx = k % g->sw;
             phase_dim rows, cols;
             vs_conv_fast pc;
             if (!phase_at(g, ry, rx, &rows, &cols, &pc)) continue;
             phase_taps pt = {g, &rows, &cols, (ry + g->ph) % g->sh, (rx + g->pw) % g->sw, w, ws};
             phase_kernel(&pt);
-            /* the phase's outputs added straight into dx's rows y0 + Y sh, columns x0 + X sw (a
-             * buffer and a pass over it was a tenth of the transpose) */
-            const out_layout lay = {g->c * g->h * g->w, g->h * g->w, g->sh * g->w, g->sw};
-            ok = forward_into(&pc, gy, ws, NULL, true, dx + rows.y0 * g->w + cols.y0, &lay);
+            pack_weights(&parts[q].g, &parts[q].f, ws, parts[q].packed);
+            q++;
         }
-    free(owned);
+        ok = parts_run(parts, np, mask, gy, NULL, true);
+        free(owned);
+        parts_free(parts, np);
+    }
+    free(owned_ws);
+    free(parts);
     return ok;
 #else
     (void)g, (void)gy, (void)w, (void)dx;
