@@ -1,12 +1,13 @@
 /* conv_avx512_wgrad.c - the AVX-512F weight gradient of conv2d without an im2col matrix:
  *   dw[o,c,ki,kj] = sum_{n,i,j} gy[n,o,i,j] x[n, c, i sh + ki dh - ph, j sw + kj dw - pw]
  *
- * Both operands are first copied channels-last (through 16 x 16 register transposes): the output
- * gradient as [n][pixel][o] (o padded to whole tiles with zeros), the input zero-bordered as
- * [n][row][column][c].  A register tile is 16 V output channels (V = 4 vectors, or 2 when o fills
- * four poorly) x T input channels at one tap (T <= 6, or 12 with two vectors): per output pixel V
- * vector loads of the gradient, T broadcasts of the input (T neighbouring floats) and V T
- * multiply-adds, over the pixels whose tap lands on the image (the border adds nothing).  A task
+ * The output gradient is first copied channels-last (through 16 x 16 register transposes), as
+ * [n][pixel][o] with o padded to whole tiles with zeros.  A register tile is 16 V output channels
+ * (V = 4 vectors, or 2 when o fills four poorly) x T input channels at one tap (T <= 6, or 12 with
+ * two vectors): per output pixel V vector loads of the gradient, T broadcasts of the input and V T
+ * multiply-adds, over the pixels whose tap lands on the image (the border adds nothing), so the
+ * input is read in place, a broadcast from each of T planes.  A first layer's tiles (one or two
+ * channels) take a whole kernel row instead, from a zero-bordered channels-last copy of the input.  A task
  * owns the taps of one kernel row for one block of o and one of c; it sums over images, then pixels
  * in row order, keeping its tiles in a buffer between images, so every element of dw is one fixed
  * sum whatever the thread count. */
@@ -61,8 +62,8 @@ static wg_plan wg_plan_of(const vs_conv_fast *g)
 
 typedef struct wg_args {
     const float *gy; /* the image's gradient copy at the tile's first output channel */
-    const float *x;  /* the image's input copy at pixel (0, 0) + the tap + the tile's first channel */
-    int64_t ow, opad, row, col; /* row, col: floats between input rows, columns (sh, sw apart) */
+    const float *x;  /* the input at pixel (i0, j0)'s tap, the tile's first column */
+    int64_t ow, opad, row, col, cs; /* floats between input rows, columns (sh, sw apart), the tile's columns */
     int64_t i0, i1, j0, j1;     /* the output pixels whose tap lands on the image, not the border */
     __m512 *acc;                /* V T running sums: acc[v T + t] */
     bool first;                 /* the first image: the sums start at zero, acc is not read */
@@ -77,14 +78,14 @@ static inline __attribute__((always_inline)) T512 void wg_body(const wg_args *a,
 #pragma GCC unroll 16
         for (int t = 0; t < T; t++) s[v][t] = a->first ? _mm512_setzero_ps() : a->acc[v * T + t];
     for (int64_t i = a->i0; i < a->i1; i++) {
-        const float *xs = a->x + i * a->row + a->j0 * a->col, *gy = a->gy + (i * a->ow + a->j0) * a->opad;
+        const float *xs = a->x + (i - a->i0) * a->row, *gy = a->gy + (i * a->ow + a->j0) * a->opad;
         for (int64_t j = a->j0; j < a->j1; j++, gy += a->opad, xs += a->col) {
             __m512 gv[V_MAX];
 #pragma GCC unroll 16
             for (int v = 0; v < V; v++) gv[v] = _mm512_load_ps(gy + 16 * v);
 #pragma GCC unroll 16
             for (int t = 0; t < T; t++) {
-                const __m512 b = _mm512_set1_ps(xs[t]);
+                const __m512 b = _mm512_set1_ps(xs[t * a->cs]);
 #pragma GCC unroll 16
                 for (int v = 0; v < V; v++) s[v][t] = _mm512_fmadd_ps(gv[v], b, s[v][t]);
             }
@@ -227,11 +228,11 @@ static void wg_tasks(void *ctx, int64_t b, int64_t e)
         j->failed = 1;
         return;
     }
-    const int64_t img = f->hp * f->wq * g->c, px = g->oh * g->ow;
+    const int64_t img = f->hp * f->wq * g->c, px = g->oh * g->ow, plane = g->h * g->w;
     for (int64_t n = 0; n < g->n; n++)
         for (int64_t task = b; task < e; task++) {
             const wg_task k = wg_task_of(g, f, task);
-            wg_args a = {.ow = g->ow, .opad = f->opad, .row = g->sh * f->wq * g->c, .col = g->sw * g->c, .first = n == 0};
+            wg_args a = {.ow = g->ow, .opad = f->opad, .first = n == 0};
             vs_conv_reach(g->oh, g->sh, k.ki * g->dh - g->ph, g->h, &a.i0, &a.i1);
             a.gy = j->gyt + n * px * f->opad + k.o0;
             if (f->row_tile) {
@@ -240,14 +241,20 @@ static void wg_tasks(void *ctx, int64_t b, int64_t e)
                 int64_t lo;
                 vs_conv_reach(g->ow, g->sw, (g->kw - 1) * g->dw - g->pw, g->w, &a.j0, &lo);
                 vs_conv_reach(g->ow, g->sw, -g->pw, g->w, &lo, &a.j1);
-                a.x = j->xt + n * img + k.ki * g->dh * f->wq * g->c;
+                a.row = g->sh * f->wq * g->c, a.col = g->sw * g->c, a.cs = 1;
+                a.x = j->xt + n * img + ((a.i0 * g->sh + k.ki * g->dh) * f->wq + a.j0 * g->sw) * g->c;
                 a.acc = acc + (task - b) * per_task;
                 WG_TILES[f->v / 4][g->kw * g->c](&a);
                 continue;
             }
+            /* the input read in place: the tiles' pixels are those whose taps land on the image */
+            a.row = g->sh * g->w, a.col = g->sw, a.cs = plane;
+            const float *xn = j->x + (n * g->c + k.c0) * plane;
             for (int64_t kj = 0; kj < g->kw; kj++) {
                 vs_conv_reach(g->ow, g->sw, kj * g->dw - g->pw, g->w, &a.j0, &a.j1);
-                a.x = j->xt + n * img + (k.ki * g->dh * f->wq + kj * g->dw) * g->c + k.c0;
+                a.x = a.i0 < a.i1 && a.j0 < a.j1
+                          ? xn + (a.i0 * g->sh + k.ki * g->dh - g->ph) * g->w + a.j0 * g->sw + kj * g->dw - g->pw
+                          : xn;
                 a.acc = acc + (task - b) * per_task + kj * f->v * k.nt;
                 WG_TILES[f->v / 4][k.nt](&a);
             }
@@ -300,13 +307,13 @@ bool vs_conv_avx512_weight_grad(const vs_conv_fast *g, const float *x, const flo
         return true;
     }
     const wg_plan f = wg_plan_of(g);
-    size_t ngy = (size_t)(g->n * g->oh * g->ow * f.opad), nx = (size_t)(g->n * f.hp * f.wq * g->c);
+    size_t ngy = (size_t)(g->n * g->oh * g->ow * f.opad), nx = f.row_tile ? (size_t)(g->n * f.hp * f.wq * g->c) : 0;
     void *owned;
     float *buf = vs_scratch_or_own(VS_SCRATCH_CONV_WEIGHTS, (ngy + nx) * sizeof(float), &owned);
     if (!buf) return false;
     wg_job j = {.g = g, .f = &f, .gyt = buf, .xt = buf + ngy, .x = x, .gy = gy, .dw = dw};
     run(&j, g->n, 1, copy_gy);
-    run(&j, g->n, 1, copy_x);
+    if (f.row_tile) run(&j, g->n, 1, copy_x);
     /* two chunks of tasks per thread: few passes over the batch, some room to balance (a task's
      * sums do not depend on its chunk, so neither do the results on the thread count) */
     const int64_t tasks = f.nob * f.ncb * g->kh, chunks = 2 * (int64_t)vs_get_threads();
