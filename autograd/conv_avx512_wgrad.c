@@ -259,19 +259,22 @@ static void wg_tasks(void *ctx, int64_t b, int64_t e)
                 WG_TILES[f->v / 4][k.nt](&a);
             }
         }
-    for (int64_t task = b; task < e; task++) {
-        const wg_task k = wg_task_of(g, f, task);
-        /* dw[o, c, ki, kj] = lane o - o0 of vector (o - o0) / 16, column c - c0, of tile kj (a row
-         * tile: its column kj C + c): written in dw's order (kj fastest), not the tiles' (o fastest
-         * strides dw by c kh kw floats a store: a page apart for 64 channels and 4 x 4 kernels) */
+    /* dw[o, c, ki, kj] = lane o - o0 of vector (o - o0) / 16, column c - c0, of tile kj (a row
+     * tile: its column kj C + c) of task (o0, c0, ki): written in dw's order, the kernel rows of a
+     * run of tasks with the same blocks after one another, not the tiles' (o fastest strides dw by
+     * c kh kw floats a store: a page apart for 64 channels and 4 x 4 kernels) */
+    for (int64_t t0 = b, t1; t0 < e; t0 = t1) {
+        const wg_task k = wg_task_of(g, f, t0);
+        for (t1 = t0 + 1; t1 < e && wg_task_of(g, f, t1).ki > k.ki; t1++) continue;
         const int64_t no = g->o - k.o0 < f->ob ? g->o - k.o0 : f->ob;
         const int64_t per_kj = 16 * (f->row_tile ? g->c : f->v * k.nt), per_v = 16 * (f->row_tile ? g->kw * g->c : k.nt);
-        const float *s = (const float *)(acc + (task - b) * per_task);
         for (int64_t l = 0; l < no; l++)
             for (int64_t t = 0; t < k.nt; t++) {
                 float *d = j->dw + (((k.o0 + l) * g->c + k.c0 + t) * g->kh + k.ki) * g->kw;
-                const float *st = s + (l / 16) * per_v + t * 16 + l % 16;
-                for (int64_t kj = 0; kj < g->kw; kj++) d[kj] = st[kj * per_kj];
+                for (int64_t task = t0; task < t1; task++, d += g->kw) {
+                    const float *st = (const float *)(acc + (task - b) * per_task) + (l / 16) * per_v + t * 16 + l % 16;
+                    for (int64_t kj = 0; kj < g->kw; kj++) d[kj] = st[kj * per_kj];
+                }
             }
     }
     free(owned);
