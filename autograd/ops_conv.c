@@ -626,6 +626,8 @@ static bool conv_run(conv_batch *j, float *dw)
     j->grain = conv_grain(j->g);
     j->chunks = (n + j->grain - 1) / j->grain;
     if (j->kind == CONV_WEIGHT_GRAD) {
+        /* the direct kernels overwrite dw; the lanes of im2col products add into it */
+        memset(dw, 0, (size_t)j->wsize * sizeof(float));
         if (!weight_grad_run(j, dw) && !j->failed) return false;
     } else if (j->chunks <= 1) {
         conv_chunk(j, 0, n);
@@ -849,7 +851,6 @@ vs_tensor *vs_conv2d_weight_grad(vs_tensor *x, vs_tensor *gy, int kh, int kw, co
 
     vs_tensor *dw = vs_alloc(op, 4, (int64_t[]){g.o, g.cg, g.kh, g.kw});
     if (!dw) return NULL;
-    memset(dw->data, 0, (size_t)dw->size * sizeof(float));
     conv_batch job = {.op = op, .g = &g, .kind = CONV_WEIGHT_GRAD, .a = x->data, .b = gy->data, .wsize = dw->size};
     if (!conv_run(&job, dw->data)) {
         vs_tensor_free(dw);
