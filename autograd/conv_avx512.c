@@ -705,7 +705,20 @@ static void phase_kernel(const phase_taps *p)
                         p->w[((o * g->c + c) * g->kh + p->r0 + g->sh * m) * g->kw + p->q0 + g->sw * q];
 }
 
-bool vs_conv_avx512_transpose(const vs_conv_fast *g, const float *gy, const float *w, float *dx)
+bool vs_conv_avx512_transpose_covers(const vs_conv_fast *g)
+{
+    int64_t reached = 0;
+    for (int64_t ry = 0; ry < g->sh; ry++)
+        for (int64_t rx = 0; rx < g->sw; rx++) {
+            phase_dim rows, cols;
+            vs_conv_fast pc;
+            if (phase_at(g, ry, rx, &rows, &cols, &pc)) reached += rows.count * cols.count;
+        }
+    return reached == g->h * g->w;
+}
+
+bool vs_conv_avx512_transpose(const vs_conv_fast *g, const float *gy, const float *w, const float *bias, bool accumulate,
+                              float *dx)
 {
 #if defined(__x86_64__) && defined(__GNUC__)
     /* every phase's stride-1 conv of gy, bordered as much as the widest needs (a phase with
@@ -745,7 +758,7 @@ bool vs_conv_avx512_transpose(const vs_conv_fast *g, const float *gy, const floa
             pack_weights(&parts[q].g, &parts[q].f, ws, parts[q].packed);
             q++;
         }
-        ok = parts_run(parts, np, mask, gy, NULL, true);
+        ok = parts_run(parts, np, mask, gy, bias, accumulate);
         free(owned);
         parts_free(parts, np);
     }
@@ -753,7 +766,7 @@ bool vs_conv_avx512_transpose(const vs_conv_fast *g, const float *gy, const floa
     free(parts);
     return ok;
 #else
-    (void)g, (void)gy, (void)w, (void)dx;
+    (void)g, (void)gy, (void)w, (void)bias, (void)accumulate, (void)dx;
     return false;
 #endif
 }
