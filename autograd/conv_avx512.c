@@ -660,50 +660,51 @@ bool vs_conv_avx512_transpose_fits(const vs_conv_fast *g)
     return true;
 }
 
-typedef struct phase_taps {
+#if defined(__x86_64__) && defined(__GNUC__)
+/* Where tap k = ki kw + kj of the conv2d's kernel goes among the output phases' packed weights:
+ * part (-1: a phase that gets nothing) and its flipped tap t (the phase's m-th row and q-th column
+ * of taps is its tap (M - 1 - m) M' + M' - 1 - q). */
+typedef struct phase_tap {
+    int32_t part, t;
+} phase_tap;
+
+typedef struct phase_pack {
     const vs_conv_fast *g;
-    const phase_dim *rows, *cols;
-    int64_t r0, q0; /* the phase's first kernel row and column */
+    const conv_part *parts;
+    const phase_tap *taps; /* kh kw of them */
     const float *w;
-    float *ws;
-} phase_taps;
+    int64_t groups; /* groups of 16 output channels: the most any part packs */
+} phase_pack;
 
-#if defined(__x86_64__) && defined(__GNUC__)
-/* phase_kernel for kernels of at most 16 taps: each (o, c)'s kernel in one masked load, its
- * phase's taps picked by one permute (float by float, this was 1.5% of a WGAN-GP critic step). */
-T512 static void phase_kernel_16(const phase_taps *p)
+/* Groups [b, e) of 16 of the transpose's output channels (dx's), every phase's packed weights in
+ * one pass over w: the 16 channels' kernels through a register transpose, 16 taps at a time,
+ * each tap's vector stored in its phase's blocked layout (phase by phase, with the phase's taps
+ * picked out first, a third of the transposes' own time went into this). */
+T512 static void pack_phase_groups(void *ctx, int64_t b, int64_t e)
 {
+    const phase_pack *p = ctx;
     const vs_conv_fast *g = p->g;
-    const int64_t kk = g->kh * g->kw, mh = p->rows->taps, mw = p->cols->taps;
-    int32_t pick[16] = {0};
-    for (int64_t m = 0; m < mh; m++)
-        for (int64_t q = 0; q < mw; q++) pick[m * mw + q] = (int32_t)((p->r0 + g->sh * m) * g->kw + p->q0 + g->sw * q);
-    const __m512i idx = _mm512_loadu_si512(pick);
-    const __mmask16 in = (__mmask16)((1u << kk) - 1), out = (__mmask16)((1u << (mh * mw)) - 1);
-    for (int64_t oc = 0; oc < g->o * g->c; oc++)
-        _mm512_mask_storeu_ps(p->ws + oc * mh * mw, out, _mm512_permutexvar_ps(idx, _mm512_maskz_loadu_ps(in, p->w + oc * kk)));
-}
-#endif
-
-/* The phase's taps ki = r0 + s m, kj = q0 + s q, as the [o, c, M, M'] kernel the flipped conv reads
- * (a few microseconds: on the calling thread, not worth a barrier of the pool). */
-static void phase_kernel(const phase_taps *p)
-{
-    const vs_conv_fast *g = p->g;
-    const int64_t mh = p->rows->taps, mw = p->cols->taps;
-#if defined(__x86_64__) && defined(__GNUC__)
-    if (g->kh * g->kw <= 16) {
-        phase_kernel_16(p);
-        return;
+    const int64_t kk = g->kh * g->kw;
+    __m512 r[16];
+    for (int64_t o = 16 * b; o < 16 * e; o += 16) {
+        const int64_t valid = g->c - o < 0 ? 0 : g->c - o < 16 ? g->c - o : 16;
+        for (int64_t c = 0; c < g->o; c++)
+            for (int64_t q = 0; q < kk; q += 16) {
+                const int64_t nq = kk - q < 16 ? kk - q : 16;
+                /* w[c, o + i, tap q + k] for i < 16: the conv2d's weights are [o, c, kh, kw] */
+                vs_columns_of(p->w + (valid ? (c * g->c + o) * kk : 0) + q, kk, nq, valid, false, r);
+                for (int64_t k = 0; k < nq; k++) {
+                    const phase_tap pt = p->taps[q + k];
+                    if (pt.part < 0) continue;
+                    const conv_part *part = &p->parts[pt.part];
+                    const fast_plan *f = &part->f;
+                    if (o >= f->nob * f->ob) continue;
+                    _mm512_store_ps(part->packed + (o / f->ob) * f->taps * f->ob + (pt.t * g->o + c) * f->ob + o % f->ob, r[k]);
+                }
+            }
     }
-#endif
-    for (int64_t o = 0; o < g->o; o++)
-        for (int64_t c = 0; c < g->c; c++)
-            for (int64_t m = 0; m < mh; m++)
-                for (int64_t q = 0; q < mw; q++)
-                    p->ws[((o * g->c + c) * mh + m) * mw + q] =
-                        p->w[((o * g->c + c) * g->kh + p->r0 + g->sh * m) * g->kw + p->q0 + g->sw * q];
 }
+#endif
 
 bool vs_conv_avx512_transpose_covers(const vs_conv_fast *g)
 {
@@ -726,12 +727,12 @@ bool vs_conv_avx512_transpose(const vs_conv_fast *g, const float *gy, const floa
      * per image for all of them; each adds its outputs straight into dx's rows y0 + Y sh, columns
      * x0 + X sw (a buffer and a pass over it was a tenth of the transpose) */
     conv_part *parts = malloc((size_t)(g->sh * g->sw) * sizeof *parts);
-    const int64_t mh = (g->kh + g->sh - 1) / g->sh, mw = (g->kw + g->sw - 1) / g->sw;
-    void *owned_ws, *owned = NULL;
-    float *ws = vs_scratch_or_own(VS_SCRATCH_CONV_PARTS, (size_t)(g->o * g->c * mh * mw) * sizeof(float), &owned_ws);
-    bool ok = parts && ws;
-    int64_t np = 0, bh = 0, bw = 0;
+    phase_tap *taps = malloc((size_t)(g->kh * g->kw) * sizeof *taps);
+    void *owned = NULL;
+    bool ok = parts && taps;
+    int64_t np = 0, bh = 0, bw = 0, groups = 0;
     uint16_t *mask;
+    for (int64_t k = 0; ok && k < g->kh * g->kw; k++) taps[k] = (phase_tap){-1, 0};
     for (int64_t ry = 0; ry < g->sh && ok; ry++)
         for (int64_t rx = 0; rx < g->sw; rx++) {
             phase_dim rows, cols;
@@ -740,6 +741,12 @@ bool vs_conv_avx512_transpose(const vs_conv_fast *g, const float *gy, const floa
             parts[np].lay = (out_layout){g->c * g->h * g->w, g->h * g->w, g->sh * g->w, g->sw};
             bh = parts[np].g.ph > bh ? parts[np].g.ph : bh;
             bw = parts[np].g.pw > bw ? parts[np].g.pw : bw;
+            /* its taps ki = r0 + sh m, kj = q0 + sw q */
+            const int64_t r0 = (ry + g->ph) % g->sh, q0 = (rx + g->pw) % g->sw;
+            for (int64_t m = 0; m < rows.taps; m++)
+                for (int64_t q = 0; q < cols.taps; q++)
+                    taps[(r0 + g->sh * m) * g->kw + q0 + g->sw * q] =
+                        (phase_tap){(int32_t)np, (int32_t)(rows.taps * cols.taps - 1 - (m * cols.taps + q))};
             np++;
         }
     for (int64_t q = 0; q < np; q++) {
@@ -748,21 +755,17 @@ bool vs_conv_avx512_transpose(const vs_conv_fast *g, const float *gy, const floa
     }
     ok = ok && (np == 0 || parts_prepare(parts, np, &mask, &owned));
     if (ok && np > 0) {
-        for (int64_t q = 0, k = 0; k < g->sh * g->sw; k++) {
-            const int64_t ry = k / g->sw, rx = k % g->sw;
-            phase_dim rows, cols;
-            vs_conv_fast pc;
-            if (!phase_at(g, ry, rx, &rows, &cols, &pc)) continue;
-            phase_taps pt = {g, &rows, &cols, (ry + g->ph) % g->sh, (rx + g->pw) % g->sw, w, ws};
-            phase_kernel(&pt);
-            pack_weights(&parts[q].g, &parts[q].f, ws, parts[q].packed);
-            q++;
+        for (int64_t q = 0; q < np; q++) {
+            const int64_t gq = parts[q].f.nob * parts[q].f.ob / 16;
+            groups = gq > groups ? gq : groups;
         }
+        phase_pack pp = {g, parts, taps, w, groups};
+        vs_parallel_for(groups, 1, pack_phase_groups, &pp);
         ok = parts_run(parts, np, mask, gy, bias, accumulate);
         free(owned);
         parts_free(parts, np);
     }
-    free(owned_ws);
+    free(taps);
     free(parts);
     return ok;
 #else
