@@ -439,7 +439,8 @@ typedef struct fast_job {
 /* The tile's np pixels x no channels (out: channel-major, 16 floats a channel) into the output
  * rows at y, plane floats apart, pixels col floats apart: y = out + (accumulate ? y : bias, or 0
  * without one).  Column stride 2 (a stride-2 transpose's output phase): each half of the pixels
- * spread over the even lanes of 16 floats by one expanding move. */
+ * spread over the even lanes of 16 floats by one expanding move; larger strides: a gather and a
+ * scatter. */
 T512 static void store_tile(const float *restrict out, int64_t np, int64_t no, bool accumulate, const float *bias,
                             float *restrict y, int64_t plane, int64_t col)
 {
@@ -673,13 +674,12 @@ typedef struct phase_pack {
     const conv_part *parts;
     const phase_tap *taps; /* kh kw of them */
     const float *w;
-    int64_t groups; /* groups of 16 output channels: the most any part packs */
 } phase_pack;
 
 /* Groups [b, e) of 16 of the transpose's output channels (dx's), every phase's packed weights in
  * one pass over w: the 16 channels' kernels through a register transpose, 16 taps at a time,
- * each tap's vector stored in its phase's blocked layout (phase by phase, with the phase's taps
- * picked out first, a third of the transposes' own time went into this). */
+ * each tap's vector stored in its phase's blocked layout (phase by phase, with each phase's taps
+ * picked out into a kernel of their own first, this took twice as long). */
 T512 static void pack_phase_groups(void *ctx, int64_t b, int64_t e)
 {
     const phase_pack *p = ctx;
@@ -759,7 +759,7 @@ bool vs_conv_avx512_transpose(const vs_conv_fast *g, const float *gy, const floa
             const int64_t gq = parts[q].f.nob * parts[q].f.ob / 16;
             groups = gq > groups ? gq : groups;
         }
-        phase_pack pp = {g, parts, taps, w, groups};
+        phase_pack pp = {g, parts, taps, w};
         vs_parallel_for(groups, 1, pack_phase_groups, &pp);
         ok = parts_run(parts, np, mask, gy, bias, accumulate);
         free(owned);
