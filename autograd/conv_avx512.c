@@ -19,7 +19,7 @@
 #include <string.h>
 
 #if defined(__x86_64__) && defined(__GNUC__)
-#include <immintrin.h>
+#include "autograd/conv_avx512_simd.h"
 
 #define T512 __attribute__((target("avx512f")))
 #define INLINE static inline __attribute__((always_inline))
@@ -105,41 +105,6 @@ typedef struct tile_args {
     float *out; /* OB channels x 16 floats: pixel p of the R PR (row-major) at out[l 16 + p] */
 } tile_args;
 
-/* r[i] lane m = r[m] lane i on return: a 16 x 16 transpose in 64 shuffles, so that a tile leaves
- * its sums channel by channel and its stores into the output rows are vector stores (pixel by
- * pixel from a pixel-major tile, they cost 10% of the tile time with 196 taps). */
-static inline __attribute__((always_inline)) T512 void transpose16(__m512 r[16])
-{
-    __m512 t[16];
-#pragma GCC unroll 16
-    for (int i = 0; i < 8; i++) {
-        t[2 * i] = _mm512_unpacklo_ps(r[2 * i], r[2 * i + 1]);
-        t[2 * i + 1] = _mm512_unpackhi_ps(r[2 * i], r[2 * i + 1]);
-    }
-    /* then r[4 i + j], 128-bit lane k = column 4 k + j of rows 4 i .. 4 i + 3 */
-#pragma GCC unroll 16
-    for (int i = 0; i < 4; i++) {
-        const __m512d a = _mm512_castps_pd(t[4 * i]), b = _mm512_castps_pd(t[4 * i + 1]);
-        const __m512d c = _mm512_castps_pd(t[4 * i + 2]), d = _mm512_castps_pd(t[4 * i + 3]);
-        r[4 * i] = _mm512_castpd_ps(_mm512_unpacklo_pd(a, c));
-        r[4 * i + 1] = _mm512_castpd_ps(_mm512_unpackhi_pd(a, c));
-        r[4 * i + 2] = _mm512_castpd_ps(_mm512_unpacklo_pd(b, d));
-        r[4 * i + 3] = _mm512_castpd_ps(_mm512_unpackhi_pd(b, d));
-    }
-    /* column 4 k + j = lane k of r[j], r[4 + j], r[8 + j], r[12 + j] */
-#pragma GCC unroll 16
-    for (int j = 0; j < 4; j++) {
-        const __m512 s0 = _mm512_shuffle_f32x4(r[j], r[4 + j], 0x44), s1 = _mm512_shuffle_f32x4(r[j], r[4 + j], 0xee);
-        const __m512 s2 = _mm512_shuffle_f32x4(r[8 + j], r[12 + j], 0x44), s3 = _mm512_shuffle_f32x4(r[8 + j], r[12 + j], 0xee);
-        t[j] = _mm512_shuffle_f32x4(s0, s2, 0x88);
-        t[4 + j] = _mm512_shuffle_f32x4(s0, s2, 0xdd);
-        t[8 + j] = _mm512_shuffle_f32x4(s1, s3, 0x88);
-        t[12 + j] = _mm512_shuffle_f32x4(s1, s3, 0xdd);
-    }
-#pragma GCC unroll 16
-    for (int m = 0; m < 16; m++) r[m] = t[m];
-}
-
 /* acc[v][p] += sum over the nc channels of one tap, for the pixels p of rows [RLO, RHI) and
  * columns [LO, HI) of the tile only (xs: the tap's input for channel 0, w: its packed weights). */
 INLINE T512 void tap_sums(__m512 acc[4][14], const float *xs, const float *w, int64_t nc, int64_t plane, int64_t rs,
@@ -209,7 +174,7 @@ INLINE T512 void tile_body(const tile_args *a, const int V, const int R, const i
         __m512 r[16];
 #pragma GCC unroll 16
         for (int p = 0; p < 16; p++) r[p] = p < P ? acc[v][p] : _mm512_setzero_ps();
-        transpose16(r);
+        vs_transpose16(r);
 #pragma GCC unroll 16
         for (int l = 0; l < 16; l++) _mm512_store_ps(a->out + (v * 16 + l) * 16, r[l]);
     }
@@ -232,23 +197,6 @@ static const tile_fn TILES[3][3] = {{tile_wide_sn, tile_wide_s1, tile_wide_s2},
                                     {tile_pair_sn, tile_pair_s1, tile_pair_s2}};
 
 static tile_fn tile_for(const fast_plan *f, int64_t sw) { return TILES[f->kind][sw <= 2 ? sw : 0]; }
-
-/* Columns [0, n) (n <= 16) of the rows < valid of a 16-row block starting at src, rows stride
- * floats apart, reversed when rev, as 16 vectors dst[k][lane i] = row i's column k: a 16 x 16
- * transpose from plain row loads (the hardware prefetches those; gathers do not). */
-static inline __attribute__((always_inline)) T512 void columns_of(const float *src, int64_t stride, int64_t n, int64_t valid,
-                                                                  bool rev, __m512 r[16])
-{
-    const __mmask16 m = (__mmask16)((1u << n) - 1);
-    const __m512i back = _mm512_sub_epi32(_mm512_set1_epi32((int)n - 1),
-                                          _mm512_set_epi32(15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0));
-#pragma GCC unroll 16
-    for (int i = 0; i < 16; i++) {
-        r[i] = i < valid ? _mm512_maskz_loadu_ps(m, src + i * stride) : _mm512_setzero_ps();
-        if (rev) r[i] = _mm512_permutexvar_ps(back, r[i]); /* lane k = column n - 1 - k */
-    }
-    transpose16(r);
-}
 
 typedef struct pack_job {
     const vs_conv_fast *g;
@@ -282,7 +230,7 @@ T512 static void pack_groups(void *ctx, int64_t b, int64_t e)
                 const int64_t nq = f->taps - q < 16 ? f->taps - q : 16;
                 /* the rows' floats 4 lines ahead (waiting on these loads was most of the packing) */
                 for (int64_t i = 0; i < valid; i++) __builtin_prefetch(w + (o + i) * f->taps + q + 64, 0, 3);
-                columns_of(w + (valid ? o * f->taps : 0) + q, f->taps, nq, valid, false, r);
+                vs_columns_of(w + (valid ? o * f->taps : 0) + q, f->taps, nq, valid, false, r);
                 for (int64_t k = 0; k < nq; k++) {
                     _mm512_store_ps(d + SLOT(c, t) * f->ob, r[k]);
                     if (++t == kk) t = 0, c++;
@@ -291,7 +239,7 @@ T512 static void pack_groups(void *ctx, int64_t b, int64_t e)
         } else if (kk <= 16) {
             /* W(o, c, t) = w[c, o, kk - 1 - t]: channel c's rows o, reversed */
             for (int64_t c = 0; c < g->c; c++) {
-                columns_of(w + (c * g->o + (valid ? o : 0)) * kk, kk, kk, valid, true, r);
+                vs_columns_of(w + (c * g->o + (valid ? o : 0)) * kk, kk, kk, valid, true, r);
                 for (int64_t k = 0; k < kk; k++) _mm512_store_ps(d + SLOT(c, k) * f->ob, r[k]);
             }
         } else {
@@ -459,77 +407,174 @@ static bool tap_lists_build(const vs_conv_fast *g, const fast_plan *f, tap_lists
     return true;
 }
 
-typedef struct fast_job {
-    const vs_conv_fast *g;
-    const fast_plan *f;
-    const float *x, *packed, *bias;
-    const uint16_t *pad_mask; /* see pad_masks */
-    const tap_lists *lists;
-    bool accumulate;
+/* Where output (n, o, i, j) lies: y + n img + o plane + i row + j col floats (col 1 or 2, or any
+ * other stride through a scatter): the dense [n, o, oh, ow] tensor, or the places of one output
+ * phase of a strided transpose in the whole output. */
+typedef struct out_layout {
+    int64_t img, plane, row, col;
+} out_layout;
+
+/* One convolution of a job: its geometry, plan, tap lists, packed weights and output.  The parts
+ * of a job read the same input with the same border (the output phases of a strided transpose),
+ * so each image is bordered once for all of them. */
+typedef struct conv_part {
+    vs_conv_fast g;
+    fast_plan f;
+    tap_lists lists;
+    float *packed;
     float *y;
+    out_layout lay;
+} conv_part;
+
+typedef struct fast_job {
+    const conv_part *parts;
+    int64_t nparts;
+    int64_t img; /* floats of the bordered copy: the most any part reads */
+    const float *x, *bias;
+    const uint16_t *pad_mask; /* see pad_masks */
+    bool accumulate;
     volatile int failed;
 } fast_job;
 
 /* The tile's np pixels x no channels (out: channel-major, 16 floats a channel) into the output
- * rows at y, plane floats apart: y = out + (accumulate ? y : bias, or 0 without one). */
+ * rows at y, plane floats apart, pixels col floats apart: y = out + (accumulate ? y : bias, or 0
+ * without one).  Column stride 2 (a stride-2 transpose's output phase): each half of the pixels
+ * spread over the even lanes of 16 floats by one expanding move; larger strides: a gather and a
+ * scatter. */
 T512 static void store_tile(const float *restrict out, int64_t np, int64_t no, bool accumulate, const float *bias,
-                            float *restrict y, int64_t plane)
+                            float *restrict y, int64_t plane, int64_t col)
 {
     const __mmask16 m = (__mmask16)((1u << np) - 1);
+    const __mmask16 even = 0x5555, mlo = (__mmask16)(even & ((1u << (2 * (np < 8 ? np : 8))) - 1)),
+                    mhi = (__mmask16)(np > 8 ? even & ((1u << (2 * (np - 8))) - 1) : 0);
+    const __m512i lanes = _mm512_mullo_epi32(_mm512_set_epi32(15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0),
+                                             _mm512_set1_epi32((int)col));
     for (int64_t l = 0; l < no; l++) {
         float *restrict d = y + l * plane;
         const __m512 s = _mm512_loadu_ps(out + l * 16); /* row r of a two-row tile starts at out + 7 r */
-        const __m512 base = accumulate ? _mm512_maskz_loadu_ps(m, d) : _mm512_set1_ps(bias ? bias[l] : 0.0f);
-        _mm512_mask_storeu_ps(d, m, _mm512_add_ps(base, s));
+        const __m512 b = _mm512_set1_ps(bias ? bias[l] : 0.0f);
+        if (col == 1) {
+            const __m512 base = accumulate ? _mm512_maskz_loadu_ps(m, d) : b;
+            _mm512_mask_storeu_ps(d, m, _mm512_add_ps(base, s));
+        } else if (col == 2) {
+            const __m512 lo = _mm512_maskz_expand_ps(even, s), hi = _mm512_maskz_expand_ps(even, _mm512_shuffle_f32x4(s, s, 0xee));
+            _mm512_mask_storeu_ps(d, mlo, _mm512_add_ps(accumulate ? _mm512_maskz_loadu_ps(mlo, d) : b, lo));
+            if (mhi) _mm512_mask_storeu_ps(d + 16, mhi, _mm512_add_ps(accumulate ? _mm512_maskz_loadu_ps(mhi, d + 16) : b, hi));
+        } else {
+            const __m512 base = accumulate ? _mm512_mask_i32gather_ps(_mm512_setzero_ps(), m, lanes, d, 4) : b;
+            _mm512_mask_i32scatter_ps(d, m, lanes, _mm512_add_ps(base, s), 4);
+        }
     }
 }
 
-/* Images [begin, end): bordered into this thread's scratch, then tile by tile. */
+/* Part p's tiles of one image, read from its bordered copy pad. */
+static void part_image(const fast_job *j, const conv_part *p, int64_t n, const float *pad, float *out)
+{
+    const vs_conv_fast *g = &p->g;
+    const fast_plan *f = &p->f;
+    const tap_lists *L = &p->lists;
+    const out_layout *lay = &p->lay;
+    const tile_fn tile = tile_for(f, g->sw);
+    const int64_t kk = g->kh * g->kw;
+    tile_args a = {.c = g->c, .plane = f->plane, .sw = g->sw, .rs = g->sh * f->wq, .out = out};
+    for (int64_t b = 0; b < f->nob; b++) {
+        a.w = p->packed + b * f->taps * f->ob;
+        const int64_t o0 = b * f->ob, no = g->o - o0 < f->ob ? g->o - o0 : f->ob;
+        for (int64_t i = 0; i < g->oh; i += f->r)
+            for (int64_t j0 = 0; j0 < g->ow; j0 += f->p) {
+                a.x = pad + (i + g->y0) * g->sh * f->wq + (j0 + g->x0) * g->sw;
+                const int64_t kind = L->row_kind[i / f->r] * L->ncol_kinds + L->col_kind[j0 / f->p];
+                a.taps = L->taps + kind * kk;
+                a.ntaps = L->count[kind];
+                const int64_t np = g->ow - j0 < f->p ? g->ow - j0 : f->p;
+                float *y = p->y + n * lay->img + o0 * lay->plane + i * lay->row + j0 * lay->col;
+                /* the output rows are seldom in cache: ask for them now, so that they arrive
+                 * while the tile computes instead of stalling its stores (not for sums of fewer
+                 * than 64 taps: a first layer's tile computes for less time than its 2 r no
+                 * prefetches take, 12% of WGAN-GP's 1 -> 64 channel conv) */
+                for (int64_t r = 0; r < f->r && i + r < g->oh && f->taps >= 64; r++)
+                    for (int64_t l = 0; l < no; l++) {
+                        __builtin_prefetch(y + l * lay->plane + r * lay->row, 1, 3);
+                        __builtin_prefetch(y + l * lay->plane + r * lay->row + (np - 1) * lay->col, 1, 3);
+                    }
+                tile(&a);
+                for (int64_t r = 0; r < f->r && i + r < g->oh; r++)
+                    store_tile(out + r * f->p, np, no, j->accumulate, j->bias ? j->bias + o0 : NULL, y + r * lay->row, lay->plane,
+                               lay->col);
+            }
+    }
+}
+
+/* Images [begin, end): bordered into this thread's scratch once, then every part tile by tile. */
 static void images_range(void *ctx, int64_t begin, int64_t end)
 {
     fast_job *j = ctx;
-    const vs_conv_fast *g = j->g;
-    const fast_plan *f = j->f;
-    const tile_fn tile = tile_for(f, g->sw);
+    const vs_conv_fast *g = &j->parts[0].g;
+    const fast_plan *f = &j->parts[0].f;
     void *owned;
-    float *pad = vs_scratch_or_own(VS_SCRATCH_CONV, (size_t)f->img * sizeof(float), &owned);
+    float *pad = vs_scratch_or_own(VS_SCRATCH_CONV, (size_t)j->img * sizeof(float), &owned);
     if (!pad) {
         j->failed = 1;
         return;
     }
     float out[TILE_MAX_FLOATS] __attribute__((aligned(64)));
-    const tap_lists *L = j->lists;
-    const int64_t kk = g->kh * g->kw;
-    tile_args a = {.c = g->c, .plane = f->plane, .sw = g->sw, .rs = g->sh * f->wq, .out = out};
     /* the slack past the last plane (pad_image writes the planes, borders included) */
-    memset(pad + g->c * f->plane, 0, (size_t)(f->img - g->c * f->plane) * sizeof(float));
+    memset(pad + g->c * f->plane, 0, (size_t)(j->img - g->c * f->plane) * sizeof(float));
     for (int64_t n = begin; n < end; n++) {
         pad_image(g, f, j->pad_mask, j->x + n * g->c * g->h * g->w, pad);
-        for (int64_t b = 0; b < f->nob; b++) {
-            a.w = j->packed + b * f->taps * f->ob;
-            const int64_t o0 = b * f->ob, no = g->o - o0 < f->ob ? g->o - o0 : f->ob;
-            for (int64_t i = 0; i < g->oh; i += f->r)
-                for (int64_t j0 = 0; j0 < g->ow; j0 += f->p) {
-                    a.x = pad + (i + g->y0) * g->sh * f->wq + (j0 + g->x0) * g->sw;
-                    const int64_t kind = L->row_kind[i / f->r] * L->ncol_kinds + L->col_kind[j0 / f->p];
-                    a.taps = L->taps + kind * kk;
-                    a.ntaps = L->count[kind];
-                    const int64_t np = g->ow - j0 < f->p ? g->ow - j0 : f->p, plane = g->oh * g->ow;
-                    float *y = j->y + ((n * g->o + o0) * g->oh + i) * g->ow + j0;
-                    /* the output rows are seldom in cache: ask for them now, so that they arrive
-                     * while the tile computes instead of stalling its stores */
-                    for (int64_t r = 0; r < f->r && i + r < g->oh; r++)
-                        for (int64_t l = 0; l < no; l++) {
-                            __builtin_prefetch(y + l * plane + r * g->ow, 1, 3);
-                            __builtin_prefetch(y + l * plane + r * g->ow + np - 1, 1, 3);
-                        }
-                    tile(&a);
-                    for (int64_t r = 0; r < f->r && i + r < g->oh; r++)
-                        store_tile(out + r * f->p, np, no, j->accumulate, j->bias ? j->bias + o0 : NULL, y + r * g->ow, plane);
-                }
-        }
+        for (int64_t q = 0; q < j->nparts; q++) part_image(j, &j->parts[q], n, pad, out);
     }
     free(owned);
+}
+
+static void parts_free(conv_part *parts, int64_t np)
+{
+    for (int64_t q = 0; q < np; q++) tap_lists_free(&parts[q].lists);
+}
+
+/* The plans and tap lists of parts [0, np) (g, y and lay set), their packed weights' places in one
+ * block with the border mask after them (*mem, free it and then parts_free); false when out of
+ * memory. */
+static bool parts_prepare(conv_part *parts, int64_t np, uint16_t **mask, void **mem)
+{
+    size_t floats = 0;
+    for (int64_t q = 0; q < np; q++) parts[q].lists = (tap_lists){0};
+    for (int64_t q = 0; q < np; q++) {
+        parts[q].f = plan_of(&parts[q].g);
+        if (!tap_lists_build(&parts[q].g, &parts[q].f, &parts[q].lists)) {
+            parts_free(parts, q);
+            return false;
+        }
+        floats += (size_t)(parts[q].f.nob * parts[q].f.taps * parts[q].f.ob);
+    }
+    const size_t chunks = (size_t)(parts[0].f.plane + 15) / 16;
+    float *packed = vs_scratch_or_own(VS_SCRATCH_CONV_WEIGHTS, floats * sizeof(float) + chunks * sizeof(uint16_t), mem);
+    if (!packed) {
+        parts_free(parts, np);
+        return false;
+    }
+    for (int64_t q = 0; q < np; q++) {
+        parts[q].packed = packed;
+        packed += parts[q].f.nob * parts[q].f.taps * parts[q].f.ob;
+    }
+    *mask = (uint16_t *)packed;
+    pad_masks(&parts[0].g, &parts[0].f, *mask);
+    return true;
+}
+
+/* y = (accumulate ? y : bias, or 0) + conv(x, W) for every part (weights packed); false when out
+ * of memory. */
+static bool parts_run(const conv_part *parts, int64_t np, const uint16_t *mask, const float *x, const float *bias, bool accumulate)
+{
+    fast_job j = {.parts = parts, .nparts = np, .x = x, .bias = bias, .pad_mask = mask, .accumulate = accumulate};
+    for (int64_t q = 0; q < np; q++) j.img = parts[q].f.img > j.img ? parts[q].f.img : j.img;
+    const int64_t n = parts[0].g.n;
+    /* chunks of a few images: the slack of the bordered copy is cleared once a chunk */
+    if (n <= 1)
+        images_range(&j, 0, n);
+    else
+        vs_parallel_for(n, (n + 15) / 16, images_range, &j);
+    return !j.failed;
 }
 #endif
 
@@ -549,29 +594,15 @@ bool vs_conv_avx512_forward(const vs_conv_fast *g, const float *x, const float *
                             float *y)
 {
 #if defined(__x86_64__) && defined(__GNUC__)
-    const fast_plan f = plan_of(g);
-    tap_lists lists;
-    if (!tap_lists_build(g, &f, &lists)) return false;
+    conv_part p = {.g = *g, .y = y, .lay = {g->o * g->oh * g->ow, g->oh * g->ow, g->ow, 1}};
+    uint16_t *mask;
     void *owned;
-    const size_t floats = (size_t)(f.nob * f.taps * f.ob), chunks = (size_t)(f.plane + 15) / 16;
-    float *packed = vs_scratch_or_own(VS_SCRATCH_CONV_WEIGHTS, floats * sizeof(float) + chunks * sizeof(uint16_t), &owned);
-    if (!packed) {
-        tap_lists_free(&lists);
-        return false;
-    }
-    pack_weights(g, &f, w, packed);
-    uint16_t *mask = (uint16_t *)(packed + floats);
-    pad_masks(g, &f, mask);
-    fast_job j = {.g = g, .f = &f, .x = x, .packed = packed, .bias = bias, .pad_mask = mask, .lists = &lists,
-                  .accumulate = accumulate, .y = y};
-    /* chunks of a few images: the slack of the bordered copy is cleared once a chunk */
-    if (g->n <= 1)
-        images_range(&j, 0, g->n);
-    else
-        vs_parallel_for(g->n, (g->n + 15) / 16, images_range, &j);
+    if (!parts_prepare(&p, 1, &mask, &owned)) return false;
+    pack_weights(&p.g, &p.f, w, p.packed);
+    const bool ok = parts_run(&p, 1, mask, x, bias, accumulate);
     free(owned);
-    tap_lists_free(&lists);
-    return !j.failed;
+    parts_free(&p, 1);
+    return ok;
 #else
     (void)g, (void)x, (void)w, (void)bias, (void)accumulate, (void)y;
     return false;
@@ -632,93 +663,115 @@ bool vs_conv_avx512_transpose_fits(const vs_conv_fast *g)
     return true;
 }
 
-typedef struct phase_taps {
+#if defined(__x86_64__) && defined(__GNUC__)
+/* Where tap k = ki kw + kj of the conv2d's kernel goes among the output phases' packed weights:
+ * part (-1: a phase that gets nothing) and its flipped tap t (the phase's m-th row and q-th column
+ * of taps is its tap (M - 1 - m) M' + M' - 1 - q). */
+typedef struct phase_tap {
+    int32_t part, t;
+} phase_tap;
+
+typedef struct phase_pack {
     const vs_conv_fast *g;
-    const phase_dim *rows, *cols;
-    int64_t r0, q0; /* the phase's first kernel row and column */
+    const conv_part *parts;
+    const phase_tap *taps; /* kh kw of them */
     const float *w;
-    float *ws;
-} phase_taps;
+} phase_pack;
 
-#if defined(__x86_64__) && defined(__GNUC__)
-/* phase_kernel for kernels of at most 16 taps: each (o, c)'s kernel in one masked load, its
- * phase's taps picked by one permute (float by float, this was 1.5% of a WGAN-GP critic step). */
-T512 static void phase_kernel_16(const phase_taps *p)
+/* Groups [b, e) of 16 of the transpose's output channels (dx's), every phase's packed weights in
+ * one pass over w: the 16 channels' kernels through a register transpose, 16 taps at a time,
+ * each tap's vector stored in its phase's blocked layout (phase by phase, with each phase's taps
+ * picked out into a kernel of their own first, this took twice as long). */
+T512 static void pack_phase_groups(void *ctx, int64_t b, int64_t e)
 {
+    const phase_pack *p = ctx;
     const vs_conv_fast *g = p->g;
-    const int64_t kk = g->kh * g->kw, mh = p->rows->taps, mw = p->cols->taps;
-    int32_t pick[16] = {0};
-    for (int64_t m = 0; m < mh; m++)
-        for (int64_t q = 0; q < mw; q++) pick[m * mw + q] = (int32_t)((p->r0 + g->sh * m) * g->kw + p->q0 + g->sw * q);
-    const __m512i idx = _mm512_loadu_si512(pick);
-    const __mmask16 in = (__mmask16)((1u << kk) - 1), out = (__mmask16)((1u << (mh * mw)) - 1);
-    for (int64_t oc = 0; oc < g->o * g->c; oc++)
-        _mm512_mask_storeu_ps(p->ws + oc * mh * mw, out, _mm512_permutexvar_ps(idx, _mm512_maskz_loadu_ps(in, p->w + oc * kk)));
-}
-#endif
-
-/* The phase's taps ki = r0 + s m, kj = q0 + s q, as the [o, c, M, M'] kernel the flipped conv reads
- * (a few microseconds: on the calling thread, not worth a barrier of the pool). */
-static void phase_kernel(const phase_taps *p)
-{
-    const vs_conv_fast *g = p->g;
-    const int64_t mh = p->rows->taps, mw = p->cols->taps;
-#if defined(__x86_64__) && defined(__GNUC__)
-    if (g->kh * g->kw <= 16) {
-        phase_kernel_16(p);
-        return;
+    const int64_t kk = g->kh * g->kw;
+    __m512 r[16];
+    for (int64_t o = 16 * b; o < 16 * e; o += 16) {
+        const int64_t valid = g->c - o < 0 ? 0 : g->c - o < 16 ? g->c - o : 16;
+        for (int64_t c = 0; c < g->o; c++)
+            for (int64_t q = 0; q < kk; q += 16) {
+                const int64_t nq = kk - q < 16 ? kk - q : 16;
+                /* w[c, o + i, tap q + k] for i < 16: the conv2d's weights are [o, c, kh, kw] */
+                vs_columns_of(p->w + (valid ? (c * g->c + o) * kk : 0) + q, kk, nq, valid, false, r);
+                for (int64_t k = 0; k < nq; k++) {
+                    const phase_tap pt = p->taps[q + k];
+                    if (pt.part < 0) continue;
+                    const conv_part *part = &p->parts[pt.part];
+                    const fast_plan *f = &part->f;
+                    if (o >= f->nob * f->ob) continue;
+                    _mm512_store_ps(part->packed + (o / f->ob) * f->taps * f->ob + (pt.t * g->o + c) * f->ob + o % f->ob, r[k]);
+                }
+            }
     }
+}
 #endif
-    for (int64_t o = 0; o < g->o; o++)
-        for (int64_t c = 0; c < g->c; c++)
-            for (int64_t m = 0; m < mh; m++)
-                for (int64_t q = 0; q < mw; q++)
-                    p->ws[((o * g->c + c) * mh + m) * mw + q] =
-                        p->w[((o * g->c + c) * g->kh + p->r0 + g->sh * m) * g->kw + p->q0 + g->sw * q];
-}
 
-typedef struct phase_scatter {
-    const vs_conv_fast *g;
-    const phase_dim *rows, *cols;
-    const float *buf; /* the phase's output [n c][rows.count][cols.count] */
-    float *dx;
-} phase_scatter;
-
-/* Planes [b, e) of n c: dx's rows y0 + Y sh, columns x0 + X sw += the phase's output (disjoint
- * places for each phase, so the planes can go to any thread). */
-static void scatter_planes(void *ctx, int64_t b, int64_t e)
+bool vs_conv_avx512_transpose_covers(const vs_conv_fast *g)
 {
-    const phase_scatter *p = ctx;
-    const vs_conv_fast *g = p->g;
-    for (int64_t nc = b; nc < e; nc++)
-        for (int64_t y = 0; y < p->rows->count; y++) {
-            float *d = p->dx + (nc * g->h + p->rows->y0 + y * g->sh) * g->w + p->cols->y0;
-            const float *s = p->buf + (nc * p->rows->count + y) * p->cols->count;
-            for (int64_t x = 0; x < p->cols->count; x++) d[x * g->sw] += s[x];
-        }
-}
-
-bool vs_conv_avx512_transpose(const vs_conv_fast *g, const float *gy, const float *w, float *dx)
-{
-    const int64_t ph_max = (g->h + g->sh - 1) / g->sh, pw_max = (g->w + g->sw - 1) / g->sw;
-    const int64_t mh = (g->kh + g->sh - 1) / g->sh, mw = (g->kw + g->sw - 1) / g->sw;
-    const size_t out = (size_t)(g->n * g->c * ph_max * pw_max), sub = (size_t)(g->o * g->c * mh * mw);
-    void *owned;
-    float *buf = vs_scratch_or_own(VS_SCRATCH_CONV_PARTS, (out + sub) * sizeof(float), &owned), *ws = buf + out;
-    if (!buf) return false;
-    bool ok = true;
-    for (int64_t ry = 0; ry < g->sh && ok; ry++)
-        for (int64_t rx = 0; rx < g->sw && ok; rx++) {
+    int64_t reached = 0;
+    for (int64_t ry = 0; ry < g->sh; ry++)
+        for (int64_t rx = 0; rx < g->sw; rx++) {
             phase_dim rows, cols;
             vs_conv_fast pc;
-            if (!phase_at(g, ry, rx, &rows, &cols, &pc)) continue;
-            phase_taps pt = {g, &rows, &cols, (ry + g->ph) % g->sh, (rx + g->pw) % g->sw, w, ws};
-            phase_kernel(&pt);
-            ok = vs_conv_avx512_forward(&pc, gy, ws, NULL, false, buf);
-            phase_scatter sc = {g, &rows, &cols, buf, dx};
-            /* the phases' own convs are split over images; this was the serial part */
-            if (ok) vs_parallel_for(g->n * g->c, 64, scatter_planes, &sc);
+            if (phase_at(g, ry, rx, &rows, &cols, &pc)) reached += rows.count * cols.count;
         }
-    free(owned);
+    return reached == g->h * g->w;
+}
+
+bool vs_conv_avx512_transpose(const vs_conv_fast *g, const float *gy, const float *w, const float *bias, bool accumulate,
+                              float *dx)
+{
+#if defined(__x86_64__) && defined(__GNUC__)
+    /* every phase's stride-1 conv of gy, bordered as much as the widest needs (a phase with
+     * fewer taps starts that much further in: the same input rows), so that gy is bordered once
+     * per image for all of them; each adds its outputs straight into dx's rows y0 + Y sh, columns
+     * x0 + X sw (a buffer and a pass over it was a tenth of the transpose) */
+    conv_part *parts = malloc((size_t)(g->sh * g->sw) * sizeof *parts);
+    phase_tap *taps = malloc((size_t)(g->kh * g->kw) * sizeof *taps);
+    void *owned = NULL;
+    bool ok = parts && taps;
+    int64_t np = 0, bh = 0, bw = 0, groups = 0;
+    uint16_t *mask;
+    for (int64_t k = 0; ok && k < g->kh * g->kw; k++) taps[k] = (phase_tap){-1, 0};
+    for (int64_t ry = 0; ry < g->sh && ok; ry++)
+        for (int64_t rx = 0; rx < g->sw; rx++) {
+            phase_dim rows, cols;
+            if (!phase_at(g, ry, rx, &rows, &cols, &parts[np].g)) continue;
+            parts[np].y = dx + rows.y0 * g->w + cols.y0;
+            parts[np].lay = (out_layout){g->c * g->h * g->w, g->h * g->w, g->sh * g->w, g->sw};
+            bh = parts[np].g.ph > bh ? parts[np].g.ph : bh;
+            bw = parts[np].g.pw > bw ? parts[np].g.pw : bw;
+            /* its taps ki = r0 + sh m, kj = q0 + sw q */
+            const int64_t r0 = (ry + g->ph) % g->sh, q0 = (rx + g->pw) % g->sw;
+            for (int64_t m = 0; m < rows.taps; m++)
+                for (int64_t q = 0; q < cols.taps; q++)
+                    taps[(r0 + g->sh * m) * g->kw + q0 + g->sw * q] =
+                        (phase_tap){(int32_t)np, (int32_t)(rows.taps * cols.taps - 1 - (m * cols.taps + q))};
+            np++;
+        }
+    for (int64_t q = 0; q < np; q++) {
+        parts[q].g.y0 += bh - parts[q].g.ph, parts[q].g.ph = bh;
+        parts[q].g.x0 += bw - parts[q].g.pw, parts[q].g.pw = bw;
+    }
+    ok = ok && (np == 0 || parts_prepare(parts, np, &mask, &owned));
+    if (ok && np > 0) {
+        for (int64_t q = 0; q < np; q++) {
+            const int64_t gq = parts[q].f.nob * parts[q].f.ob / 16;
+            groups = gq > groups ? gq : groups;
+        }
+        phase_pack pp = {g, parts, taps, w};
+        vs_parallel_for(groups, 1, pack_phase_groups, &pp);
+        ok = parts_run(parts, np, mask, gy, bias, accumulate);
+        free(owned);
+        parts_free(parts, np);
+    }
+    free(taps);
+    free(parts);
     return ok;
+#else
+    (void)g, (void)gy, (void)w, (void)bias, (void)accumulate, (void)dx;
+    return false;
+#endif
 }

@@ -41,10 +41,14 @@ bool vs_conv_avx512_forward(const vs_conv_fast *g, const float *x, const float *
 
 /* Whether vs_conv_avx512_transpose runs now and takes g (a conv2d, flip unset, stride above 1). */
 bool vs_conv_avx512_transpose_fits(const vs_conv_fast *g);
-/* dx += conv_transpose2d(gy, w) for the conv2d g (dx [n,c,h,w], gy [n,o,oh,ow], w [o,c,kh,kw]),
- * dilation 1: one stride-1 conv per output phase (i mod sh, j mod sw) with the kernel's taps of
- * that phase, flipped; false when out of memory. */
-bool vs_conv_avx512_transpose(const vs_conv_fast *g, const float *gy, const float *w, float *dx);
+/* Whether the output phases of that transpose reach every place of dx (each reaches its own). */
+bool vs_conv_avx512_transpose_covers(const vs_conv_fast *g);
+/* dx = (accumulate ? dx : bias, or 0) + conv_transpose2d(gy, w) for the conv2d g (dx [n,c,h,w], gy
+ * [n,o,oh,ow], w [o,c,kh,kw]), dilation 1: one stride-1 conv per output phase (i mod sh, j mod sw)
+ * with the kernel's taps of that phase, flipped (without accumulate, the places no phase reaches
+ * are left alone: see vs_conv_avx512_transpose_covers); false when out of memory. */
+bool vs_conv_avx512_transpose(const vs_conv_fast *g, const float *gy, const float *w, const float *bias, bool accumulate,
+                              float *dx);
 
 /* Whether the weight-gradient kernels run now and suit g (flip unset). */
 bool vs_conv_avx512_weight_grad_fits(const vs_conv_fast *g);

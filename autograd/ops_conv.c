@@ -337,6 +337,8 @@ typedef struct conv_batch {
     const float *a, *b;  /* forward: image, weight; transpose: patch, weight; weight grad: image, patch */
     float *out;          /* forward/transpose: the output tensor; weight grad: the lanes' partial sums */
     const float *bias;   /* forward: the bias, or NULL */
+    vs_tensor *fill;     /* transpose: the output, filled with fill_b (or zeros) before a kernel adds to it */
+    const vs_tensor *fill_b;
     int64_t wsize;       /* weight grad: elements of one partial */
     int64_t grain;       /* images per chunk */
     int64_t chunks;      /* chunks of the batch */
@@ -561,81 +563,6 @@ static bool weight_grad_run(conv_batch *j, float *dw)
     return !j->failed;
 }
 
-/* Run every image of the batch.  The chunk size depends on the geometry only, so results - and
- * the weight gradient's partial sums - are bit-identical for any number of threads.  A batch that
- * is one chunk runs on the calling thread, so that its matrix products can use the pool themselves. */
-/* Layers with a few output channels and stride 1 (a generator's last conv) go to conv_direct.c. */
-static bool conv_direct(conv_batch *j, float *dw, bool *done)
-{
-    const conv_geom *g = j->g;
-    *done = g->p.groups == 1 && g->p.sh == 1 && g->p.sw == 1 && g->o <= VS_CONV_DIRECT_MAX_O;
-    if (!*done) return true;
-    const vs_conv_direct d = {g->n, g->c, g->h, g->w, g->o, g->oh, g->ow, g->kh, g->kw, g->p.ph, g->p.pw, g->p.dh, g->p.dw};
-    bool ok = j->kind == CONV_FORWARD     ? vs_conv_direct_forward(&d, j->a, j->b, j->bias, j->out)
-              : j->kind == CONV_TRANSPOSE ? vs_conv_direct_transpose(&d, j->a, j->b, j->out)
-                                          : vs_conv_direct_weight_grad(&d, j->a, j->b, dw);
-    if (!ok) vs_set_last_error(VS_ERR_NOMEM, "%s: out of memory for the padded planes", j->op);
-    return ok;
-}
-
-/* The forward, the transpose (stride 1: a conv2d with the weights flipped and padding d (k - 1) - p;
- * larger strides: one such conv per output phase) and the weight gradient go to the AVX-512
- * kernels (conv_avx512*.c) when they take the shape. */
-static bool conv_fast(conv_batch *j, float *dw, bool *done)
-{
-    const conv_geom *g = j->g;
-    const conv_params *p = &g->p;
-    vs_conv_fast f;
-    *done = false;
-    if (p->groups != 1) return true;
-    if (j->kind != CONV_TRANSPOSE) {
-        f = (vs_conv_fast){g->n, g->c, g->h, g->w, g->o, g->oh, g->ow, g->kh, g->kw, p->sh, p->sw, p->ph, p->pw, p->dh, p->dw, false, 0, 0};
-    } else if (p->sh != 1 || p->sw != 1) {
-        f = (vs_conv_fast){g->n, g->c, g->h, g->w, g->o, g->oh, g->ow, g->kh, g->kw, p->sh, p->sw, p->ph, p->pw, p->dh, p->dw, false, 0, 0};
-        if (!vs_conv_avx512_transpose_fits(&f)) return true;
-        *done = true;
-        if (vs_conv_avx512_transpose(&f, j->a, j->b, j->out)) return true;
-        vs_set_last_error(VS_ERR_NOMEM, "%s: out of memory for the output phases", j->op);
-        return false;
-    } else {
-        const int64_t ph = p->dh * (g->kh - 1) - p->ph, pw = p->dw * (g->kw - 1) - p->pw;
-        if (ph < 0 || pw < 0) return true;
-        f = (vs_conv_fast){g->n, g->o, g->oh, g->ow, g->c, g->h, g->w, g->kh, g->kw, 1, 1, ph, pw, p->dh, p->dw, true, 0, 0};
-    }
-    if (j->kind == CONV_WEIGHT_GRAD) {
-        if (!vs_conv_avx512_weight_grad_fits(&f)) return true;
-        *done = true;
-        if (vs_conv_avx512_weight_grad(&f, j->a, j->b, dw)) return true;
-    } else {
-        if (!vs_conv_avx512_fits(&f)) return true;
-        *done = true;
-        if (vs_conv_avx512_forward(&f, j->a, j->b, j->bias, j->kind == CONV_TRANSPOSE, j->out)) return true;
-    }
-    vs_set_last_error(VS_ERR_NOMEM, "%s: out of memory for the packed weights or the padded image", j->op);
-    return false;
-}
-
-static bool conv_run(conv_batch *j, float *dw)
-{
-    bool direct;
-    bool ok = conv_direct(j, dw, &direct);
-    if (direct) return ok;
-    ok = conv_fast(j, dw, &direct);
-    if (direct) return ok;
-    int64_t n = j->g->n;
-    j->grain = conv_grain(j->g);
-    j->chunks = (n + j->grain - 1) / j->grain;
-    if (j->kind == CONV_WEIGHT_GRAD) {
-        if (!weight_grad_run(j, dw) && !j->failed) return false;
-    } else if (j->chunks <= 1) {
-        conv_chunk(j, 0, n);
-    } else {
-        vs_parallel_for(n, j->grain, conv_chunk, j);
-    }
-    if (j->failed) vs_set_last_error(VS_ERR_NOMEM, "%s: out of memory for the im2col buffer", j->op);
-    return !j->failed;
-}
-
 typedef struct bias_fill {
     vs_tensor *t;
     const vs_tensor *b;
@@ -660,6 +587,95 @@ static void fill_bias(vs_tensor *t, const vs_tensor *b)
 {
     bias_fill f = {t, b};
     vs_parallel_for(t->shape[0], 1, fill_bias_images, &f);
+}
+
+/* A transpose's output filled with its bias, for kernels that add into it. */
+static void transpose_fill(conv_batch *j)
+{
+    if (j->kind == CONV_TRANSPOSE) fill_bias(j->fill, j->fill_b);
+}
+
+/* Run every image of the batch.  The chunk size depends on the geometry only, so results - and
+ * the weight gradient's partial sums - are bit-identical for any number of threads.  A batch that
+ * is one chunk runs on the calling thread, so that its matrix products can use the pool themselves. */
+/* Layers with a few output channels and stride 1 (a generator's last conv) go to conv_direct.c. */
+static bool conv_direct(conv_batch *j, float *dw, bool *done)
+{
+    const conv_geom *g = j->g;
+    *done = g->p.groups == 1 && g->p.sh == 1 && g->p.sw == 1 && g->o <= VS_CONV_DIRECT_MAX_O;
+    if (!*done) return true;
+    transpose_fill(j);
+    const vs_conv_direct d = {g->n, g->c, g->h, g->w, g->o, g->oh, g->ow, g->kh, g->kw, g->p.ph, g->p.pw, g->p.dh, g->p.dw};
+    bool ok = j->kind == CONV_FORWARD     ? vs_conv_direct_forward(&d, j->a, j->b, j->bias, j->out)
+              : j->kind == CONV_TRANSPOSE ? vs_conv_direct_transpose(&d, j->a, j->b, j->out)
+                                          : vs_conv_direct_weight_grad(&d, j->a, j->b, dw);
+    if (!ok) vs_set_last_error(VS_ERR_NOMEM, "%s: out of memory for the padded planes", j->op);
+    return ok;
+}
+
+/* The forward, the transpose (stride 1: a conv2d with the weights flipped and padding d (k - 1) - p;
+ * larger strides: one such conv per output phase) and the weight gradient go to the AVX-512
+ * kernels (conv_avx512*.c) when they take the shape. */
+static bool conv_fast(conv_batch *j, float *dw, bool *done)
+{
+    const conv_geom *g = j->g;
+    const conv_params *p = &g->p;
+    vs_conv_fast f;
+    *done = false;
+    if (p->groups != 1) return true;
+    if (j->kind != CONV_TRANSPOSE) {
+        f = (vs_conv_fast){g->n, g->c, g->h, g->w, g->o, g->oh, g->ow, g->kh, g->kw, p->sh, p->sw, p->ph, p->pw, p->dh, p->dw, false, 0, 0};
+    } else if (p->sh != 1 || p->sw != 1) {
+        f = (vs_conv_fast){g->n, g->c, g->h, g->w, g->o, g->oh, g->ow, g->kh, g->kw, p->sh, p->sw, p->ph, p->pw, p->dh, p->dw, false, 0, 0};
+        if (!vs_conv_avx512_transpose_fits(&f)) return true;
+        *done = true;
+        /* the output phases write every place of dx once (then with the bias) or add into it */
+        const bool all = vs_conv_avx512_transpose_covers(&f);
+        if (!all) transpose_fill(j);
+        if (vs_conv_avx512_transpose(&f, j->a, j->b, all && j->fill_b ? j->fill_b->data : NULL, !all, j->out)) return true;
+        vs_set_last_error(VS_ERR_NOMEM, "%s: out of memory for the output phases", j->op);
+        return false;
+    } else {
+        const int64_t ph = p->dh * (g->kh - 1) - p->ph, pw = p->dw * (g->kw - 1) - p->pw;
+        if (ph < 0 || pw < 0) return true;
+        f = (vs_conv_fast){g->n, g->o, g->oh, g->ow, g->c, g->h, g->w, g->kh, g->kw, 1, 1, ph, pw, p->dh, p->dw, true, 0, 0};
+    }
+    if (j->kind == CONV_WEIGHT_GRAD) {
+        if (!vs_conv_avx512_weight_grad_fits(&f)) return true;
+        *done = true;
+        if (vs_conv_avx512_weight_grad(&f, j->a, j->b, dw)) return true;
+    } else {
+        if (!vs_conv_avx512_fits(&f)) return true;
+        *done = true;
+        const float *bias = j->kind == CONV_TRANSPOSE ? (j->fill_b ? j->fill_b->data : NULL) : j->bias;
+        if (vs_conv_avx512_forward(&f, j->a, j->b, bias, false, j->out)) return true;
+    }
+    vs_set_last_error(VS_ERR_NOMEM, "%s: out of memory for the packed weights or the padded image", j->op);
+    return false;
+}
+
+static bool conv_run(conv_batch *j, float *dw)
+{
+    bool direct;
+    bool ok = conv_direct(j, dw, &direct);
+    if (direct) return ok;
+    ok = conv_fast(j, dw, &direct);
+    if (direct) return ok;
+    transpose_fill(j);
+    int64_t n = j->g->n;
+    j->grain = conv_grain(j->g);
+    j->chunks = (n + j->grain - 1) / j->grain;
+    if (j->kind == CONV_WEIGHT_GRAD) {
+        /* the direct kernels overwrite dw; the lanes of im2col products add into it */
+        memset(dw, 0, (size_t)j->wsize * sizeof(float));
+        if (!weight_grad_run(j, dw) && !j->failed) return false;
+    } else if (j->chunks <= 1) {
+        conv_chunk(j, 0, n);
+    } else {
+        vs_parallel_for(n, j->grain, conv_chunk, j);
+    }
+    if (j->failed) vs_set_last_error(VS_ERR_NOMEM, "%s: out of memory for the im2col buffer", j->op);
+    return !j->failed;
 }
 
 /* ---- backward rules ------------------------------------------------------------------------------ */
@@ -810,8 +826,7 @@ vs_tensor *vs_conv_transpose2d(vs_tensor *x, vs_tensor *w, vs_tensor *b, const v
 
     vs_tensor *y = vs_alloc(op, 4, (int64_t[]){g.n, g.c, g.h, g.w});
     if (!y) return NULL;
-    fill_bias(y, b);
-    conv_batch job = {.op = op, .g = &g, .kind = CONV_TRANSPOSE, .a = x->data, .b = w->data, .out = y->data};
+    conv_batch job = {.op = op, .g = &g, .kind = CONV_TRANSPOSE, .a = x->data, .b = w->data, .out = y->data, .fill = y, .fill_b = b};
     if (!conv_run(&job, NULL)) {
         vs_tensor_free(y);
         return NULL;
@@ -849,7 +864,6 @@ vs_tensor *vs_conv2d_weight_grad(vs_tensor *x, vs_tensor *gy, int kh, int kw, co
 
     vs_tensor *dw = vs_alloc(op, 4, (int64_t[]){g.o, g.cg, g.kh, g.kw});
     if (!dw) return NULL;
-    memset(dw->data, 0, (size_t)dw->size * sizeof(float));
     conv_batch job = {.op = op, .g = &g, .kind = CONV_WEIGHT_GRAD, .a = x->data, .b = gy->data, .wsize = dw->size};
     if (!conv_run(&job, dw->data)) {
         vs_tensor_free(dw);

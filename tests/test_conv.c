@@ -169,6 +169,17 @@ static const geom GEOMS[] = {
     {2, 64, 7, 7, 32, 3, 3, 1, 1, 1, 1, 1, 1, 1},
     {2, 32, 13, 13, 16, 3, 3, 2, 2, 1, 1, 1, 1, 1},
     {2, 64, 14, 13, 16, 4, 4, 2, 2, 1, 1, 1, 1, 1},
+    /* The AVX-512 weight gradient's tiles: one or two input channels (a whole kernel row per tile,
+     * two and four vectors of output channels, taps reaching past the image), channels that are
+     * no multiple of 16 in the channels-last copies (20; 70 in blocks of 5 and 6), an odd width;
+     * and a stride-2 transpose to 32 channels on rows of 14 (tall tiles: each half of a row's
+     * pixels spread into dx's columns). */
+    {2, 1, 28, 28, 32, 6, 6, 2, 2, 2, 2, 1, 1, 1},
+    {2, 1, 27, 28, 64, 4, 4, 2, 2, 1, 1, 1, 1, 1},
+    {2, 2, 9, 11, 48, 3, 3, 1, 1, 3, 0, 1, 1, 1},
+    {3, 20, 7, 9, 32, 3, 3, 1, 1, 1, 1, 1, 1, 1},
+    {2, 70, 7, 7, 64, 3, 3, 1, 1, 0, 0, 1, 1, 1},
+    {2, 32, 28, 28, 16, 4, 4, 2, 2, 1, 1, 1, 1, 1},
 };
 #define N_GEOMS (int)(sizeof GEOMS / sizeof GEOMS[0])
 
@@ -432,6 +443,12 @@ static vs_tensor *fn_conv2d_wide(vs_tensor **x, void *c)
     vs_conv_opts o = {.stride = {1, 1}, .padding = {1, 1}};
     return sq(vs_conv2d(x[0], x[1], x[2], &o));
 }
+static vs_tensor *fn_conv2d_wide_s2(vs_tensor **x, void *c)
+{
+    (void)c;
+    vs_conv_opts o = {.stride = {2, 2}, .padding = {1, 1}};
+    return sq(vs_conv2d(x[0], x[1], x[2], &o));
+}
 static vs_tensor *fn_conv_transpose_wide(vs_tensor **x, void *c)
 {
     (void)c;
@@ -448,6 +465,10 @@ START_TEST(test_grad_conv_avx512_shapes)
     vs_tensor *p[3] = {rnd(VS_SHAPE(1, 32, 3, 7), -1, 1), rnd(VS_SHAPE(32, 32, 3, 3), -0.3f, 0.3f), rnd(VS_SHAPE(32), -1, 1)};
     gradcheck("conv2d 32 -> 32 channels, rows of 7", fn_conv2d_wide, NULL, 3, p);
     free_all(3, p);
+    /* one input channel, stride 2: the weight gradient's row tiles (a kernel row's taps per tile) */
+    vs_tensor *r[3] = {rnd(VS_SHAPE(1, 1, 9, 10), -1, 1), rnd(VS_SHAPE(32, 1, 4, 4), -0.3f, 0.3f), rnd(VS_SHAPE(32), -1, 1)};
+    gradcheck("conv2d 1 -> 32 channels, k4 s2", fn_conv2d_wide_s2, NULL, 3, r);
+    free_all(3, r);
     vs_tensor *t[3] = {rnd(VS_SHAPE(1, 8, 2, 7), -1, 1), rnd(VS_SHAPE(8, 32, 4, 4), -0.3f, 0.3f), rnd(VS_SHAPE(32), -1, 1)};
     gradcheck("conv_transpose2d k4 s2 to 32 channels", fn_conv_transpose_wide, NULL, 3, t);
     free_all(3, t);
@@ -750,15 +771,18 @@ START_TEST(test_threads_bit_identical)
 {
     vs_rng r;
     vs_rng_seed(&r, 31);
-    for (int variant = 0; variant < 3; variant++) {
-        /* variant 2: 32 channels in and out, rows of 14 pixels - the AVX-512 kernels on such machines */
-        const bool direct = variant == 1, wide = variant == 2;
-        const int o_ch = wide ? 32 : direct ? 2 : 4, k = direct ? 5 : 3, sh = direct || wide ? 1 : 2, pad = direct ? 2 : 1;
-        const int c_ch = wide ? 32 : 3, cols = wide ? 14 : 10;
+    for (int variant = 0; variant < 4; variant++) {
+        /* variant 2: 32 channels in and out, rows of 14 pixels - the AVX-512 kernels on such machines;
+         * variant 3: 32 -> 64 channels, k4 stride 2 - their weight gradient's four-vector tiles and the
+         * strided transpose's output phases */
+        const bool direct = variant == 1, wide = variant == 2, phases = variant == 3;
+        const int o_ch = phases ? 64 : wide ? 32 : direct ? 2 : 4, k = phases ? 4 : direct ? 5 : 3;
+        const int sh = direct || wide ? 1 : 2, sw = phases ? 2 : 1, pad = direct ? 2 : 1;
+        const int c_ch = wide || phases ? 32 : 3, cols = wide || phases ? 14 : 10;
         /* 25 images of 60 output pixels: 13 chunks of 2, dealt to 8 weight-gradient lanes unevenly. */
         vs_tensor *x = vs_tensor_randn(VS_SHAPE(25, c_ch, 11, cols), &r, 0, 1), *w = vs_tensor_randn(VS_SHAPE(o_ch, c_ch, k, k), &r, 0, 1);
         vs_tensor *b = vs_tensor_randn(VS_SHAPE(o_ch), &r, 0, 1);
-        vs_conv_opts o = {.stride = {sh, 1}, .padding = {pad, pad}};
+        vs_conv_opts o = {.stride = {sh, sw}, .padding = {pad, pad}};
         float *ref[3] = {NULL, NULL, NULL};
         int64_t sizes[3];
         for (int t = 1; t <= 3; t++) {
@@ -766,7 +790,7 @@ START_TEST(test_threads_bit_identical)
             vs_scope_begin();
             vs_tensor *y = vs_conv2d(x, w, b, &o);
             vs_tensor *dw = vs_conv2d_weight_grad(x, y, k, k, &o);
-            vs_tensor *dx = vs_conv_transpose2d(y, w, NULL, &(vs_conv_opts){.stride = {sh, 1}, .padding = {pad, pad}});
+            vs_tensor *dx = vs_conv_transpose2d(y, w, NULL, &(vs_conv_opts){.stride = {sh, sw}, .padding = {pad, pad}});
             vs_tensor *outs[3] = {y, dw, dx};
             for (int q = 0; q < 3; q++) {
                 ck_assert_ptr_nonnull(outs[q]);
@@ -777,7 +801,8 @@ START_TEST(test_threads_bit_identical)
                 } else {
                     ck_assert_int_eq(outs[q]->size, sizes[q]);
                     ck_assert_msg(memcmp(ref[q], outs[q]->data, (size_t)sizes[q] * sizeof(float)) == 0,
-                                  "%s: output %d differs with %d threads", wide ? "avx512" : direct ? "direct" : "gemm", q, t);
+                                  "%s: output %d differs with %d threads", phases ? "avx512 s2" : wide ? "avx512" : direct ? "direct" : "gemm", q,
+                                  t);
                 }
             }
             vs_scope_end();
