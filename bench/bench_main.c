@@ -37,6 +37,7 @@ static const struct {
     {vs_bench_sgemm_cases, &vs_bench_sgemm_count},
     {vs_bench_conv_cases, &vs_bench_conv_count},
     {vs_bench_train_cases, &vs_bench_train_count},
+    {vs_bench_sweep_cases, &vs_bench_sweep_count},
 };
 
 #define MAX_THREAD_COUNTS 16
