@@ -1,39 +1,37 @@
 /* bench/bench_conv.c - single convolutions of the papers' models (suite "conv"): conv2d forward, and
  * forward + backward (dx, dw and db, as a training step needs them), at the shapes where the
  * training steps of bench_train.c spend their time.  bench/torch_reference.py times F.conv2d on the
- * same shapes (conv_shapes there mirrors SHAPES here). */
+ * same shapes (read from the JSON lines).  The callbacks are shared with bench_sweep.c's shapes. */
 #include "bench.h"
 #include "versus/ops.h"
 
 #include <stdlib.h>
 
-enum { P_SHAPE, P_BACKWARD };
+enum { P_BACKWARD };
 
-typedef struct conv_shape {
-    int64_t n, c, h, w, o, k, stride, pad;
-    bool transpose; /* conv_transpose2d: c channels in, o out, output (h - 1) stride - 2 pad + k */
-} conv_shape;
-
-static const conv_shape SHAPES[] = {
-    {64, 32, 14, 14, 64, 6, 2, 2, false},  /* GANMEX MNIST classifier, second conv */
-    {64, 32, 14, 14, 64, 5, 1, 2, false},  /* CEM-MAF Fashion classifier, second conv */
-    {16, 128, 7, 7, 128, 3, 1, 1, false},  /* StarGAN generator, residual block */
-    {16, 4, 28, 28, 32, 7, 1, 3, false},   /* StarGAN generator, first conv */
-    {16, 128, 7, 7, 64, 4, 2, 1, true}, /* StarGAN generator, first transposed conv (upsampling) */
+static const vs_bench_conv_shape SHAPES[] = {
+    {64, 32, 14, 14, 64, 6, 2, 2, 1, false}, /* GANMEX MNIST classifier, second conv */
+    {64, 32, 14, 14, 64, 5, 1, 2, 1, false}, /* CEM-MAF Fashion classifier, second conv */
+    {16, 128, 7, 7, 128, 3, 1, 1, 1, false}, /* StarGAN generator, residual block */
+    {16, 4, 28, 28, 32, 7, 1, 3, 1, false},  /* StarGAN generator, first conv */
+    {16, 128, 7, 7, 64, 4, 2, 1, 1, true},   /* StarGAN generator, first transposed conv (upsampling) */
 };
 
 typedef struct conv_state {
-    const conv_shape *s;
+    const vs_bench_conv_shape *s;
     bool backward;
     vs_tensor *x, *w, *b, *g; /* g: the output gradient fed to the backward pass */
 } conv_state;
 
-static int64_t out_len(const conv_shape *s, int64_t in)
+static int64_t dilation(const vs_bench_conv_shape *s) { return s->dilation > 0 ? s->dilation : 1; }
+
+static int64_t out_len(const vs_bench_conv_shape *s, int64_t in)
 {
-    return s->transpose ? (in - 1) * s->stride - 2 * s->pad + s->k : (in + 2 * s->pad - s->k) / s->stride + 1;
+    const int64_t span = dilation(s) * (s->k - 1) + 1;
+    return s->transpose ? (in - 1) * s->stride - 2 * s->pad + span : (in + 2 * s->pad - span) / s->stride + 1;
 }
 
-static void conv_teardown(void *state)
+void vs_bench_conv_teardown(void *state)
 {
     conv_state *st = state;
     if (!st) return;
@@ -44,12 +42,12 @@ static void conv_teardown(void *state)
     free(st);
 }
 
-static void *conv_setup(const vs_bench_case *c, int threads)
+void *vs_bench_conv_setup(const vs_bench_case *c, int threads)
 {
     (void)threads;
     conv_state *st = calloc(1, sizeof *st);
     if (!st) return NULL;
-    const conv_shape *s = &SHAPES[c->p[P_SHAPE]];
+    const vs_bench_conv_shape *s = c->data;
     st->s = s;
     st->backward = c->p[P_BACKWARD] != 0;
     vs_rng r;
@@ -60,7 +58,7 @@ static void *conv_setup(const vs_bench_case *c, int threads)
     st->b = vs_tensor_randn(1, (int64_t[]){s->o}, &r, 0, 0.1f);
     st->g = vs_tensor_randn(4, (int64_t[]){s->n, s->o, out_len(s, s->h), out_len(s, s->w)}, &r, 0, 1);
     if (!st->x || !st->w || !st->b || !st->g) {
-        conv_teardown(st);
+        vs_bench_conv_teardown(st);
         return NULL;
     }
     vs_set_requires_grad(st->x, st->backward);
@@ -69,10 +67,12 @@ static void *conv_setup(const vs_bench_case *c, int threads)
     return st;
 }
 
-static void conv_run(void *state)
+void vs_bench_conv_run(void *state)
 {
     conv_state *st = state;
-    const vs_conv_opts o = {.stride = {(int)st->s->stride, (int)st->s->stride}, .padding = {(int)st->s->pad, (int)st->s->pad}};
+    const int d = (int)dilation(st->s);
+    const vs_conv_opts o = {.stride = {(int)st->s->stride, (int)st->s->stride}, .padding = {(int)st->s->pad, (int)st->s->pad},
+                            .dilation = {d, d}};
     vs_scope_begin();
     vs_tensor *y = st->s->transpose ? vs_conv_transpose2d(st->x, st->w, st->b, &o) : vs_conv2d(st->x, st->w, st->b, &o);
     if (y && st->backward) {
@@ -84,29 +84,30 @@ static void conv_run(void *state)
     vs_scope_end();
 }
 
-/* Forward: 2 n o oh ow c k^2 (transposed: 2 n c h w o k^2); the backward's two products cost as
- * much again each. */
-static double conv_flops(const vs_bench_case *c, int threads)
+/* The backward's two products cost as much as the forward each. */
+double vs_bench_conv_flops(const vs_bench_case *c, int threads)
 {
     (void)threads;
-    const conv_shape *s = &SHAPES[c->p[P_SHAPE]];
+    const vs_bench_conv_shape *s = c->data;
     const double px = s->transpose ? (double)(s->h * s->w) : (double)(out_len(s, s->h) * out_len(s, s->w));
     double fwd = 2.0 * (double)s->n * (double)s->o * px * (double)s->c * (double)(s->k * s->k);
     return c->p[P_BACKWARD] ? 3 * fwd : fwd;
 }
 
-static void conv_json(const vs_bench_case *c, FILE *out)
+void vs_bench_conv_json(const vs_bench_case *c, FILE *out)
 {
-    const conv_shape *s = &SHAPES[c->p[P_SHAPE]];
+    const vs_bench_conv_shape *s = c->data;
     fprintf(out, ",\"n\":%lld,\"c\":%lld,\"h\":%lld,\"w\":%lld,\"o\":%lld,\"k\":%lld,\"stride\":%lld,\"pad\":%lld,\"backward\":%d",
             (long long)s->n, (long long)s->c, (long long)s->h, (long long)s->w, (long long)s->o, (long long)s->k,
             (long long)s->stride, (long long)s->pad, (int)c->p[P_BACKWARD]);
     if (s->transpose) fputs(",\"transpose\":1", out);
+    if (dilation(s) > 1) fprintf(out, ",\"dilation\":%lld", (long long)dilation(s));
 }
 
 #define CONV(name_, about_, shape, backward)                                                              \
-    {.suite = "conv", .name = name_, .about = about_, .p = {shape, backward}, .setup = conv_setup,        \
-     .run = conv_run, .teardown = conv_teardown, .flops = conv_flops, .json_fields = conv_json}
+    {.suite = "conv", .name = name_, .about = about_, .p = {backward}, .data = &SHAPES[shape],             \
+     .setup = vs_bench_conv_setup, .run = vs_bench_conv_run, .teardown = vs_bench_conv_teardown,           \
+     .flops = vs_bench_conv_flops, .json_fields = vs_bench_conv_json}
 
 const vs_bench_case vs_bench_conv_cases[] = {
     CONV("conv_ganmex_fwd", "conv2d 64x32x14x14 -> 64, k6 s2 p2 (GANMEX), forward", 0, 0),

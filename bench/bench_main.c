@@ -4,6 +4,7 @@
  *
  *   PROG [--threads 1,2] [--filter SUBSTR[,SUBSTR...]] [--reps N] [--json FILE] [--list] [--rss]
  *
+ * A filter substring ending in '$' matches only at the end of a name. *
  * One JSON line per (workload, threads): name, suite, impl "versus", threads, isa, reps, iters (runs
  * per timed sample), median_s and min_s (seconds per run), gflops, peak_pct, plus the workload's
  * own fields (shapes).  bench/torch_reference.py reads these lines to time the same cases.  --rss ends
@@ -37,6 +38,7 @@ static const struct {
     {vs_bench_sgemm_cases, &vs_bench_sgemm_count},
     {vs_bench_conv_cases, &vs_bench_conv_count},
     {vs_bench_train_cases, &vs_bench_train_count},
+    {vs_bench_sweep_cases, &vs_bench_sweep_count},
 };
 
 #define MAX_THREAD_COUNTS 16
@@ -92,7 +94,7 @@ static void usage(FILE *out, const char *prog)
     fprintf(out, "usage: %s [--threads 1,2] [--filter SUBSTR[,SUBSTR...]] [--reps N] [--json FILE] [--list] [--rss]\n"
                  "       [--clock wall|cpu]\n"
                  "  --threads  thread counts to run every workload at (default: 1 and all cores)\n"
-                 "  --filter   run only workloads whose name contains one of the substrings\n"
+                 "  --filter   run only workloads whose name contains one of the substrings (SUBSTR$: ends with)\n"
                  "  --reps     timed samples per workload; the median is reported (default 15)\n"
                  "  --json     also write the JSON lines to FILE\n"
                  "  --list     print the workload names and exit\n"
@@ -176,16 +178,19 @@ static bool parse_args(const char *prog, int argc, char **argv, options *o)
     return true;
 }
 
-/* Name matches the comma-separated substrings of filter (NULL: everything). */
+/* Name matches the comma-separated substrings of filter (NULL: everything); a substring ending in
+ * '$' must end the name (sweep_x_fwd$ leaves out sweep_x_fwdbwd). */
 static bool selected(const char *filter, const char *name)
 {
     if (!filter) return true;
     const char *p = filter;
     while (*p) {
         const char *comma = strchr(p, ',');
-        const size_t len = comma ? (size_t)(comma - p) : strlen(p);
+        size_t len = comma ? (size_t)(comma - p) : strlen(p);
+        const bool at_end = len && p[len - 1] == '$';
+        len -= at_end;
         for (const char *s = name; len && strlen(s) >= len; s++)
-            if (!strncmp(s, p, len)) return true;
+            if (!strncmp(s, p, len) && (!at_end || !s[len])) return true;
         if (!comma) break;
         p = comma + 1;
     }
@@ -377,7 +382,7 @@ int vs_bench_perf(const char *prog, int argc, char **argv)
                     fprintf(stderr, "%s: %s: setup failed (out of memory?)\n", prog, c->name);
                     status = 1;
                     continue;
-                } else if (have_peak) {
+                } else if (have_peak && r.gflops > 0) { /* workloads without a flop count have no share */
                     r.peak_pct = 100.0 * r.gflops / peak.gflops;
                 }
                 print_json(stdout, &r, o.reps);

@@ -8,7 +8,8 @@
 Matrix products: rows are (workload, threads); columns are GFLOP/s of versus, PyTorch and numpy
 (OpenBLAS) and the ratios versus/PyTorch and versus/numpy (above 1: versus is faster).  Training
 steps and explainers: seconds per run of each side and PyTorch time / versus time (above 1: versus
-is faster), then the peak resident memory of each side when the --rss lines are given.  Ends with
+is faster); the sweep (convolutions and models the bench was not tuned on) in a section of its own;
+then the peak resident memory of each side when the --rss lines are given.  Ends with
 the performance targets of the kernels issue, reported (not asserted).
 
 --summary reads several runs of `make bench-compare`, each a directory holding that run's
@@ -135,16 +136,16 @@ def steps_table(out, rows, order, rss):
         out.append("dense conv/linear flops (2 per multiply-add, counted by vs_bench) over its time.  Occlusion's")
         out.append("count is that of 785 full forwards, so an incremental method can exceed 100%.")
         out.append("")
-        out.append("| workload | threads | versus | PyTorch | versus/PyTorch | versus % of peak | PyTorch % of peak |")
-        out.append("|---|---:|---:|---:|---:|---:|---:|")
-        peaks = fma_peaks(rows, order)
-        for key in keys:
-            row = rows[key]
-            v = row["versus"]["median_s"]
-            t = row["torch"]["median_s"] if "torch" in row else None
-            out.append("| %s | %d | %s | %s | %s | %s | %s |" % (key[0], key[1], ms(v), ms(t), fmt(ratio(t, v), "%.2f"),
-                                                              pct(share(row, v, peaks.get(key[1]))),
-                                                              pct(share(row, t, peaks.get(key[1])))))
+        time_rows(out, rows, order, keys)
+    keys = [k for k in order if rows[k].get("versus", {}).get("suite") == "sweep"]
+    if keys:
+        out.append("")
+        out.append("## Sweep: convolutions and models the bench was not tuned on")
+        out.append("")
+        out.append("Geometries drawn once from a fixed seed, and four small training steps (CE + Adam), in")
+        out.append("bench/bench_sweep.c; same columns as above (the steps' flops are not counted).")
+        out.append("")
+        time_rows(out, rows, order, keys)
     if rss:
         out.append("")
         out.append("Peak resident memory (getrusage max RSS) of a process that built the model and ran the workload's")
@@ -154,6 +155,20 @@ def steps_table(out, rows, order, rss):
         out.append("|---|---:|---:|---:|")
         for (name, threads), d in sorted(rss.items()):
             out.append("| %s | %d | %s | %s |" % (name, threads, mib(d.get("versus")), mib(d.get("torch"))))
+
+
+def time_rows(out, rows, order, keys):
+    """A table of seconds per run, PyTorch's time over versus's and both shares of the peak, one row per key."""
+    out.append("| workload | threads | versus | PyTorch | versus/PyTorch | versus % of peak | PyTorch % of peak |")
+    out.append("|---|---:|---:|---:|---:|---:|---:|")
+    peaks = fma_peaks(rows, order)
+    for key in keys:
+        row = rows[key]
+        v = row["versus"]["median_s"]
+        t = row["torch"]["median_s"] if "torch" in row else None
+        out.append("| %s | %d | %s | %s | %s | %s | %s |" % (key[0], key[1], ms(v), ms(t), fmt(ratio(t, v), "%.2f"),
+                                                          pct(share(row, v, peaks.get(key[1]))),
+                                                          pct(share(row, t, peaks.get(key[1])))))
 
 
 def fma_peaks(rows, order):
@@ -197,7 +212,9 @@ def time_goal(name):
     """The kernels issue's target for PyTorch time / versus time, or None."""
     if name in ("ig200_mnist", "ig200_mlp16", "ig200_convpool16", "occlusion1_mnist"):
         return 2.0
-    return 1.5 if name.endswith("_step") or name.startswith("train_process") else 1.0 if name.startswith("conv_") else None
+    if name.endswith("_step") or name.startswith("train_process"):
+        return 1.5
+    return 1.0 if name.startswith("conv_") or (name.startswith("sweep_") and "_fwd" in name) else None
 
 
 def summary(dirs, commit):
@@ -225,7 +242,7 @@ def summary(dirs, commit):
 
     def time_ratio(row, rows):
         v, t = row.get("versus"), row.get("torch")
-        if not v or not t or v.get("suite") not in ("conv", "train", "explain"):
+        if not v or not t or v.get("suite") not in ("conv", "train", "explain", "sweep"):
             return None
         return t["median_s"] / v["median_s"]
 
@@ -249,7 +266,7 @@ def summary(dirs, commit):
             "1.2" if key[0].startswith("linear_") else "-"
 
     table("PyTorch's median time / versus's (above 1: versus faster): single convolutions, training steps "
-          "(forward, loss, backward, Adam) and explainers.", time_ratio,
+          "(forward, loss, backward, Adam), explainers and the sweep (bench_sweep.c).", time_ratio,
           lambda k: fmt(time_goal(k[0]), "%.1f") if k[1] == 1 else "-")
     table("SGEMM, versus GFLOP/s over numpy's OpenBLAS in the same run.", blas_ratio, blas_goal)
     table("Share of the FMA peak reached by versus (dense conv/linear flops over time; Occlusion counts 785 full "

@@ -4,7 +4,8 @@
 # peak memory of the RSS_WORKLOAD loop, each side in a process of its own (bench/rss.jsonl).
 EXTRA_PROGRAMS += bench/vs_bench
 # The workloads also run inside the versus program (`versus bench perf`, cli/cmd_bench.c).
-VS_BENCH_PERF_SOURCES = bench/bench.h bench/bench_main.c bench/bench_peak.c bench/bench_sgemm.c bench/bench_conv.c bench/bench_train.c
+VS_BENCH_PERF_SOURCES = bench/bench.h bench/bench_main.c bench/bench_peak.c bench/bench_sgemm.c bench/bench_conv.c bench/bench_train.c \
+	bench/bench_sweep.c
 bench_vs_bench_SOURCES = bench/vs_bench.c $(VS_BENCH_PERF_SOURCES)
 versus_SOURCES += $(VS_BENCH_PERF_SOURCES)
 bench_vs_bench_LDADD = libversus.la -lm

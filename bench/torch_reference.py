@@ -1,5 +1,6 @@
 #!/usr/bin/python3
-"""bench/torch_reference.py - time vs_bench's matrix products, training steps and explainers in PyTorch (and numpy).
+"""bench/torch_reference.py - time vs_bench's matrix products, convolutions, training steps, explainers and the
+sweep (bench_sweep.c: convolutions and models the bench was not tuned on) in PyTorch (and numpy).
 
     torch_reference.py VERSUS_JSONL [--reps N]
     torch_reference.py --rss NAME THREADS [--reps N]
@@ -304,32 +305,74 @@ def run_train(torch, threads, case, reps, rss=False):
 
 
 def run_conv(torch, threads, case, reps):
-    """F.conv2d (or F.conv_transpose2d) on bench_conv.c's shape: forward, or forward + backward to x, w and b."""
+    """F.conv2d (or F.conv_transpose2d) on a shape of bench_conv.c or bench_sweep.c: forward, or forward + backward
+    to x, w and b."""
     import torch.nn.functional as F
     torch.manual_seed(5)
     n, c, h, w, o, k, s, p = (case[key] for key in ("n", "c", "h", "w", "o", "k", "stride", "pad"))
     back = bool(case["backward"])
     tr = bool(case.get("transpose"))
+    d = case.get("dilation", 1)
     x = torch.randn(n, c, h, w, requires_grad=back)
     wt = (0.1 * torch.randn(*((c, o) if tr else (o, c)), k, k)).requires_grad_(back)
     b = (0.1 * torch.randn(o)).requires_grad_(back)
     if tr:
-        oh, ow = (h - 1) * s - 2 * p + k, (w - 1) * s - 2 * p + k
+        oh, ow = (h - 1) * s - 2 * p + d * (k - 1) + 1, (w - 1) * s - 2 * p + d * (k - 1) + 1
     else:
-        oh, ow = (h + 2 * p - k) // s + 1, (w + 2 * p - k) // s + 1
+        oh, ow = (h + 2 * p - d * (k - 1) - 1) // s + 1, (w + 2 * p - d * (k - 1) - 1) // s + 1
     g = torch.randn(n, o, oh, ow)
     conv = F.conv_transpose2d if tr else F.conv2d
 
     def run():
         if back:
             x.grad = wt.grad = b.grad = None
-            conv(x, wt, b, stride=s, padding=p).backward(g)
+            conv(x, wt, b, stride=s, padding=p, dilation=d).backward(g)
         else:
             with torch.no_grad():
-                conv(x, wt, b, stride=s, padding=p)
+                conv(x, wt, b, stride=s, padding=p, dilation=d)
 
     px = h * w if tr else oh * ow
-    timed_line(case, "conv", "torch", torch, threads, reps, run, 2.0 * n * o * px * c * k * k * (3 if back else 1))
+    timed_line(case, case["suite"], "torch", torch, threads, reps, run, 2.0 * n * o * px * c * k * k * (3 if back else 1))
+
+
+def sweep_models(torch):
+    """name -> (function() building the model, input shape of one example): bench_sweep.c's training steps."""
+    nn = torch.nn
+    return {
+        "sweep_convpool_step": (lambda: nn.Sequential(
+            nn.Conv2d(3, 16, 3, 1, 1), nn.ReLU(), nn.MaxPool2d(2), nn.Conv2d(16, 32, 3, 1, 1), nn.ReLU(), nn.MaxPool2d(2),
+            nn.Flatten(), nn.Linear(32 * 8 * 8, 10)), (3, 32, 32)),
+        "sweep_mlp_step": (lambda: nn.Sequential(
+            nn.Linear(300, 200), nn.ReLU(), nn.Linear(200, 100), nn.ReLU(), nn.Linear(100, 10)), (300,)),
+        "sweep_bnconv_step": (lambda: nn.Sequential(
+            nn.Conv2d(1, 24, 3, 1, 1, bias=False), nn.BatchNorm2d(24), nn.ReLU(), nn.MaxPool2d(2),
+            nn.Conv2d(24, 48, 3, 2, 1, bias=False), nn.BatchNorm2d(48), nn.ReLU(), nn.Flatten(),
+            nn.Linear(48 * 7 * 7, 10)), (1, 28, 28)),
+        "sweep_leaky_mlp_step": (lambda: nn.Sequential(
+            nn.Linear(784, 256), nn.LeakyReLU(0.01), nn.Dropout(0.3), nn.Linear(256, 128), nn.LeakyReLU(0.01),
+            nn.Dropout(0.3), nn.Linear(128, 10)), (784,)),
+    }
+
+
+def run_sweep(torch, threads, case, reps):
+    """A case of suite "sweep": a convolution (run_conv), or a training step (forward, cross entropy, backward, Adam
+    lr 1e-4) of sweep_models."""
+    if "k" in case:
+        run_conv(torch, threads, case, reps)
+        return
+    import torch.nn.functional as F
+    torch.manual_seed(7)
+    make, shape = sweep_models(torch)[case["name"]]
+    n = case["batch"]
+    m = make().train()
+    x, y = torch.rand(n, *shape), torch.arange(n) % 10
+    opt = torch.optim.Adam(m.parameters(), lr=1e-4)
+
+    def step():
+        opt.zero_grad(set_to_none=True)
+        F.cross_entropy(m(x), y).backward()
+        opt.step()
+    timed_line(case, "sweep", "torch", torch, threads, reps, step, batch=n)
 
 
 def run_worker(threads, cases, reps, rss=False):
@@ -352,9 +395,9 @@ def run_worker(threads, cases, reps, rss=False):
             if "torch" in libs:
                 run_train(libs["torch"], threads, case, reps, rss)
             continue
-        if case.get("suite") == "conv":
+        if case.get("suite") in ("conv", "sweep"):
             if "torch" in libs:
-                run_conv(libs["torch"], threads, case, reps)
+                (run_conv if case["suite"] == "conv" else run_sweep)(libs["torch"], threads, case, reps)
             continue
         a, b = stored_operands(np, case)
         c = np.empty((case["m"], case["n"]), dtype=np.float32)
@@ -401,19 +444,21 @@ def main(argv):
             if not line.startswith("{"):
                 continue
             d = json.loads(line)
-            if d.get("suite") not in ("sgemm", "conv", "train", "explain") or d.get("impl") != "versus":
+            if d.get("suite") not in ("sgemm", "conv", "train", "explain", "sweep") or d.get("impl") != "versus":
                 continue
             job = by_threads.setdefault(d["threads"], {"threads": d["threads"], "reps": reps_override or d["reps"], "cases": [],
                                                        "clock": d.get("clock", "wall")})
-            keys = {"sgemm": ("name", "m", "n", "k", "trans_a", "trans_b"),
-                    "conv": ("name", "n", "c", "h", "w", "o", "k", "stride", "pad", "backward")}.get(d["suite"], ("name", "batch"))
+            conv_keys = ("name", "n", "c", "h", "w", "o", "k", "stride", "pad", "backward")
+            keys = {"sgemm": ("name", "m", "n", "k", "trans_a", "trans_b"), "conv": conv_keys,
+                    "sweep": conv_keys if "k" in d else ("name", "batch")}.get(d["suite"], ("name", "batch"))
             case = {key: d[key] for key in keys}
-            if d.get("transpose"):
-                case["transpose"] = 1
+            for key in ("transpose", "dilation"):
+                if d.get(key):
+                    case[key] = d[key]
             case["suite"] = d["suite"]
             job["cases"].append(case)
     if not by_threads:
-        print("torch_reference: no sgemm, conv, train or explain cases in %s" % argv[1], file=sys.stderr)
+        print("torch_reference: no sgemm, conv, train, explain or sweep cases in %s" % argv[1], file=sys.stderr)
         return 1
     for threads in sorted(by_threads):
         status = spawn(by_threads[threads])
