@@ -71,9 +71,9 @@ static void pack_sliver(const vs_gemm_arch *arch, float *dst, const float *src, 
         default: break;
         }
     }
-    if (cs == 1 && rows == w && w % 8 == 0 && arch->pack_transpose) {
+    if (cs == 1 && rows == w && w % 8 == 0 && arch->transpose) {
         /* Each sliver row contiguous along k: a transpose, 8 x 8 blocks at a time. */
-        arch->pack_transpose(dst, src, rs, w, kc);
+        arch->transpose(w, kc, src, rs, dst, w);
         return;
     }
     if (cs == 1 && rows == w && w == 6 && arch->pack_transpose6) {
@@ -226,11 +226,16 @@ static const vs_gemm_arch *current_arch(void);
  * direct product.  False when scratch memory runs out (the caller then takes the direct path). */
 #define SWAP_MAX_M IN_PLACE_MAX_M
 
-/* dst[j*ldd + i] = src[i*lds + j] for i < rows, j < cols, in 16 x 16 blocks so that both sides
- * stay in L1 while a block is copied. */
+/* dst[j*ldd + i] = src[i*lds + j] for i < rows, j < cols: the ISA's transpose, else 16 x 16 blocks
+ * copied element by element so that both sides stay in L1 while a block is copied. */
 #define TRANSPOSE_BLOCK 16
 static void transpose(int64_t rows, int64_t cols, const float *restrict src, int64_t lds, float *restrict dst, int64_t ldd)
 {
+    const vs_gemm_arch *arch = current_arch();
+    if (arch->transpose) {
+        arch->transpose(rows, cols, src, lds, dst, ldd);
+        return;
+    }
     for (int64_t i0 = 0; i0 < rows; i0 += TRANSPOSE_BLOCK)
         for (int64_t j0 = 0; j0 < cols; j0 += TRANSPOSE_BLOCK) {
             const int64_t i1 = min64(i0 + TRANSPOSE_BLOCK, rows), j1 = min64(j0 + TRANSPOSE_BLOCK, cols);

@@ -26,7 +26,7 @@
 const vs_gemm_arch vs_gemm_arch_avx512 = {
     .name = "avx512", .mr = UK_MR, .nr = UK_NR, .mc = 240, .kc = 128, .nc = 3072, .kernel = UK_NAME,
     .kernel_packed = UK_NAME_PACKED,
-    .pack_transpose = vs_gemm_pack_transpose_avx2, /* AVX-512F machines have AVX2 */
+    .transpose = vs_gemm_transpose_avx2, /* AVX-512F machines have AVX2 */
     .pack_transpose6 = vs_gemm_pack_transpose6_avx2,
 };
 #endif
