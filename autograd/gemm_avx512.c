@@ -19,6 +19,10 @@
 #define UK_ZERO() _mm512_setzero_ps()
 #define UK_FMA(a, b, c) _mm512_fmadd_ps((a), (b), (c))
 #define UK_MUL(a, b) _mm512_mul_ps((a), (b))
+#define UK_MASK_T __mmask16
+#define UK_MASK(n) ((__mmask16)((1u << (n)) - 1u))
+#define UK_LOAD_MASK(p, m) _mm512_maskz_loadu_ps((m), (p))
+#define UK_STORE_MASK(p, m, v) _mm512_mask_storeu_ps((p), (m), (v))
 #include "autograd/gemm_ukernel.h"
 
 /* Skylake-X-class caches: a 128 x 32 sliver of B is 16 KiB of L1; a 240 x 128 block of A is
