@@ -9,7 +9,8 @@
  *         jr / ir over NR-column slivers and MR-row slivers -> micro-kernel
  * Small products skip packing: A and B are read in place (ir outer, jr inner), which saves the
  * copy that dominates when op(A) has few rows.  A product op(A) B^T of few rows (a linear layer's
- * forward) runs as its transpose B op(A)^T, so that B is read in place too (gemm_swapped).
+ * forward) runs as its transpose B op(A)^T, so that B is read in place too, and so does a product whose C
+ * is a little narrower than a tile (gemm_swapped).
  *
  * Determinism: an element of C receives, per pass, one micro-kernel sum over k in order, then
  * C = alpha sum + beta' C.  The passes depend only on K and the ISA's kc, never on the thread
@@ -243,15 +244,31 @@ static void transpose(int64_t rows, int64_t cols, const float *restrict src, int
                 for (int64_t i = i0; i < i1; i++) dst[j * ldd + i] = src[i * lds + j];
         }
 }
+static void gemm_direct(bool trans_a, bool trans_b, int64_t M, int64_t N, int64_t K, float alpha, const float *A,
+                        int64_t lda, const float *B, int64_t ldb, float beta, float *C, int64_t ldc);
+
+/* Whether to compute C^T = op(B)^T op(A)^T instead: a product x W^T of few rows (see above), or one
+ * whose C is a little narrower than a tile (nr/2 < N < nr: a linear layer into 20 latents fills 20
+ * of the 32 columns of each full-width step, where MR-row slivers of the transposed product waste
+ * at most 5 rows of N; N <= nr/2 takes the kernel's half-width step, whose lanes are all used) and
+ * tall enough for the transposed product's tiles to fill.  Measured at 1 thread (AVX-512): 128 x 20
+ * x 400 (x W^T, g W) 35 -> 31 us, 400 x 20 x 128 (g^T z) 36 -> 24 us; 64 x 16 x 1200 no better. */
+static bool want_swap(bool trans_a, bool trans_b, int64_t M, int64_t N)
+{
+    const int64_t nr = current_arch()->nr;
+    if (2 * N > nr && N < nr && M >= 2 * nr) return true;
+    /* M < nr / 2: the transposed product's tiles would be mostly padding (M columns of nr) */
+    return !trans_a && trans_b && M <= SWAP_MAX_M && 2 * M >= nr && N >= 2 * M;
+}
+
 static bool gemm_swapped(bool trans_a, bool trans_b, int64_t M, int64_t N, int64_t K, float alpha, const float *A,
                          int64_t lda, const float *B, int64_t ldb, float beta, float *C, int64_t ldc)
 {
-    /* M < nr / 2: the transposed product's tiles would be mostly padding (M columns of nr) */
-    if (trans_a || !trans_b || M > SWAP_MAX_M || 2 * M < current_arch()->nr || N < 2 * M) return false;
+    if (!want_swap(trans_a, trans_b, M, N)) return false;
     float *t = vs_scratch(VS_SCRATCH_GEMM_T, (size_t)(M * N) * sizeof(float));
     if (!t) return false;
     if (beta != 0) transpose(M, N, C, ldc, t, M);
-    vs_sgemm(false, true, N, M, K, alpha, B, ldb, A, lda, beta, t, M); /* N >= 2 M: not swapped again */
+    gemm_direct(!trans_b, !trans_a, N, M, K, alpha, B, ldb, A, lda, beta, t, M);
     transpose(N, M, t, M, C, ldc);
     return true;
 }
@@ -268,17 +285,10 @@ static bool pack_a_block(const gemm_plan *p, int64_t lda_rows)
     return lda_rows % 1024 == 0 || p->N >= 512;
 }
 
-void vs_sgemm(bool trans_a, bool trans_b, int64_t M, int64_t N, int64_t K, float alpha, const float *A,
-              int64_t lda, const float *B, int64_t ldb, float beta, float *C, int64_t ldc)
+/* C = alpha op(A) op(B) + beta C as posed (M, N, K > 0, alpha != 0). */
+static void gemm_direct(bool trans_a, bool trans_b, int64_t M, int64_t N, int64_t K, float alpha, const float *A,
+                        int64_t lda, const float *B, int64_t ldb, float beta, float *C, int64_t ldc)
 {
-    assert(M >= 0 && N >= 0 && K >= 0);
-    assert(ldc >= N && lda >= (trans_a ? M : K) && ldb >= (trans_b ? K : N));
-    if (M == 0 || N == 0) return;
-    if (K == 0 || alpha == 0) {
-        scale_c(M, N, beta, C, ldc);
-        return;
-    }
-    if (gemm_swapped(trans_a, trans_b, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc)) return;
     gemm_plan p = {
         .arch = current_arch(), .M = M, .N = N, .K = K, .alpha = alpha, .A = A,
         .rsa = trans_a ? 1 : lda, .csa = trans_a ? lda : 1,
@@ -326,4 +336,18 @@ void vs_sgemm(bool trans_a, bool trans_b, int64_t M, int64_t N, int64_t K, float
 
 fallback:
     vs_sgemm_ref(trans_a, trans_b, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc);
+}
+
+void vs_sgemm(bool trans_a, bool trans_b, int64_t M, int64_t N, int64_t K, float alpha, const float *A,
+              int64_t lda, const float *B, int64_t ldb, float beta, float *C, int64_t ldc)
+{
+    assert(M >= 0 && N >= 0 && K >= 0);
+    assert(ldc >= N && lda >= (trans_a ? M : K) && ldb >= (trans_b ? K : N));
+    if (M == 0 || N == 0) return;
+    if (K == 0 || alpha == 0) {
+        scale_c(M, N, beta, C, ldc);
+        return;
+    }
+    if (!gemm_swapped(trans_a, trans_b, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc))
+        gemm_direct(trans_a, trans_b, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc);
 }

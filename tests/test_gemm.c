@@ -300,6 +300,55 @@ START_TEST(test_swapped_product_same_bits)
 }
 END_TEST
 
+/* A product whose C is a little narrower than a tile (nr/2 < N < nr) runs transposed (gemm.c's
+ * want_swap): its bits are those of the same columns of a product wide enough to run directly
+ * (N + 40 columns, the narrow B a block of the wide one), for every transpose combination and ISA,
+ * beta 0 and not, 1 and 2 threads. */
+static const int64_t narrow_shapes[][3] = {{128, 20, 400}, {400, 20, 128}, {100, 24, 77}, {70, 17, 300}, {64, 28, 5}};
+
+START_TEST(test_narrow_product_same_bits)
+{
+    vs_isa isas[3];
+    const int nisa = test_isas(isas);
+    vs_rng r;
+    vs_rng_seed(&r, 515 + (uint64_t)_i);
+    const int64_t *s = narrow_shapes[_i];
+    for (int combo = 0; combo < 4; combo++) {
+        const bool ta = combo & 1, tb = combo & 2;
+        mats wide = make_mats(&r, ta, tb, s[0], s[1] + 40, s[2], 0);
+        mats narrow = wide; /* same A and B: a narrow B is the first N columns (or rows) of the wide one */
+        narrow.N = s[1];
+        narrow.ldc = s[1];
+        for (int t = 0; t < nisa; t++) {
+            vs_set_kernel_isa(isas[t]);
+            for (int threads = 1; threads <= 2; threads++) {
+                vs_set_threads(threads);
+                for (int b = 0; b < 2; b++) {
+                    const float beta = b ? 1.5f : 0.0f;
+                    float *Cw = run_gemm(&wide, 0.75f, beta);
+                    float *Cn = malloc(sizeof(float) * (size_t)(narrow.M * narrow.N));
+                    ck_assert_ptr_nonnull(Cn);
+                    for (int64_t i = 0; i < narrow.M; i++)
+                        memcpy(Cn + i * narrow.N, wide.C0 + i * wide.ldc, sizeof(float) * (size_t)narrow.N);
+                    vs_sgemm(ta, tb, narrow.M, narrow.N, narrow.K, 0.75f, narrow.A, narrow.lda, narrow.B, narrow.ldb,
+                             beta, Cn, narrow.N);
+                    for (int64_t i = 0; i < narrow.M; i++)
+                        if (memcmp(Cn + i * narrow.N, Cw + i * wide.ldc, sizeof(float) * (size_t)narrow.N) != 0)
+                            ck_abort_msg("%s ta=%d tb=%d %ldx%ldx%ld beta %g, %d threads: row %ld differs from the wide product",
+                                         vs_isa_name(isas[t]), ta, tb, (long)narrow.M, (long)narrow.N, (long)narrow.K,
+                                         (double)beta, threads, (long)i);
+                    free(Cw);
+                    free(Cn);
+                }
+            }
+        }
+        free_mats(&wide);
+    }
+    vs_set_threads(0);
+    vs_set_kernel_isa(VS_ISA_AUTO);
+}
+END_TEST
+
 /* Scalar and SIMD kernels both match the reference; here also each other, elementwise. */
 START_TEST(test_scalar_and_simd_agree)
 {
@@ -358,6 +407,7 @@ static Suite *gemm_suite(void)
     tcase_add_test(tc, test_known_values);
     tc = vs_tcase(s, "threads", 120);
     tcase_add_loop_test(tc, test_bit_identical_across_threads, 0, (int)(sizeof thread_shapes / sizeof thread_shapes[0]));
+    tcase_add_loop_test(tc, test_narrow_product_same_bits, 0, (int)(sizeof narrow_shapes / sizeof narrow_shapes[0]));
     tcase_add_loop_test(tc, test_swapped_product_same_bits, 0, (int)(sizeof swap_shapes / sizeof swap_shapes[0]));
     tc = vs_tcase(s, "isa", 60);
     tcase_add_test(tc, test_scalar_and_simd_agree);
