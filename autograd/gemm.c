@@ -90,11 +90,36 @@ static void pack_sliver(const vs_gemm_arch *arch, float *dst, const float *src, 
 }
 #undef COPY_FIXED
 
+/* dst[s*nr*kc + k*nr + c] = src[k*rs + s*nr + c] for s < n, k < kc, c < nr (full slivers of a B of
+ * unit column stride), copied row by row: each row of B is read along its length, which the
+ * hardware prefetchers follow; sliver by sliver, consecutive reads would be a row apart, and
+ * when rows are 4 KiB or more apart (W of a 1200-wide layer) each one waits on L3. */
+#define COPY_ROWS(W)                                                                             \
+    for (int64_t k = 0; k < kc; k++)                                                             \
+        for (int64_t s = 0; s < n; s++) memcpy(dst + s * (W) * kc + k * (W), src + k * rs + s * (W), (W) * sizeof(float)); \
+    return
+static void pack_rows(float *dst, const float *src, int64_t rs, int64_t n, int64_t nr, int64_t kc)
+{
+    switch (nr) {
+    case 16: COPY_ROWS(16);
+    case 32: COPY_ROWS(32);
+    default: break;
+    }
+    for (int64_t k = 0; k < kc; k++)
+        for (int64_t s = 0; s < n; s++) memcpy(dst + s * nr * kc + k * nr, src + k * rs + s * nr, (size_t)nr * sizeof(float));
+}
+#undef COPY_ROWS
+
 /* Pack B slivers [p0, p1) of the current pass. */
 static void pack_b_range(void *ctx, int64_t p0, int64_t p1)
 {
     const gemm_plan *p = ctx;
     const int64_t nr = p->arch->nr;
+    if (p->csb == 1) {
+        const int64_t full = min64(p1, p->nc / nr);
+        if (full > p0) pack_rows(p->bpack + p0 * nr * p->kc, p->B + p->pc * p->rsb + p->jc + p0 * nr, p->rsb, full - p0, nr, p->kc);
+        p0 = full > p0 ? full : p0;
+    }
     for (int64_t s = p0; s < p1; s++) {
         const int64_t j = s * nr;
         pack_sliver(p->arch, p->bpack + s * nr * p->kc, p->B + p->pc * p->rsb + (p->jc + j) * p->csb, p->csb, p->rsb,
@@ -213,9 +238,20 @@ static void scale_c(int64_t M, int64_t N, float beta, float *C, int64_t ldc)
 /* Whether to read B in place (ir outer, jr inner) instead of packing it: B must have unit column
  * stride and op(A) few rows, so that each B sliver serves few A slivers and copying it costs more
  * than reading it from L2.  Measured at 1 thread on Zen 4 (AVX-512): in place is 3-6% faster up to
- * 128 rows (64 x 784 x 256, 128 x 400 x 784, 64 x 1200 x 1200, 128 x 128 x 128; equal at 256). */
+ * 128 rows (64 x 784 x 256, 128 x 400 x 784, 128 x 128 x 128; equal at 256; 16-48 x 1200 x 64 with
+ * B in L2: 10-20%).  Not when B's rows are 4 KiB or more apart and B is too big to stay in L2: each
+ * block's first pass then reads every row from another page, which the prefetchers do not follow,
+ * waiting on L3 row after row.  64 x 1200 x 1200 (g W of a 1200-wide layer) ran at 58-80% of peak
+ * in place, swinging with the other core's memory traffic, and at 76-84% packed row by row
+ * (pack_rows); 128 x 1200 x 1200 at 81% and 88%; 16 and 32 rows the same or better packed. */
 #define IN_PLACE_MAX_M 128
-static bool use_in_place(const gemm_plan *p) { return p->csb == 1 && p->M <= IN_PLACE_MAX_M; }
+#define IN_PLACE_FAR_LDB 1024                 /* floats: 4 KiB */
+#define IN_PLACE_FAR_MAX_BYTES (1024 * 1024) /* B this large comes from L3 */
+static bool use_in_place(const gemm_plan *p)
+{
+    if (p->csb != 1 || p->M > IN_PLACE_MAX_M) return false;
+    return p->rsb < IN_PLACE_FAR_LDB || (double)p->K * (double)p->N * sizeof(float) <= IN_PLACE_FAR_MAX_BYTES;
+}
 
 static const vs_gemm_arch *current_arch(void);
 

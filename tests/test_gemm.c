@@ -225,6 +225,7 @@ END_TEST
 static const int64_t thread_shapes[][3] = {
     {64, 256, 784}, {64, 784, 256}, {300, 520, 257}, {131, 77, 600}, {512, 64, 128}, {1023, 33, 64},
     {90, 250, 256}, {16, 1000, 300}, /* B read in place */
+    {64, 1100, 300}, /* B's rows 4 KiB apart and B over 1 MiB: packed row by row instead */
 };
 
 START_TEST(test_bit_identical_across_threads)
