@@ -297,14 +297,20 @@ static bool want_swap(bool trans_a, bool trans_b, int64_t M, int64_t N)
     return !trans_a && trans_b && M <= SWAP_MAX_M && 2 * M >= nr && N >= 2 * M;
 }
 
+/* C starting as bias (every row bias[0, N)) when bias is not NULL, else as beta C; the transposed
+ * copy t starts as its transpose, filled row by row from bias without reading C. */
 static bool gemm_swapped(bool trans_a, bool trans_b, int64_t M, int64_t N, int64_t K, float alpha, const float *A,
-                         int64_t lda, const float *B, int64_t ldb, float beta, float *C, int64_t ldc)
+                         int64_t lda, const float *B, int64_t ldb, float beta, const float *bias, float *C, int64_t ldc)
 {
     if (!want_swap(trans_a, trans_b, M, N)) return false;
     float *t = vs_scratch(VS_SCRATCH_GEMM_T, (size_t)(M * N) * sizeof(float));
     if (!t) return false;
-    if (beta != 0) transpose(M, N, C, ldc, t, M);
-    gemm_direct(!trans_b, !trans_a, N, M, K, alpha, B, ldb, A, lda, beta, t, M);
+    if (bias)
+        for (int64_t j = 0; j < N; j++)
+            for (int64_t i = 0; i < M; i++) t[j * M + i] = bias[j];
+    else if (beta != 0)
+        transpose(M, N, C, ldc, t, M);
+    gemm_direct(!trans_b, !trans_a, N, M, K, alpha, B, ldb, A, lda, bias ? 1.0f : beta, t, M);
     transpose(N, M, t, M, C, ldc);
     return true;
 }
@@ -384,6 +390,17 @@ void vs_sgemm(bool trans_a, bool trans_b, int64_t M, int64_t N, int64_t K, float
         scale_c(M, N, beta, C, ldc);
         return;
     }
-    if (!gemm_swapped(trans_a, trans_b, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc))
+    if (!gemm_swapped(trans_a, trans_b, M, N, K, alpha, A, lda, B, ldb, beta, NULL, C, ldc))
         gemm_direct(trans_a, trans_b, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc);
+}
+
+void vs_sgemm_bias(bool trans_a, bool trans_b, int64_t M, int64_t N, int64_t K, float alpha, const float *A,
+                   int64_t lda, const float *B, int64_t ldb, const float *bias, float *C, int64_t ldc)
+{
+    assert(M >= 0 && N >= 0 && K >= 0);
+    assert(ldc >= N && lda >= (trans_a ? M : K) && ldb >= (trans_b ? K : N));
+    if (M == 0 || N == 0) return;
+    if (K != 0 && alpha != 0 && gemm_swapped(trans_a, trans_b, M, N, K, alpha, A, lda, B, ldb, 1.0f, bias, C, ldc)) return;
+    for (int64_t i = 0; i < M; i++) memcpy(C + i * ldc, bias, (size_t)N * sizeof(float));
+    vs_sgemm(trans_a, trans_b, M, N, K, alpha, A, lda, B, ldb, 1.0f, C, ldc);
 }
