@@ -288,13 +288,15 @@ static void gemm_direct(bool trans_a, bool trans_b, int64_t M, int64_t N, int64_
  * of the 32 columns of each full-width step, where MR-row slivers of the transposed product waste
  * at most 5 rows of N; N <= nr/2 takes the kernel's half-width step, whose lanes are all used) and
  * tall enough for the transposed product's tiles to fill.  Measured at 1 thread (AVX-512): 128 x 20
- * x 400 (x W^T, g W) 35 -> 31 us, 400 x 20 x 128 (g^T z) 36 -> 24 us; 64 x 16 x 1200 no better. */
-static bool want_swap(bool trans_a, bool trans_b, int64_t M, int64_t N)
+ * x 400 (x W^T, g W) 35 -> 31 us, 400 x 20 x 128 (g^T z) 36 -> 24 us; 64 x 16 x 1200 no better.
+ * x W^T only when K >= M: packing W^T copies N K floats, the transposed product copies C's M N
+ * twice (128 x 400 x 20, a decoder's first layer: 38 us swapped, 24 us direct). */
+static bool want_swap(bool trans_a, bool trans_b, int64_t M, int64_t N, int64_t K)
 {
     const int64_t nr = current_arch()->nr;
     if (2 * N > nr && N < nr && M >= 2 * nr) return true;
     /* M < nr / 2: the transposed product's tiles would be mostly padding (M columns of nr) */
-    return !trans_a && trans_b && M <= SWAP_MAX_M && 2 * M >= nr && N >= 2 * M;
+    return !trans_a && trans_b && M <= SWAP_MAX_M && 2 * M >= nr && N >= 2 * M && K >= M;
 }
 
 /* C starting as bias (every row bias[0, N)) when bias is not NULL, else as beta C; the transposed
@@ -302,7 +304,7 @@ static bool want_swap(bool trans_a, bool trans_b, int64_t M, int64_t N)
 static bool gemm_swapped(bool trans_a, bool trans_b, int64_t M, int64_t N, int64_t K, float alpha, const float *A,
                          int64_t lda, const float *B, int64_t ldb, float beta, const float *bias, float *C, int64_t ldc)
 {
-    if (!want_swap(trans_a, trans_b, M, N)) return false;
+    if (!want_swap(trans_a, trans_b, M, N, K)) return false;
     float *t = vs_scratch(VS_SCRATCH_GEMM_T, (size_t)(M * N) * sizeof(float));
     if (!t) return false;
     if (bias)
