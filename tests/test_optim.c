@@ -1,6 +1,6 @@
 /* test_optim.c - SGD, Adam and AdamW against values computed by hand with PyTorch's algorithms,
- * the vectorised update loops bit for bit against the formulas written out per element, state
- * the Adam update within 3 ulps of PyTorch's float formula and as close as it to the exact one,
+ * the vectorised update loops bit for bit against the formulas written out per element, the Adam
+ * update within 3 ulps of PyTorch's float formula and as close as it to the exact one, state
  * save/restore, learning-rate schedules, gradient clipping, and a small MLP learning XOR. */
 #include "versus/nn.h"
 #include "versus/ops.h"
