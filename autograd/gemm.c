@@ -96,7 +96,8 @@ static void pack_sliver(const vs_gemm_arch *arch, float *dst, const float *src, 
  * when rows are 4 KiB or more apart (W of a 1200-wide layer) each one waits on L3. */
 #define COPY_ROWS(W)                                                                             \
     for (int64_t k = 0; k < kc; k++)                                                             \
-        for (int64_t s = 0; s < n; s++) memcpy(dst + s * (W) * kc + k * (W), src + k * rs + s * (W), (W) * sizeof(float)); \
+        for (int64_t s = 0; s < n; s++)                                                          \
+            memcpy(dst + s * (W) * kc + k * (W), src + k * rs + s * (W), (W) * sizeof(float));   \
     return
 static void pack_rows(float *dst, const float *src, int64_t rs, int64_t n, int64_t nr, int64_t kc)
 {
@@ -106,7 +107,8 @@ static void pack_rows(float *dst, const float *src, int64_t rs, int64_t n, int64
     default: break;
     }
     for (int64_t k = 0; k < kc; k++)
-        for (int64_t s = 0; s < n; s++) memcpy(dst + s * nr * kc + k * nr, src + k * rs + s * nr, (size_t)nr * sizeof(float));
+        for (int64_t s = 0; s < n; s++)
+            memcpy(dst + s * nr * kc + k * nr, src + k * rs + s * nr, (size_t)nr * sizeof(float));
 }
 #undef COPY_ROWS
 
@@ -117,7 +119,8 @@ static void pack_b_range(void *ctx, int64_t p0, int64_t p1)
     const int64_t nr = p->arch->nr;
     if (p->csb == 1) {
         const int64_t full = min64(p1, p->nc / nr);
-        if (full > p0) pack_rows(p->bpack + p0 * nr * p->kc, p->B + p->pc * p->rsb + p->jc + p0 * nr, p->rsb, full - p0, nr, p->kc);
+        if (full > p0)
+            pack_rows(p->bpack + p0 * nr * p->kc, p->B + p->pc * p->rsb + p->jc + p0 * nr, p->rsb, full - p0, nr, p->kc);
         p0 = full > p0 ? full : p0;
     }
     for (int64_t s = p0; s < p1; s++) {
@@ -402,7 +405,8 @@ void vs_sgemm_bias(bool trans_a, bool trans_b, int64_t M, int64_t N, int64_t K, 
     assert(M >= 0 && N >= 0 && K >= 0);
     assert(ldc >= N && lda >= (trans_a ? M : K) && ldb >= (trans_b ? K : N));
     if (M == 0 || N == 0) return;
-    if (K != 0 && alpha != 0 && gemm_swapped(trans_a, trans_b, M, N, K, alpha, A, lda, B, ldb, 1.0f, bias, C, ldc)) return;
+    if (K != 0 && alpha != 0 && gemm_swapped(trans_a, trans_b, M, N, K, alpha, A, lda, B, ldb, 1.0f, bias, C, ldc))
+        return;
     for (int64_t i = 0; i < M; i++) memcpy(C + i * ldc, bias, (size_t)N * sizeof(float));
     vs_sgemm(trans_a, trans_b, M, N, K, alpha, A, lda, B, ldb, 1.0f, C, ldc);
 }
