@@ -36,6 +36,23 @@
         x = UK_BCAST(p5); c50 = UK_FMA(x, b0, c50); c51 = UK_FMA(x, b1, c51);                    \
     } while (0)
 
+/* Where the ISA multiplies by a value broadcast from memory inside the FMA (AVX-512's {1to16}),
+ * the includer defines UK_FMA_BCAST(p, b, c) = *p b + c, and the step uses it instead of a separate
+ * broadcast per row: the same products and sums, one instruction fewer per FMA pair. */
+#ifdef UK_FMA_BCAST
+#undef UK_STEP
+#define UK_STEP(p0, p1, p2, p3, p4, p5, bk)                                                      \
+    do {                                                                                         \
+        const UK_V b0 = UK_LOAD(bk), b1 = UK_LOAD((bk) + UK_VL);                                 \
+        c00 = UK_FMA_BCAST(p0, b0, c00); c01 = UK_FMA_BCAST(p0, b1, c01);                        \
+        c10 = UK_FMA_BCAST(p1, b0, c10); c11 = UK_FMA_BCAST(p1, b1, c11);                        \
+        c20 = UK_FMA_BCAST(p2, b0, c20); c21 = UK_FMA_BCAST(p2, b1, c21);                        \
+        c30 = UK_FMA_BCAST(p3, b0, c30); c31 = UK_FMA_BCAST(p3, b1, c31);                        \
+        c40 = UK_FMA_BCAST(p4, b0, c40); c41 = UK_FMA_BCAST(p4, b1, c41);                        \
+        c50 = UK_FMA_BCAST(p5, b0, c50); c51 = UK_FMA_BCAST(p5, b1, c51);                        \
+    } while (0)
+#endif
+
 /* The same step for a tile at most one vector wide (nr <= VL): half the FMAs; the first column
  * vector of every row gets exactly the operations it gets in UK_STEP, so it rounds alike. */
 #define UK_STEP_HALF(p0, p1, p2, p3, p4, p5, bk)                                                 \
