@@ -9,7 +9,8 @@
  *         jr / ir over NR-column slivers and MR-row slivers -> micro-kernel
  * Small products skip packing: A and B are read in place (ir outer, jr inner), which saves the
  * copy that dominates when op(A) has few rows.  A product op(A) B^T of few rows (a linear layer's
- * forward) runs as its transpose B op(A)^T, so that B is read in place too (gemm_swapped).
+ * forward) runs as its transpose B op(A)^T, so that B is read in place too, and so does a product whose C
+ * is a little narrower than a tile (gemm_swapped).
  *
  * Determinism: an element of C receives, per pass, one micro-kernel sum over k in order, then
  * C = alpha sum + beta' C.  The passes depend only on K and the ISA's kc, never on the thread
@@ -71,9 +72,9 @@ static void pack_sliver(const vs_gemm_arch *arch, float *dst, const float *src, 
         default: break;
         }
     }
-    if (cs == 1 && rows == w && w % 8 == 0 && arch->pack_transpose) {
+    if (cs == 1 && rows == w && w % 8 == 0 && arch->transpose) {
         /* Each sliver row contiguous along k: a transpose, 8 x 8 blocks at a time. */
-        arch->pack_transpose(dst, src, rs, w, kc);
+        arch->transpose(w, kc, src, rs, dst, w);
         return;
     }
     if (cs == 1 && rows == w && w == 6 && arch->pack_transpose6) {
@@ -89,11 +90,39 @@ static void pack_sliver(const vs_gemm_arch *arch, float *dst, const float *src, 
 }
 #undef COPY_FIXED
 
+/* dst[s*nr*kc + k*nr + c] = src[k*rs + s*nr + c] for s < n, k < kc, c < nr (full slivers of a B of
+ * unit column stride), copied row by row: each row of B is read along its length, which the
+ * hardware prefetchers follow; sliver by sliver, consecutive reads would be a row apart, and
+ * when rows are 4 KiB or more apart (W of a 1200-wide layer) each one waits on L3. */
+#define COPY_ROWS(W)                                                                             \
+    for (int64_t k = 0; k < kc; k++)                                                             \
+        for (int64_t s = 0; s < n; s++)                                                          \
+            memcpy(dst + s * (W) * kc + k * (W), src + k * rs + s * (W), (W) * sizeof(float));   \
+    return
+static void pack_rows(float *dst, const float *src, int64_t rs, int64_t n, int64_t nr, int64_t kc)
+{
+    switch (nr) {
+    case 16: COPY_ROWS(16);
+    case 32: COPY_ROWS(32);
+    default: break;
+    }
+    for (int64_t k = 0; k < kc; k++)
+        for (int64_t s = 0; s < n; s++)
+            memcpy(dst + s * nr * kc + k * nr, src + k * rs + s * nr, (size_t)nr * sizeof(float));
+}
+#undef COPY_ROWS
+
 /* Pack B slivers [p0, p1) of the current pass. */
 static void pack_b_range(void *ctx, int64_t p0, int64_t p1)
 {
     const gemm_plan *p = ctx;
     const int64_t nr = p->arch->nr;
+    if (p->csb == 1) {
+        const int64_t full = min64(p1, p->nc / nr);
+        if (full > p0)
+            pack_rows(p->bpack + p0 * nr * p->kc, p->B + p->pc * p->rsb + p->jc + p0 * nr, p->rsb, full - p0, nr, p->kc);
+        p0 = full > p0 ? full : p0;
+    }
     for (int64_t s = p0; s < p1; s++) {
         const int64_t j = s * nr;
         pack_sliver(p->arch, p->bpack + s * nr * p->kc, p->B + p->pc * p->rsb + (p->jc + j) * p->csb, p->csb, p->rsb,
@@ -212,9 +241,20 @@ static void scale_c(int64_t M, int64_t N, float beta, float *C, int64_t ldc)
 /* Whether to read B in place (ir outer, jr inner) instead of packing it: B must have unit column
  * stride and op(A) few rows, so that each B sliver serves few A slivers and copying it costs more
  * than reading it from L2.  Measured at 1 thread on Zen 4 (AVX-512): in place is 3-6% faster up to
- * 128 rows (64 x 784 x 256, 128 x 400 x 784, 64 x 1200 x 1200, 128 x 128 x 128; equal at 256). */
+ * 128 rows (64 x 784 x 256, 128 x 400 x 784, 128 x 128 x 128; equal at 256; 16-48 x 1200 x 64 with
+ * B in L2: 10-20%).  Not when B's rows are 4 KiB or more apart and B is too big to stay in L2: each
+ * block's first pass then reads every row from another page, which the prefetchers do not follow,
+ * waiting on L3 row after row.  64 x 1200 x 1200 (g W of a 1200-wide layer) ran at 58-80% of peak
+ * in place, swinging with the other core's memory traffic, and at 76-84% packed row by row
+ * (pack_rows); 128 x 1200 x 1200 at 81% and 88%; 16 and 32 rows the same or better packed. */
 #define IN_PLACE_MAX_M 128
-static bool use_in_place(const gemm_plan *p) { return p->csb == 1 && p->M <= IN_PLACE_MAX_M; }
+#define IN_PLACE_FAR_LDB 1024                 /* floats: 4 KiB */
+#define IN_PLACE_FAR_MAX_BYTES (1024 * 1024) /* B this large comes from L3 */
+static bool use_in_place(const gemm_plan *p)
+{
+    if (p->csb != 1 || p->M > IN_PLACE_MAX_M) return false;
+    return p->rsb < IN_PLACE_FAR_LDB || (double)p->K * (double)p->N * sizeof(float) <= IN_PLACE_FAR_MAX_BYTES;
+}
 
 static const vs_gemm_arch *current_arch(void);
 
@@ -226,11 +266,16 @@ static const vs_gemm_arch *current_arch(void);
  * direct product.  False when scratch memory runs out (the caller then takes the direct path). */
 #define SWAP_MAX_M IN_PLACE_MAX_M
 
-/* dst[j*ldd + i] = src[i*lds + j] for i < rows, j < cols, in 16 x 16 blocks so that both sides
- * stay in L1 while a block is copied. */
+/* dst[j*ldd + i] = src[i*lds + j] for i < rows, j < cols: the ISA's transpose, else 16 x 16 blocks
+ * copied element by element so that both sides stay in L1 while a block is copied. */
 #define TRANSPOSE_BLOCK 16
 static void transpose(int64_t rows, int64_t cols, const float *restrict src, int64_t lds, float *restrict dst, int64_t ldd)
 {
+    const vs_gemm_arch *arch = current_arch();
+    if (arch->transpose) {
+        arch->transpose(rows, cols, src, lds, dst, ldd);
+        return;
+    }
     for (int64_t i0 = 0; i0 < rows; i0 += TRANSPOSE_BLOCK)
         for (int64_t j0 = 0; j0 < cols; j0 += TRANSPOSE_BLOCK) {
             const int64_t i1 = min64(i0 + TRANSPOSE_BLOCK, rows), j1 = min64(j0 + TRANSPOSE_BLOCK, cols);
@@ -238,15 +283,39 @@ static void transpose(int64_t rows, int64_t cols, const float *restrict src, int
                 for (int64_t i = i0; i < i1; i++) dst[j * ldd + i] = src[i * lds + j];
         }
 }
-static bool gemm_swapped(bool trans_a, bool trans_b, int64_t M, int64_t N, int64_t K, float alpha, const float *A,
-                         int64_t lda, const float *B, int64_t ldb, float beta, float *C, int64_t ldc)
+static void gemm_direct(bool trans_a, bool trans_b, int64_t M, int64_t N, int64_t K, float alpha, const float *A,
+                        int64_t lda, const float *B, int64_t ldb, float beta, float *C, int64_t ldc);
+
+/* Whether to compute C^T = op(B)^T op(A)^T instead: a product x W^T of few rows (see above), or one
+ * whose C is a little narrower than a tile (nr/2 < N < nr: a linear layer into 20 latents fills 20
+ * of the 32 columns of each full-width step, where MR-row slivers of the transposed product waste
+ * at most 5 rows of N; N <= nr/2 takes the kernel's half-width step, whose lanes are all used) and
+ * tall enough for the transposed product's tiles to fill.  Measured at 1 thread (AVX-512): 128 x 20
+ * x 400 (x W^T, g W) 35 -> 31 us, 400 x 20 x 128 (g^T z) 36 -> 24 us; 64 x 16 x 1200 no better.
+ * x W^T only when K >= M: packing W^T copies N K floats, the transposed product copies C's M N
+ * twice (128 x 400 x 20, a decoder's first layer: 38 us swapped, 24 us direct). */
+static bool want_swap(bool trans_a, bool trans_b, int64_t M, int64_t N, int64_t K)
 {
+    const int64_t nr = current_arch()->nr;
+    if (2 * N > nr && N < nr && M >= 2 * nr) return true;
     /* M < nr / 2: the transposed product's tiles would be mostly padding (M columns of nr) */
-    if (trans_a || !trans_b || M > SWAP_MAX_M || 2 * M < current_arch()->nr || N < 2 * M) return false;
+    return !trans_a && trans_b && M <= SWAP_MAX_M && 2 * M >= nr && N >= 2 * M && K >= M;
+}
+
+/* C starting as bias (every row bias[0, N)) when bias is not NULL, else as beta C; the transposed
+ * copy t starts as its transpose, filled row by row from bias without reading C. */
+static bool gemm_swapped(bool trans_a, bool trans_b, int64_t M, int64_t N, int64_t K, float alpha, const float *A,
+                         int64_t lda, const float *B, int64_t ldb, float beta, const float *bias, float *C, int64_t ldc)
+{
+    if (!want_swap(trans_a, trans_b, M, N, K)) return false;
     float *t = vs_scratch(VS_SCRATCH_GEMM_T, (size_t)(M * N) * sizeof(float));
     if (!t) return false;
-    if (beta != 0) transpose(M, N, C, ldc, t, M);
-    vs_sgemm(false, true, N, M, K, alpha, B, ldb, A, lda, beta, t, M); /* N >= 2 M: not swapped again */
+    if (bias)
+        for (int64_t j = 0; j < N; j++)
+            for (int64_t i = 0; i < M; i++) t[j * M + i] = bias[j];
+    else if (beta != 0)
+        transpose(M, N, C, ldc, t, M);
+    gemm_direct(!trans_b, !trans_a, N, M, K, alpha, B, ldb, A, lda, bias ? 1.0f : beta, t, M);
     transpose(N, M, t, M, C, ldc);
     return true;
 }
@@ -263,17 +332,10 @@ static bool pack_a_block(const gemm_plan *p, int64_t lda_rows)
     return lda_rows % 1024 == 0 || p->N >= 512;
 }
 
-void vs_sgemm(bool trans_a, bool trans_b, int64_t M, int64_t N, int64_t K, float alpha, const float *A,
-              int64_t lda, const float *B, int64_t ldb, float beta, float *C, int64_t ldc)
+/* C = alpha op(A) op(B) + beta C as posed (M, N, K > 0, alpha != 0). */
+static void gemm_direct(bool trans_a, bool trans_b, int64_t M, int64_t N, int64_t K, float alpha, const float *A,
+                        int64_t lda, const float *B, int64_t ldb, float beta, float *C, int64_t ldc)
 {
-    assert(M >= 0 && N >= 0 && K >= 0);
-    assert(ldc >= N && lda >= (trans_a ? M : K) && ldb >= (trans_b ? K : N));
-    if (M == 0 || N == 0) return;
-    if (K == 0 || alpha == 0) {
-        scale_c(M, N, beta, C, ldc);
-        return;
-    }
-    if (gemm_swapped(trans_a, trans_b, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc)) return;
     gemm_plan p = {
         .arch = current_arch(), .M = M, .N = N, .K = K, .alpha = alpha, .A = A,
         .rsa = trans_a ? 1 : lda, .csa = trans_a ? lda : 1,
@@ -321,4 +383,30 @@ void vs_sgemm(bool trans_a, bool trans_b, int64_t M, int64_t N, int64_t K, float
 
 fallback:
     vs_sgemm_ref(trans_a, trans_b, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc);
+}
+
+void vs_sgemm(bool trans_a, bool trans_b, int64_t M, int64_t N, int64_t K, float alpha, const float *A,
+              int64_t lda, const float *B, int64_t ldb, float beta, float *C, int64_t ldc)
+{
+    assert(M >= 0 && N >= 0 && K >= 0);
+    assert(ldc >= N && lda >= (trans_a ? M : K) && ldb >= (trans_b ? K : N));
+    if (M == 0 || N == 0) return;
+    if (K == 0 || alpha == 0) {
+        scale_c(M, N, beta, C, ldc);
+        return;
+    }
+    if (!gemm_swapped(trans_a, trans_b, M, N, K, alpha, A, lda, B, ldb, beta, NULL, C, ldc))
+        gemm_direct(trans_a, trans_b, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc);
+}
+
+void vs_sgemm_bias(bool trans_a, bool trans_b, int64_t M, int64_t N, int64_t K, float alpha, const float *A,
+                   int64_t lda, const float *B, int64_t ldb, const float *bias, float *C, int64_t ldc)
+{
+    assert(M >= 0 && N >= 0 && K >= 0);
+    assert(ldc >= N && lda >= (trans_a ? M : K) && ldb >= (trans_b ? K : N));
+    if (M == 0 || N == 0) return;
+    if (K != 0 && alpha != 0 && gemm_swapped(trans_a, trans_b, M, N, K, alpha, A, lda, B, ldb, 1.0f, bias, C, ldc))
+        return;
+    for (int64_t i = 0; i < M; i++) memcpy(C + i * ldc, bias, (size_t)N * sizeof(float));
+    vs_sgemm(trans_a, trans_b, M, N, K, alpha, A, lda, B, ldb, 1.0f, C, ldc);
 }

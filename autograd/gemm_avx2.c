@@ -42,24 +42,28 @@ __attribute__((target("avx2,fma"))) static inline void transpose8(__m256 *x)
     x[7] = _mm256_permute2f128_ps(u3, u7, 0x31);
 }
 
-/* dst[k*w + r] = src[r*rs + k]: 8 rows x 8 k loaded, transposed in registers, stored as 8 runs of
- * 8 packed floats; the k remainder element by element. */
-__attribute__((target("avx2,fma"))) void vs_gemm_pack_transpose_avx2(float *dst, const float *src, int64_t rs,
-                                                                     int64_t w, int64_t kc)
+/* dst[c*ldd + r] = src[r*lds + c] for r < rows, c < cols: 8 rows x 8 columns loaded, transposed in
+ * registers and stored as 8 runs of 8 floats; the column remainder of each band of 8 rows, and the
+ * last rows % 8 rows, element by element. */
+__attribute__((target("avx2,fma"))) void vs_gemm_transpose_avx2(int64_t rows, int64_t cols, const float *src,
+                                                                int64_t lds, float *dst, int64_t ldd)
 {
-    for (int64_t r0 = 0; r0 < w; r0 += 8) {
-        const float *s = src + r0 * rs;
-        int64_t k = 0;
-        for (; k + 8 <= kc; k += 8) {
+    int64_t r0 = 0;
+    for (; r0 + 8 <= rows; r0 += 8) {
+        const float *s = src + r0 * lds;
+        int64_t c = 0;
+        for (; c + 8 <= cols; c += 8) {
             __m256 x[8];
-            for (int r = 0; r < 8; r++) x[r] = _mm256_loadu_ps(s + r * rs + k);
+            for (int r = 0; r < 8; r++) x[r] = _mm256_loadu_ps(s + r * lds + c);
             transpose8(x);
-            float *d = dst + k * w + r0;
-            for (int j = 0; j < 8; j++) _mm256_storeu_ps(d + j * w, x[j]);
+            float *d = dst + c * ldd + r0;
+            for (int j = 0; j < 8; j++) _mm256_storeu_ps(d + j * ldd, x[j]);
         }
-        for (; k < kc; k++)
-            for (int64_t r = 0; r < 8; r++) dst[k * w + r0 + r] = s[r * rs + k];
+        for (; c < cols; c++)
+            for (int64_t r = 0; r < 8; r++) dst[c * ldd + r0 + r] = s[r * lds + c];
     }
+    for (; r0 < rows; r0++)
+        for (int64_t c = 0; c < cols; c++) dst[c * ldd + r0] = src[r0 * lds + c];
 }
 
 /* The same for a 6-row sliver (the kernels' MR): dst[k*6 + r] = src[r*rs + k], r < 6.  Each row is
@@ -93,6 +97,6 @@ __attribute__((target("avx2,fma"))) void vs_gemm_pack_transpose6_avx2(float *dst
 const vs_gemm_arch vs_gemm_arch_avx2 = {
     .name = "avx2", .mr = UK_MR, .nr = UK_NR, .mc = 144, .kc = 256, .nc = 4080, .kernel = UK_NAME,
     .kernel_packed = UK_NAME_PACKED,
-    .pack_transpose = vs_gemm_pack_transpose_avx2,
+    .transpose = vs_gemm_transpose_avx2,
 };
 #endif

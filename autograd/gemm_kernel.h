@@ -23,8 +23,9 @@ typedef struct vs_gemm_arch {
     int64_t nc;     /* columns of the packed B panel (kept in L3) */
     vs_gemm_ukernel kernel;        /* operands in place (any strides) */
     vs_gemm_ukernel kernel_packed; /* a packed (rsa 1, csa mr), b packed (rsb nr); same rounding */
-    /* dst[k*w + r] = src[r*rs + k] for r < w (w a multiple of 8), k < kc; NULL: plain loops. */
-    void (*pack_transpose)(float *dst, const float *src, int64_t rs, int64_t w, int64_t kc);
+    /* dst[c*ldd + r] = src[r*lds + c] for r < rows, c < cols (packing transposed slivers, and the
+     * swapped product's copies of C); NULL: plain loops. */
+    void (*transpose)(int64_t rows, int64_t cols, const float *src, int64_t lds, float *dst, int64_t ldd);
     /* the same for w = 6 (a sliver of MR = 6 rows); NULL: plain loops */
     void (*pack_transpose6)(float *dst, const float *src, int64_t rs, int64_t kc);
 } vs_gemm_arch;
@@ -33,7 +34,7 @@ extern const vs_gemm_arch vs_gemm_arch_scalar;
 #if defined(__x86_64__) || defined(__i386__)
 extern const vs_gemm_arch vs_gemm_arch_avx2;
 extern const vs_gemm_arch vs_gemm_arch_avx512;
-void vs_gemm_pack_transpose_avx2(float *dst, const float *src, int64_t rs, int64_t w, int64_t kc);
+void vs_gemm_transpose_avx2(int64_t rows, int64_t cols, const float *src, int64_t lds, float *dst, int64_t ldd);
 void vs_gemm_pack_transpose6_avx2(float *dst, const float *src, int64_t rs, int64_t kc);
 #endif
 

@@ -9,6 +9,10 @@
  *   UK_BCAST(p) all lanes = *p            UK_SET1(x) all lanes = x
  *   UK_ZERO()   zero vector               UK_FMA(a, b, c) a*b + c rounded once
  *   UK_MUL(a, b)
+ * and, when its ISA stores under a lane mask cheaply (AVX-512's k registers; AVX2's vmaskmovps is
+ * slow on older AMD cores), UK_MASK_T the mask type, UK_MASK(n) the first n lanes (0 <= n <= VL),
+ * UK_LOAD_MASK(p, m) loading zero in the other lanes without touching their memory, and
+ * UK_STORE_MASK(p, m, v): partial tiles are then written in place instead of through a staging tile.
  *
  * Tile: 6 rows x 2 vectors of C held in 12 accumulators.  Per k: two vector loads of B, six
  * broadcasts of A, twelve FMAs - enough independent chains to cover FMA latency on two pipes.
@@ -31,6 +35,23 @@
         x = UK_BCAST(p4); c40 = UK_FMA(x, b0, c40); c41 = UK_FMA(x, b1, c41);                    \
         x = UK_BCAST(p5); c50 = UK_FMA(x, b0, c50); c51 = UK_FMA(x, b1, c51);                    \
     } while (0)
+
+/* Where the ISA multiplies by a value broadcast from memory inside the FMA (AVX-512's {1to16}),
+ * the includer defines UK_FMA_BCAST(p, b, c) = *p b + c, and the step uses it instead of a separate
+ * broadcast per row: the same products and sums, one instruction fewer per FMA pair. */
+#ifdef UK_FMA_BCAST
+#undef UK_STEP
+#define UK_STEP(p0, p1, p2, p3, p4, p5, bk)                                                      \
+    do {                                                                                         \
+        const UK_V b0 = UK_LOAD(bk), b1 = UK_LOAD((bk) + UK_VL);                                 \
+        c00 = UK_FMA_BCAST(p0, b0, c00); c01 = UK_FMA_BCAST(p0, b1, c01);                        \
+        c10 = UK_FMA_BCAST(p1, b0, c10); c11 = UK_FMA_BCAST(p1, b1, c11);                        \
+        c20 = UK_FMA_BCAST(p2, b0, c20); c21 = UK_FMA_BCAST(p2, b1, c21);                        \
+        c30 = UK_FMA_BCAST(p3, b0, c30); c31 = UK_FMA_BCAST(p3, b1, c31);                        \
+        c40 = UK_FMA_BCAST(p4, b0, c40); c41 = UK_FMA_BCAST(p4, b1, c41);                        \
+        c50 = UK_FMA_BCAST(p5, b0, c50); c51 = UK_FMA_BCAST(p5, b1, c51);                        \
+    } while (0)
+#endif
 
 /* The same step for a tile at most one vector wide (nr <= VL): half the FMAs; the first column
  * vector of every row gets exactly the operations it gets in UK_STEP, so it rounds alike. */
@@ -87,13 +108,45 @@
         UK_ROW((p) + 5 * (ld), c50, c51);                                                        \
     } while (0)
 
-/* Write the accumulators to the mr x nr tile at c; partial or strided tiles go through a full
- * staging tile so they round exactly like full ones. */
+#ifdef UK_MASK_T
+/* Row of a partial tile at p: the first nr columns, by UK_ROW's arithmetic under masks m0, m1. */
+#define UK_ROW_MASKED(p, acc0, acc1)                                                             \
+    do {                                                                                         \
+        UK_V r0 = UK_MUL(va, acc0), r1 = UK_MUL(va, acc1);                                       \
+        if (beta != 0) {                                                                         \
+            r0 = UK_FMA(vb, UK_LOAD_MASK(p, m0), r0);                                            \
+            r1 = UK_FMA(vb, UK_LOAD_MASK((p) + UK_VL, m1), r1);                                  \
+        }                                                                                        \
+        UK_STORE_MASK(p, m0, r0);                                                                \
+        UK_STORE_MASK((p) + UK_VL, m1, r1);                                                      \
+    } while (0)
+/* Rows past mr are not written. */
+#define UK_PARTIAL_TILE()                                                                        \
+    do {                                                                                         \
+        const UK_MASK_T m0 = UK_MASK(nr < UK_VL ? nr : UK_VL), m1 = UK_MASK(nr > UK_VL ? nr - UK_VL : 0); \
+        UK_ROW_MASKED(c, c00, c01);                                                              \
+        if (mr > 1) UK_ROW_MASKED(c + rsc, c10, c11);                                            \
+        if (mr > 2) UK_ROW_MASKED(c + 2 * rsc, c20, c21);                                        \
+        if (mr > 3) UK_ROW_MASKED(c + 3 * rsc, c30, c31);                                        \
+        if (mr > 4) UK_ROW_MASKED(c + 4 * rsc, c40, c41);                                        \
+        if (mr > 5) UK_ROW_MASKED(c + 5 * rsc, c50, c51);                                        \
+    } while (0)
+#define UK_MASKED 1
+#else
+#define UK_PARTIAL_TILE() ((void)0)
+#define UK_MASKED 0
+#endif
+
+/* Write the accumulators to the mr x nr tile at c; partial tiles are written under masks where the
+ * ISA has them, else (and strided tiles always) through a full staging tile, so they round exactly
+ * like full ones. */
 #define UK_WRITE_BACK()                                                                          \
     do {                                                                                         \
         const UK_V va = UK_SET1(alpha), vb = UK_SET1(beta);                                      \
         if (mr == UK_MR && nr == UK_NR && csc == 1) {                                            \
             UK_TILE(c, rsc);                                                                     \
+        } else if (UK_MASKED && csc == 1) {                                                      \
+            UK_PARTIAL_TILE();                                                                   \
         } else {                                                                                 \
             float t[UK_MR * UK_NR];                                                              \
             memset(t, 0, sizeof t);                                                              \
@@ -160,3 +213,6 @@ UK_TARGET static void UK_NAME_PACKED(int64_t kc, const float *a, int64_t rsa, in
 #undef UK_ROW
 #undef UK_TILE
 #undef UK_WRITE_BACK
+#undef UK_ROW_MASKED
+#undef UK_PARTIAL_TILE
+#undef UK_MASKED

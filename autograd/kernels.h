@@ -130,6 +130,12 @@ const char *vs_isa_name(vs_isa isa);
 void vs_sgemm(bool trans_a, bool trans_b, int64_t M, int64_t N, int64_t K, float alpha, const float *A,
               int64_t lda, const float *B, int64_t ldb, float beta, float *C, int64_t ldc);
 
+/* C = alpha op(A) op(B) + bias for every row of C (bias [N]): the bits of vs_sgemm with beta 1 on a
+ * C whose rows hold bias, without writing them there first when the product runs transposed
+ * (a linear layer's forward, y = x W^T + b). */
+void vs_sgemm_bias(bool trans_a, bool trans_b, int64_t M, int64_t N, int64_t K, float alpha, const float *A,
+                   int64_t lda, const float *B, int64_t ldb, const float *bias, float *C, int64_t ldc);
+
 /* Reference for the tests: the same product by a plain triple loop accumulating in double. */
 void vs_sgemm_ref(bool trans_a, bool trans_b, int64_t M, int64_t N, int64_t K, float alpha, const float *A,
                   int64_t lda, const float *B, int64_t ldb, float beta, float *C, int64_t ldc);

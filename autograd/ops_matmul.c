@@ -103,12 +103,10 @@ vs_tensor *vs_linear(vs_tensor *x, vs_tensor *w, vs_tensor *b)
     int64_t shape[2] = {n, out};
     vs_tensor *y = vs_alloc("linear", 2, shape);
     if (!y) return NULL;
-    float beta = 0.0f;
-    if (b) {
-        for (int64_t r = 0; r < n; r++) memcpy(y->data + r * out, b->data, (size_t)out * sizeof(float));
-        beta = 1.0f;
-    }
-    vs_sgemm(false, true, n, out, in, 1.0f, x->data, in, w->data, in, beta, y->data, out);
+    if (b)
+        vs_sgemm_bias(false, true, n, out, in, 1.0f, x->data, in, w->data, in, b->data, y->data, out);
+    else
+        vs_sgemm(false, true, n, out, in, 1.0f, x->data, in, w->data, in, 0.0f, y->data, out);
     vs_tensor *ins[3] = {x, w, b};
     return vs_record(y, "linear", linear_backward, b ? 3 : 2, ins, NULL, 0);
 }

@@ -225,6 +225,7 @@ END_TEST
 static const int64_t thread_shapes[][3] = {
     {64, 256, 784}, {64, 784, 256}, {300, 520, 257}, {131, 77, 600}, {512, 64, 128}, {1023, 33, 64},
     {90, 250, 256}, {16, 1000, 300}, /* B read in place */
+    {64, 1100, 300}, /* B's rows 4 KiB apart and B over 1 MiB: packed row by row instead */
 };
 
 START_TEST(test_bit_identical_across_threads)
@@ -300,6 +301,97 @@ START_TEST(test_swapped_product_same_bits)
 }
 END_TEST
 
+/* A product whose C is a little narrower than a tile (nr/2 < N < nr) runs transposed (gemm.c's
+ * want_swap): its bits are those of the same columns of a product wide enough to run directly
+ * (N + 40 columns, the narrow B a block of the wide one), for every transpose combination and ISA,
+ * beta 0 and not, 1 and 2 threads. */
+static const int64_t narrow_shapes[][3] = {{128, 20, 400}, {400, 20, 128}, {100, 24, 77}, {70, 17, 300}, {64, 28, 5}};
+
+START_TEST(test_narrow_product_same_bits)
+{
+    vs_isa isas[3];
+    const int nisa = test_isas(isas);
+    vs_rng r;
+    vs_rng_seed(&r, 515 + (uint64_t)_i);
+    const int64_t *s = narrow_shapes[_i];
+    for (int combo = 0; combo < 4; combo++) {
+        const bool ta = combo & 1, tb = combo & 2;
+        mats wide = make_mats(&r, ta, tb, s[0], s[1] + 40, s[2], 0);
+        mats narrow = wide; /* same A and B: a narrow B is the first N columns (or rows) of the wide one */
+        narrow.N = s[1];
+        narrow.ldc = s[1];
+        for (int t = 0; t < nisa; t++) {
+            vs_set_kernel_isa(isas[t]);
+            for (int threads = 1; threads <= 2; threads++) {
+                vs_set_threads(threads);
+                for (int b = 0; b < 2; b++) {
+                    const float beta = b ? 1.5f : 0.0f;
+                    float *Cw = run_gemm(&wide, 0.75f, beta);
+                    float *Cn = malloc(sizeof(float) * (size_t)(narrow.M * narrow.N));
+                    ck_assert_ptr_nonnull(Cn);
+                    for (int64_t i = 0; i < narrow.M; i++)
+                        memcpy(Cn + i * narrow.N, wide.C0 + i * wide.ldc, sizeof(float) * (size_t)narrow.N);
+                    vs_sgemm(ta, tb, narrow.M, narrow.N, narrow.K, 0.75f, narrow.A, narrow.lda, narrow.B, narrow.ldb,
+                             beta, Cn, narrow.N);
+                    for (int64_t i = 0; i < narrow.M; i++)
+                        if (memcmp(Cn + i * narrow.N, Cw + i * wide.ldc, sizeof(float) * (size_t)narrow.N) != 0)
+                            ck_abort_msg("%s ta=%d tb=%d %ldx%ldx%ld beta %g, %d threads: row %ld differs from the wide product",
+                                         vs_isa_name(isas[t]), ta, tb, (long)narrow.M, (long)narrow.N, (long)narrow.K,
+                                         (double)beta, threads, (long)i);
+                    free(Cw);
+                    free(Cn);
+                }
+            }
+        }
+        free_mats(&wide);
+    }
+    vs_set_threads(0);
+    vs_set_kernel_isa(VS_ISA_AUTO);
+}
+END_TEST
+
+/* vs_sgemm_bias gives the bits of vs_sgemm (beta 1) on a C whose rows hold the bias, for products
+ * that run transposed (x W^T of few rows, narrow C) and directly, K = 0 included, every ISA, 1 and
+ * 2 threads; padding columns of C untouched. */
+static const int64_t bias_shapes[][5] = {
+    /* M, N, K, trans_a, trans_b */
+    {128, 784, 400, 0, 1}, {64, 300, 77, 0, 1}, {128, 20, 400, 0, 1}, {100, 24, 33, 1, 0}, {70, 90, 50, 0, 0}, {5, 7, 0, 0, 1},
+};
+
+START_TEST(test_bias_product_same_bits)
+{
+    vs_isa isas[3];
+    const int nisa = test_isas(isas);
+    vs_rng r;
+    vs_rng_seed(&r, 606 + (uint64_t)_i);
+    const int64_t *s = bias_shapes[_i];
+    mats m = make_mats(&r, s[3], s[4], s[0], s[1], s[2], 2);
+    float *bias = malloc(sizeof(float) * (size_t)m.N);
+    ck_assert_ptr_nonnull(bias);
+    for (int64_t j = 0; j < m.N; j++) bias[j] = 2 * vs_rng_uniformf(&r) - 1;
+    for (int64_t i = 0; i < m.M; i++) memcpy(m.C0 + i * m.ldc, bias, sizeof(float) * (size_t)m.N);
+    for (int t = 0; t < nisa; t++) {
+        vs_set_kernel_isa(isas[t]);
+        for (int threads = 1; threads <= 2; threads++) {
+            vs_set_threads(threads);
+            float *Cw = run_gemm(&m, 0.5f, 1.0f), *Cb = malloc(sizeof(float) * (size_t)(m.M * m.ldc + 1));
+            ck_assert_ptr_nonnull(Cb);
+            for (int64_t i = 0; i < m.M * m.ldc; i++) Cb[i] = i % m.ldc < m.N ? NAN : m.C0[i];
+            vs_sgemm_bias(m.ta, m.tb, m.M, m.N, m.K, 0.5f, m.A, m.lda, m.B, m.ldb, bias, Cb, m.ldc);
+            if (memcmp(Cw, Cb, sizeof(float) * (size_t)(m.M * m.ldc)) != 0)
+                ck_abort_msg("%s ta=%d tb=%d %ldx%ldx%ld, %d threads: the bias product differs from beta 1 on bias rows",
+                             vs_isa_name(isas[t]), m.ta, m.tb, (long)m.M, (long)m.N, (long)m.K, threads);
+            free(Cw);
+            free(Cb);
+        }
+    }
+    free(bias);
+    free_mats(&m);
+    vs_set_threads(0);
+    vs_set_kernel_isa(VS_ISA_AUTO);
+}
+END_TEST
+
 /* Scalar and SIMD kernels both match the reference; here also each other, elementwise. */
 START_TEST(test_scalar_and_simd_agree)
 {
@@ -358,6 +450,8 @@ static Suite *gemm_suite(void)
     tcase_add_test(tc, test_known_values);
     tc = vs_tcase(s, "threads", 120);
     tcase_add_loop_test(tc, test_bit_identical_across_threads, 0, (int)(sizeof thread_shapes / sizeof thread_shapes[0]));
+    tcase_add_loop_test(tc, test_bias_product_same_bits, 0, (int)(sizeof bias_shapes / sizeof bias_shapes[0]));
+    tcase_add_loop_test(tc, test_narrow_product_same_bits, 0, (int)(sizeof narrow_shapes / sizeof narrow_shapes[0]));
     tcase_add_loop_test(tc, test_swapped_product_same_bits, 0, (int)(sizeof swap_shapes / sizeof swap_shapes[0]));
     tc = vs_tcase(s, "isa", 60);
     tcase_add_test(tc, test_scalar_and_simd_agree);

@@ -1,5 +1,6 @@
 /* test_optim.c - SGD, Adam and AdamW against values computed by hand with PyTorch's algorithms,
- * the vectorised update loops bit for bit against the formulas written out per element, state
+ * the vectorised update loops bit for bit against the formulas written out per element, the Adam
+ * update within 3 ulps of PyTorch's float formula and as close as it to the exact one, state
  * save/restore, learning-rate schedules, gradient clipping, and a small MLP learning XOR. */
 #include "versus/nn.h"
 #include "versus/ops.h"
@@ -178,13 +179,13 @@ static void ref_step(const vs_optim_opts *o, float *p, const float *g, float *m,
     const bool adamw = o->kind == VS_OPTIM_ADAMW;
     const float w1 = (float)(1.0 - (double)o->beta1), w2 = (float)(1.0 - (double)o->beta2);
     const float step_size = (float)((double)o->lr / (1.0 - pow((double)o->beta1, t)));
-    const float bc2_sqrt = (float)sqrt(1.0 - pow((double)o->beta2, t));
+    const float inv_bc2_sqrt = (float)(1.0 / sqrt(1.0 - pow((double)o->beta2, t)));
     for (int64_t i = 0; i < n; i++) {
         if (adamw && o->weight_decay != 0) p[i] *= (float)(1.0 - (double)o->lr * (double)o->weight_decay);
         const float gi = g[i] + (adamw ? 0.0f : o->weight_decay) * p[i];
         m[i] = w1 < 0.5f ? m[i] + w1 * (gi - m[i]) : gi - (gi - m[i]) * (1.0f - w1);
         v[i] = v[i] * o->beta2 + w2 * gi * gi;
-        p[i] -= step_size * (m[i] / (sqrtf(v[i]) / bc2_sqrt + o->eps));
+        p[i] -= step_size * m[i] / (sqrtf(v[i]) * inv_bc2_sqrt + o->eps);
     }
 }
 
@@ -244,6 +245,65 @@ START_TEST(test_update_loops_match_reference)
             free(ref);
         }
     vs_set_threads(0);
+}
+END_TEST
+
+/* Distance between a and b in units in the last place of b (a float, b its exact value). */
+static double ulps(float a, double b)
+{
+    int e;
+    frexp(b, &e);
+    return fabs((double)a - b) / ldexp(1.0, e - 24);
+}
+
+/* The Adam update (one division per element: sqrt(v) times 1 / sqrt(bc2)) against PyTorch's float
+ * formula ((value m) / (sqrt(v) / sqrt(bc2) + eps), two divisions): within 3 ulps of it, and as
+ * close as it to the exact update (the same formula in double; measured: at most 3.7 ulps from it,
+ * 0.634 on average, PyTorch's 3.7 and 0.620), over steps 1 to 40 of a
+ * run whose gradient spans eight decades.  p starts at 0 each step, so p after the step is exactly
+ * minus the update. */
+START_TEST(test_adam_update_close_to_pytorch)
+{
+    const int64_t n = 4099;
+    vs_rng r;
+    vs_rng_seed(&r, 9);
+    vs_optim_opts o = vs_adam_opts(1e-3f);
+    vs_tensor *p = vs_tensor_zeros(1, &n);
+    vs_set_requires_grad(p, true);
+    vs_optim *opt = vs_optim_new(&o, 1, &p, NULL, NULL);
+    vs_named_tensors st = {0};
+    ck_assert_int_eq(vs_optim_state(opt, &st), VS_OK);
+    const float *m = st.items[1].tensor->data, *v = st.items[2].tensor->data;
+    float *c = malloc((size_t)n * sizeof *c);
+    double worst = 0, worst_ours = 0, worst_torch = 0, sum_ours = 0, sum_torch = 0;
+    for (int t = 1; t <= 40; t++) {
+        for (int64_t i = 0; i < n; i++) c[i] = (vs_rng_uniformf(&r) - 0.5f) * powf(10.0f, -6.0f + 8.0f * vs_rng_uniformf(&r));
+        memset(p->data, 0, (size_t)n * sizeof(float));
+        vs_optim_zero_grad(opt);
+        linear_grad(p, c);
+        ck_assert_int_eq(vs_optim_step(opt, NULL), VS_OK);
+        const double bc1 = 1.0 - pow((double)o.beta1, t), bc2 = 1.0 - pow((double)o.beta2, t);
+        const float step_size = (float)((double)o.lr / bc1), bc2_sqrt = (float)sqrt(bc2);
+        for (int64_t i = 0; i < n; i++) {
+            /* from the moments as the loop keeps them (their rounding is PyTorch's) */
+            const float torch = step_size * m[i] / (sqrtf(v[i]) / bc2_sqrt + o.eps);
+            const double exact = (double)o.lr / bc1 * m[i] / (sqrt((double)v[i]) / sqrt(bc2) + (double)o.eps);
+            const double d = ulps(-p->data[i], torch), de = ulps(-p->data[i], exact), dt = ulps(torch, exact);
+            worst = d > worst ? d : worst;
+            worst_ours = de > worst_ours ? de : worst_ours;
+            worst_torch = dt > worst_torch ? dt : worst_torch;
+            sum_ours += de;
+            sum_torch += dt;
+        }
+    }
+    ck_assert_msg(worst <= 3.0, "Adam update %.2f ulps from PyTorch's", worst);
+    ck_assert_msg(worst_ours <= worst_torch + 0.5 && sum_ours <= 1.1 * sum_torch,
+                  "Adam update %.2f ulps from the exact one (%.3f on average), PyTorch's %.2f (%.3f)", worst_ours,
+                  sum_ours / (40.0 * n), worst_torch, sum_torch / (40.0 * n));
+    free(c);
+    vs_named_tensors_clear(&st);
+    vs_optim_free(opt);
+    vs_tensor_free(p);
 }
 END_TEST
 
@@ -484,6 +544,7 @@ static Suite *optim_suite(void)
     tcase_add_test(tc, test_parameter_without_gradient_skipped);
     tcase_add_test(tc, test_state_restore_continues_exactly);
     tcase_add_test(tc, test_update_loops_match_reference);
+    tcase_add_test(tc, test_adam_update_close_to_pytorch);
     tcase_add_test(tc, test_nonfinite_found_everywhere);
     tc = vs_tcase(s, "schedules and clipping", 30);
     tcase_add_test(tc, test_lr_schedules);
