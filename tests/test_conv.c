@@ -152,6 +152,12 @@ static const geom GEOMS[] = {
     {2, 6, 12, 12, 16, 3, 3, 1, 1, 1, 1, 1, 1, 1},
     {1, 4, 8, 8, 24, 3, 3, 1, 1, 1, 1, 1, 1, 1},
     {1, 48, 13, 13, 16, 5, 5, 2, 2, 1, 1, 1, 1, 1},
+    /* tiles of 16 channels x 16 pixels (one row of 16, two of 8): rows of 16 at 16 channels,
+     * rows of 8 at 10 channels stride 2, rows of 9 at stride 3, rows of 8 at dilation 2 */
+    {1, 32, 16, 16, 16, 3, 3, 1, 1, 1, 1, 1, 1, 1},
+    {2, 20, 16, 16, 10, 3, 3, 2, 2, 1, 1, 1, 1, 1},
+    {1, 8, 26, 26, 16, 5, 5, 3, 3, 2, 2, 1, 1, 1},
+    {2, 16, 12, 12, 32, 3, 3, 1, 1, 0, 0, 2, 2, 1},
     /* transposes of stride 2 and 3 with 32 output channels: one AVX-512 conv per output phase
      * (k6 s2 p2 as GANMEX's, k4 s2 p1 as StarGAN's, k5 s3 with uneven phases) */
     {2, 32, 14, 14, 16, 6, 6, 2, 2, 2, 2, 1, 1, 1},
