@@ -585,7 +585,7 @@ static bool parts_run(const conv_part *parts, int64_t np, const uint16_t *mask, 
 }
 #endif
 
-double vs_conv_avx512_min_use(const vs_conv_fast *g) { return g->c * g->kh * g->kw < 256 ? 0.25 : 0.7; }
+bool vs_conv_avx512_short_sums(const vs_conv_fast *g) { return g->c * g->kh * g->kw < 256; }
 
 /* Whether the kernels run now and suit g at tiles with at least min_use of their lanes useful
  * (channels past o and pixels past a row's end are the unused ones). */
@@ -601,7 +601,10 @@ static bool fits_at(const vs_conv_fast *g, double min_use)
 #endif
 }
 
-bool vs_conv_avx512_fits(const vs_conv_fast *g) { return fits_at(g, vs_conv_avx512_min_use(g)); }
+/* Bars of tile use: 0.25 for short sums, else 0.6 (64x22->10 k7 s2 in two rows of 8 at use 0.63 ran
+ * 1.4x as fast as through GEMM; 0.57 on 96x10->64 k3 in the wide tiles was 13% slower, before the
+ * 16 x 16 tiles took it at use 1). */
+bool vs_conv_avx512_fits(const vs_conv_fast *g) { return fits_at(g, vs_conv_avx512_short_sums(g) ? 0.25 : 0.6); }
 
 bool vs_conv_avx512_forward(const vs_conv_fast *g, const float *x, const float *w, const float *bias, bool accumulate,
                             float *y)
@@ -671,10 +674,10 @@ bool vs_conv_avx512_transpose_fits(const vs_conv_fast *g)
         for (int64_t rx = 0; rx < g->sw; rx++) {
             phase_dim rows, cols;
             vs_conv_fast pc;
-            /* the phases' bar for short sums is higher: on the sweep's input gradients tiles at use
-             * 0.5 (16x28->48 k3 s2) ran 10% slower than the GEMM path, above 0.6 (96x11->10 k7
-             * s2, 48x25->16 k5 s2) 12-37% faster */
-            if (phase_at(g, ry, rx, &rows, &cols, &pc) && !fits_at(&pc, vs_conv_avx512_min_use(&pc) < 0.6 ? 0.6 : 0.7)) return false;
+            /* the phases' bars are higher than the forward's: on the sweep's input gradients of
+             * short sums, tiles at use 0.5 (16x28->48 k3 s2) ran 10% slower than the GEMM path,
+             * above 0.6 (48x25->16 k5 s2) 12% faster; long sums at 0.6 lost 10% (48x25->16) */
+            if (phase_at(g, ry, rx, &rows, &cols, &pc) && !fits_at(&pc, vs_conv_avx512_short_sums(&pc) ? 0.6 : 0.7)) return false;
         }
     return true;
 }
