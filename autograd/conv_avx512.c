@@ -1,9 +1,9 @@
 /* conv_avx512.c - AVX-512F direct convolution (see conv_avx512.h), and the strided transpose as one
  * such convolution per output phase.
  *
- * A register tile is P output pixels (one row of 7 or 14, or two rows of 7) by OB = 16 V output
- * channels: V P accumulators (4 x 7, 2 x 14 or 2 x 2 x 7: 28 of the 32 registers).  Per tap
- * (ki, kj) and input channel c it loads V vectors of packed weights and broadcasts P input values,
+ * A register tile is P output pixels (one row of 7, 14 or 16, or two rows of 7 or 8) by OB = 16 V
+ * output channels: V P accumulators (4 x 7, 2 x 14 or 2 x 2 x 7: 28 of the 32 registers; or
+ * 1 x 16 or 1 x 2 x 8).  Per tap (ki, kj) and input channel c it loads V vectors of packed weights and broadcasts P input values,
  * one per pixel, then does V P multiply-adds: the input is read in place from a zero-bordered copy
  * of the image (any stride: a broadcast does not care where its float lies), the weights are
  * packed once per call as [block][tap][c][OB].  A tap skips the tile's pixels that would read the
@@ -26,11 +26,16 @@
 
 /* Register tiles: V vectors of output channels x R output rows x PR pixels of a row (V R PR = 28
  * accumulators): wide for 64 channels and rows of 7, tall for 32 channels and rows of 14, pair for
- * 32 channels and rows of 7. */
+ * 32 channels and rows of 7; and for few channels or rows of 8, 12 or 16 pixels, 16 channels x
+ * 16 pixels (row: one row of up to 16, rows: two of up to 8), 16 accumulators, one weight vector
+ * and a broadcast per multiply-add (on the sweep suite's rows, 1 thread: 48x25->16 k5 s2 1.96x
+ * as fast as through im2col + GEMM, 96x10->24 k5 rows of 8 1.16x, 8x27->48 k7 s2 rows of 14 at
+ * 48 channels 1.29x). */
 typedef struct tile_kind {
     int v, r, pr;
 } tile_kind;
-static const tile_kind KINDS[3] = {{4, 1, 7}, {2, 1, 14}, {2, 2, 7}};
+#define NKINDS 5
+static const tile_kind KINDS[NKINDS] = {{4, 1, 7}, {2, 1, 14}, {2, 2, 7}, {1, 1, 16}, {1, 2, 8}};
 #define TILE_MAX_FLOATS (16 * 16 * 4) /* 16 V channels x 16 pixel slots */
 
 /* Classes of a tap within a tile: which pixels it reaches.  Columns: COL_CLASSES ranges
@@ -41,10 +46,6 @@ static const tile_kind KINDS[3] = {{4, 1, 7}, {2, 1, 14}, {2, 2, 7}};
 #define MAX_CLIP 3
 static const int CLIP_L[COL_CLASSES] = {0, 1, 2, 3, 0, 0, 0};
 static const int CLIP_R[COL_CLASSES] = {0, 0, 0, 0, 1, 2, 3};
-
-/* Below this share of useful lanes in the tiles (channels past o, pixels past a row's end), the
- * im2col + GEMM path is the faster one. */
-#define MIN_TILE_USE 0.7
 
 typedef struct fast_plan {
     int kind;          /* index into KINDS */
@@ -68,7 +69,7 @@ static double tile_use(const vs_conv_fast *g, const tile_kind *k)
 static int best_kind(const vs_conv_fast *g)
 {
     int best = 0;
-    for (int k = 1; k < 3; k++)
+    for (int k = 1; k < NKINDS; k++)
         if (tile_use(g, &KINDS[k]) > tile_use(g, &KINDS[best])) best = k;
     return best;
 }
@@ -107,7 +108,7 @@ typedef struct tile_args {
 
 /* acc[v][p] += sum over the nc channels of one tap, for the pixels p of rows [RLO, RHI) and
  * columns [LO, HI) of the tile only (xs: the tap's input for channel 0, w: its packed weights). */
-INLINE T512 void tap_sums(__m512 acc[4][14], const float *xs, const float *w, int64_t nc, int64_t plane, int64_t rs,
+INLINE T512 void tap_sums(__m512 acc[4][16], const float *xs, const float *w, int64_t nc, int64_t plane, int64_t rs,
                           const int V, const int R, const int PR, const int64_t S, const int LO, const int HI, const int RLO,
                           const int RHI)
 {
@@ -138,7 +139,7 @@ INLINE T512 void tile_body(const tile_args *a, const int V, const int R, const i
 {
     const int64_t S = S_ ? S_ : a->sw;
     const int P = R * PR;
-    __m512 acc[4][14];
+    __m512 acc[4][16];
 #pragma GCC unroll 16
     for (int v = 0; v < V; v++)
 #pragma GCC unroll 16
@@ -192,9 +193,15 @@ TILE_FN(tile_tall_sn, 1, 0)
 TILE_FN(tile_pair_s1, 2, 1)
 TILE_FN(tile_pair_s2, 2, 2)
 TILE_FN(tile_pair_sn, 2, 0)
-static const tile_fn TILES[3][3] = {{tile_wide_sn, tile_wide_s1, tile_wide_s2},
-                                    {tile_tall_sn, tile_tall_s1, tile_tall_s2},
-                                    {tile_pair_sn, tile_pair_s1, tile_pair_s2}};
+TILE_FN(tile_row_s1, 3, 1)
+TILE_FN(tile_row_s2, 3, 2)
+TILE_FN(tile_row_sn, 3, 0)
+TILE_FN(tile_rows_s1, 4, 1)
+TILE_FN(tile_rows_s2, 4, 2)
+TILE_FN(tile_rows_sn, 4, 0)
+static const tile_fn TILES[NKINDS][3] = {{tile_wide_sn, tile_wide_s1, tile_wide_s2}, {tile_tall_sn, tile_tall_s1, tile_tall_s2},
+                                         {tile_pair_sn, tile_pair_s1, tile_pair_s2}, {tile_row_sn, tile_row_s1, tile_row_s2},
+                                         {tile_rows_sn, tile_rows_s1, tile_rows_s2}};
 
 static tile_fn tile_for(const fast_plan *f, int64_t sw) { return TILES[f->kind][sw <= 2 ? sw : 0]; }
 
@@ -578,17 +585,26 @@ static bool parts_run(const conv_part *parts, int64_t np, const uint16_t *mask, 
 }
 #endif
 
-bool vs_conv_avx512_fits(const vs_conv_fast *g)
+bool vs_conv_avx512_short_sums(const vs_conv_fast *g) { return g->c * g->kh * g->kw < 256; }
+
+/* Whether the kernels run now and suit g at tiles with at least min_use of their lanes useful
+ * (channels past o and pixels past a row's end are the unused ones). */
+static bool fits_at(const vs_conv_fast *g, double min_use)
 {
 #if defined(__x86_64__) && defined(__GNUC__)
     if (vs_kernel_isa() != VS_ISA_AVX512) return false;
-    if (g->o < 16 || g->c * g->kh * g->kw < 16) return false;
-    return tile_use(g, &KINDS[best_kind(g)]) >= MIN_TILE_USE;
+    if (g->c * g->kh * g->kw < 16) return false;
+    return tile_use(g, &KINDS[best_kind(g)]) >= min_use;
 #else
-    (void)g;
+    (void)g, (void)min_use;
     return false;
 #endif
 }
+
+/* Bars of tile use: 0.25 for short sums, else 0.6 (64x22->10 k7 s2 in two rows of 8 at use 0.63 ran
+ * 1.4x as fast as through GEMM; 0.57 on 96x10->64 k3 in the wide tiles was 13% slower, before the
+ * 16 x 16 tiles took it at use 1). */
+bool vs_conv_avx512_fits(const vs_conv_fast *g) { return fits_at(g, vs_conv_avx512_short_sums(g) ? 0.25 : 0.6); }
 
 bool vs_conv_avx512_forward(const vs_conv_fast *g, const float *x, const float *w, const float *bias, bool accumulate,
                             float *y)
@@ -658,7 +674,10 @@ bool vs_conv_avx512_transpose_fits(const vs_conv_fast *g)
         for (int64_t rx = 0; rx < g->sw; rx++) {
             phase_dim rows, cols;
             vs_conv_fast pc;
-            if (phase_at(g, ry, rx, &rows, &cols, &pc) && !vs_conv_avx512_fits(&pc)) return false;
+            /* the phases' bars are higher than the forward's: on the sweep's input gradients of
+             * short sums, tiles at use 0.5 (16x28->48 k3 s2) ran 10% slower than the GEMM path,
+             * above 0.6 (48x25->16 k5 s2) 12% faster; long sums at 0.6 lost 10% (48x25->16) */
+            if (phase_at(g, ry, rx, &rows, &cols, &pc) && !fits_at(&pc, vs_conv_avx512_short_sums(&pc) ? 0.6 : 0.7)) return false;
         }
     return true;
 }

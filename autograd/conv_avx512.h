@@ -33,6 +33,13 @@ static inline void vs_conv_reach(int64_t n, int64_t s, int64_t off, int64_t len,
     *hi = b < *lo ? *lo : b < n ? b : n;
 }
 
+/* Whether g's sums are short (c kh kw < 256): then the im2col + GEMM path's copy and packing (per
+ * multiply-add 1 / o of a copied float, 1 / (c kh kw) of a packed one) dominate, and the direct
+ * kernels beat it at fewer useful lanes in their tiles (each caller's bars measured on the sweep
+ * suite's rows, 1 thread: e.g. 8x17->64 k5 at use 0.64 runs at 78% of peak direct, 55% via GEMM;
+ * 96x25->10 k1 at use 0.29, 15% against 9%; forwards of longer sums at use 0.18-0.57 ran 13-47%
+ * slower direct). */
+bool vs_conv_avx512_short_sums(const vs_conv_fast *g);
 /* Whether the kernels run now (AVX-512 chosen, see vs_kernel_isa) and suit g's shape. */
 bool vs_conv_avx512_fits(const vs_conv_fast *g);
 /* y = (accumulate ? y : bias, or 0 without one) + conv(x, W); false when out of memory. */

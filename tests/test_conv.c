@@ -144,6 +144,22 @@ static const geom GEOMS[] = {
     {2, 4, 6, 28, 32, 7, 7, 1, 1, 3, 3, 1, 1, 1},
     {3, 48, 7, 7, 20, 3, 3, 1, 1, 1, 1, 1, 1, 1},
     {2, 30, 7, 14, 20, 5, 5, 1, 1, 2, 2, 1, 1, 1},
+    /* short sums (c kh kw < 256) with tiles 0.25-0.7 used, which take the AVX-512 kernels too
+     * (vs_conv_avx512_min_use): 10 channels k1 s2 (forward and weight gradient), 64 channels in
+     * rows of 9, 16 in rows of 12, 24 in rows of 8, and a stride-2 input gradient of 48 channels */
+    {2, 24, 11, 11, 10, 1, 1, 2, 2, 0, 0, 1, 1, 1},
+    {2, 8, 17, 17, 64, 5, 5, 2, 2, 2, 2, 1, 1, 1},
+    {2, 6, 12, 12, 16, 3, 3, 1, 1, 1, 1, 1, 1, 1},
+    {1, 4, 8, 8, 24, 3, 3, 1, 1, 1, 1, 1, 1, 1},
+    {1, 48, 13, 13, 16, 5, 5, 2, 2, 1, 1, 1, 1, 1},
+    /* tiles of 16 channels x 16 pixels (one row of 16, two of 8): rows of 16 at 16 channels,
+     * rows of 8 at 10 channels stride 2, rows of 9 at stride 3, rows of 8 at dilation 2 */
+    {1, 32, 16, 16, 16, 3, 3, 1, 1, 1, 1, 1, 1, 1},
+    {2, 20, 16, 16, 10, 3, 3, 2, 2, 1, 1, 1, 1, 1},
+    {1, 8, 26, 26, 16, 5, 5, 3, 3, 2, 2, 1, 1, 1},
+    {2, 16, 12, 12, 32, 3, 3, 1, 1, 0, 0, 2, 2, 1},
+    /* long sums (32 x 3 x 3) at tile use 0.63: 10 channels in two rows of 8 */
+    {2, 32, 10, 10, 10, 3, 3, 1, 1, 0, 0, 1, 1, 1},
     /* transposes of stride 2 and 3 with 32 output channels: one AVX-512 conv per output phase
      * (k6 s2 p2 as GANMEX's, k4 s2 p1 as StarGAN's, k5 s3 with uneven phases) */
     {2, 32, 14, 14, 16, 6, 6, 2, 2, 2, 2, 1, 1, 1},
