@@ -3,8 +3,8 @@
  *
  * The output gradient is first copied channels-last (through 16 x 16 register transposes), as
  * [n][pixel][o] with o padded to whole tiles with zeros.  A register tile is 16 V output channels
- * (V = 4 vectors, or 2 when o fills four poorly) x T input channels at one tap (T <= 6, or 12 with
- * two vectors): per output pixel V vector loads of the gradient, T broadcasts of the input and V T
+ * (V = 4 vectors, or 2 or 1 when o fills those better) x T input channels at one tap (V T <= 24:
+ * T <= 6, 12 or 24): per output pixel V vector loads of the gradient, T broadcasts of the input and V T
  * multiply-adds, over the pixels whose tap lands on the image (the border adds nothing), so the
  * input is read in place, a broadcast from each of T planes.  A first layer's tiles (one or two
  * channels) take a whole kernel row instead, from a zero-bordered channels-last copy of the input.  A task
@@ -18,8 +18,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define V_MAX 4  /* vectors of output channels in a tile: 2 or 4 */
-#define T_MAX 12 /* input channels of a tile (two vectors; 6 with four) */
+#define V_MAX 4  /* vectors of output channels in a tile: 1, 2 or 4 */
+#define T_MAX 24 /* input channels of a tile (one vector; 12 with two, 6 with four) */
+#define ACC_MAX 24 /* running sums of a tile, V T: 24 of the 32 vector registers */
 
 #if defined(__x86_64__) && defined(__GNUC__)
 #include "autograd/conv_avx512_simd.h"
@@ -38,8 +39,17 @@ typedef struct wg_plan {
 /* Share of a tile's output-channel lanes that are real channels with ob channels per tile. */
 static double wg_use(int64_t o, int64_t ob) { return (double)o / (double)((o + ob - 1) / ob * ob); }
 
-/* Four vectors of o when they fill as well as two: per pixel 4 loads and T <= 6 broadcasts feed
- * 4 T multiply-adds, against 2 loads and T <= 12 broadcasts for 2 T.  Blocks of c differ in size by
+/* The most vectors of o that fill as well as fewer: per pixel 4 loads and T <= 6 broadcasts feed
+ * 4 T multiply-adds, against 2 loads and T <= 12 broadcasts for 2 T, 1 and T <= 24 for T (o = 10:
+ * one vector at use 0.63 instead of two at 0.31; 48: three blocks of one at 1.0, not 0.75 of
+ * four, 8x27->48 k7 forward + backward 1.17x as fast). */
+static int wg_vectors(int64_t o)
+{
+    const double u64 = wg_use(o, 64), u32 = wg_use(o, 32), u16 = wg_use(o, 16);
+    return u64 >= u32 && u64 >= u16 ? 4 : u32 >= u16 ? 2 : 1;
+}
+
+/* Blocks of c differ in size by
  * one at most (6, ..., 6, 2 for 32 channels ran its last block at half the rate).  With few input
  * channels (a first layer's one), the T columns of a tile are a whole kernel row's taps and
  * channels, (kj, c) at kj C + c: with dilation 1 those are T neighbouring floats of the channels-last
@@ -47,9 +57,9 @@ static double wg_use(int64_t o, int64_t ob) { return (double)o / (double)((o + o
 static wg_plan wg_plan_of(const vs_conv_fast *g)
 {
     wg_plan f;
-    f.v = wg_use(g->o, 64) >= wg_use(g->o, 32) ? 4 : 2;
+    f.v = wg_vectors(g->o);
     f.ob = 16 * f.v;
-    const int64_t tmax = f.v == 4 ? 6 : T_MAX;
+    const int64_t tmax = T_MAX / f.v;
     f.nob = (g->o + f.ob - 1) / f.ob;
     f.row_tile = g->dw == 1 && g->kw * g->c <= tmax;
     f.ncb = (g->c + tmax - 1) / tmax;
@@ -72,34 +82,54 @@ typedef struct wg_args {
 /* acc[v T + t] += sum over the image's pixels of gy[pixel][16 v ..] x[pixel's tap][t]. */
 static inline __attribute__((always_inline)) T512 void wg_body(const wg_args *a, const int V, const int T)
 {
-    __m512 s[V_MAX][T_MAX];
-#pragma GCC unroll 16
-    for (int v = 0; v < V; v++)
-#pragma GCC unroll 16
-        for (int t = 0; t < T; t++) s[v][t] = a->first ? _mm512_setzero_ps() : a->acc[v * T + t];
+    __m512 s[ACC_MAX];
+#pragma GCC unroll 24
+    for (int k = 0; k < V * T; k++) s[k] = a->first ? _mm512_setzero_ps() : a->acc[k];
     for (int64_t i = a->i0; i < a->i1; i++) {
         const float *xs = a->x + (i - a->i0) * a->row, *gy = a->gy + (i * a->ow + a->j0) * a->opad;
         for (int64_t j = a->j0; j < a->j1; j++, gy += a->opad, xs += a->col) {
             __m512 gv[V_MAX];
 #pragma GCC unroll 16
             for (int v = 0; v < V; v++) gv[v] = _mm512_load_ps(gy + 16 * v);
-#pragma GCC unroll 16
+#pragma GCC unroll 24
             for (int t = 0; t < T; t++) {
                 const __m512 b = _mm512_set1_ps(xs[t * a->cs]);
 #pragma GCC unroll 16
-                for (int v = 0; v < V; v++) s[v][t] = _mm512_fmadd_ps(gv[v], b, s[v][t]);
+                for (int v = 0; v < V; v++) s[v * T + t] = _mm512_fmadd_ps(gv[v], b, s[v * T + t]);
             }
         }
     }
-#pragma GCC unroll 16
-    for (int v = 0; v < V; v++)
-#pragma GCC unroll 16
-        for (int t = 0; t < T; t++) a->acc[v * T + t] = s[v][t];
+#pragma GCC unroll 24
+    for (int k = 0; k < V * T; k++) a->acc[k] = s[k];
 }
 
 typedef void (*wg_fn)(const wg_args *a);
 #define WG_FN(V, T)                                                                                                              \
     T512 static void wg##V##_##T(const wg_args *a) { wg_body(a, V, T); }
+WG_FN(1, 1)
+WG_FN(1, 2)
+WG_FN(1, 3)
+WG_FN(1, 4)
+WG_FN(1, 5)
+WG_FN(1, 6)
+WG_FN(1, 7)
+WG_FN(1, 8)
+WG_FN(1, 9)
+WG_FN(1, 10)
+WG_FN(1, 11)
+WG_FN(1, 12)
+WG_FN(1, 13)
+WG_FN(1, 14)
+WG_FN(1, 15)
+WG_FN(1, 16)
+WG_FN(1, 17)
+WG_FN(1, 18)
+WG_FN(1, 19)
+WG_FN(1, 20)
+WG_FN(1, 21)
+WG_FN(1, 22)
+WG_FN(1, 23)
+WG_FN(1, 24)
 WG_FN(2, 1)
 WG_FN(2, 2)
 WG_FN(2, 3)
@@ -118,9 +148,12 @@ WG_FN(4, 3)
 WG_FN(4, 4)
 WG_FN(4, 5)
 WG_FN(4, 6)
-static const wg_fn WG_TILES[2][T_MAX + 1] = {
+/* [v / 2][t]: v vectors of output channels x t input channels */
+static const wg_fn WG_TILES[3][T_MAX + 1] = {
+    {NULL,   wg1_1,  wg1_2,  wg1_3,  wg1_4,  wg1_5,  wg1_6,  wg1_7,  wg1_8,  wg1_9,  wg1_10, wg1_11, wg1_12,
+     wg1_13, wg1_14, wg1_15, wg1_16, wg1_17, wg1_18, wg1_19, wg1_20, wg1_21, wg1_22, wg1_23, wg1_24},
     {NULL, wg2_1, wg2_2, wg2_3, wg2_4, wg2_5, wg2_6, wg2_7, wg2_8, wg2_9, wg2_10, wg2_11, wg2_12},
-    {NULL, wg4_1, wg4_2, wg4_3, wg4_4, wg4_5, wg4_6, NULL, NULL, NULL, NULL, NULL, NULL}};
+    {NULL, wg4_1, wg4_2, wg4_3, wg4_4, wg4_5, wg4_6}};
 
 typedef struct wg_job {
     const vs_conv_fast *g;
@@ -244,7 +277,7 @@ static void wg_tasks(void *ctx, int64_t b, int64_t e)
                 a.row = g->sh * f->wq * g->c, a.col = g->sw * g->c, a.cs = 1;
                 a.x = j->xt + n * img + ((a.i0 * g->sh + k.ki * g->dh) * f->wq + a.j0 * g->sw) * g->c;
                 a.acc = acc + (task - b) * per_task;
-                WG_TILES[f->v / 4][g->kw * g->c](&a);
+                WG_TILES[f->v / 2][g->kw * g->c](&a);
                 continue;
             }
             /* the input read in place: the tiles' pixels are those whose taps land on the image */
@@ -256,7 +289,7 @@ static void wg_tasks(void *ctx, int64_t b, int64_t e)
                           ? xn + (a.i0 * g->sh + k.ki * g->dh - g->ph) * g->w + a.j0 * g->sw + kj * g->dw - g->pw
                           : xn;
                 a.acc = acc + (task - b) * per_task + kj * f->v * k.nt;
-                WG_TILES[f->v / 4][k.nt](&a);
+                WG_TILES[f->v / 2][k.nt](&a);
             }
         }
     /* dw[o, c, ki, kj] = lane o - o0 of vector (o - o0) / 16, column c - c0, of tile kj (a row
@@ -294,10 +327,14 @@ bool vs_conv_avx512_weight_grad_fits(const vs_conv_fast *g)
 {
 #if defined(__x86_64__) && defined(__GNUC__)
     if (vs_kernel_isa() != VS_ISA_AVX512 || g->flip) return false;
-    /* Lanes of the two-vector tiles that are real channels: at least 0.7, or 0.25 for short sums
-     * (96x25->10 k1 s2 at 0.31 ran its backward 1.2x as fast; 48x20->10 k3, 432 long, 7% slower);
-     * few pixels leave the sums too short. */
-    return wg_use(g->o, 32) >= (vs_conv_avx512_short_sums(g) ? 0.25 : 0.7) && g->oh * g->ow >= 16;
+    /* Lanes of the tiles that are real channels: at least 0.7 with two or four vectors, 0.6 with
+     * one, or 0.25 for short sums (96x25->10 k1 s2 at 0.31 ran its backward 1.2x as fast; with two
+     * vectors at 0.31, 48x20->10 k3, 432 long, 7% slower; with one at 0.63, 1.23x as fast, and
+     * 64x22->10 k7 s2 1.29x, 96x11->10 k7 s2 1.2x, 48x25->16 k5 s2 at 1.0 1.68x: forward +
+     * backward, 1 thread); few pixels leave the sums too short. */
+    const int v = wg_vectors(g->o);
+    const double bar = vs_conv_avx512_short_sums(g) ? 0.25 : v == 1 ? 0.6 : 0.7;
+    return wg_use(g->o, 16 * v) >= bar && g->oh * g->ow >= 16;
 #else
     (void)g;
     return false;

@@ -196,6 +196,15 @@ static const geom GEOMS[] = {
     {3, 20, 7, 9, 32, 3, 3, 1, 1, 1, 1, 1, 1, 1},
     {2, 70, 7, 7, 64, 3, 3, 1, 1, 0, 0, 1, 1, 1},
     {2, 32, 28, 28, 16, 4, 4, 2, 2, 1, 1, 1, 1, 1},
+    /* The weight gradient's one-vector tiles (16 output channels x up to 24 input channels) with
+     * long sums: 16 channels (48 inputs in blocks of 24), 10 (29 in blocks of 14 and 15, k7 s2),
+     * 24 (two vectors: as well filled as one), 48 (three blocks of 16 on 20 inputs), and a first
+     * layer's row tile of 24 columns (4 channels x 6 taps) to 16 channels */
+    {2, 48, 13, 13, 16, 5, 5, 2, 2, 1, 1, 1, 1, 1},
+    {2, 29, 15, 15, 10, 7, 7, 2, 2, 0, 0, 1, 1, 1},
+    {2, 40, 9, 9, 24, 3, 3, 1, 1, 1, 1, 1, 1, 1},
+    {2, 20, 10, 10, 48, 7, 7, 1, 1, 1, 1, 1, 1, 1},
+    {2, 4, 12, 12, 16, 6, 6, 1, 1, 2, 2, 1, 1, 1},
 };
 #define N_GEOMS (int)(sizeof GEOMS / sizeof GEOMS[0])
 
@@ -284,11 +293,12 @@ START_TEST(test_conv_transpose2d_forward_and_adjoint)
 END_TEST
 
 /* conv2d_weight_grad against the definition dw[o,c',ki,kj] = sum_{n,i,j} g[n,o,i,j] x[n,..] and the
- * identity <weight_grad(x, g), v> = <conv2d(x, v), g>. */
+ * identity <weight_grad(x, g), v> = <conv2d(x, v), g>, under each instruction set. */
 START_TEST(test_weight_grad_forward)
 {
-    for (int t = 0; t < N_GEOMS; t++) {
-        const geom *g = &GEOMS[t];
+    for (int t = 0; t < N_GEOMS * 3; t++) {
+        vs_set_kernel_isa(ISAS[t / N_GEOMS]);
+        const geom *g = &GEOMS[t % N_GEOMS];
         vs_scope_begin();
         int oh = out_len(g->h, g->kh, g->sh, g->ph, g->dh), ow = out_len(g->w, g->kw, g->sw, g->pw, g->dw);
         int cg = g->c / g->groups, og = g->o / g->groups;
@@ -323,6 +333,7 @@ START_TEST(test_weight_grad_forward)
         ck_assert_msg(fabs(lhs - rhs) <= 1e-5 * (1 + abs_dot(cv, gy)), "geometry %d: %.9g vs %.9g", t, lhs, rhs);
         vs_scope_end();
     }
+    vs_set_kernel_isa(VS_ISA_AUTO);
 }
 END_TEST
 
