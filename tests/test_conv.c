@@ -798,12 +798,13 @@ START_TEST(test_threads_bit_identical)
 {
     vs_rng r;
     vs_rng_seed(&r, 31);
-    for (int variant = 0; variant < 4; variant++) {
+    for (int variant = 0; variant < 5; variant++) {
         /* variant 2: 32 channels in and out, rows of 14 pixels - the AVX-512 kernels on such machines;
          * variant 3: 32 -> 64 channels, k4 stride 2 - their weight gradient's four-vector tiles and the
-         * strided transpose's output phases */
-        const bool direct = variant == 1, wide = variant == 2, phases = variant == 3;
-        const int o_ch = phases ? 64 : wide ? 32 : direct ? 2 : 4, k = phases ? 4 : direct ? 5 : 3;
+         * strided transpose's output phases; variant 4: 32 -> 10 channels, stride 1 - the weight
+         * gradient's one-vector tiles */
+        const bool direct = variant == 1, wide = variant == 2 || variant == 4, phases = variant == 3;
+        const int o_ch = phases ? 64 : variant == 4 ? 10 : wide ? 32 : direct ? 2 : 4, k = phases ? 4 : direct ? 5 : 3;
         const int sh = direct || wide ? 1 : 2, sw = phases ? 2 : 1, pad = direct ? 2 : 1;
         const int c_ch = wide || phases ? 32 : 3, cols = wide || phases ? 14 : 10;
         /* 25 images of 60 output pixels: 13 chunks of 2, dealt to 8 weight-gradient lanes unevenly. */
