@@ -91,9 +91,14 @@ static inline __attribute__((always_inline)) T512 void wg_body(const wg_args *a,
             __m512 gv[V_MAX];
 #pragma GCC unroll 16
             for (int v = 0; v < V; v++) gv[v] = _mm512_load_ps(gy + 16 * v);
+            /* more than 8 planes: a base pointer per 8 of them, each plane at one of 8 offsets
+             * (24 offsets kept in registers left too few for the loop: half were reloaded) */
+            const float *xb[3] = {xs, xs + 8 * a->cs, xs + 16 * a->cs};
+            if (T > 8) __asm__("" : "+r"(xb[1]));
+            if (T > 16) __asm__("" : "+r"(xb[2]));
 #pragma GCC unroll 24
             for (int t = 0; t < T; t++) {
-                const __m512 b = _mm512_set1_ps(xs[t * a->cs]);
+                const __m512 b = _mm512_set1_ps(xb[t / 8][(t % 8) * a->cs]);
 #pragma GCC unroll 16
                 for (int v = 0; v < V; v++) s[v * T + t] = _mm512_fmadd_ps(gv[v], b, s[v * T + t]);
             }
