@@ -543,21 +543,27 @@ static void un_grad_chunk(void *ctx, int64_t begin, int64_t end)
 
 /* g f'(x) by un_grad_kernel, or NULL when the rule must be composed of ops: the backward records
  * a graph (second derivatives), the op has no fused form, or g is not shaped like x. */
+/* d = g f'(x) as a new tensor (un_grad_kernel over the pool), recording nothing; g has x's shape. */
+static vs_tensor *un_grad_apply(const un_params *p, const vs_tensor *x, const vs_tensor *y, const vs_tensor *g)
+{
+    vs_tensor *d = vs_alloc("derivative", x->ndim, x->shape);
+    if (!d) return NULL;
+    if (x->size < 2 * PAR_GRAIN) {
+        un_grad_kernel(p->op, x->data, y->data, g->data, d->data, x->size, p->p0, p->p1);
+    } else {
+        un_grad_job j = {p->op, x->data, y->data, g->data, d->data, p->p0, p->p1};
+        vs_parallel_for(x->size, PAR_GRAIN, un_grad_chunk, &j);
+    }
+    return d;
+}
+
 static vs_tensor *un_grad_fused(const un_params *p, const vs_tensor *x, const vs_tensor *y, const vs_tensor *g)
 {
     const unop op = p->op;
     if (vs_grad_enabled() || op == U_NEG || op == U_LOG || op == U_SQRT || op == U_SIGN || op == U_STEP ||
         !vs_same_shape(g, x))
         return NULL;
-    vs_tensor *d = vs_alloc("derivative", x->ndim, x->shape);
-    if (!d) return NULL;
-    if (x->size < 2 * PAR_GRAIN) {
-        un_grad_kernel(op, x->data, y->data, g->data, d->data, x->size, p->p0, p->p1);
-    } else {
-        un_grad_job j = {op, x->data, y->data, g->data, d->data, p->p0, p->p1};
-        vs_parallel_for(x->size, PAR_GRAIN, un_grad_chunk, &j);
-    }
-    return d;
+    return un_grad_apply(p, x, y, g);
 }
 
 /* g f'(x) for a piecewise-linear f (relu, leaky relu, clamp, abs), recorded when recording is on:
@@ -569,14 +575,8 @@ static vs_tensor *deriv_scaled(const un_params *p, vs_tensor *x, vs_tensor *g)
 {
     if (!x || !g) return NULL;
     if (!vs_same_shape(g, x)) return vs_op_error("derivative", "gradient and input shapes differ");
-    vs_tensor *d = vs_alloc("derivative", x->ndim, x->shape);
+    vs_tensor *d = un_grad_apply(p, x, x, g); /* a piecewise-linear f' does not read y */
     if (!d) return NULL;
-    if (x->size < 2 * PAR_GRAIN) {
-        un_grad_kernel(p->op, x->data, x->data, g->data, d->data, x->size, p->p0, p->p1);
-    } else {
-        un_grad_job j = {p->op, x->data, x->data, g->data, d->data, p->p0, p->p1};
-        vs_parallel_for(x->size, PAR_GRAIN, un_grad_chunk, &j);
-    }
     d = vs_record(d, "derivative", deriv_scaled_backward, 1, &g, p, sizeof *p);
     vs_node_save(d, x);
     return d;
