@@ -408,5 +408,5 @@ void vs_sgemm_bias(bool trans_a, bool trans_b, int64_t M, int64_t N, int64_t K, 
     if (K != 0 && alpha != 0 && gemm_swapped(trans_a, trans_b, M, N, K, alpha, A, lda, B, ldb, 1.0f, bias, C, ldc))
         return;
     for (int64_t i = 0; i < M; i++) memcpy(C + i * ldc, bias, (size_t)N * sizeof(float));
-    vs_sgemm(trans_a, trans_b, M, N, K, alpha, A, lda, B, ldb, 1.0f, C, ldc);
+    if (K != 0 && alpha != 0) gemm_direct(trans_a, trans_b, M, N, K, alpha, A, lda, B, ldb, 1.0f, C, ldc); /* swap ruled out above */
 }
