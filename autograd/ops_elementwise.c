@@ -441,7 +441,7 @@ VS_VECTOR_CLONES512 VS_SELECTS static void un_forward(unop op, const float *rest
     case U_ELU: for (int64_t i = 0; i < n; i++) y[i] = x[i] > 0 ? x[i] : p0 * expm1f(x[i]); break;
     case U_SIGMOID: for (int64_t i = 0; i < n; i++) y[i] = vs_sigmoidf(x[i]); break;
     case U_TANH: for (int64_t i = 0; i < n; i++) y[i] = vs_tanhf(x[i]); break;
-    case U_SOFTPLUS: for (int64_t i = 0; i < n; i++) y[i] = vs_softplusf(x[i]); break;
+    case U_SOFTPLUS: vs_softplus_rows(x, y, n); break;
     case U_LOGSIGMOID: for (int64_t i = 0; i < n; i++) y[i] = -vs_softplusf(-x[i]); break;
     case U_SIGN: for (int64_t i = 0; i < n; i++) y[i] = (float)((x[i] > 0) - (x[i] < 0)); break;
     case U_STEP: for (int64_t i = 0; i < n; i++) y[i] = x[i] > 0 ? 1.0f : 0.0f; break;

@@ -87,14 +87,25 @@ typedef struct bce_job {
     bool forward;
 } bce_job;
 
-/* The passes of one chunk as flat loops over vs_softplusf / vs_sigmoidf, which vectorise (AVX2
- * clone, or the baseline's SSE2): the forward terms, or dx and dt of the backward. */
-VS_VECTOR_CLONES VS_SELECTS static void bce_kernel(const float *restrict x, const float *restrict t, float *restrict dx,
-                                                   float *restrict dt, float gn, bool forward, int64_t n)
+/* The passes of one chunk as flat loops over vs_softplus_rows / vs_sigmoidf, which vectorise
+ * (AVX-512 or AVX2 clone, or the baseline's SSE2; no FMA, so every clone gives the same bits): the
+ * forward terms softplus(x) - t x, block by block while the block is in L1, or dx and dt of the
+ * backward.  The AVX-512 clone runs twice the elements per instruction, and these loops are bound
+ * by how many elements' exp and log chains the out-of-order window holds: 100k terms 173 -> 118 us,
+ * the backward's dx 97 -> 67 us (Zen 4). */
+VS_VECTOR_CLONES512 VS_SELECTS static void bce_kernel(const float *restrict x, const float *restrict t,
+                                                      float *restrict dx, float *restrict dt, float gn, bool forward,
+                                                      int64_t n)
 {
     const float ngn = -gn;
     if (forward) {
-        for (int64_t i = 0; i < n; i++) dx[i] = vs_softplusf(x[i]) - t[i] * x[i];
+        for (int64_t b = 0; b < n; b += VS_VM_BLOCK) {
+            const int64_t m = n - b < VS_VM_BLOCK ? n - b : VS_VM_BLOCK;
+            const float *restrict xb = x + b, *restrict tb = t + b;
+            float *restrict yb = dx + b;
+            vs_softplus_rows(xb, yb, m);
+            for (int64_t i = 0; i < m; i++) yb[i] = yb[i] - tb[i] * xb[i];
+        }
         return;
     }
     if (dx)

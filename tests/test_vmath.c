@@ -2,7 +2,7 @@
  * over the whole float range (every 1031st bit pattern, every float in [-2, 2] / 64, the edges of the
  * exp range and the specials), set beside libm's, and the vectorised ops and losses built on them
  * (vs_softplus, vs_sigmoid, vs_log_sigmoid, vs_tanh, vs_bce_with_logits and its gradient) giving the
- * scalar function's bits element for element. */
+ * scalar function's bits element for element (the block-wise softplus of vs_softplus_rows included). */
 #include "autograd/internal.h"
 #include "versus/ops.h"
 #include "vs_check.h"
@@ -166,6 +166,12 @@ START_TEST(test_ops_match_scalar)
         for (int64_t i = 0; i < n; i++) sum += (double)(vs_softplusf(x->data[i]) - t->data[i] * x->data[i]);
         ck_assert_msg(fabs((double)loss->data[0] - sum / (double)n) <= 1e-5 * (1 + fabs(sum / (double)n)),
                       "bce %g, want %g", (double)loss->data[0], sum / (double)n);
+        /* its terms (computed block by block) are the ops' softplus(x) - t x bit for bit */
+        const bool prev = vs_set_grad_enabled(false);
+        vs_tensor *composed = vs_mean(vs_sub(vs_softplus(x), vs_mul(t, x)), VS_ALL_AXES, false);
+        vs_set_grad_enabled(prev);
+        ck_assert_ptr_nonnull(composed);
+        ck_same(loss->data, composed->data, 1, "bce_with_logits");
         ck_assert_int_eq(vs_backward(loss, NULL, false), VS_OK);
         const float gn = 1.0f / (float)n;
         for (int64_t i = 0; i < n; i++) want[i] = gn * vs_sigmoidf(x->data[i]) + -gn * t->data[i];
