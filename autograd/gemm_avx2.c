@@ -97,6 +97,6 @@ __attribute__((target("avx2,fma"))) void vs_gemm_pack_transpose6_avx2(float *dst
 const vs_gemm_arch vs_gemm_arch_avx2 = {
     .name = "avx2", .mr = UK_MR, .nr = UK_NR, .mc = 144, .kc = 256, .nc = 4080, .kernel = UK_NAME,
     .kernel_packed = UK_NAME_PACKED,
-    .transpose = vs_gemm_transpose_avx2,
+    .transpose = vs_gemm_transpose_avx2, .thin = vs_gemm_thin_fma,
 };
 #endif

@@ -40,6 +40,6 @@ const vs_gemm_arch vs_gemm_arch_avx512 = {
     .name = "avx512", .mr = UK_MR, .nr = UK_NR, .mc = 240, .kc = 128, .nc = 3072, .kernel = UK_NAME,
     .kernel_packed = UK_NAME_PACKED,
     .transpose = vs_gemm_transpose_avx2, /* AVX-512F machines have AVX2 */
-    .pack_transpose6 = vs_gemm_pack_transpose6_avx2,
+    .pack_transpose6 = vs_gemm_pack_transpose6_avx2, .thin = vs_gemm_thin_fma,
 };
 #endif

@@ -4,6 +4,7 @@
 #ifndef VERSUS_AUTOGRAD_GEMM_KERNEL_H
 #define VERSUS_AUTOGRAD_GEMM_KERNEL_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 /* Micro-kernel: one mr x nr tile of C (mr <= MR, nr <= NR of its descriptor).
@@ -14,6 +15,30 @@
 typedef void (*vs_gemm_ukernel)(int64_t kc, const float *a, int64_t rsa, int64_t csa, const float *b,
                                 int64_t rsb, float *c, int64_t rsc, int64_t csc, int64_t mr, int64_t nr,
                                 float alpha, float beta);
+
+/* C = alpha op(A) op(B) + beta C for a product with M, N or K equal to 1 (gemm_thin.c), in blocks
+ * of up to 256 elements of C: along a row of C (along_i false) or down a column.  op(A)(i,k) =
+ * A[i*rsa + k*csa], op(B)(k,j) = B[k*rsb + j*csb]; kcb the tiled path's pass depth. */
+typedef struct vs_gemm_thin {
+    int64_t M, N, K, kcb;
+    float alpha, beta;
+    const float *A;
+    int64_t rsa, csa;
+    const float *B;
+    int64_t rsb, csb;
+    float *C;
+    int64_t ldc;
+    bool along_i;
+} vs_gemm_thin;
+
+/* Blocks of a thin product (the range the functions below take). */
+int64_t vs_gemm_thin_items(const vs_gemm_thin *t);
+/* Blocks [i0, i1) of the vs_gemm_thin at ctx, rounded as the scalar kernel (multiply, then add) or
+ * as the FMA kernels; each element of C as the tiled path computes it, bit for bit. */
+void vs_gemm_thin_plain(void *ctx, int64_t i0, int64_t i1);
+#if defined(__x86_64__) || defined(__i386__)
+void vs_gemm_thin_fma(void *ctx, int64_t i0, int64_t i1);
+#endif
 
 typedef struct vs_gemm_arch {
     const char *name;
@@ -28,6 +53,8 @@ typedef struct vs_gemm_arch {
     void (*transpose)(int64_t rows, int64_t cols, const float *src, int64_t lds, float *dst, int64_t ldd);
     /* the same for w = 6 (a sliver of MR = 6 rows); NULL: plain loops */
     void (*pack_transpose6)(float *dst, const float *src, int64_t rs, int64_t kc);
+    /* products with a side of 1, rounded as this ISA's kernel (vs_gemm_thin_plain or _fma) */
+    void (*thin)(void *ctx, int64_t i0, int64_t i1);
 } vs_gemm_arch;
 
 extern const vs_gemm_arch vs_gemm_arch_scalar;

@@ -1,6 +1,7 @@
 /* test_gemm.c - vs_sgemm against the reference triple loop: every transpose combination, odd
  * shapes, padded strides, alpha/beta cases, NaN handling, bit-identical results for 1, 2 and 3
- * threads, and the scalar and SIMD kernels against each other. */
+ * threads, the transposed, narrow, bias and thin (a side of 1) products against the tiled path bit
+ * for bit, and the scalar and SIMD kernels against each other. */
 #include "vs_check.h"
 #include "autograd/kernels.h"
 #include "versus/rng.h"
@@ -392,6 +393,61 @@ START_TEST(test_bias_product_same_bits)
 }
 END_TEST
 
+/* Products with M, N or K equal to 1 run through gemm_thin.c's loops instead of the tiles (those whose
+ * long side is strided in memory only up to 64 elements; 65 takes the tiles): their bits
+ * are those of the top-left block of a product 40 rows and 40 columns larger, which the tiles compute
+ * (for K = 1, one of depth 2 whose second column of op(A) is zero: adding 0 b to a nonzero sum
+ * changes nothing), for every transpose combination and ISA, beta 0 and not, 1 and 2 threads (the
+ * larger shapes run on both). */
+static const int64_t thin_shapes[][3] = {
+    {1, 6272, 16}, {16, 1, 6272}, {16, 6272, 1}, {1, 1, 300}, {1, 300, 1}, {300, 1, 1}, {1, 1, 1},
+    {1, 1500, 700}, {1500, 1, 700}, {700, 1500, 1}, {33, 257, 1}, {1, 257, 513}, {513, 1, 257}, {100, 20, 1},
+    {1, 64, 300}, {1, 65, 300}, {64, 1, 300}, {65, 1, 300},
+};
+
+START_TEST(test_thin_product_same_bits)
+{
+    vs_isa isas[3];
+    const int nisa = test_isas(isas);
+    vs_rng r;
+    vs_rng_seed(&r, 909 + (uint64_t)_i);
+    const int64_t *s = thin_shapes[_i];
+    const int64_t M = s[0], N = s[1], K = s[2];
+    for (int combo = 0; combo < 4; combo++) {
+        const bool ta = combo & 1, tb = combo & 2;
+        mats big = make_mats(&r, ta, tb, M + 40, N + 40, K == 1 ? 2 : K, 1);
+        if (K == 1)
+            for (int64_t i = 0; i < big.M; i++) big.A[ta ? big.lda + i : i * big.lda + 1] = 0.0f;
+        for (int t = 0; t < nisa; t++) {
+            vs_set_kernel_isa(isas[t]);
+            for (int threads = 1; threads <= 2; threads++) {
+                vs_set_threads(threads);
+                for (int b = 0; b < 2; b++) {
+                    const float beta = b ? 1.5f : 0.0f;
+                    float *Cb = run_gemm(&big, 0.75f, beta), *Ct = malloc(sizeof(float) * (size_t)(big.M * big.ldc));
+                    ck_assert_ptr_nonnull(Ct);
+                    memcpy(Ct, big.C0, sizeof(float) * (size_t)(big.M * big.ldc));
+                    vs_sgemm(ta, tb, M, N, K, 0.75f, big.A, big.lda, big.B, big.ldb, beta, Ct, big.ldc);
+                    for (int64_t i = 0; i < big.M; i++)
+                        for (int64_t j = 0; j < big.ldc; j++) {
+                            const float want = i < M && j < N ? Cb[i * big.ldc + j] : big.C0[i * big.ldc + j];
+                            if (memcmp(&Ct[i * big.ldc + j], &want, sizeof want) != 0)
+                                ck_abort_msg("%s ta=%d tb=%d %ldx%ldx%ld beta %g, %d threads: C[%ld,%ld] = %a, want %a",
+                                             vs_isa_name(isas[t]), ta, tb, (long)M, (long)N, (long)K, (double)beta,
+                                             threads, (long)i, (long)j, (double)Ct[i * big.ldc + j], (double)want);
+                        }
+                    free(Cb);
+                    free(Ct);
+                }
+            }
+        }
+        free_mats(&big);
+    }
+    vs_set_threads(0);
+    vs_set_kernel_isa(VS_ISA_AUTO);
+}
+END_TEST
+
 /* Scalar and SIMD kernels both match the reference; here also each other, elementwise. */
 START_TEST(test_scalar_and_simd_agree)
 {
@@ -453,6 +509,7 @@ static Suite *gemm_suite(void)
     tcase_add_loop_test(tc, test_bias_product_same_bits, 0, (int)(sizeof bias_shapes / sizeof bias_shapes[0]));
     tcase_add_loop_test(tc, test_narrow_product_same_bits, 0, (int)(sizeof narrow_shapes / sizeof narrow_shapes[0]));
     tcase_add_loop_test(tc, test_swapped_product_same_bits, 0, (int)(sizeof swap_shapes / sizeof swap_shapes[0]));
+    tcase_add_loop_test(tc, test_thin_product_same_bits, 0, (int)(sizeof thin_shapes / sizeof thin_shapes[0]));
     tc = vs_tcase(s, "isa", 60);
     tcase_add_test(tc, test_scalar_and_simd_agree);
     tcase_add_test(tc, test_isa_selection);
