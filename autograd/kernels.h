@@ -97,6 +97,9 @@ struct vs_rng;
 /* out[i] = lo + (hi - lo) u_i for i < n, u_i = vs_rng_uniformf(r) drawn in order: the same values as a
  * loop over vs_rng_uniformf, without two calls per draw (rng.c).  Dropout masks and uniform fills. */
 void vs_rng_fill_uniformf(struct vs_rng *r, float *out, int64_t n, float lo, float hi);
+/* out[i] = mean + std (float) vs_rng_normal(r) for i < n, drawn in order: the same values as that
+ * loop, with log and cos vectorised (rng.c).  vs_tensor_randn and normal initialisation. */
+void vs_rng_fill_normalf(struct vs_rng *r, float *out, int64_t n, float mean, float std);
 
 /* ---- instruction sets (isa.c) ---- */
 

@@ -465,8 +465,7 @@ vs_tensor *vs_tensor_rand(int ndim, const int64_t *shape, vs_rng *r, float lo, f
 vs_tensor *vs_tensor_randn(int ndim, const int64_t *shape, vs_rng *r, float mean, float std)
 {
     vs_tensor *t = vs_alloc("vs_tensor_randn", ndim, shape);
-    if (t)
-        for (int64_t i = 0; i < t->size; i++) t->data[i] = mean + std * (float)vs_rng_normal(r);
+    if (t) vs_rng_fill_normalf(r, t->data, t->size, mean, std);
     return t;
 }
 

@@ -22,10 +22,7 @@ void vs_init_constant(vs_tensor *t, float v)
 
 void vs_init_uniform(vs_tensor *t, vs_rng *r, float lo, float hi) { vs_rng_fill_uniformf(r, t->data, t->size, lo, hi); }
 
-void vs_init_normal(vs_tensor *t, vs_rng *r, float mean, float std)
-{
-    for (int64_t i = 0; i < t->size; i++) t->data[i] = mean + std * (float)vs_rng_normal(r);
-}
+void vs_init_normal(vs_tensor *t, vs_rng *r, float mean, float std) { vs_rng_fill_normalf(r, t->data, t->size, mean, std); }
 
 void vs_init_xavier_uniform(vs_tensor *t, vs_rng *r, float gain)
 {
