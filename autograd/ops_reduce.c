@@ -86,7 +86,7 @@ VS_VECTOR_CLONES static double row_sum(const float *restrict p, int64_t n)
 }
 
 /* a[0, n) += p[0, n), in double. */
-VS_VECTOR_CLONES static void row_accumulate(double *restrict a, const float *restrict p, int64_t n)
+VS_VECTOR_CLONES512 static void row_accumulate(double *restrict a, const float *restrict p, int64_t n)
 {
     for (int64_t i = 0; i < n; i++) a[i] += p[i];
 }
