@@ -39,11 +39,40 @@ static const s1_engine *engine(void)
 
 /* ---- geometry ------------------------------------------------------------------------------------ */
 
-/* g's stacked stride-1 conv (valid, no padding) and its phase counts. */
+/* One dim of the stacking.  Stacked row I (of every phase q) is input row I s + q - p; the conv
+ * reads rows [0, out + r - 1).  Rows before `first` are input padding in every phase, and so are
+ * rows from `end` on: only [first, end) are stored (the engine's padding stands for the rest), and
+ * only they receive a transpose's output.  The stored rows run on to `stop` >= end, so that the
+ * rows the conv reads past them (out + r - 1 - stop) are not more than the padding `first` before
+ * them: the engines pad both sides alike. */
+typedef struct phase_dim {
+    int64_t first, end, stop;
+} phase_dim;
+
+static phase_dim phase_dim_of(int64_t len, int64_t k, int64_t s, int64_t pad, int64_t out)
+{
+    const int64_t rows = out + k / s - 1;
+    phase_dim d = {rows, 0, 0};
+    for (int64_t q = 0; q < s; q++) {
+        int64_t lo, hi;
+        vs_conv_reach(rows, s, q - pad, len, &lo, &hi);
+        if (lo == hi) continue;
+        d.first = lo < d.first ? lo : d.first;
+        d.end = hi > d.end ? hi : d.end;
+    }
+    if (d.end <= d.first) d.first = d.end = 0; /* no input at all (padding only): stack one empty range */
+    d.stop = rows - d.first > d.end ? rows - d.first : d.end;
+    return d;
+}
+
+/* g's stacked stride-1 conv and how the phases are stored. */
 typedef struct phases {
-    vs_conv_fast s1;    /* n, c' = c sh sw, h' = oh + rh - 1, w' = ow + rw - 1 -> o, oh, ow with rh x rw taps */
+    vs_conv_fast s1;    /* [n, c sh sw, rows.stop - rows.first, ...] -> [n, o, oh, ow], rh x rw taps, padding
+                         * rows.first, cols.first */
+    vs_conv_fast t;     /* its transpose's rows [first, end): gy -> [n, c sh sw, end - first, ...] */
+    phase_dim rows, cols;
     int64_t rh, rw;     /* taps per phase */
-    int64_t img, wsize; /* floats of one stacked image, of the stacked weights */
+    int64_t img, wsize; /* floats of one stacked image (the larger of input and transpose), of the weights */
 } phases;
 
 static bool phases_of(const vs_conv_fast *g, phases *p)
@@ -52,19 +81,15 @@ static bool phases_of(const vs_conv_fast *g, phases *p)
         return false;
     p->rh = g->kh / g->sh;
     p->rw = g->kw / g->sw;
-    const int64_t c = g->c * g->sh * g->sw, h = g->oh + p->rh - 1, w = g->ow + p->rw - 1;
-    p->s1 = (vs_conv_fast){g->n, c, h, w, g->o, g->oh, g->ow, p->rh, p->rw, 1, 1, 0, 0, 1, 1, false, 0, 0};
+    p->rows = phase_dim_of(g->h, g->kh, g->sh, g->ph, g->oh);
+    p->cols = phase_dim_of(g->w, g->kw, g->sw, g->pw, g->ow);
+    const int64_t c = g->c * g->sh * g->sw, h = p->rows.stop - p->rows.first, w = p->cols.stop - p->cols.first;
+    p->s1 = (vs_conv_fast){g->n, c, h, w, g->o, g->oh, g->ow, p->rh, p->rw, 1, 1, p->rows.first, p->cols.first, 1, 1, false, 0, 0};
+    p->t = (vs_conv_fast){g->n, g->o, g->oh, g->ow, c, p->rows.end - p->rows.first, p->cols.end - p->cols.first, p->rh, p->rw, 1, 1,
+                          p->rh - 1, p->rw - 1, 1, 1, true, p->rows.first, p->cols.first};
     p->img = c * h * w;
     p->wsize = g->o * c * p->rh * p->rw;
-    return true;
-}
-
-/* The stride-1 conv that is the stacked conv's transpose: gy [n, o, oh, ow] to [n, c', h', w'] with
- * the stacked weights flipped and padding r - 1. */
-static vs_conv_fast transposed(const phases *p)
-{
-    const vs_conv_fast *s = &p->s1;
-    return (vs_conv_fast){s->n, s->o, s->oh, s->ow, s->c, s->h, s->w, p->rh, p->rw, 1, 1, p->rh - 1, p->rw - 1, 1, 1, true, 0, 0};
+    return h > 0 && w > 0 && p->t.oh > 0 && p->t.ow > 0;
 }
 
 bool vs_conv_phases_forward_fits(const vs_conv_fast *g)
@@ -78,9 +103,7 @@ bool vs_conv_phases_transpose_fits(const vs_conv_fast *g)
 {
     const s1_engine *e = engine();
     phases p;
-    if (!e || !phases_of(g, &p)) return false;
-    const vs_conv_fast t = transposed(&p);
-    return e->fits(&t);
+    return e && phases_of(g, &p) && e->fits(&p.t);
 }
 
 bool vs_conv_phases_weight_grad_fits(const vs_conv_fast *g)
@@ -101,30 +124,29 @@ typedef struct stack_job {
     const float *bias; /* fold: dx's bias per channel, or NULL */
 } stack_job;
 
-/* Input row (or column) of stacked row i of phase q: i s + q - pad; inside [0, len) or not. */
-static inline int64_t phase_at(int64_t i, int64_t s, int64_t q, int64_t pad) { return i * s + q - pad; }
-
-/* x'[n, (c,py,px), i, j] = x[n, c, i sh + py - ph, j sw + px - pw], 0 outside x. */
+/* x'[n, (c,py,px), i, j] = x[n, c, (i + rows.first) sh + py - ph, (j + cols.first) sw + px - pw], 0
+ * outside x. */
 VS_VECTOR_CLONES static void stack_range(void *ctx, int64_t begin, int64_t end)
 {
     const stack_job *j = ctx;
     const vs_conv_fast *g = j->g;
-    const int64_t h1 = j->p->s1.h, w1 = j->p->s1.w, sh = g->sh, sw = g->sw;
+    const phases *p = j->p;
+    const int64_t h1 = p->s1.h, w1 = p->s1.w, sh = g->sh, sw = g->sw;
     for (int64_t nc = begin; nc < end; nc++) {
         const float *restrict x = j->src + nc * g->h * g->w;
         float *restrict d = j->dst + nc * sh * sw * h1 * w1;
         for (int64_t py = 0; py < sh; py++)
             for (int64_t px = 0; px < sw; px++) {
+                const int64_t y0 = p->rows.first * sh + py - g->ph, x0 = p->cols.first * sw + px - g->pw;
                 int64_t lo, hi; /* columns j of this phase inside x */
-                vs_conv_reach(w1, sw, px - g->pw, g->w, &lo, &hi);
+                vs_conv_reach(w1, sw, x0, g->w, &lo, &hi);
                 for (int64_t i = 0; i < h1; i++, d += w1) {
-                    const int64_t y = phase_at(i, sh, py, g->ph);
+                    const int64_t y = y0 + i * sh;
                     if (y < 0 || y >= g->h) {
                         memset(d, 0, (size_t)w1 * sizeof(float));
                         continue;
                     }
                     const float *restrict row = x + y * g->w;
-                    const int64_t x0 = px - g->pw;
                     for (int64_t m = 0; m < lo; m++) d[m] = 0.0f;
                     for (int64_t m = lo; m < hi; m++) d[m] = row[m * sw + x0];
                     for (int64_t m = hi; m < w1; m++) d[m] = 0.0f;
@@ -134,12 +156,13 @@ VS_VECTOR_CLONES static void stack_range(void *ctx, int64_t begin, int64_t end)
 }
 
 /* dx[n, c, y, x] = bias[c] (or 0) + dx'[n, (c,py,px), i, j] at the place x' took it from (places no
- * phase reaches, past the last tap, get the bias alone): the adjoint of stack_range, plus the bias. */
+ * tap reaches get the bias alone): the adjoint of stack_range on the transpose's rows, plus the bias. */
 VS_VECTOR_CLONES static void fold_range(void *ctx, int64_t begin, int64_t end)
 {
     const stack_job *j = ctx;
     const vs_conv_fast *g = j->g;
-    const int64_t h1 = j->p->s1.h, w1 = j->p->s1.w, sh = g->sh, sw = g->sw;
+    const phases *p = j->p;
+    const int64_t h1 = p->t.oh, w1 = p->t.ow, sh = g->sh, sw = g->sw;
     for (int64_t nc = begin; nc < end; nc++) {
         const float *restrict s = j->src + nc * sh * sw * h1 * w1;
         float *restrict dx = j->dst + nc * g->h * g->w;
@@ -147,14 +170,14 @@ VS_VECTOR_CLONES static void fold_range(void *ctx, int64_t begin, int64_t end)
         for (int64_t k = 0; k < g->h * g->w; k++) dx[k] = b;
         for (int64_t py = 0; py < sh; py++)
             for (int64_t px = 0; px < sw; px++, s += h1 * w1) {
+                const int64_t y0 = p->rows.first * sh + py - g->ph, x0 = p->cols.first * sw + px - g->pw;
                 int64_t lo, hi;
-                vs_conv_reach(w1, sw, px - g->pw, g->w, &lo, &hi);
+                vs_conv_reach(w1, sw, x0, g->w, &lo, &hi);
                 for (int64_t i = 0; i < h1; i++) {
-                    const int64_t y = phase_at(i, sh, py, g->ph);
+                    const int64_t y = y0 + i * sh;
                     if (y < 0 || y >= g->h) continue;
                     float *restrict row = dx + y * g->w;
                     const float *restrict src = s + i * w1;
-                    const int64_t x0 = px - g->pw;
                     for (int64_t m = lo; m < hi; m++) row[m * sw + x0] += src[m];
                 }
             }
@@ -241,8 +264,7 @@ bool vs_conv_phases_transpose(const vs_conv_fast *g, const float *gy, const floa
     float *dxs = stack_begin(g, &e, &p, &ws, &owned);
     if (!dxs) return false;
     stack_weights(g, &p, w, ws);
-    const vs_conv_fast t = transposed(&p);
-    const bool ok = e->forward(&t, gy, ws, NULL, false, dxs);
+    const bool ok = e->forward(&p.t, gy, ws, NULL, false, dxs);
     if (ok) {
         stack_job j = {g, &p, dxs, dx, bias};
         vs_parallel_for(g->n * g->c, stack_grain(g), fold_range, &j);
