@@ -14,6 +14,7 @@
 #include "autograd/conv_avx512.h"
 #include "autograd/conv_direct.h"
 #include "autograd/conv_phases.h"
+#include "autograd/conv_winograd.h"
 #include "autograd/internal.h"
 #include "autograd/kernels.h"
 
@@ -635,8 +636,9 @@ static bool conv_phased(conv_batch *j, float *dw, bool *done)
 }
 
 /* The forward, the transpose (stride 1: a conv2d with the weights flipped and padding d (k - 1) - p;
- * larger strides: one such conv per output phase) and the weight gradient go to the AVX-512
- * kernels (conv_avx512*.c) when they take the shape. */
+ * larger strides: one such conv per output phase) and the weight gradient go to Winograd
+ * (conv_winograd.c: stride 1, 3x3 and 5x5) or else the AVX-512 kernels (conv_avx512*.c) when they
+ * take the shape. */
 static bool conv_fast(conv_batch *j, float *dw, bool *done)
 {
     const conv_geom *g = j->g;
@@ -660,6 +662,15 @@ static bool conv_fast(conv_batch *j, float *dw, bool *done)
         const int64_t ph = p->dh * (g->kh - 1) - p->ph, pw = p->dw * (g->kw - 1) - p->pw;
         if (ph < 0 || pw < 0) return true;
         f = (vs_conv_fast){g->n, g->o, g->oh, g->ow, g->c, g->h, g->w, g->kh, g->kw, 1, 1, ph, pw, p->dh, p->dw, true, 0, 0};
+    }
+    if (vs_conv_winograd_fits(&f)) {
+        *done = true;
+        const float *bias = j->kind == CONV_TRANSPOSE ? (j->fill_b ? j->fill_b->data : NULL) : j->bias;
+        if (j->kind == CONV_WEIGHT_GRAD ? vs_conv_winograd_weight_grad(&f, j->a, j->b, dw)
+                                        : vs_conv_winograd_forward(&f, j->a, j->b, bias, false, j->out))
+            return true;
+        vs_set_last_error(VS_ERR_NOMEM, "%s: out of memory for the Winograd transforms", j->op);
+        return false;
     }
     if (j->kind == CONV_WEIGHT_GRAD) {
         if (!vs_conv_avx512_weight_grad_fits(&f)) return true;

@@ -15,6 +15,7 @@
 #include <string.h>
 
 static vs_rng R;
+static vs_phases_engine default_engine; /* put back at the end of each test */
 
 typedef struct pgeom {
     int n, c, h, w, o, kh, kw, s, ph, pw;
@@ -103,13 +104,13 @@ static void expect_near(const char *what, int t, const float *got, const double 
 }
 
 static const vs_isa ISAS[3] = {VS_ISA_SCALAR, VS_ISA_AVX2, VS_ISA_AVX512};
-static const vs_phases_engine ENGINES[] = {VS_PHASES_DIRECT, VS_PHASES_OFF};
+static const vs_phases_engine ENGINES[] = {VS_PHASES_WINOGRAD, VS_PHASES_DIRECT, VS_PHASES_OFF};
 #define N_ENGINES (int)(sizeof ENGINES / sizeof ENGINES[0])
 #define TOL 1e-5
 
 START_TEST(test_phases_against_definitions)
 {
-    int taken[3] = {0, 0, 0}; /* forward, transpose, weight gradient run by the phases */
+    int taken[N_ENGINES][3] = {{0}}; /* forward, transpose, weight gradient run by the phases */
     for (int e = 0; e < N_ENGINES; e++)
         for (int s = 0; s < 3 * N_GEOMS; s++) {
             vs_conv_phases_engine(ENGINES[e]);
@@ -136,19 +137,19 @@ START_TEST(test_phases_against_definitions)
             expect_near("conv2d_weight_grad", t, dw->data, r.dw, r.mdw, dw->size, TOL);
             /* the phases called directly, where the engine takes them */
             if (vs_conv_phases_forward_fits(&f)) {
-                taken[0]++;
+                taken[e][0]++;
                 memset(y->data, 0xff, (size_t)y->size * sizeof(float));
                 ck_assert(vs_conv_phases_forward(&f, x->data, w->data, bo->data, y->data));
                 expect_near("phases forward", t, y->data, r.y, r.my, y->size, TOL);
             }
             if (vs_conv_phases_transpose_fits(&f)) {
-                taken[1]++;
+                taken[e][1]++;
                 memset(dx->data, 0xff, (size_t)dx->size * sizeof(float));
                 ck_assert(vs_conv_phases_transpose(&f, gy->data, w->data, bc->data, dx->data));
                 expect_near("phases transpose", t, dx->data, r.dx, r.mdx, dx->size, TOL);
             }
             if (vs_conv_phases_weight_grad_fits(&f)) {
-                taken[2]++;
+                taken[e][2]++;
                 memset(dw->data, 0xff, (size_t)dw->size * sizeof(float));
                 ck_assert(vs_conv_phases_weight_grad(&f, x->data, gy->data, dw->data));
                 expect_near("phases weight gradient", t, dw->data, r.dw, r.mdw, dw->size, TOL);
@@ -157,11 +158,13 @@ START_TEST(test_phases_against_definitions)
             vs_scope_end();
         }
     vs_set_kernel_isa(VS_ISA_AUTO);
-    vs_conv_phases_engine(VS_PHASES_OFF);
-    if (vs_cpu_isa() == VS_ISA_AVX512)
-        for (int d = 0; d < 3; d++) ck_assert_msg(taken[d] > 0, "direction %d never ran through the phases", d);
-    else
-        printf("NOTE: no AVX-512 here: the direct engine never takes the stacked conv\n");
+    vs_conv_phases_engine(default_engine);
+    /* Winograd runs on every instruction set, the direct engine on AVX-512 only */
+    for (int d = 0; d < 3; d++) {
+        ck_assert_msg(taken[0][d] > 0, "direction %d never ran through Winograd", d);
+        ck_assert_msg(taken[1][d] > 0 || vs_cpu_isa() != VS_ISA_AVX512, "direction %d never ran through the direct kernels", d);
+        ck_assert_int_eq(taken[2][d], 0);
+    }
 }
 END_TEST
 
@@ -184,13 +187,13 @@ START_TEST(test_phases_off_takes_nothing)
     f = fast_of(&GEOMS[1]);
     f.dh = 2; /* dilation */
     ck_assert(!vs_conv_phases_weight_grad_fits(&f));
-    vs_conv_phases_engine(VS_PHASES_OFF);
+    vs_conv_phases_engine(default_engine);
 }
 END_TEST
 
 START_TEST(test_phases_threads_bit_identical)
 {
-    vs_conv_phases_engine(VS_PHASES_DIRECT);
+    vs_conv_phases_engine(ENGINES[_i]);
     const pgeom *g = &GEOMS[1];
     vs_tensor *x = vs_tensor_randn(VS_SHAPE(9, g->c, g->h, g->w), &R, 0, 1), *w = vs_tensor_randn(VS_SHAPE(g->o, g->c, g->kh, g->kw), &R, 0, 1);
     vs_tensor *b = vs_tensor_randn(VS_SHAPE(g->o), &R, 0, 1);
@@ -214,7 +217,7 @@ START_TEST(test_phases_threads_bit_identical)
         vs_scope_end();
     }
     vs_set_threads(0);
-    vs_conv_phases_engine(VS_PHASES_OFF);
+    vs_conv_phases_engine(default_engine);
     for (int q = 0; q < 3; q++) free(ref[q]);
     vs_tensor_free(x);
     vs_tensor_free(w);
@@ -240,30 +243,43 @@ static vs_tensor *fn_transpose_k4(vs_tensor **x, void *c)
 
 /* First and second order through the ops with the phases on (WGAN-GP's penalty differentiates the
  * critic's input gradient: the transpose's derivatives are the forward and the weight gradient). */
+/* Winograd takes g in every direction (the direct engine's bars are its own: it may not). */
+static void expect_taken(const pgeom *g, vs_phases_engine e)
+{
+    const vs_conv_fast f = fast_of(g);
+    if (e == VS_PHASES_WINOGRAD)
+        ck_assert(vs_conv_phases_forward_fits(&f) && vs_conv_phases_transpose_fits(&f) && vs_conv_phases_weight_grad_fits(&f));
+}
+
 START_TEST(test_phases_gradcheck)
 {
-    vs_conv_phases_engine(VS_PHASES_DIRECT);
-    vs_tensor *x[3] = {vs_tensor_rand(VS_SHAPE(1, 16, 7, 8), &R, -1, 1), vs_tensor_rand(VS_SHAPE(32, 16, 6, 6), &R, -0.2f, 0.2f),
-                       vs_tensor_rand(VS_SHAPE(32), &R, -1, 1)};
+    vs_conv_phases_engine(ENGINES[_i]);
+    expect_taken(&(pgeom){1, 4, 7, 8, 16, 6, 6, 2, 2, 2}, ENGINES[_i]);
+    expect_taken(&(pgeom){1, 4, 6, 8, 16, 4, 4, 2, 1, 1}, ENGINES[_i]);
+    /* 4 input channels stack to 16: the fewest both engines take */
+    vs_tensor *x[3] = {vs_tensor_rand(VS_SHAPE(1, 4, 7, 8), &R, -1, 1), vs_tensor_rand(VS_SHAPE(16, 4, 6, 6), &R, -0.3f, 0.3f),
+                       vs_tensor_rand(VS_SHAPE(16), &R, -1, 1)};
     gradcheck_full("conv2d k6 s2 through the phases", fn_conv_k6, NULL, 3, x, 1e-3, 3e-2, true);
     for (int i = 0; i < 3; i++) vs_tensor_free(x[i]);
-    vs_tensor *t[3] = {vs_tensor_rand(VS_SHAPE(1, 32, 3, 4), &R, -1, 1), vs_tensor_rand(VS_SHAPE(32, 8, 4, 4), &R, -0.2f, 0.2f),
-                       vs_tensor_rand(VS_SHAPE(8), &R, -1, 1)};
+    vs_tensor *t[3] = {vs_tensor_rand(VS_SHAPE(1, 16, 3, 4), &R, -1, 1), vs_tensor_rand(VS_SHAPE(16, 4, 4, 4), &R, -0.3f, 0.3f),
+                       vs_tensor_rand(VS_SHAPE(4), &R, -1, 1)};
     gradcheck_full("conv_transpose2d k4 s2 through the phases", fn_transpose_k4, NULL, 3, t, 1e-3, 3e-2, true);
     for (int i = 0; i < 3; i++) vs_tensor_free(t[i]);
-    vs_conv_phases_engine(VS_PHASES_OFF);
+    vs_conv_phases_engine(default_engine);
 }
 END_TEST
 
 static Suite *conv_phases_suite(void)
 {
     vs_rng_seed(&R, 2020);
+    default_engine = vs_conv_phases_engine(VS_PHASES_OFF);
+    vs_conv_phases_engine(default_engine);
     Suite *s = suite_create("conv_phases");
     TCase *tc = vs_tcase(s, "phases", 120);
     tcase_add_test(tc, test_phases_against_definitions);
     tcase_add_test(tc, test_phases_off_takes_nothing);
-    tcase_add_test(tc, test_phases_threads_bit_identical);
-    tcase_add_test(tc, test_phases_gradcheck);
+    tcase_add_loop_test(tc, test_phases_threads_bit_identical, 0, 2); /* Winograd, direct */
+    tcase_add_loop_test(tc, test_phases_gradcheck, 0, 2);
     return s;
 }
 
