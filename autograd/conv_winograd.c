@@ -134,29 +134,100 @@ static void mats_of(int m, int r, wino_mats *t)
 
 /* ---- transforms on 16 lanes ------------------------------------------------------------------------ */
 
-/* Z[k, l] = sum_i P[k][i] X[i, l] on each lane, k < a, i < p, l < b; X[i, l] is X[(i xr + l xc) LANES],
- * Z[k, l] likewise with zr, zc.  Zero entries of P are skipped (B^T is a third zeros). */
-VS_VECTOR_CLONES512 static void left_mul(int a, int p, const float *P, int b, const float *restrict X, int xr, int xc,
-                                         float *restrict Z, int zr, int zc)
+/* Z = P X P^T on each lane, P a x p, X [p][p][LANES], Z [a][a][LANES]; T [p][a][LANES] scratch: the
+ * portable reference.  Zero entries of P are skipped (B^T is a third zeros). */
+VS_VECTOR_CLONES512 static void xform_ref(int a, int p, const float *P, const float *restrict X, float *restrict T,
+                                          float *restrict Z)
 {
-    for (int k = 0; k < a; k++)
-        for (int l = 0; l < b; l++) {
-            float *restrict z = Z + (k * zr + l * zc) * LANES;
+    for (int i = 0; i < p; i++) /* T[i][l] = sum_j X[i][j] P[l][j] */
+        for (int l = 0; l < a; l++) {
+            float *restrict t = T + (i * a + l) * LANES;
+            for (int v = 0; v < LANES; v++) t[v] = 0;
+            for (int k = 0; k < p; k++) {
+                const float s = P[l * p + k];
+                if (s == 0) continue;
+                const float *restrict x = X + (i * p + k) * LANES;
+                for (int v = 0; v < LANES; v++) t[v] += s * x[v];
+            }
+        }
+    for (int k = 0; k < a; k++) /* Z[k][l] = sum_i P[k][i] T[i][l] */
+        for (int l = 0; l < a; l++) {
+            float *restrict z = Z + (k * a + l) * LANES;
             for (int v = 0; v < LANES; v++) z[v] = 0;
             for (int i = 0; i < p; i++) {
                 const float s = P[k * p + i];
                 if (s == 0) continue;
-                const float *restrict x = X + (i * xr + l * xc) * LANES;
-                for (int v = 0; v < LANES; v++) z[v] += s * x[v];
+                const float *restrict t = T + (i * a + l) * LANES;
+                for (int v = 0; v < LANES; v++) z[v] += s * t[v];
             }
         }
 }
 
-/* Z = P X Q^T on each lane: X [p][q][LANES], P a x p, Q b x q, Z [a][b][LANES]; T [p][b][LANES] scratch. */
-static void xform(int a, int p, const float *P, int b, int q, const float *Q, const float *X, float *T, float *Z)
+#if defined(__GNUC__) && !defined(VS_NO_CLONES)
+/* The same operations on 16-float vectors (GCC/Clang vector extension: one zmm under AVX-512, two ymm
+ * under AVX2) for the sizes of alpha 6, fully unrolled so that the tile stays in registers; adding
+ * x for an entry 1 and subtracting it for -1 give the bits of s x + acc. */
+typedef float v16 __attribute__((vector_size(LANES * sizeof(float))));
+
+#define MULADD(acc, s, x) ((s) == 1 ? (acc) + (x) : (s) == -1 ? (acc) - (x) : (acc) + (s) * (x))
+
+#define XFORM_FIXED(NAME, A, PP)                                                                                \
+    VS_VECTOR_CLONES512 static void NAME(const float *P, const float *restrict X, float *restrict Z)            \
+    {                                                                                                         \
+        v16 x[PP * PP], t[PP * A];                                                                           \
+        for (int e = 0; e < PP * PP; e++) memcpy(&x[e], X + e * LANES, sizeof(v16));                          \
+        for (int i = 0; i < PP; i++)                                                                          \
+            for (int l = 0; l < A; l++) {                                                                     \
+                v16 acc = {0};                                                                                \
+                for (int k = 0; k < PP; k++) {                                                                \
+                    const float s = P[l * PP + k];                                                            \
+                    if (s != 0) acc = MULADD(acc, s, x[i * PP + k]);                                          \
+                }                                                                                             \
+                t[i * A + l] = acc;                                                                           \
+            }                                                                                                 \
+        for (int k = 0; k < A; k++)                                                                           \
+            for (int l = 0; l < A; l++) {                                                                     \
+                v16 acc = {0};                                                                                \
+                for (int i = 0; i < PP; i++) {                                                                \
+                    const float s = P[k * PP + i];                                                            \
+                    if (s != 0) acc = MULADD(acc, s, t[i * A + l]);                                           \
+                }                                                                                             \
+                memcpy(Z + (k * A + l) * LANES, &acc, sizeof(v16));                                           \
+            }                                                                                                 \
+    }
+XFORM_FIXED(xform_6_6, 6, 6) /* B^T d B */
+XFORM_FIXED(xform_4_6, 4, 6) /* A^T M A, F(4x4, 3x3) */
+XFORM_FIXED(xform_2_6, 2, 6) /* A^T M A, F(2x2, 5x5) */
+XFORM_FIXED(xform_6_4, 6, 4) /* G' g G'^T, F(3x3, 4x4) */
+XFORM_FIXED(xform_6_2, 6, 2) /* G' g G'^T, F(5x5, 2x2) */
+#endif
+
+/* Z = P X P^T on each lane (see xform_ref). */
+static void xform(int a, int p, const float *P, const float *X, float *T, float *Z)
 {
-    left_mul(b, q, Q, p, X, 1, q, T, 1, b); /* T[i][l] = sum_j Q[l][j] X[i][j] */
-    left_mul(a, p, P, b, T, b, 1, Z, b, 1);
+#if defined(__GNUC__) && !defined(VS_NO_CLONES)
+    if (a == 6 && p == 6) {
+        xform_6_6(P, X, Z);
+        return;
+    }
+    if (a == 4 && p == 6) {
+        xform_4_6(P, X, Z);
+        return;
+    }
+    if (a == 2 && p == 6) {
+        xform_2_6(P, X, Z);
+        return;
+    }
+    if (a == 6 && p == 4) {
+        xform_6_4(P, X, Z);
+        return;
+    }
+    if (a == 6 && p == 2) {
+        xform_6_2(P, X, Z);
+        return;
+    }
+#endif
+    xform_ref(a, p, P, X, T, Z);
 }
 
 /* ---- geometry -------------------------------------------------------------------------------------- */
@@ -195,21 +266,39 @@ static void tile_at(const wino_job *j, int64_t t, int64_t *n, int64_t *i0, int64
     *j0 = rem % j->tw * j->t.m;
 }
 
-/* X[a][b][v] = plane[r0 + a, c0 + b] of tile t0 + v's patch (size rows x cols of a plane h x w,
- * zero outside it and for tiles past the batch); cstride: floats between one image's planes. */
-static void gather(const wino_job *j, const float *base, int64_t ch, int64_t nplanes, int64_t h, int64_t w, int64_t t0,
-                   int rows, int cols, int64_t dy, int64_t dx, float *restrict X)
+/* Where the lanes of one group of tiles start: the image, the patch's first row and column (in the
+ * input, or in gy with dy = dx = 0), one entry per lane; tiles past the batch get n = -1. */
+typedef struct lane_corners {
+    int64_t n[LANES], r0[LANES], c0[LANES];
+} lane_corners;
+
+static void corners_of(const wino_job *j, int64_t t0, int64_t dy, int64_t dx, lane_corners *q)
 {
     for (int v = 0; v < LANES; v++) {
-        const int64_t t = t0 + v;
-        if (t >= j->tiles) {
+        int64_t n = -1, i0 = 0, j0 = 0;
+        if (t0 + v < j->tiles) tile_at(j, t0 + v, &n, &i0, &j0);
+        q->n[v] = n, q->r0[v] = i0 + dy, q->c0[v] = j0 + dx;
+    }
+}
+
+/* X[a][b][v] = plane ch of image q->n[v] at (q->r0[v] + a, q->c0[v] + b), a < rows, b < cols, for planes of
+ * h x w, nplanes per image; zero outside the plane and for lanes past the batch. */
+VS_SHORT_COPIES static void gather(const lane_corners *q, const float *base, int64_t ch, int64_t nplanes, int64_t h,
+                                   int64_t w, int rows, int cols, float *restrict X)
+{
+    for (int v = 0; v < LANES; v++) {
+        const int64_t r0 = q->r0[v], c0 = q->c0[v];
+        if (q->n[v] < 0) {
             for (int e = 0; e < rows * cols; e++) X[e * LANES + v] = 0;
             continue;
         }
-        int64_t n, i0, j0;
-        tile_at(j, t, &n, &i0, &j0);
-        const float *plane = base + (n * nplanes + ch) * h * w;
-        const int64_t r0 = i0 + dy, c0 = j0 + dx;
+        const float *plane = base + (q->n[v] * nplanes + ch) * h * w;
+        if (r0 >= 0 && r0 + rows <= h && c0 >= 0 && c0 + cols <= w) {
+            const float *src = plane + r0 * w + c0;
+            for (int a = 0; a < rows; a++)
+                for (int b = 0; b < cols; b++) X[(a * cols + b) * LANES + v] = src[a * w + b];
+            continue;
+        }
         for (int a = 0; a < rows; a++) {
             const int64_t row = r0 + a;
             const bool in = row >= 0 && row < h;
@@ -227,12 +316,15 @@ static void input_transform(const wino_job *j, int64_t t0, int64_t nt, float *V,
     const vs_conv_fast *g = j->g;
     const int alpha = j->t.alpha, a2 = alpha * alpha;
     float X[MAX_ALPHA * MAX_ALPHA * LANES], T[MAX_ALPHA * MAX_ALPHA * LANES], Z[MAX_ALPHA * MAX_ALPHA * LANES];
-    for (int64_t c = 0; c < g->c; c++)
-        for (int64_t k = 0; k < nt; k += LANES) {
-            gather(j, j->x, c, g->c, g->h, g->w, t0 + k, alpha, alpha, j->oy, j->ox, X);
-            xform(alpha, alpha, j->t.bt, alpha, alpha, j->t.bt, X, T, Z);
+    for (int64_t k = 0; k < nt; k += LANES) {
+        lane_corners q;
+        corners_of(j, t0 + k, j->oy, j->ox, &q);
+        for (int64_t c = 0; c < g->c; c++) {
+            gather(&q, j->x, c, g->c, g->h, g->w, alpha, alpha, X);
+            xform(alpha, alpha, j->t.bt, X, T, Z);
             for (int xi = 0; xi < a2; xi++) memcpy(V + ((int64_t)xi * g->c + c) * ldv + k, Z + xi * LANES, LANES * sizeof(float));
         }
+    }
 }
 
 /* ---- forward -------------------------------------------------------------------------------------- */
@@ -256,7 +348,7 @@ static void weight_transform(const wino_job *j)
                                           : j->w[((o * g->c + c) * r + ki) * r + kj];
                         X[(ki * r + kj) * LANES + v] = val;
                     }
-            xform(alpha, r, j->t.g, alpha, r, j->t.g, X, T, Z);
+            xform(alpha, r, j->t.g, X, T, Z);
             for (int xi = 0; xi < a2; xi++)
                 memcpy(j->u + ((int64_t)xi * g->o + o) * g->c + c0, Z + xi * LANES, (size_t)nv * sizeof(float));
         }
@@ -268,15 +360,16 @@ static void output_transform(const wino_job *j, int64_t t0, int64_t nt, const fl
     const vs_conv_fast *g = j->g;
     const int m = j->t.m, alpha = j->t.alpha, a2 = alpha * alpha;
     float X[MAX_ALPHA * MAX_ALPHA * LANES], T[MAX_ALPHA * MAX_ALPHA * LANES], Z[MAX_ALPHA * MAX_ALPHA * LANES];
-    for (int64_t o = 0; o < g->o; o++) {
-        const float b = j->bias ? j->bias[o] : 0;
-        for (int64_t k = 0; k < nt; k += LANES) {
+    for (int64_t k = 0; k < nt; k += LANES) {
+        lane_corners q;
+        corners_of(j, t0 + k, 0, 0, &q);
+        for (int64_t o = 0; o < g->o; o++) {
+            const float b = j->bias ? j->bias[o] : 0;
             for (int xi = 0; xi < a2; xi++) memcpy(X + xi * LANES, M + ((int64_t)xi * g->o + o) * ldm + k, LANES * sizeof(float));
-            xform(m, alpha, j->t.at, m, alpha, j->t.at, X, T, Z);
-            for (int v = 0; v < LANES && t0 + k + v < j->tiles; v++) {
-                int64_t n, i0, j0;
-                tile_at(j, t0 + k + v, &n, &i0, &j0);
-                float *plane = j->y + (n * g->o + o) * g->oh * g->ow;
+            xform(m, alpha, j->t.at, X, T, Z);
+            for (int v = 0; v < LANES && q.n[v] >= 0; v++) {
+                const int64_t i0 = q.r0[v], j0 = q.c0[v];
+                float *plane = j->y + (q.n[v] * g->o + o) * g->oh * g->ow;
                 for (int a = 0; a < m && i0 + a < g->oh; a++)
                     for (int c = 0; c < m && j0 + c < g->ow; c++) {
                         float *d = plane + (i0 + a) * g->ow + j0 + c;
@@ -338,12 +431,15 @@ static void grad_transform(const wino_job *j, int64_t t0, int64_t nt, float *Gt,
     const vs_conv_fast *g = j->g;
     const int m = j->t.m, alpha = j->t.alpha, a2 = alpha * alpha;
     float X[MAX_ALPHA * MAX_ALPHA * LANES], T[MAX_ALPHA * MAX_ALPHA * LANES], Z[MAX_ALPHA * MAX_ALPHA * LANES];
-    for (int64_t o = 0; o < g->o; o++)
-        for (int64_t k = 0; k < nt; k += LANES) {
-            gather(j, j->gy, o, g->o, g->oh, g->ow, t0 + k, m, m, 0, 0, X);
-            xform(alpha, m, j->t.gm, alpha, m, j->t.gm, X, T, Z);
+    for (int64_t k = 0; k < nt; k += LANES) {
+        lane_corners q;
+        corners_of(j, t0 + k, 0, 0, &q);
+        for (int64_t o = 0; o < g->o; o++) {
+            gather(&q, j->gy, o, g->o, g->oh, g->ow, m, m, X);
+            xform(alpha, m, j->t.gm, X, T, Z);
             for (int xi = 0; xi < a2; xi++) memcpy(Gt + ((int64_t)xi * g->o + o) * ldv + k, Z + xi * LANES, LANES * sizeof(float));
         }
+    }
 }
 
 /* dw(o,c) = A'^T M(o,c) A', 16 input channels at a time. */
@@ -357,7 +453,7 @@ static void weight_grad_finish(const wino_job *j, const float *M, float *dw)
             const int nv = g->c - c0 < LANES ? (int)(g->c - c0) : LANES;
             for (int xi = 0; xi < a2; xi++)
                 for (int v = 0; v < LANES; v++) X[xi * LANES + v] = v < nv ? M[((int64_t)xi * g->o + o) * g->c + c0 + v] : 0;
-            xform(r, alpha, j->t.art, r, alpha, j->t.art, X, T, Z);
+            xform(r, alpha, j->t.art, X, T, Z);
             for (int v = 0; v < nv; v++)
                 for (int e = 0; e < r * r; e++) dw[((o * g->c) + c0 + v) * r * r + e] = Z[e * LANES + v];
         }
