@@ -118,25 +118,26 @@ const float *vs_conv_winograd_matrix(int r, int which)
 
 /* ---- transforms on 16 lanes ------------------------------------------------------------------------ */
 
-/* Z = P X P^T on each lane, P a x p, X [p][p][LANES], Z [a][a][LANES]; T [p][a][LANES] scratch: the
- * portable reference.  Zero entries of P are skipped (B^T is a sixth zeros). */
-VS_VECTOR_CLONES512 static void xform_ref(int a, int p, const float *P, const float *restrict X, float *restrict T,
-                                          float *restrict Z)
+/* Z = P X P^T on each lane, P a x p: X's element (i, k) is the 16 floats at X + i xr + k xc, Z's
+ * element (k, l) those at Z + (k a + l) zs.  The portable reference; zero entries of P are skipped. */
+VS_VECTOR_CLONES512 static void xform_ref(int a, int p, const float *P, const float *restrict X, int64_t xr, int64_t xc,
+                                          float *restrict Z, int64_t zs)
 {
-    for (int i = 0; i < p; i++) /* T[i][l] = sum_j X[i][j] P[l][j] */
+    float T[MAX_ALPHA * MAX_ALPHA * LANES];
+    for (int i = 0; i < p; i++) /* T[i][l] = sum_k X[i][k] P[l][k] */
         for (int l = 0; l < a; l++) {
             float *restrict t = T + (i * a + l) * LANES;
             for (int v = 0; v < LANES; v++) t[v] = 0;
             for (int k = 0; k < p; k++) {
                 const float s = P[l * p + k];
                 if (s == 0) continue;
-                const float *restrict x = X + (i * p + k) * LANES;
+                const float *restrict x = X + i * xr + k * xc;
                 for (int v = 0; v < LANES; v++) t[v] += s * x[v];
             }
         }
     for (int k = 0; k < a; k++) /* Z[k][l] = sum_i P[k][i] T[i][l] */
         for (int l = 0; l < a; l++) {
-            float *restrict z = Z + (k * a + l) * LANES;
+            float *restrict z = Z + (k * a + l) * zs;
             for (int v = 0; v < LANES; v++) z[v] = 0;
             for (int i = 0; i < p; i++) {
                 const float s = P[k * p + i];
@@ -147,8 +148,8 @@ VS_VECTOR_CLONES512 static void xform_ref(int a, int p, const float *P, const fl
         }
 }
 
-/* One transform Z = P X P^T of a fixed P (see xform_ref), T scratch. */
-typedef void (*xform_fn)(const float *X, float *T, float *Z);
+/* One transform Z = P X P^T of a fixed P, strides as xform_ref's. */
+typedef void (*xform_fn)(const float *X, int64_t xr, int64_t xc, float *Z, int64_t zs);
 
 #if defined(__GNUC__) && !defined(VS_NO_CLONES)
 /* The same operations on 16-float vectors (GCC/Clang vector extension: one zmm under AVX-512, two ymm
@@ -159,14 +160,14 @@ typedef float v16 __attribute__((vector_size(LANES * sizeof(float))));
 #define MULADD(acc, s, x) ((s) == 1 ? (acc) + (x) : (s) == -1 ? (acc) - (x) : (acc) + (s) * (x))
 
 #define XFORM(NAME, A, PP, P)                                                                                \
-    VS_VECTOR_CLONES512 static void NAME(const float *restrict X, float *restrict T, float *restrict Z)      \
+    VS_VECTOR_CLONES512 static void NAME(const float *restrict X, int64_t xr, int64_t xc, float *restrict Z,    \
+                                         int64_t zs)                                                        \
     {                                                                                                       \
-        (void)T;                                                                                            \
         v16 t[PP * A];                                                                                      \
         _Pragma("GCC unroll 8") for (int i = 0; i < PP; i++)                                                \
         {                                                                                                   \
             v16 x[PP];                                                                                      \
-            _Pragma("GCC unroll 8") for (int k = 0; k < PP; k++) memcpy(&x[k], X + (i * PP + k) * LANES, sizeof(v16)); \
+            _Pragma("GCC unroll 8") for (int k = 0; k < PP; k++) memcpy(&x[k], X + i * xr + k * xc, sizeof(v16)); \
             _Pragma("GCC unroll 8") for (int l = 0; l < A; l++)                                             \
             {                                                                                               \
                 v16 acc = {0};                                                                              \
@@ -181,12 +182,12 @@ typedef float v16 __attribute__((vector_size(LANES * sizeof(float))));
             v16 acc = {0};                                                                                  \
             _Pragma("GCC unroll 8") for (int i = 0; i < PP; i++) if (P[k * PP + i] != 0) acc =              \
                 MULADD(acc, P[k * PP + i], t[i * A + l]);                                                   \
-            memcpy(Z + (k * A + l) * LANES, &acc, sizeof(v16));                                             \
+            memcpy(Z + (k * A + l) * zs, &acc, sizeof(v16));                                                \
         }                                                                                                   \
     }
 #else
 #define XFORM(NAME, A, PP, P) \
-    static void NAME(const float *X, float *T, float *Z) { xform_ref(A, PP, P, X, T, Z); }
+    static void NAME(const float *X, int64_t xr, int64_t xc, float *Z, int64_t zs) { xform_ref(A, PP, P, X, xr, xc, Z, zs); }
 #endif
 XFORM(xf_bt6, 6, 6, BT6) /* B^T d B */
 XFORM(xf_at2, 2, 6, AT2) /* A^T M A, F(2x2, 5x5) */
@@ -213,11 +214,11 @@ void vs_conv_winograd_transform(int r, int which, bool reference, const float *X
     const wino_kind *k = r == 3 ? &F4_3 : &F2_5;
     const int rows[5] = {6, k->m, 6, 6, r}, cols[5] = {6, 6, r, k->m, 6};
     const xform_fn fn[5] = {k->data, k->out, k->weight, k->grad, k->finish};
-    float T[MAX_ALPHA * MAX_ALPHA * LANES];
+    const int p = cols[which];
     if (reference)
-        xform_ref(rows[which], cols[which], vs_conv_winograd_matrix(r, which), X, T, Z);
+        xform_ref(rows[which], p, vs_conv_winograd_matrix(r, which), X, p * LANES, LANES, Z, LANES);
     else
-        fn[which](X, T, Z);
+        fn[which](X, p * LANES, LANES, Z, LANES);
 }
 
 /* ---- geometry -------------------------------------------------------------------------------------- */
@@ -310,21 +311,27 @@ VS_SHORT_COPIES static void gather(const float *img, int64_t h, int64_t w, int64
     }
 }
 
-/* V[xi][k][c] = (B^T d_t(c) B)[xi] for the block's tiles t = t0 + k, k < nt (rows cp apart, j->block per xi). */
+/* V[xi][k][c] = (B^T d_t(c) B)[xi] for the block's tiles t = t0 + k, k < nt (rows cp apart, j->block per
+ * xi); patches inside the image are read in place, the others gathered with their zeros. */
 static void input_transform(const wino_job *j, int64_t t0, int64_t nt, float *V)
 {
     const vs_conv_fast *g = j->g;
-    const int alpha = j->t.alpha, a2 = alpha * alpha;
-    float X[MAX_ALPHA * MAX_ALPHA * LANES], T[MAX_ALPHA * MAX_ALPHA * LANES], Z[MAX_ALPHA * MAX_ALPHA * LANES];
+    const int alpha = j->t.alpha;
+    const int64_t cp = j->cp, zs = j->block * cp;
+    float X[MAX_ALPHA * MAX_ALPHA * LANES];
     for (int64_t k = 0; k < nt; k++) {
         int64_t n, i0, j0;
         tile_at(j, t0 + k, &n, &i0, &j0);
-        const float *img = j->xt + n * g->h * g->w * j->cp;
-        for (int64_t c0 = 0; c0 < j->cp; c0 += LANES) {
-            gather(img + c0, g->h, g->w, j->cp, i0 + j->oy, j0 + j->ox, alpha, X);
-            j->t.data(X, T, Z);
-            for (int xi = 0; xi < a2; xi++)
-                memcpy(V + (xi * j->block + k) * j->cp + c0, Z + xi * LANES, LANES * sizeof(float));
+        const int64_t r0 = i0 + j->oy, c0 = j0 + j->ox;
+        const float *img = j->xt + n * g->h * g->w * cp;
+        const bool inside = r0 >= 0 && r0 + alpha <= g->h && c0 >= 0 && c0 + alpha <= g->w;
+        for (int64_t ch = 0; ch < cp; ch += LANES) {
+            if (inside) {
+                j->t.data(img + (r0 * g->w + c0) * cp + ch, g->w * cp, cp, V + k * cp + ch, zs);
+            } else {
+                gather(img + ch, g->h, g->w, cp, r0, c0, alpha, X);
+                j->t.data(X, alpha * LANES, LANES, V + k * cp + ch, zs);
+            }
         }
     }
 }
@@ -336,7 +343,7 @@ static void weight_transform(const wino_job *j)
 {
     const vs_conv_fast *g = j->g;
     const int r = j->t.r, alpha = j->t.alpha, a2 = alpha * alpha;
-    float X[MAX_ALPHA * MAX_ALPHA * LANES], T[MAX_ALPHA * MAX_ALPHA * LANES], Z[MAX_ALPHA * MAX_ALPHA * LANES];
+    float X[MAX_ALPHA * MAX_ALPHA * LANES], Z[MAX_ALPHA * MAX_ALPHA * LANES];
     for (int64_t c = 0; c < g->c; c++)
         for (int64_t o0 = 0; o0 < g->o; o0 += LANES) {
             const int nv = g->o - o0 < LANES ? (int)(g->o - o0) : LANES;
@@ -350,7 +357,7 @@ static void weight_transform(const wino_job *j)
                                           : j->w[((o * g->c + c) * r + ki) * r + kj];
                         X[(ki * r + kj) * LANES + v] = val;
                     }
-            j->t.weight(X, T, Z);
+            j->t.weight(X, r * LANES, LANES, Z, LANES);
             for (int xi = 0; xi < a2; xi++)
                 memcpy(j->u + ((int64_t)xi * g->c + c) * g->o + o0, Z + xi * LANES, (size_t)nv * sizeof(float));
         }
@@ -360,15 +367,15 @@ static void weight_transform(const wino_job *j)
 static void output_transform(const wino_job *j, int64_t t0, int64_t nt, const float *M)
 {
     const vs_conv_fast *g = j->g;
-    const int m = j->t.m, alpha = j->t.alpha, a2 = alpha * alpha;
-    float X[MAX_ALPHA * MAX_ALPHA * LANES], T[MAX_ALPHA * MAX_ALPHA * LANES], Z[MAX_ALPHA * MAX_ALPHA * LANES];
+    const int m = j->t.m, alpha = j->t.alpha;
+    const int64_t xc = j->block * j->op;
+    float Z[MAX_ALPHA * MAX_ALPHA * LANES];
     for (int64_t k = 0; k < nt; k++) {
         int64_t n, i0, j0;
         tile_at(j, t0 + k, &n, &i0, &j0);
         const int rows = g->oh - i0 < m ? (int)(g->oh - i0) : m, cols = g->ow - j0 < m ? (int)(g->ow - j0) : m;
         for (int64_t o0 = 0; o0 < g->o; o0 += LANES) {
-            for (int xi = 0; xi < a2; xi++) memcpy(X + xi * LANES, M + (xi * j->block + k) * j->op + o0, LANES * sizeof(float));
-            j->t.out(X, T, Z);
+            j->t.out(M + k * j->op + o0, alpha * xc, xc, Z, LANES);
             const int nv = g->o - o0 < LANES ? (int)(g->o - o0) : LANES;
             for (int v = 0; v < nv; v++) {
                 float *d = j->y + ((n * g->o + o0 + v) * g->oh + i0) * g->ow + j0;
@@ -437,17 +444,21 @@ bool vs_conv_winograd_forward(const vs_conv_fast *g, const float *x, const float
 static void grad_transform(const wino_job *j, int64_t t0, int64_t nt, float *Gt)
 {
     const vs_conv_fast *g = j->g;
-    const int m = j->t.m, alpha = j->t.alpha, a2 = alpha * alpha;
-    float X[MAX_ALPHA * MAX_ALPHA * LANES], T[MAX_ALPHA * MAX_ALPHA * LANES], Z[MAX_ALPHA * MAX_ALPHA * LANES];
+    const int m = j->t.m;
+    const int64_t op = j->op, zs = j->block * op;
+    float X[MAX_ALPHA * MAX_ALPHA * LANES];
     for (int64_t k = 0; k < nt; k++) {
         int64_t n, i0, j0;
         tile_at(j, t0 + k, &n, &i0, &j0);
-        const float *img = j->gyt + n * g->oh * g->ow * j->op;
-        for (int64_t o0 = 0; o0 < j->op; o0 += LANES) {
-            gather(img + o0, g->oh, g->ow, j->op, i0, j0, m, X);
-            j->t.grad(X, T, Z);
-            for (int xi = 0; xi < a2; xi++)
-                memcpy(Gt + (xi * j->block + k) * j->op + o0, Z + xi * LANES, LANES * sizeof(float));
+        const float *img = j->gyt + n * g->oh * g->ow * op;
+        const bool inside = i0 + m <= g->oh && j0 + m <= g->ow;
+        for (int64_t o0 = 0; o0 < op; o0 += LANES) {
+            if (inside) {
+                j->t.grad(img + (i0 * g->ow + j0) * op + o0, g->ow * op, op, Gt + k * op + o0, zs);
+            } else {
+                gather(img + o0, g->oh, g->ow, op, i0, j0, m, X);
+                j->t.grad(X, m * LANES, LANES, Gt + k * op + o0, zs);
+            }
         }
     }
 }
@@ -457,13 +468,13 @@ static void weight_grad_finish(const wino_job *j, const float *M, float *dw)
 {
     const vs_conv_fast *g = j->g;
     const int r = j->t.r, alpha = j->t.alpha, a2 = alpha * alpha;
-    float X[MAX_ALPHA * MAX_ALPHA * LANES], T[MAX_ALPHA * MAX_ALPHA * LANES], Z[MAX_ALPHA * MAX_ALPHA * LANES];
+    float X[MAX_ALPHA * MAX_ALPHA * LANES], Z[MAX_ALPHA * MAX_ALPHA * LANES];
     for (int64_t o = 0; o < g->o; o++)
         for (int64_t c0 = 0; c0 < g->c; c0 += LANES) {
             const int nv = g->c - c0 < LANES ? (int)(g->c - c0) : LANES;
             for (int xi = 0; xi < a2; xi++)
                 for (int v = 0; v < LANES; v++) X[xi * LANES + v] = v < nv ? M[((int64_t)xi * g->o + o) * g->c + c0 + v] : 0;
-            j->t.finish(X, T, Z);
+            j->t.finish(X, alpha * LANES, LANES, Z, LANES);
             for (int v = 0; v < nv; v++)
                 for (int e = 0; e < r * r; e++) dw[((o * g->c) + c0 + v) * r * r + e] = Z[e * LANES + v];
         }
