@@ -38,6 +38,7 @@
  * the blocks' products in block order: results do not depend on the thread count. */
 #include "autograd/conv_winograd.h"
 
+#include "autograd/gemm_kernel.h"
 #include "autograd/kernels.h"
 #include "versus/ops.h"
 
@@ -269,6 +270,7 @@ typedef struct channels_last {
     const float *src;
     float *dst;
     int64_t ch, cl, plane;
+    bool avx2; /* the kernels run AVX2 or better: transpose with vs_gemm_transpose_avx2 */
 } channels_last;
 
 static void channels_last_images(void *ctx, int64_t n0, int64_t n1)
@@ -279,6 +281,14 @@ static void channels_last_images(void *ctx, int64_t n0, int64_t n1)
             const int nv = q->ch - c0 < LANES ? (int)(q->ch - c0) : LANES;
             const float *s = q->src + (n * q->ch + c0) * q->plane;
             float *d = q->dst + n * q->plane * q->cl + c0;
+#if defined(__x86_64__) || defined(__i386__)
+            if (q->avx2) { /* 8 x 8 blocks in registers; then the padding lanes */
+                vs_gemm_transpose_avx2(nv, q->plane, s, q->plane, d, q->cl);
+                if (nv < LANES)
+                    for (int64_t i = 0; i < q->plane; i++) memset(d + i * q->cl + nv, 0, (size_t)(LANES - nv) * sizeof(float));
+                continue;
+            }
+#endif
             for (int64_t i = 0; i < q->plane; i++)
                 for (int v = 0; v < LANES; v++) d[i * q->cl + v] = v < nv ? s[v * q->plane + i] : 0;
         }
@@ -286,7 +296,7 @@ static void channels_last_images(void *ctx, int64_t n0, int64_t n1)
 
 static void to_channels_last(const float *src, float *dst, int64_t n, int64_t ch, int64_t cl, int64_t plane)
 {
-    channels_last q = {src, dst, ch, cl, plane};
+    channels_last q = {src, dst, ch, cl, plane, vs_kernel_isa() >= VS_ISA_AVX2};
     if (n <= 1)
         channels_last_images(&q, 0, n);
     else
