@@ -3,9 +3,9 @@
  *
  * Forward.  The output is cut into m x m tiles (the last ones hanging past the border are computed
  * and not stored); tile t reads the alpha x alpha input patch d_t (alpha = m + r - 1) at its corner.
- *   U[xi][o][c] = (G W(o,c) G^T)[xi]      once per call
- *   V[xi][c][t] = (B^T d_t(c) B)[xi]      per block of tiles
- *   M[xi][o][t] = sum_c U[xi][o][c] V[xi][c][t]     alpha^2 matrix products (vs_sgemm)
+ *   U[xi][c][o] = (G W(o,c) G^T)[xi]      once per call
+ *   V[xi][t][c] = (B^T d_t(c) B)[xi]      per block of tiles
+ *   M[xi][t][o] = sum_c V[xi][t][c] U[xi][c][o]     alpha^2 matrix products (vs_sgemm)
  *   y_t(o) = A^T M(o, t) A   (m x m), plus the bias or the previous y.
  * Weight gradient.  The roles swap, F(r x r, m x m): the gy tile g_t (m x m, zeros past the output)
  * is the filter and the same input patch the data,
@@ -21,9 +21,9 @@
  * column inf is prod_l (x - p_l); the 1 / f_j move to G, which leaves B^T with integer rows:
  *   A = E_m,  G = diag(1 / f, 1) E_r,  B^T[j] = coefficients of prod_{l != j} (x - p_l),
  *   B^T[inf] = coefficients of prod_l (x - p_l);  for the weight gradient A' = E_r, G' = diag(1/f, 1) E_m.
- * Points: 0, 1, -1, 1/2, -2, 2, -1/2, the first alpha - 1 of them (for alpha 6 this set measured
- * 10-60% smaller errors than 0, +-1, +-2 and 0, +-1, +-1/2, which fails the bar on 5x5 gradients).  The entries are computed in double
- * (exact: small integers and halves, one division for G) and rounded once to float.
+ * Points: 0, 1, -1, 1/2, -2 (alpha 6 for both sizes: F(4x4, 3x3), F(2x2, 5x5)); this set measured
+ * 10-60% smaller errors than 0, +-1, +-2, and 0, +-1, +-1/2 failed the bar on 5x5 gradients.  The
+ * matrices are written out below as exact rationals rounded once to float (the tests derive them).
  *
  * Error, the max over outputs of |y - y_exact| / sum |w x| (y_exact in double) on uniform random
  * data, measured by tests/test_conv_winograd.c (the bar there is 1e-5 per F):
@@ -31,12 +31,14 @@
  *   weight gradient  F(3x3, 2x2) 1.4e-7, F(3x3, 4x4) 5.8-8.0e-7, F(5x5, 2x2) 3.8-5.7e-6, F(5x5, 4x4)
  *   1.2e-5 (fails) - the direct sums' is about 1e-7.  So alpha 6 for both: F(4x4, 3x3), F(2x2, 5x5).
  *
- * Transforms run on 16 lanes (16 tiles, or 16 channels for the weights) in flat loops the compiler
- * vectorises (VS_VECTOR_CLONES512); the products are vs_sgemm's, so every ISA gains.  Blocks hold a
- * fixed number of tiles (never derived from the thread count); every output element is made by one
- * block, whose sums run in a fixed order: results do not depend on the thread count. */
+ * Transforms run on 16 lanes of channels (input and gy copied channels-last first, so a tile's
+ * patch is whole vectors), unrolled with the matrices as constants; the products are vs_sgemm's, so
+ * every ISA gains.  Blocks hold a fixed number of tiles (never derived from the thread count); every
+ * output element is made by one block, whose sums run in a fixed order, and the weight gradient adds
+ * the blocks' products in block order: results do not depend on the thread count. */
 #include "autograd/conv_winograd.h"
 
+#include "autograd/gemm_kernel.h"
 #include "autograd/kernels.h"
 #include "versus/ops.h"
 
@@ -45,18 +47,11 @@
 #include <string.h>
 
 #define LANES 16
-#define MAX_ALPHA 8
-/* Tiles per block: a multiple of LANES (and of every ISA's GEMM tile width). */
+#define MAX_ALPHA 6
+/* Tiles per block of the forward. */
 #define BLOCK_TILES 64
-
-typedef struct wino_mats {
-    int m, r, alpha;
-    float at[MAX_ALPHA * MAX_ALPHA];  /* A^T, m x alpha */
-    float g[MAX_ALPHA * MAX_ALPHA];   /* G, alpha x r */
-    float bt[MAX_ALPHA * MAX_ALPHA];  /* B^T, alpha x alpha */
-    float gm[MAX_ALPHA * MAX_ALPHA];  /* G', alpha x m */
-    float art[MAX_ALPHA * MAX_ALPHA]; /* A'^T, r x alpha */
-} wino_mats;
+/* The weight gradient's blocks: the depth of its products (it adds every block's into the same M). */
+#define WGRAD_BLOCK_TILES 256
 
 /* ---- the algorithm switch ---------------------------------------------------------------------- */
 
@@ -89,70 +84,61 @@ static vs_conv_algorithm conv_algorithm(void)
 
 int vs_conv_winograd_tile(int r) { return r == 3 ? 4 : r == 5 ? 2 : 0; }
 
-static const double POINTS[MAX_ALPHA - 1] = {0, 1, -1, 0.5, -2, 2, -0.5};
+/* alpha 6, points 0, 1, -1, 1/2, -2 and infinity (f = 1, 3, -3, -15/16, 15; tests/test_conv_winograd.c
+ * derives them again from the points). */
+static const float BT6[6 * 6] = {1, -3.0f / 2, -2, 3.0f / 2, 1, 0, 0, -1, 1.0f / 2, 5.0f / 2, 1, 0, 0, 1, -5.0f / 2, 1.0f / 2, 1, 0,
+                                 0, -2, -1, 2, 1, 0, 0, 1.0f / 2, -1, -1.0f / 2, 1, 0, 0, 1, -3.0f / 2, -2, 3.0f / 2, 1};
+/* A^T = E_k^T (k x 6): the forward's output transform for m = k, the weight gradient's final one for r = k */
+static const float AT2[2 * 6] = {1, 1, 1, 1, 1, 0, 0, 1, -1, 1.0f / 2, -2, 1};
+static const float AT3[3 * 6] = {1, 1, 1, 1, 1, 0, 0, 1, -1, 1.0f / 2, -2, 0, 0, 1, 1, 1.0f / 4, 4, 1};
+static const float AT4[4 * 6] = {1, 1, 1, 1, 1, 0, 0, 1, -1, 1.0f / 2, -2, 0, 0, 1, 1, 1.0f / 4, 4, 0, 0, 1, -1, 1.0f / 8, -8, 1};
+static const float AT5[5 * 6] = {1, 1,  1, 1,         1, 0, 0, 1, -1, 1.0f / 2,  -2, 0, 0, 1, 1,
+                                 1.0f / 4, 4, 0, 0, 1, -1, 1.0f / 8, -8, 0, 0, 1, 1, 1.0f / 16, 16, 1};
+/* G = diag(1/f, 1) E_k (6 x k): the weight transform for r = k, the weight gradient's gy transform for m = k */
+static const float G2[6 * 2] = {1, 0, 1.0f / 3, 1.0f / 3, -1.0f / 3, 1.0f / 3, -16.0f / 15, -8.0f / 15, 1.0f / 15, -2.0f / 15, 0, 1};
+static const float G3[6 * 3] = {1,           0,          0,          1.0f / 3,  1.0f / 3,  1.0f / 3,
+                                -1.0f / 3,   1.0f / 3,   -1.0f / 3,  -16.0f / 15, -8.0f / 15, -4.0f / 15,
+                                1.0f / 15,   -2.0f / 15, 4.0f / 15,  0,          0,          1};
+static const float G4[6 * 4] = {1,          0,          0,          0,          1.0f / 3,  1.0f / 3,   1.0f / 3,  1.0f / 3,
+                                -1.0f / 3,  1.0f / 3,   -1.0f / 3,  1.0f / 3,   -16.0f / 15, -8.0f / 15, -4.0f / 15, -2.0f / 15,
+                                1.0f / 15,  -2.0f / 15, 4.0f / 15,  -8.0f / 15, 0,          0,          0,          1};
+static const float G5[6 * 5] = {1,           0,          0,          0,           0,          1.0f / 3,  1.0f / 3,  1.0f / 3,
+                                1.0f / 3,    1.0f / 3,   -1.0f / 3,  1.0f / 3,    -1.0f / 3,  1.0f / 3,  -1.0f / 3, -16.0f / 15,
+                                -8.0f / 15,  -4.0f / 15, -2.0f / 15, -1.0f / 15,  1.0f / 15,  -2.0f / 15, 4.0f / 15, -8.0f / 15,
+                                16.0f / 15,  0,          0,          0,           0,          1};
 
-/* E_k[j][i] (see the file comment); j = alpha - 1 is the point at infinity. */
-static double eval_at(int alpha, int j, int i, int k)
+/* The matrices of one size for tests: which 0 B^T, 1 A^T (m x 6), 2 G (6 x r), 3 G' (6 x m), 4 A'^T
+ * (r x 6) of F(m x m, r x r); NULL for other sizes. */
+const float *vs_conv_winograd_matrix(int r, int which)
 {
-    if (j == alpha - 1) return i == k - 1;
-    double v = 1;
-    for (int e = 0; e < i; e++) v *= POINTS[j];
-    return v;
-}
-
-/* coefficients (x^0 first, alpha of them) of prod_{l finite, l != skip} (x - p_l) */
-static void poly_without(int alpha, int skip, double *coef)
-{
-    for (int s = 0; s < alpha; s++) coef[s] = s == 0;
-    for (int l = 0; l < alpha - 1; l++) {
-        if (l == skip) continue;
-        for (int s = alpha - 1; s >= 0; s--) coef[s] = (s > 0 ? coef[s - 1] : 0) - POINTS[l] * coef[s];
-    }
-}
-
-static void mats_of(int m, int r, wino_mats *t)
-{
-    const int alpha = m + r - 1;
-    t->m = m, t->r = r, t->alpha = alpha;
-    for (int j = 0; j < alpha; j++) {
-        double f = 1, coef[MAX_ALPHA];
-        if (j < alpha - 1)
-            for (int l = 0; l < alpha - 1; l++)
-                if (l != j) f *= POINTS[j] - POINTS[l];
-        for (int i = 0; i < m; i++) {
-            t->at[i * alpha + j] = (float)eval_at(alpha, j, i, m);
-            t->gm[j * m + i] = (float)(eval_at(alpha, j, i, m) / f);
-        }
-        for (int k = 0; k < r; k++) {
-            t->g[j * r + k] = (float)(eval_at(alpha, j, k, r) / f);
-            t->art[k * alpha + j] = (float)eval_at(alpha, j, k, r);
-        }
-        poly_without(alpha, j, coef);
-        for (int s = 0; s < alpha; s++) t->bt[j * alpha + s] = (float)coef[s];
-    }
+    const int m = vs_conv_winograd_tile(r);
+    if (m == 0 || which < 0 || which > 4) return NULL;
+    const float *const ms[2][5] = {{BT6, AT4, G3, G4, AT3}, {BT6, AT2, G5, G2, AT5}};
+    return ms[r == 5][which];
 }
 
 /* ---- transforms on 16 lanes ------------------------------------------------------------------------ */
 
-/* Z = P X P^T on each lane, P a x p, X [p][p][LANES], Z [a][a][LANES]; T [p][a][LANES] scratch: the
- * portable reference.  Zero entries of P are skipped (B^T is a third zeros). */
-VS_VECTOR_CLONES512 static void xform_ref(int a, int p, const float *P, const float *restrict X, float *restrict T,
-                                          float *restrict Z)
+/* Z = P X P^T on each lane, P a x p: X's element (i, k) is the 16 floats at X + i xr + k xc, Z's
+ * element (k, l) those at Z + (k a + l) zs.  The portable reference; zero entries of P are skipped. */
+VS_VECTOR_CLONES512 static void xform_ref(int a, int p, const float *P, const float *restrict X, int64_t xr, int64_t xc,
+                                          float *restrict Z, int64_t zs)
 {
-    for (int i = 0; i < p; i++) /* T[i][l] = sum_j X[i][j] P[l][j] */
+    float T[MAX_ALPHA * MAX_ALPHA * LANES];
+    for (int i = 0; i < p; i++) /* T[i][l] = sum_k X[i][k] P[l][k] */
         for (int l = 0; l < a; l++) {
             float *restrict t = T + (i * a + l) * LANES;
             for (int v = 0; v < LANES; v++) t[v] = 0;
             for (int k = 0; k < p; k++) {
                 const float s = P[l * p + k];
                 if (s == 0) continue;
-                const float *restrict x = X + (i * p + k) * LANES;
+                const float *restrict x = X + i * xr + k * xc;
                 for (int v = 0; v < LANES; v++) t[v] += s * x[v];
             }
         }
     for (int k = 0; k < a; k++) /* Z[k][l] = sum_i P[k][i] T[i][l] */
         for (int l = 0; l < a; l++) {
-            float *restrict z = Z + (k * a + l) * LANES;
+            float *restrict z = Z + (k * a + l) * zs;
             for (int v = 0; v < LANES; v++) z[v] = 0;
             for (int i = 0; i < p; i++) {
                 const float s = P[k * p + i];
@@ -163,98 +149,111 @@ VS_VECTOR_CLONES512 static void xform_ref(int a, int p, const float *P, const fl
         }
 }
 
+/* One transform Z = P X P^T of a fixed P, strides as xform_ref's. */
+typedef void (*xform_fn)(const float *X, int64_t xr, int64_t xc, float *Z, int64_t zs);
+
 #if defined(__GNUC__) && !defined(VS_NO_CLONES)
 /* The same operations on 16-float vectors (GCC/Clang vector extension: one zmm under AVX-512, two ymm
- * under AVX2) for the sizes of alpha 6, fully unrolled so that the tile stays in registers; adding
- * x for an entry 1 and subtracting it for -1 give the bits of s x + acc. */
+ * under AVX2, four xmm otherwise), unrolled so that P's entries are constants: its zeros vanish, its
+ * ones become an add (-1: a subtract), which gives the bits of s x + acc. */
 typedef float v16 __attribute__((vector_size(LANES * sizeof(float))));
 
 #define MULADD(acc, s, x) ((s) == 1 ? (acc) + (x) : (s) == -1 ? (acc) - (x) : (acc) + (s) * (x))
 
-#define XFORM_FIXED(NAME, A, PP)                                                                                \
-    VS_VECTOR_CLONES512 static void NAME(const float *P, const float *restrict X, float *restrict Z)            \
-    {                                                                                                         \
-        v16 x[PP * PP], t[PP * A];                                                                           \
-        for (int e = 0; e < PP * PP; e++) memcpy(&x[e], X + e * LANES, sizeof(v16));                          \
-        for (int i = 0; i < PP; i++)                                                                          \
-            for (int l = 0; l < A; l++) {                                                                     \
-                v16 acc = {0};                                                                                \
-                for (int k = 0; k < PP; k++) {                                                                \
-                    const float s = P[l * PP + k];                                                            \
-                    if (s != 0) acc = MULADD(acc, s, x[i * PP + k]);                                          \
-                }                                                                                             \
-                t[i * A + l] = acc;                                                                           \
-            }                                                                                                 \
-        for (int k = 0; k < A; k++)                                                                           \
-            for (int l = 0; l < A; l++) {                                                                     \
-                v16 acc = {0};                                                                                \
-                for (int i = 0; i < PP; i++) {                                                                \
-                    const float s = P[k * PP + i];                                                            \
-                    if (s != 0) acc = MULADD(acc, s, t[i * A + l]);                                           \
-                }                                                                                             \
-                memcpy(Z + (k * A + l) * LANES, &acc, sizeof(v16));                                           \
-            }                                                                                                 \
+#define XFORM(NAME, A, PP, P)                                                                                \
+    VS_VECTOR_CLONES512 static void NAME(const float *restrict X, int64_t xr, int64_t xc, float *restrict Z,    \
+                                         int64_t zs)                                                        \
+    {                                                                                                       \
+        v16 t[PP * A];                                                                                      \
+        _Pragma("GCC unroll 8") for (int i = 0; i < PP; i++)                                                \
+        {                                                                                                   \
+            v16 x[PP];                                                                                      \
+            _Pragma("GCC unroll 8") for (int k = 0; k < PP; k++) memcpy(&x[k], X + i * xr + k * xc, sizeof(v16)); \
+            _Pragma("GCC unroll 8") for (int l = 0; l < A; l++)                                             \
+            {                                                                                               \
+                v16 acc = {0};                                                                              \
+                _Pragma("GCC unroll 8") for (int k = 0; k < PP; k++) if (P[l * PP + k] != 0) acc =          \
+                    MULADD(acc, P[l * PP + k], x[k]);                                                       \
+                t[i * A + l] = acc;                                                                         \
+            }                                                                                               \
+        }                                                                                                   \
+        _Pragma("GCC unroll 8") for (int k = 0; k < A; k++)                                                 \
+        _Pragma("GCC unroll 8") for (int l = 0; l < A; l++)                                                 \
+        {                                                                                                   \
+            v16 acc = {0};                                                                                  \
+            _Pragma("GCC unroll 8") for (int i = 0; i < PP; i++) if (P[k * PP + i] != 0) acc =              \
+                MULADD(acc, P[k * PP + i], t[i * A + l]);                                                   \
+            memcpy(Z + (k * A + l) * zs, &acc, sizeof(v16));                                                \
+        }                                                                                                   \
     }
-XFORM_FIXED(xform_6_6, 6, 6) /* B^T d B */
-XFORM_FIXED(xform_4_6, 4, 6) /* A^T M A, F(4x4, 3x3) */
-XFORM_FIXED(xform_2_6, 2, 6) /* A^T M A, F(2x2, 5x5) */
-XFORM_FIXED(xform_6_4, 6, 4) /* G' g G'^T, F(3x3, 4x4) */
-XFORM_FIXED(xform_6_2, 6, 2) /* G' g G'^T, F(5x5, 2x2) */
+#else
+#define XFORM(NAME, A, PP, P) \
+    static void NAME(const float *X, int64_t xr, int64_t xc, float *Z, int64_t zs) { xform_ref(A, PP, P, X, xr, xc, Z, zs); }
 #endif
+XFORM(xf_bt6, 6, 6, BT6) /* B^T d B */
+XFORM(xf_at2, 2, 6, AT2) /* A^T M A, F(2x2, 5x5) */
+XFORM(xf_at3, 3, 6, AT3) /* A'^T M A', F(3x3, 4x4) */
+XFORM(xf_at4, 4, 6, AT4) /* A^T M A, F(4x4, 3x3) */
+XFORM(xf_at5, 5, 6, AT5) /* A'^T M A', F(5x5, 2x2) */
+XFORM(xf_g2, 6, 2, G2)   /* G' g G'^T, F(5x5, 2x2) */
+XFORM(xf_g3, 6, 3, G3)   /* G w G^T, F(4x4, 3x3) */
+XFORM(xf_g4, 6, 4, G4)   /* G' g G'^T, F(3x3, 4x4) */
+XFORM(xf_g5, 6, 5, G5)   /* G w G^T, F(2x2, 5x5) */
 
-/* Z = P X P^T on each lane (see xform_ref). */
-static void xform(int a, int p, const float *P, const float *X, float *T, float *Z)
+/* The transforms of F(m x m, r x r): data (B^T d B), out (A^T M A), weight (G w G^T), and the weight
+ * gradient's grad (G' g G'^T) and finish (A'^T M A'). */
+typedef struct wino_kind {
+    int m, r, alpha;
+    xform_fn data, out, weight, grad, finish;
+} wino_kind;
+
+static const wino_kind F4_3 = {4, 3, 6, xf_bt6, xf_at4, xf_g3, xf_g4, xf_at3};
+static const wino_kind F2_5 = {2, 5, 6, xf_bt6, xf_at2, xf_g5, xf_g2, xf_at5};
+
+void vs_conv_winograd_transform(int r, int which, bool reference, const float *X, float *Z)
 {
-#if defined(__GNUC__) && !defined(VS_NO_CLONES)
-    if (a == 6 && p == 6) {
-        xform_6_6(P, X, Z);
-        return;
-    }
-    if (a == 4 && p == 6) {
-        xform_4_6(P, X, Z);
-        return;
-    }
-    if (a == 2 && p == 6) {
-        xform_2_6(P, X, Z);
-        return;
-    }
-    if (a == 6 && p == 4) {
-        xform_6_4(P, X, Z);
-        return;
-    }
-    if (a == 6 && p == 2) {
-        xform_6_2(P, X, Z);
-        return;
-    }
-#endif
-    xform_ref(a, p, P, X, T, Z);
+    const wino_kind *k = r == 3 ? &F4_3 : &F2_5;
+    const int rows[5] = {6, k->m, 6, 6, r}, cols[5] = {6, 6, r, k->m, 6};
+    const xform_fn fn[5] = {k->data, k->out, k->weight, k->grad, k->finish};
+    const int p = cols[which];
+    if (reference)
+        xform_ref(rows[which], p, vs_conv_winograd_matrix(r, which), X, p * LANES, LANES, Z, LANES);
+    else
+        fn[which](X, p * LANES, LANES, Z, LANES);
 }
 
 /* ---- geometry -------------------------------------------------------------------------------------- */
 
 typedef struct wino_job {
     const vs_conv_fast *g;
-    wino_mats t;
-    int64_t th, tw, tiles;  /* tile rows and columns per image, tiles of the batch */
-    int64_t oy, ox;         /* input row of output row 0's first tap: y0 - ph (columns: x0 - pw) */
-    int64_t blocks;
+    wino_kind t;
+    int64_t th, tw, tiles; /* tile rows and columns per image, tiles of the batch */
+    int64_t oy, ox;        /* input row of output row 0's first tap: y0 - ph (columns: x0 - pw) */
+    int64_t blocks, block; /* blocks of `block` tiles */
+    int64_t cp, op;        /* c and o rounded up to LANES: the rows of xt, V and of gyt, M */
     const float *x, *w, *bias, *gy;
+    float *xt, *gyt; /* x as [n][h][w][cp], gy as [n][oh][ow][op]: channels last, zero-padded */
     float *y, *u;
     bool accumulate;
     volatile int failed;
 } wino_job;
 
-static void job_init(wino_job *j, const vs_conv_fast *g)
+static int64_t round_lanes(int64_t k) { return (k + LANES - 1) / LANES * LANES; }
+
+static void job_init(wino_job *j, const vs_conv_fast *g, int64_t block)
 {
     const int r = (int)g->kh, m = vs_conv_winograd_tile(r);
     j->g = g;
-    mats_of(m, r, &j->t);
+    j->t = r == 3 ? F4_3 : F2_5;
     j->th = (g->oh + m - 1) / m;
     j->tw = (g->ow + m - 1) / m;
     j->tiles = g->n * j->th * j->tw;
     j->oy = g->y0 - g->ph;
     j->ox = g->x0 - g->pw;
-    j->blocks = (j->tiles + BLOCK_TILES - 1) / BLOCK_TILES;
+    j->block = block;
+    j->blocks = (j->tiles + block - 1) / block;
+    j->cp = round_lanes(g->c);
+    j->op = round_lanes(g->o);
 }
 
 /* Where tile t starts: image *n, output row *i0 and column *j0. */
@@ -266,114 +265,135 @@ static void tile_at(const wino_job *j, int64_t t, int64_t *n, int64_t *i0, int64
     *j0 = rem % j->tw * j->t.m;
 }
 
-/* Where the lanes of one group of tiles start: the image, the patch's first row and column (in the
- * input, or in gy with dy = dx = 0), one entry per lane; tiles past the batch get n = -1. */
-typedef struct lane_corners {
-    int64_t n[LANES], r0[LANES], c0[LANES];
-} lane_corners;
+/* Channels last: dst[n][i][c] = src[n][c][i] for i < plane, c < ch, zero for ch <= c < cl. */
+typedef struct channels_last {
+    const float *src;
+    float *dst;
+    int64_t ch, cl, plane;
+    bool avx2; /* the kernels run AVX2 or better: transpose with vs_gemm_transpose_avx2 */
+} channels_last;
 
-static void corners_of(const wino_job *j, int64_t t0, int64_t dy, int64_t dx, lane_corners *q)
+static void channels_last_images(void *ctx, int64_t n0, int64_t n1)
 {
-    for (int v = 0; v < LANES; v++) {
-        int64_t n = -1, i0 = 0, j0 = 0;
-        if (t0 + v < j->tiles) tile_at(j, t0 + v, &n, &i0, &j0);
-        q->n[v] = n, q->r0[v] = i0 + dy, q->c0[v] = j0 + dx;
-    }
-}
-
-/* X[a][b][v] = plane ch of image q->n[v] at (q->r0[v] + a, q->c0[v] + b), a < rows, b < cols, for planes of
- * h x w, nplanes per image; zero outside the plane and for lanes past the batch. */
-VS_SHORT_COPIES static void gather(const lane_corners *q, const float *base, int64_t ch, int64_t nplanes, int64_t h,
-                                   int64_t w, int rows, int cols, float *restrict X)
-{
-    for (int v = 0; v < LANES; v++) {
-        const int64_t r0 = q->r0[v], c0 = q->c0[v];
-        if (q->n[v] < 0) {
-            for (int e = 0; e < rows * cols; e++) X[e * LANES + v] = 0;
-            continue;
-        }
-        const float *plane = base + (q->n[v] * nplanes + ch) * h * w;
-        if (r0 >= 0 && r0 + rows <= h && c0 >= 0 && c0 + cols <= w) {
-            const float *src = plane + r0 * w + c0;
-            for (int a = 0; a < rows; a++)
-                for (int b = 0; b < cols; b++) X[(a * cols + b) * LANES + v] = src[a * w + b];
-            continue;
-        }
-        for (int a = 0; a < rows; a++) {
-            const int64_t row = r0 + a;
-            const bool in = row >= 0 && row < h;
-            for (int b = 0; b < cols; b++) {
-                const int64_t col = c0 + b;
-                X[(a * cols + b) * LANES + v] = in && col >= 0 && col < w ? plane[row * w + col] : 0;
+    const channels_last *q = ctx;
+    for (int64_t n = n0; n < n1; n++)
+        for (int64_t c0 = 0; c0 < q->cl; c0 += LANES) {
+            const int nv = q->ch - c0 < LANES ? (int)(q->ch - c0) : LANES;
+            const float *s = q->src + (n * q->ch + c0) * q->plane;
+            float *d = q->dst + n * q->plane * q->cl + c0;
+#if defined(__x86_64__) || defined(__i386__)
+            if (q->avx2) { /* 8 x 8 blocks in registers; then the padding lanes */
+                vs_gemm_transpose_avx2(nv, q->plane, s, q->plane, d, q->cl);
+                if (nv < LANES)
+                    for (int64_t i = 0; i < q->plane; i++) memset(d + i * q->cl + nv, 0, (size_t)(LANES - nv) * sizeof(float));
+                continue;
             }
+#endif
+            for (int64_t i = 0; i < q->plane; i++)
+                for (int v = 0; v < LANES; v++) d[i * q->cl + v] = v < nv ? s[v * q->plane + i] : 0;
+        }
+}
+
+static void to_channels_last(const float *src, float *dst, int64_t n, int64_t ch, int64_t cl, int64_t plane)
+{
+    channels_last q = {src, dst, ch, cl, plane, vs_kernel_isa() >= VS_ISA_AVX2};
+    if (n <= 1)
+        channels_last_images(&q, 0, n);
+    else
+        vs_parallel_for(n, 1, channels_last_images, &q);
+}
+
+/* X[a][b] = the 16 channels c0.. of img (channels last, planes h x w, cl channels) at (r0 + a, c0 + b),
+ * a, b < size; zero outside the plane. */
+VS_SHORT_COPIES static void gather(const float *img, int64_t h, int64_t w, int64_t cl, int64_t r0, int64_t col0,
+                                   int size, float *restrict X)
+{
+    for (int a = 0; a < size; a++) {
+        const int64_t row = r0 + a;
+        for (int b = 0; b < size; b++) {
+            const int64_t col = col0 + b;
+            float *dst = X + (a * size + b) * LANES;
+            if (row >= 0 && row < h && col >= 0 && col < w)
+                memcpy(dst, img + (row * w + col) * cl, LANES * sizeof(float));
+            else
+                memset(dst, 0, LANES * sizeof(float));
         }
     }
 }
 
-/* V[xi][c][k] for the block's tiles t0 + k, k < nt (a multiple of LANES), rows ldv apart per c. */
-static void input_transform(const wino_job *j, int64_t t0, int64_t nt, float *V, int64_t ldv)
+/* V[xi][k][c] = (B^T d_t(c) B)[xi] for the block's tiles t = t0 + k, k < nt (rows cp apart, j->block per
+ * xi); patches inside the image are read in place, the others gathered with their zeros. */
+static void input_transform(const wino_job *j, int64_t t0, int64_t nt, float *V)
 {
     const vs_conv_fast *g = j->g;
-    const int alpha = j->t.alpha, a2 = alpha * alpha;
-    float X[MAX_ALPHA * MAX_ALPHA * LANES], T[MAX_ALPHA * MAX_ALPHA * LANES], Z[MAX_ALPHA * MAX_ALPHA * LANES];
-    for (int64_t k = 0; k < nt; k += LANES) {
-        lane_corners q;
-        corners_of(j, t0 + k, j->oy, j->ox, &q);
-        for (int64_t c = 0; c < g->c; c++) {
-            gather(&q, j->x, c, g->c, g->h, g->w, alpha, alpha, X);
-            xform(alpha, alpha, j->t.bt, X, T, Z);
-            for (int xi = 0; xi < a2; xi++) memcpy(V + ((int64_t)xi * g->c + c) * ldv + k, Z + xi * LANES, LANES * sizeof(float));
+    const int alpha = j->t.alpha;
+    const int64_t cp = j->cp, zs = j->block * cp;
+    float X[MAX_ALPHA * MAX_ALPHA * LANES];
+    for (int64_t k = 0; k < nt; k++) {
+        int64_t n, i0, j0;
+        tile_at(j, t0 + k, &n, &i0, &j0);
+        const int64_t r0 = i0 + j->oy, c0 = j0 + j->ox;
+        const float *img = j->xt + n * g->h * g->w * cp;
+        const bool inside = r0 >= 0 && r0 + alpha <= g->h && c0 >= 0 && c0 + alpha <= g->w;
+        for (int64_t ch = 0; ch < cp; ch += LANES) {
+            if (inside) {
+                j->t.data(img + (r0 * g->w + c0) * cp + ch, g->w * cp, cp, V + k * cp + ch, zs);
+            } else {
+                gather(img + ch, g->h, g->w, cp, r0, c0, alpha, X);
+                j->t.data(X, alpha * LANES, LANES, V + k * cp + ch, zs);
+            }
         }
     }
 }
 
 /* ---- forward -------------------------------------------------------------------------------------- */
 
-/* U[xi][o][c] = (G W(o,c) G^T)[xi], 16 input channels at a time. */
+/* U[xi][c][o] = (G W(o,c) G^T)[xi], 16 output channels at a time. */
 static void weight_transform(const wino_job *j)
 {
     const vs_conv_fast *g = j->g;
     const int r = j->t.r, alpha = j->t.alpha, a2 = alpha * alpha;
-    float X[MAX_ALPHA * MAX_ALPHA * LANES], T[MAX_ALPHA * MAX_ALPHA * LANES], Z[MAX_ALPHA * MAX_ALPHA * LANES];
-    for (int64_t o = 0; o < g->o; o++)
-        for (int64_t c0 = 0; c0 < g->c; c0 += LANES) {
-            const int nv = g->c - c0 < LANES ? (int)(g->c - c0) : LANES;
+    float X[MAX_ALPHA * MAX_ALPHA * LANES], Z[MAX_ALPHA * MAX_ALPHA * LANES];
+    for (int64_t c = 0; c < g->c; c++)
+        for (int64_t o0 = 0; o0 < g->o; o0 += LANES) {
+            const int nv = g->o - o0 < LANES ? (int)(g->o - o0) : LANES;
             for (int v = 0; v < LANES; v++)
                 for (int ki = 0; ki < r; ki++)
                     for (int kj = 0; kj < r; kj++) {
-                        const int64_t c = c0 + v;
+                        const int64_t o = o0 + v;
                         float val = 0;
                         if (v < nv)
                             val = g->flip ? j->w[((c * g->o + o) * r + r - 1 - ki) * r + r - 1 - kj]
                                           : j->w[((o * g->c + c) * r + ki) * r + kj];
                         X[(ki * r + kj) * LANES + v] = val;
                     }
-            xform(alpha, r, j->t.g, X, T, Z);
+            j->t.weight(X, r * LANES, LANES, Z, LANES);
             for (int xi = 0; xi < a2; xi++)
-                memcpy(j->u + ((int64_t)xi * g->o + o) * g->c + c0, Z + xi * LANES, (size_t)nv * sizeof(float));
+                memcpy(j->u + ((int64_t)xi * g->c + c) * g->o + o0, Z + xi * LANES, (size_t)nv * sizeof(float));
         }
 }
 
-/* y of the block's tiles from M[xi][o][k] (rows ldm apart per o). */
-static void output_transform(const wino_job *j, int64_t t0, int64_t nt, const float *M, int64_t ldm)
+/* y of the block's tiles from M[xi][k][o] (rows op apart, j->block per xi): A^T M A, plus the bias or y. */
+static void output_transform(const wino_job *j, int64_t t0, int64_t nt, const float *M)
 {
     const vs_conv_fast *g = j->g;
-    const int m = j->t.m, alpha = j->t.alpha, a2 = alpha * alpha;
-    float X[MAX_ALPHA * MAX_ALPHA * LANES], T[MAX_ALPHA * MAX_ALPHA * LANES], Z[MAX_ALPHA * MAX_ALPHA * LANES];
-    for (int64_t k = 0; k < nt; k += LANES) {
-        lane_corners q;
-        corners_of(j, t0 + k, 0, 0, &q);
-        for (int64_t o = 0; o < g->o; o++) {
-            const float b = j->bias ? j->bias[o] : 0;
-            for (int xi = 0; xi < a2; xi++) memcpy(X + xi * LANES, M + ((int64_t)xi * g->o + o) * ldm + k, LANES * sizeof(float));
-            xform(m, alpha, j->t.at, X, T, Z);
-            for (int v = 0; v < LANES && q.n[v] >= 0; v++) {
-                const int64_t i0 = q.r0[v], j0 = q.c0[v];
-                float *plane = j->y + (q.n[v] * g->o + o) * g->oh * g->ow;
-                for (int a = 0; a < m && i0 + a < g->oh; a++)
-                    for (int c = 0; c < m && j0 + c < g->ow; c++) {
-                        float *d = plane + (i0 + a) * g->ow + j0 + c;
-                        *d = (j->accumulate ? *d : b) + Z[(a * m + c) * LANES + v];
+    const int m = j->t.m, alpha = j->t.alpha;
+    const int64_t xc = j->block * j->op;
+    float Z[MAX_ALPHA * MAX_ALPHA * LANES];
+    for (int64_t k = 0; k < nt; k++) {
+        int64_t n, i0, j0;
+        tile_at(j, t0 + k, &n, &i0, &j0);
+        const int rows = g->oh - i0 < m ? (int)(g->oh - i0) : m, cols = g->ow - j0 < m ? (int)(g->ow - j0) : m;
+        for (int64_t o0 = 0; o0 < g->o; o0 += LANES) {
+            j->t.out(M + k * j->op + o0, alpha * xc, xc, Z, LANES);
+            const int nv = g->o - o0 < LANES ? (int)(g->o - o0) : LANES;
+            for (int v = 0; v < nv; v++) {
+                float *d = j->y + ((n * g->o + o0 + v) * g->oh + i0) * g->ow + j0;
+                const float b = j->bias ? j->bias[o0 + v] : 0;
+                for (int a = 0; a < rows; a++)
+                    for (int c = 0; c < cols; c++) {
+                        float *e = d + a * g->ow + c;
+                        *e = (j->accumulate ? *e : b) + Z[(a * m + c) * LANES + v];
                     }
             }
         }
@@ -386,20 +406,19 @@ static void forward_blocks(void *ctx, int64_t b0, int64_t b1)
     const vs_conv_fast *g = j->g;
     const int64_t a2 = j->t.alpha * j->t.alpha;
     void *owned;
-    float *V = vs_scratch_or_own(VS_SCRATCH_WINO, (size_t)(a2 * (g->c + g->o) * BLOCK_TILES) * sizeof(float), &owned);
+    float *V = vs_scratch_or_own(VS_SCRATCH_WINO, (size_t)(a2 * (j->cp + j->op) * j->block) * sizeof(float), &owned);
     if (!V) {
         j->failed = 1;
         return;
     }
-    float *M = V + a2 * g->c * BLOCK_TILES;
+    float *M = V + a2 * j->cp * j->block;
     for (int64_t b = b0; b < b1; b++) {
-        const int64_t t0 = b * BLOCK_TILES, left = j->tiles - t0;
-        const int64_t nt = left < BLOCK_TILES ? (left + LANES - 1) / LANES * LANES : BLOCK_TILES;
-        input_transform(j, t0, nt, V, BLOCK_TILES);
+        const int64_t t0 = b * j->block, nt = j->tiles - t0 < j->block ? j->tiles - t0 : j->block;
+        input_transform(j, t0, nt, V);
         for (int64_t xi = 0; xi < a2; xi++)
-            vs_sgemm(false, false, g->o, nt, g->c, 1.0f, j->u + xi * g->o * g->c, g->c, V + xi * g->c * BLOCK_TILES,
-                     BLOCK_TILES, 0.0f, M + xi * g->o * BLOCK_TILES, BLOCK_TILES);
-        output_transform(j, t0, nt, M, BLOCK_TILES);
+            vs_sgemm(false, false, nt, g->o, g->c, 1.0f, V + xi * j->block * j->cp, j->cp, j->u + xi * g->c * g->o, g->o, 0.0f,
+                     M + xi * j->block * j->op, j->op);
+        output_transform(j, t0, nt, M);
     }
     free(owned);
 }
@@ -408,36 +427,48 @@ bool vs_conv_winograd_forward(const vs_conv_fast *g, const float *x, const float
                               float *y)
 {
     wino_job j = {0};
-    job_init(&j, g);
+    job_init(&j, g, BLOCK_TILES);
     j.x = x, j.w = w, j.bias = bias, j.y = y, j.accumulate = accumulate;
-    const int64_t a2 = j.t.alpha * j.t.alpha;
-    void *owned;
-    j.u = vs_scratch_or_own(VS_SCRATCH_WINO_U, (size_t)(a2 * g->o * g->c) * sizeof(float), &owned);
-    if (!j.u) return false;
+    const int64_t a2 = j.t.alpha * j.t.alpha, nu = a2 * g->o * g->c;
+    void *owned_u, *owned_x;
+    j.u = vs_scratch_or_own(VS_SCRATCH_WINO_U, (size_t)nu * sizeof(float), &owned_u);
+    j.xt = j.u ? vs_scratch_or_own(VS_SCRATCH_WINO_X, (size_t)(g->n * g->h * g->w * j.cp) * sizeof(float), &owned_x) : NULL;
+    if (!j.xt) {
+        free(owned_u);
+        return false;
+    }
     weight_transform(&j);
+    to_channels_last(x, j.xt, g->n, g->c, j.cp, g->h * g->w);
     if (j.blocks <= 1)
         forward_blocks(&j, 0, j.blocks);
     else
         vs_parallel_for(j.blocks, 1, forward_blocks, &j);
-    free(owned);
+    free(owned_x);
+    free(owned_u);
     return !j.failed;
 }
 
 /* ---- weight gradient ------------------------------------------------------------------------------ */
 
-/* G'[xi][o][k] = (G' g_t(o) G'^T)[xi] for the block's tiles (rows ldv apart per o). */
-static void grad_transform(const wino_job *j, int64_t t0, int64_t nt, float *Gt, int64_t ldv)
+/* Gt[xi][k][o] = (G' g_t(o) G'^T)[xi] for the block's tiles (rows op apart, j->block per xi). */
+static void grad_transform(const wino_job *j, int64_t t0, int64_t nt, float *Gt)
 {
     const vs_conv_fast *g = j->g;
-    const int m = j->t.m, alpha = j->t.alpha, a2 = alpha * alpha;
-    float X[MAX_ALPHA * MAX_ALPHA * LANES], T[MAX_ALPHA * MAX_ALPHA * LANES], Z[MAX_ALPHA * MAX_ALPHA * LANES];
-    for (int64_t k = 0; k < nt; k += LANES) {
-        lane_corners q;
-        corners_of(j, t0 + k, 0, 0, &q);
-        for (int64_t o = 0; o < g->o; o++) {
-            gather(&q, j->gy, o, g->o, g->oh, g->ow, m, m, X);
-            xform(alpha, m, j->t.gm, X, T, Z);
-            for (int xi = 0; xi < a2; xi++) memcpy(Gt + ((int64_t)xi * g->o + o) * ldv + k, Z + xi * LANES, LANES * sizeof(float));
+    const int m = j->t.m;
+    const int64_t op = j->op, zs = j->block * op;
+    float X[MAX_ALPHA * MAX_ALPHA * LANES];
+    for (int64_t k = 0; k < nt; k++) {
+        int64_t n, i0, j0;
+        tile_at(j, t0 + k, &n, &i0, &j0);
+        const float *img = j->gyt + n * g->oh * g->ow * op;
+        const bool inside = i0 + m <= g->oh && j0 + m <= g->ow;
+        for (int64_t o0 = 0; o0 < op; o0 += LANES) {
+            if (inside) {
+                j->t.grad(img + (i0 * g->ow + j0) * op + o0, g->ow * op, op, Gt + k * op + o0, zs);
+            } else {
+                gather(img + o0, g->oh, g->ow, op, i0, j0, m, X);
+                j->t.grad(X, m * LANES, LANES, Gt + k * op + o0, zs);
+            }
         }
     }
 }
@@ -447,13 +478,13 @@ static void weight_grad_finish(const wino_job *j, const float *M, float *dw)
 {
     const vs_conv_fast *g = j->g;
     const int r = j->t.r, alpha = j->t.alpha, a2 = alpha * alpha;
-    float X[MAX_ALPHA * MAX_ALPHA * LANES], T[MAX_ALPHA * MAX_ALPHA * LANES], Z[MAX_ALPHA * MAX_ALPHA * LANES];
+    float X[MAX_ALPHA * MAX_ALPHA * LANES], Z[MAX_ALPHA * MAX_ALPHA * LANES];
     for (int64_t o = 0; o < g->o; o++)
         for (int64_t c0 = 0; c0 < g->c; c0 += LANES) {
             const int nv = g->c - c0 < LANES ? (int)(g->c - c0) : LANES;
             for (int xi = 0; xi < a2; xi++)
                 for (int v = 0; v < LANES; v++) X[xi * LANES + v] = v < nv ? M[((int64_t)xi * g->o + o) * g->c + c0 + v] : 0;
-            xform(r, alpha, j->t.art, X, T, Z);
+            j->t.finish(X, alpha * LANES, LANES, Z, LANES);
             for (int v = 0; v < nv; v++)
                 for (int e = 0; e < r * r; e++) dw[((o * g->c) + c0 + v) * r * r + e] = Z[e * LANES + v];
         }
@@ -462,29 +493,34 @@ static void weight_grad_finish(const wino_job *j, const float *M, float *dw)
 bool vs_conv_winograd_weight_grad(const vs_conv_fast *g, const float *x, const float *gy, float *dw)
 {
     wino_job j = {0};
-    job_init(&j, g);
+    job_init(&j, g, WGRAD_BLOCK_TILES);
     j.x = x, j.gy = gy;
-    const int64_t a2 = j.t.alpha * j.t.alpha;
-    void *owned_m, *owned_v;
-    float *M = vs_scratch_or_own(VS_SCRATCH_WINO_U, (size_t)(a2 * g->o * g->c) * sizeof(float), &owned_m);
-    float *V = M ? vs_scratch_or_own(VS_SCRATCH_WINO, (size_t)(a2 * (g->c + g->o) * BLOCK_TILES) * sizeof(float), &owned_v)
-                 : NULL;
-    if (!V) {
+    const int64_t a2 = j.t.alpha * j.t.alpha, nm = a2 * g->o * g->c;
+    const int64_t nx = g->n * g->h * g->w * j.cp, ngy = g->n * g->oh * g->ow * j.op;
+    void *owned_m, *owned_v, *owned_x;
+    float *M = vs_scratch_or_own(VS_SCRATCH_WINO_U, (size_t)nm * sizeof(float), &owned_m);
+    float *V = M ? vs_scratch_or_own(VS_SCRATCH_WINO, (size_t)(a2 * (j.cp + j.op) * j.block) * sizeof(float), &owned_v) : NULL;
+    j.xt = V ? vs_scratch_or_own(VS_SCRATCH_WINO_X, (size_t)(nx + ngy) * sizeof(float), &owned_x) : NULL;
+    if (!j.xt) {
+        if (V) free(owned_v);
         free(owned_m);
         return false;
     }
-    float *Gt = V + a2 * g->c * BLOCK_TILES;
-    if (j.blocks == 0) memset(M, 0, (size_t)(a2 * g->o * g->c) * sizeof(float));
+    j.gyt = j.xt + nx;
+    to_channels_last(x, j.xt, g->n, g->c, j.cp, g->h * g->w);
+    to_channels_last(gy, j.gyt, g->n, g->o, j.op, g->oh * g->ow);
+    float *Gt = V + a2 * j.cp * j.block;
+    if (j.blocks == 0) memset(M, 0, (size_t)nm * sizeof(float));
     for (int64_t b = 0; b < j.blocks; b++) {
-        const int64_t t0 = b * BLOCK_TILES, left = j.tiles - t0;
-        const int64_t nt = left < BLOCK_TILES ? (left + LANES - 1) / LANES * LANES : BLOCK_TILES;
-        input_transform(&j, t0, nt, V, BLOCK_TILES);
-        grad_transform(&j, t0, nt, Gt, BLOCK_TILES);
+        const int64_t t0 = b * j.block, nt = j.tiles - t0 < j.block ? j.tiles - t0 : j.block;
+        input_transform(&j, t0, nt, V);
+        grad_transform(&j, t0, nt, Gt);
         for (int64_t xi = 0; xi < a2; xi++)
-            vs_sgemm(false, true, g->o, g->c, nt, 1.0f, Gt + xi * g->o * BLOCK_TILES, BLOCK_TILES,
-                     V + xi * g->c * BLOCK_TILES, BLOCK_TILES, b == 0 ? 0.0f : 1.0f, M + xi * g->o * g->c, g->c);
+            vs_sgemm(true, false, g->o, g->c, nt, 1.0f, Gt + xi * j.block * j.op, j.op, V + xi * j.block * j.cp, j.cp,
+                     b == 0 ? 0.0f : 1.0f, M + xi * g->o * g->c, g->c);
     }
     weight_grad_finish(&j, M, dw);
+    free(owned_x);
     free(owned_v);
     free(owned_m);
     return true;

@@ -28,8 +28,13 @@ bool vs_conv_winograd_forward(const vs_conv_fast *g, const float *x, const float
  * y0 = x0 = 0), by F(r x r, m x m) summed over every tile of the batch; false when out of memory. */
 bool vs_conv_winograd_weight_grad(const vs_conv_fast *g, const float *x, const float *gy, float *dw);
 
-/* The tile size m of F(m x m, r x r) used for a kernel of size r (0: none), and the matrices for
- * tests: see conv_winograd.c. */
+/* The tile size m of F(m x m, r x r) used for a kernel of size r (0: none). */
 int vs_conv_winograd_tile(int r);
+/* Its matrices, for the tests: which 0 B^T (6 x 6), 1 A^T (m x 6), 2 G (6 x r), 3 G' (6 x m), 4 A'^T
+ * (r x 6), row-major; NULL for other r or which. */
+const float *vs_conv_winograd_matrix(int r, int which);
+/* Z = P X P^T on 16 lanes for P = vs_conv_winograd_matrix(r, which) (r 3 or 5, which 0-4; X [p][p][16],
+ * Z [a][a][16]) by the kernels' unrolled code, or by the portable reference loops: the same bits. */
+void vs_conv_winograd_transform(int r, int which, bool reference, const float *X, float *Z);
 
 #endif

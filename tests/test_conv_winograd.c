@@ -134,6 +134,51 @@ START_TEST(test_winograd_against_double_sums)
 }
 END_TEST
 
+/* The hardcoded matrices are Cook-Toom's for the points 0, 1, -1, 1/2, -2 and infinity (derived here
+ * again, in double: E_k[j][i] = p_j^i, E_k[inf][i] = [i = k-1]; B^T[j] = the coefficients of
+ * prod_{l != j} (x - p_l); G = diag(1/f, 1) E_k, f_j = prod_{l != j} (p_j - p_l)), and the unrolled
+ * transforms give the reference loops' bits. */
+START_TEST(test_winograd_matrices_and_transforms)
+{
+    static const double p[5] = {0, 1, -1, 0.5, -2};
+    for (int r = 3; r <= 5; r += 2) {
+        const int m = vs_conv_winograd_tile(r), rows[5] = {6, m, 6, 6, r}, cols[5] = {6, 6, r, m, 6};
+        for (int which = 0; which < 5; which++) {
+            const float *P = vs_conv_winograd_matrix(r, which);
+            ck_assert_ptr_nonnull(P);
+            for (int a = 0; a < rows[which]; a++)
+                for (int b = 0; b < cols[which]; b++) {
+                    double want;
+                    if (which == 0) { /* B^T[a][b]: coefficient of x^b in prod_{l != a} (x - p_l) */
+                        double c[6] = {1, 0, 0, 0, 0, 0};
+                        for (int l = 0; l < 5; l++) {
+                            if (l == a) continue;
+                            for (int e = 5; e >= 0; e--) c[e] = (e > 0 ? c[e - 1] : 0) - p[l] * c[e];
+                        }
+                        want = c[b];
+                    } else {
+                        const bool transposed = which == 1 || which == 4; /* A^T = E^T */
+                        const int j = transposed ? b : a, i = transposed ? a : b, k = transposed ? rows[which] : cols[which];
+                        double e = j == 5 ? (i == k - 1) : pow(p[j], i), f = 1;
+                        if (!transposed && j < 5)
+                            for (int l = 0; l < 5; l++)
+                                if (l != j) f *= p[j] - p[l];
+                        want = e / f;
+                    }
+                    ck_assert_msg(P[a * cols[which] + b] == (float)want, "r %d matrix %d [%d][%d]: %.9g, expected %.9g", r, which,
+                                  a, b, (double)P[a * cols[which] + b], want);
+                }
+            float X[36 * 16], Z[2][36 * 16];
+            for (int k = 0; k < 36 * 16; k++) X[k] = 2 * vs_rng_uniformf(&R) - 1;
+            vs_conv_winograd_transform(r, which, false, X, Z[0]);
+            vs_conv_winograd_transform(r, which, true, X, Z[1]);
+            ck_assert_msg(memcmp(Z[0], Z[1], (size_t)rows[which] * rows[which] * 16 * sizeof(float)) == 0,
+                          "r %d transform %d: the unrolled code and the reference differ", r, which);
+        }
+    }
+}
+END_TEST
+
 /* Blocks of a fixed tile count: 1 and 2 threads give the same bits (forward and weight gradient). */
 START_TEST(test_winograd_threads_bit_identical)
 {
@@ -195,6 +240,7 @@ static Suite *conv_winograd_suite(void)
     vs_rng_seed(&R, 2016);
     Suite *s = suite_create("conv_winograd");
     TCase *tc = vs_tcase(s, "winograd", 120);
+    tcase_add_test(tc, test_winograd_matrices_and_transforms);
     tcase_add_test(tc, test_winograd_against_double_sums);
     tcase_add_test(tc, test_winograd_threads_bit_identical);
     tcase_add_test(tc, test_winograd_ops_dispatch);
