@@ -21,16 +21,15 @@ typedef struct s1_engine {
     bool (*forward)(const vs_conv_fast *g, const float *x, const float *w, const float *bias, bool accumulate, float *y);
     bool (*weight_grad_fits)(const vs_conv_fast *g);
     bool (*weight_grad)(const vs_conv_fast *g, const float *x, const float *gy, float *dw);
-    int64_t square; /* > 0: the engine takes square kernels of at least this size only, so smaller or
-                     * oblong stacked kernels get zero taps (a 2x2 phase kernel runs as 3x3) */
 } s1_engine;
 
-/* Off by default.  Measured (1 thread, CPU time, batch 64 / 16, at wino8 625fd99): the GANMEX
- * 32->64 k6 s2 conv took 6.0 / 5.4 / 6.2 ms (forward / input gradient / weight gradient) through
- * Winograd F(4x4, 3x3) on the stacked 128 channels against 3.5 / 3.6 / 3.7 ms strided; k4 s2 as
- * zero-padded 3x3 phases 2.6-4x slower; the direct engine 3.8 / 3.8 / 4.1 ms (the stacking costs
- * about 0.3 ms of it). */
-static atomic_int engine_now = VS_PHASES_OFF;
+/* Winograd by default (it declines what it does not beat: see vs_conv_winograd_fits).  Measured at
+ * 1 thread, CPU time (wino8 b9c0f02): the GANMEX 64x32x14x14 -> 64 k6 s2 conv took 2.7 / 2.6 / 3.0 ms
+ * (forward / input gradient / weight gradient) as Winograd F(4x4, 3x3) over the 128 stacked
+ * channels against 3.4 / 3.6 / 3.7 ms strided.  k4 s2's 2x2 phase kernels zero-padded to 3x3 ran
+ * 1.3-1.9x slower than strided (StarGAN's 64 <-> 128 channels, 14x14 and 28x28), so they are not
+ * stacked; the direct engine on the phases is 5-10% slower (the stacking is about 0.3 ms). */
+static atomic_int engine_now = VS_PHASES_WINOGRAD;
 
 vs_phases_engine vs_conv_phases_engine(vs_phases_engine e) { return (vs_phases_engine)atomic_exchange(&engine_now, (int)e); }
 
@@ -38,9 +37,9 @@ vs_phases_engine vs_conv_phases_engine(vs_phases_engine e) { return (vs_phases_e
 static const s1_engine *engine(void)
 {
     static const s1_engine direct = {vs_conv_avx512_fits, vs_conv_avx512_forward, vs_conv_avx512_weight_grad_fits,
-                                     vs_conv_avx512_weight_grad, 0};
+                                     vs_conv_avx512_weight_grad};
     static const s1_engine winograd = {vs_conv_winograd_fits, vs_conv_winograd_forward, vs_conv_winograd_fits,
-                                       vs_conv_winograd_weight_grad, 3};
+                                       vs_conv_winograd_weight_grad};
     switch ((vs_phases_engine)atomic_load(&engine_now)) {
     case VS_PHASES_WINOGRAD: return &winograd;
     case VS_PHASES_DIRECT: return &direct;
@@ -60,9 +59,9 @@ typedef struct phase_dim {
     int64_t first, end, stop;
 } phase_dim;
 
-static phase_dim phase_dim_of(int64_t len, int64_t k, int64_t s, int64_t pad, int64_t out)
+static phase_dim phase_dim_of(int64_t len, int64_t r, int64_t s, int64_t pad, int64_t out)
 {
-    const int64_t rows = out + k - 1;
+    const int64_t rows = out + r - 1;
     phase_dim d = {rows, 0, 0};
     for (int64_t q = 0; q < s; q++) {
         int64_t lo, hi;
@@ -78,33 +77,28 @@ static phase_dim phase_dim_of(int64_t len, int64_t k, int64_t s, int64_t pad, in
 
 /* g's stacked stride-1 conv and how the phases are stored. */
 typedef struct phases {
-    vs_conv_fast s1;    /* [n, c sh sw, rows.stop - rows.first, ...] -> [n, o, oh, ow], kh x kw taps, padding
+    vs_conv_fast s1;    /* [n, c sh sw, rows.stop - rows.first, ...] -> [n, o, oh, ow], rh x rw taps, padding
                          * rows.first, cols.first */
     vs_conv_fast t;     /* its transpose's rows [first, end): gy -> [n, c sh sw, end - first, ...] */
     phase_dim rows, cols;
     int64_t rh, rw;     /* taps per phase */
-    int64_t kh, kw;     /* taps of the stacked kernel: rh x rw, or more (zero) for the engine */
     int64_t img, wsize; /* floats of one stacked image (the larger of input and transpose), of the weights */
 } phases;
 
-static bool phases_of(const vs_conv_fast *g, const s1_engine *e, phases *p)
+static bool phases_of(const vs_conv_fast *g, phases *p)
 {
     if (g->flip || g->sh < 2 || g->sw < 2 || g->dh != 1 || g->dw != 1 || g->kh % g->sh || g->kw % g->sw || g->y0 || g->x0)
         return false;
-    p->kh = p->rh = g->kh / g->sh;
-    p->kw = p->rw = g->kw / g->sw;
-    if (e->square > 0) {
-        const int64_t k = p->rh > p->rw ? p->rh : p->rw;
-        p->kh = p->kw = k > e->square ? k : e->square;
-    }
-    p->rows = phase_dim_of(g->h, p->kh, g->sh, g->ph, g->oh);
-    p->cols = phase_dim_of(g->w, p->kw, g->sw, g->pw, g->ow);
+    p->rh = g->kh / g->sh;
+    p->rw = g->kw / g->sw;
+    p->rows = phase_dim_of(g->h, p->rh, g->sh, g->ph, g->oh);
+    p->cols = phase_dim_of(g->w, p->rw, g->sw, g->pw, g->ow);
     const int64_t c = g->c * g->sh * g->sw, h = p->rows.stop - p->rows.first, w = p->cols.stop - p->cols.first;
-    p->s1 = (vs_conv_fast){g->n, c, h, w, g->o, g->oh, g->ow, p->kh, p->kw, 1, 1, p->rows.first, p->cols.first, 1, 1, false, 0, 0};
-    p->t = (vs_conv_fast){g->n, g->o, g->oh, g->ow, c, p->rows.end - p->rows.first, p->cols.end - p->cols.first, p->kh, p->kw, 1, 1,
-                          p->kh - 1, p->kw - 1, 1, 1, true, p->rows.first, p->cols.first};
+    p->s1 = (vs_conv_fast){g->n, c, h, w, g->o, g->oh, g->ow, p->rh, p->rw, 1, 1, p->rows.first, p->cols.first, 1, 1, false, 0, 0};
+    p->t = (vs_conv_fast){g->n, g->o, g->oh, g->ow, c, p->rows.end - p->rows.first, p->cols.end - p->cols.first, p->rh, p->rw, 1, 1,
+                          p->rh - 1, p->rw - 1, 1, 1, true, p->rows.first, p->cols.first};
     p->img = c * h * w;
-    p->wsize = g->o * c * p->kh * p->kw;
+    p->wsize = g->o * c * p->rh * p->rw;
     return h > 0 && w > 0 && p->t.oh > 0 && p->t.ow > 0;
 }
 
@@ -112,21 +106,21 @@ bool vs_conv_phases_forward_fits(const vs_conv_fast *g)
 {
     const s1_engine *e = engine();
     phases p;
-    return e && phases_of(g, e, &p) && e->fits(&p.s1);
+    return e && phases_of(g, &p) && e->fits(&p.s1);
 }
 
 bool vs_conv_phases_transpose_fits(const vs_conv_fast *g)
 {
     const s1_engine *e = engine();
     phases p;
-    return e && phases_of(g, e, &p) && e->fits(&p.t);
+    return e && phases_of(g, &p) && e->fits(&p.t);
 }
 
 bool vs_conv_phases_weight_grad_fits(const vs_conv_fast *g)
 {
     const s1_engine *e = engine();
     phases p;
-    return e && phases_of(g, e, &p) && e->weight_grad_fits(&p.s1);
+    return e && phases_of(g, &p) && e->weight_grad_fits(&p.s1);
 }
 
 /* ---- stacking and unstacking --------------------------------------------------------------------- */
@@ -216,27 +210,24 @@ static int64_t stack_grain(const vs_conv_fast *g)
     return per >= 4096 ? 1 : 4096 / (per > 0 ? per : 1);
 }
 
-/* w'[o, (c,py,px), a, b] = w[o, c, a sh + py, b sw + px] (0 for the engine's extra taps a >= rh or
- * b >= rw). */
+/* w'[o, (c,py,px), a, b] = w[o, c, a sh + py, b sw + px]. */
 static void stack_weights(const vs_conv_fast *g, const phases *p, const float *w, float *ws)
 {
     for (int64_t oc = 0; oc < g->o * g->c; oc++)
         for (int64_t py = 0; py < g->sh; py++)
             for (int64_t px = 0; px < g->sw; px++)
-                for (int64_t a = 0; a < p->kh; a++)
-                    for (int64_t b = 0; b < p->kw; b++)
-                        *ws++ = a < p->rh && b < p->rw ? w[(oc * g->kh + a * g->sh + py) * g->kw + b * g->sw + px] : 0.0f;
+                for (int64_t a = 0; a < p->rh; a++)
+                    for (int64_t b = 0; b < p->rw; b++) *ws++ = w[(oc * g->kh + a * g->sh + py) * g->kw + b * g->sw + px];
 }
 
-/* The inverse of stack_weights: dw[o, c, a sh + py, b sw + px] = dw'[o, (c,py,px), a, b] (the extra
- * taps' gradients dropped). */
+/* The inverse of stack_weights: dw[o, c, a sh + py, b sw + px] = dw'[o, (c,py,px), a, b]. */
 static void unstack_weights(const vs_conv_fast *g, const phases *p, const float *ws, float *dw)
 {
     for (int64_t oc = 0; oc < g->o * g->c; oc++)
         for (int64_t py = 0; py < g->sh; py++)
-            for (int64_t px = 0; px < g->sw; px++, ws += p->kh * p->kw)
+            for (int64_t px = 0; px < g->sw; px++)
                 for (int64_t a = 0; a < p->rh; a++)
-                    for (int64_t b = 0; b < p->rw; b++) dw[(oc * g->kh + a * g->sh + py) * g->kw + b * g->sw + px] = ws[a * p->kw + b];
+                    for (int64_t b = 0; b < p->rw; b++) dw[(oc * g->kh + a * g->sh + py) * g->kw + b * g->sw + px] = *ws++;
 }
 
 /* This thread's buffer for the stacked images (n img floats) and the stacked weights, or NULL. */
@@ -259,7 +250,7 @@ static float *weights_in(const phases *p, float *buf) { return buf + ((p->s1.n *
 static float *stack_begin(const vs_conv_fast *g, const s1_engine **e, phases *p, float **ws, void **owned)
 {
     *owned = NULL;
-    if (!(*e = engine()) || !phases_of(g, *e, p)) return NULL;
+    if (!(*e = engine()) || !phases_of(g, p)) return NULL;
     float *buf = stack_buffer(p, owned);
     if (buf) *ws = weights_in(p, buf);
     return buf;

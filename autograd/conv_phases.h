@@ -16,10 +16,9 @@
 
 struct vs_conv_fast; /* autograd/conv_avx512.h */
 
-/* The stride-1 kernels that run the stacked conv: Winograd (only its fewer multiply-adds could make
- * the detour pay), the direct AVX-512 kernels (the same multiply-adds: for the tests), or none.  The
- * default is none: measured at 1 thread, Winograd on the stacked phases was slower than the strided
- * kernels for every shape of the bench (see conv_phases.c). */
+/* The stride-1 kernels that run the stacked conv: Winograd (the default: its fewer multiply-adds
+ * make the detour pay where it takes the stacked conv, i.e. kernels of 3 or 5 taps per phase), the
+ * direct AVX-512 kernels (the same multiply-adds as the strided ones: for the tests), or none. */
 typedef enum vs_phases_engine { VS_PHASES_WINOGRAD = 0, VS_PHASES_DIRECT, VS_PHASES_OFF } vs_phases_engine;
 /* Use engine e from now (call it between ops, like vs_set_kernel_isa); returns the previous one. */
 vs_phases_engine vs_conv_phases_engine(vs_phases_engine e);
