@@ -233,6 +233,8 @@ typedef struct wino_job {
     int64_t cp, op;        /* c and o rounded up to LANES: the rows of xt, V and of gyt, M */
     const float *x, *w, *bias, *gy;
     float *xt, *gyt; /* x as [n][h][w][cp], gy as [n][oh][ow][op]: channels last, zero-padded */
+    int64_t t0, nt;  /* the weight gradient's current block: its first tile and its tiles */
+    float *V, *Gt, *M; /* its transformed tiles and the products' sums */
     float *y, *u;
     bool accumulate;
     volatile int failed;
@@ -321,15 +323,15 @@ VS_SHORT_COPIES static void gather(const float *img, int64_t h, int64_t w, int64
     }
 }
 
-/* V[xi][k][c] = (B^T d_t(c) B)[xi] for the block's tiles t = t0 + k, k < nt (rows cp apart, j->block per
+/* V[xi][k][c] = (B^T d_t(c) B)[xi] for the block's tiles t = t0 + k, k0 <= k < k1 (rows cp apart, j->block per
  * xi); patches inside the image are read in place, the others gathered with their zeros. */
-static void input_transform(const wino_job *j, int64_t t0, int64_t nt, float *V)
+static void input_transform(const wino_job *j, int64_t t0, int64_t k0, int64_t k1, float *V)
 {
     const vs_conv_fast *g = j->g;
     const int alpha = j->t.alpha;
     const int64_t cp = j->cp, zs = j->block * cp;
     float X[MAX_ALPHA * MAX_ALPHA * LANES];
-    for (int64_t k = 0; k < nt; k++) {
+    for (int64_t k = k0; k < k1; k++) {
         int64_t n, i0, j0;
         tile_at(j, t0 + k, &n, &i0, &j0);
         const int64_t r0 = i0 + j->oy, c0 = j0 + j->ox;
@@ -348,13 +350,14 @@ static void input_transform(const wino_job *j, int64_t t0, int64_t nt, float *V)
 
 /* ---- forward -------------------------------------------------------------------------------------- */
 
-/* U[xi][c][o] = (G W(o,c) G^T)[xi], 16 output channels at a time. */
-static void weight_transform(const wino_job *j)
+/* U[xi][c][o] = (G W(o,c) G^T)[xi] for input channels [c0, c1), 16 output channels at a time. */
+static void weight_transform(void *ctx, int64_t c0, int64_t c1)
 {
+    const wino_job *j = ctx;
     const vs_conv_fast *g = j->g;
     const int r = j->t.r, alpha = j->t.alpha, a2 = alpha * alpha;
     float X[MAX_ALPHA * MAX_ALPHA * LANES], Z[MAX_ALPHA * MAX_ALPHA * LANES];
-    for (int64_t c = 0; c < g->c; c++)
+    for (int64_t c = c0; c < c1; c++)
         for (int64_t o0 = 0; o0 < g->o; o0 += LANES) {
             const int nv = g->o - o0 < LANES ? (int)(g->o - o0) : LANES;
             for (int v = 0; v < LANES; v++)
@@ -414,7 +417,7 @@ static void forward_blocks(void *ctx, int64_t b0, int64_t b1)
     float *M = V + a2 * j->cp * j->block;
     for (int64_t b = b0; b < b1; b++) {
         const int64_t t0 = b * j->block, nt = j->tiles - t0 < j->block ? j->tiles - t0 : j->block;
-        input_transform(j, t0, nt, V);
+        input_transform(j, t0, 0, nt, V);
         for (int64_t xi = 0; xi < a2; xi++)
             vs_sgemm(false, false, nt, g->o, g->c, 1.0f, V + xi * j->block * j->cp, j->cp, j->u + xi * g->c * g->o, g->o, 0.0f,
                      M + xi * j->block * j->op, j->op);
@@ -437,7 +440,7 @@ bool vs_conv_winograd_forward(const vs_conv_fast *g, const float *x, const float
         free(owned_u);
         return false;
     }
-    weight_transform(&j);
+    vs_parallel_for(g->c, 8, weight_transform, &j);
     to_channels_last(x, j.xt, g->n, g->c, j.cp, g->h * g->w);
     if (j.blocks <= 1)
         forward_blocks(&j, 0, j.blocks);
@@ -450,14 +453,15 @@ bool vs_conv_winograd_forward(const vs_conv_fast *g, const float *x, const float
 
 /* ---- weight gradient ------------------------------------------------------------------------------ */
 
-/* Gt[xi][k][o] = (G' g_t(o) G'^T)[xi] for the block's tiles (rows op apart, j->block per xi). */
-static void grad_transform(const wino_job *j, int64_t t0, int64_t nt, float *Gt)
+/* Gt[xi][k][o] = (G' g_t(o) G'^T)[xi] for the block's tiles t0 + k, k0 <= k < k1 (rows op apart, j->block
+ * per xi). */
+static void grad_transform(const wino_job *j, int64_t t0, int64_t k0, int64_t k1, float *Gt)
 {
     const vs_conv_fast *g = j->g;
     const int m = j->t.m;
     const int64_t op = j->op, zs = j->block * op;
     float X[MAX_ALPHA * MAX_ALPHA * LANES];
-    for (int64_t k = 0; k < nt; k++) {
+    for (int64_t k = k0; k < k1; k++) {
         int64_t n, i0, j0;
         tile_at(j, t0 + k, &n, &i0, &j0);
         const float *img = j->gyt + n * g->oh * g->ow * op;
@@ -490,6 +494,24 @@ static void weight_grad_finish(const wino_job *j, const float *M, float *dw)
         }
 }
 
+/* One block of the weight gradient: the transforms of tiles [k0, k1) of the block at j->t0. */
+static void wgrad_tiles(void *ctx, int64_t k0, int64_t k1)
+{
+    const wino_job *j = ctx;
+    input_transform(j, j->t0, k0, k1, j->V);
+    grad_transform(j, j->t0, k0, k1, j->Gt);
+}
+
+/* M[xi] (+)= Gt[xi]^T V[xi] for xi in [x0, x1): the block's depth nt added to the earlier blocks'. */
+static void wgrad_products(void *ctx, int64_t x0, int64_t x1)
+{
+    const wino_job *j = ctx;
+    const vs_conv_fast *g = j->g;
+    for (int64_t xi = x0; xi < x1; xi++)
+        vs_sgemm(true, false, g->o, g->c, j->nt, 1.0f, j->Gt + xi * j->block * j->op, j->op, j->V + xi * j->block * j->cp, j->cp,
+                 j->t0 == 0 ? 0.0f : 1.0f, j->M + xi * g->o * g->c, g->c);
+}
+
 bool vs_conv_winograd_weight_grad(const vs_conv_fast *g, const float *x, const float *gy, float *dw)
 {
     wino_job j = {0};
@@ -498,28 +520,27 @@ bool vs_conv_winograd_weight_grad(const vs_conv_fast *g, const float *x, const f
     const int64_t a2 = j.t.alpha * j.t.alpha, nm = a2 * g->o * g->c;
     const int64_t nx = g->n * g->h * g->w * j.cp, ngy = g->n * g->oh * g->ow * j.op;
     void *owned_m, *owned_v, *owned_x;
-    float *M = vs_scratch_or_own(VS_SCRATCH_WINO_U, (size_t)nm * sizeof(float), &owned_m);
-    float *V = M ? vs_scratch_or_own(VS_SCRATCH_WINO, (size_t)(a2 * (j.cp + j.op) * j.block) * sizeof(float), &owned_v) : NULL;
-    j.xt = V ? vs_scratch_or_own(VS_SCRATCH_WINO_X, (size_t)(nx + ngy) * sizeof(float), &owned_x) : NULL;
+    j.M = vs_scratch_or_own(VS_SCRATCH_WINO_U, (size_t)nm * sizeof(float), &owned_m);
+    j.V = j.M ? vs_scratch_or_own(VS_SCRATCH_WINO, (size_t)(a2 * (j.cp + j.op) * j.block) * sizeof(float), &owned_v) : NULL;
+    j.xt = j.V ? vs_scratch_or_own(VS_SCRATCH_WINO_X, (size_t)(nx + ngy) * sizeof(float), &owned_x) : NULL;
     if (!j.xt) {
-        if (V) free(owned_v);
+        if (j.V) free(owned_v);
         free(owned_m);
         return false;
     }
     j.gyt = j.xt + nx;
     to_channels_last(x, j.xt, g->n, g->c, j.cp, g->h * g->w);
     to_channels_last(gy, j.gyt, g->n, g->o, j.op, g->oh * g->ow);
-    float *Gt = V + a2 * j.cp * j.block;
-    if (j.blocks == 0) memset(M, 0, (size_t)nm * sizeof(float));
+    j.Gt = j.V + a2 * j.cp * j.block;
+    if (j.blocks == 0) memset(j.M, 0, (size_t)nm * sizeof(float));
+    /* the blocks in order, each spread over the threads by tiles, then by transformed point */
     for (int64_t b = 0; b < j.blocks; b++) {
-        const int64_t t0 = b * j.block, nt = j.tiles - t0 < j.block ? j.tiles - t0 : j.block;
-        input_transform(&j, t0, nt, V);
-        grad_transform(&j, t0, nt, Gt);
-        for (int64_t xi = 0; xi < a2; xi++)
-            vs_sgemm(true, false, g->o, g->c, nt, 1.0f, Gt + xi * j.block * j.op, j.op, V + xi * j.block * j.cp, j.cp,
-                     b == 0 ? 0.0f : 1.0f, M + xi * g->o * g->c, g->c);
+        j.t0 = b * j.block;
+        j.nt = j.tiles - j.t0 < j.block ? j.tiles - j.t0 : j.block;
+        vs_parallel_for(j.nt, LANES, wgrad_tiles, &j);
+        vs_parallel_for(a2, 1, wgrad_products, &j);
     }
-    weight_grad_finish(&j, M, dw);
+    weight_grad_finish(&j, j.M, dw);
     free(owned_x);
     free(owned_v);
     free(owned_m);
@@ -528,10 +549,19 @@ bool vs_conv_winograd_weight_grad(const vs_conv_fast *g, const float *x, const f
 
 /* ---- dispatch -------------------------------------------------------------------------------------- */
 
+/* Measured at 1 thread against the direct kernels (AVX-512; forward / transpose / weight gradient, tools
+ * like bench/vs_bench's conv rows): 3x3 with 24+ channels on both sides wins 1.1-2.0x where the tiles are
+ * well used (32x96x10x10->64 2.0/1.4/2.0x, 16x128x7x7->128 1.33/1.41/1.27x, 24->24 on 16x16 1.10/1.13/0.96x);
+ * 16 -> 32 channels 1.03/1.00/0.89x and 16 -> 16 0.89/0.89/0.68x lose.  5x5 needs 32+ (CEM's 32x14x14->64
+ * 1.26/1.22/1.15x, 24 -> 24 0.88/0.89/0.80x).  Tiles hanging past the output cost as much as full ones:
+ * 5x5 outputs of F(4x4) (39% used) ran 0.64x, 3x3 (56%) 0.87x, 7x7 outputs of F(2x2) (77%) 0.82x, 15x15
+ * (88%) 1.25x. */
 bool vs_conv_winograd_fits(const vs_conv_fast *g)
 {
     if (conv_algorithm() != VS_CONV_AUTO) return false;
     if (g->sh != 1 || g->sw != 1 || g->dh != 1 || g->dw != 1 || g->kh != g->kw) return false;
-    if (vs_conv_winograd_tile((int)g->kh) == 0) return false;
-    return g->c >= 16 && g->o >= 16 && g->n * g->oh * g->ow > 0;
+    const int64_t m = vs_conv_winograd_tile((int)g->kh), min_ch = g->kh == 3 ? 24 : 32;
+    if (m == 0 || g->n * g->oh * g->ow == 0 || g->c < min_ch || g->o < min_ch) return false;
+    const double used = (double)(g->oh * g->ow) / (double)((g->oh + m - 1) / m * ((g->ow + m - 1) / m) * m * m);
+    return used >= (g->kh == 3 ? 0.65 : 0.85);
 }

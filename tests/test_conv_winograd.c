@@ -202,7 +202,7 @@ END_TEST
 
 /* vs_conv2d, vs_conv_transpose2d and vs_conv2d_weight_grad take Winograd for a 3x3 layer of 32
  * channels (the results differ from the direct kernels' in the last bits but stay within the bar),
- * and VS_CONV_DIRECT gives the direct kernels' bits back. */
+ * and VS_CONV_DIRECT gives the direct kernels' bits back; few channels and badly used tiles stay direct. */
 START_TEST(test_winograd_ops_dispatch)
 {
     vs_scope_begin();
@@ -222,6 +222,11 @@ START_TEST(test_winograd_ops_dispatch)
     ck_assert(!vs_conv_winograd_fits(&f));
     vs_conv_set_algorithm(VS_CONV_AUTO);
     ck_assert(vs_conv_winograd_fits(&f));
+    vs_conv_fast few = f, ragged = f, k5 = f;
+    few.c = 16;
+    ragged.oh = ragged.ow = 5; /* 2 x 2 tiles of 4 x 4 for 25 outputs */
+    k5.kh = k5.kw = 5, k5.c = k5.o = 24;
+    ck_assert(!vs_conv_winograd_fits(&few) && !vs_conv_winograd_fits(&ragged) && !vs_conv_winograd_fits(&k5));
     for (int k = 0; k < 3; k++) {
         double diff = 0, mag = 0;
         for (int64_t e = 0; e < out[0][k]->size; e++) {
