@@ -549,19 +549,20 @@ bool vs_conv_winograd_weight_grad(const vs_conv_fast *g, const float *x, const f
 
 /* ---- dispatch -------------------------------------------------------------------------------------- */
 
-/* Measured at 1 thread against the direct kernels (AVX-512; forward / transpose / weight gradient, tools
- * like bench/vs_bench's conv rows): 3x3 with 24+ channels on both sides wins 1.1-2.0x where the tiles are
- * well used (32x96x10x10->64 2.0/1.4/2.0x, 16x128x7x7->128 1.33/1.41/1.27x, 24->24 on 16x16 1.10/1.13/0.96x);
- * 16 -> 32 channels 1.03/1.00/0.89x and 16 -> 16 0.89/0.89/0.68x lose.  5x5 needs 32+ (CEM's 32x14x14->64
- * 1.26/1.22/1.15x, 24 -> 24 0.88/0.89/0.80x).  Tiles hanging past the output cost as much as full ones:
- * 5x5 outputs of F(4x4) (39% used) ran 0.64x, 3x3 (56%) 0.87x, 7x7 outputs of F(2x2) (77%) 0.82x, 15x15
- * (88%) 1.25x. */
+/* Measured at 1 thread against the direct kernels (AVX-512; forward / transpose / weight gradient):
+ * 3x3 wins 1.1-2.0x with 64+ channels in and out together where the tiles are well used
+ * (32x96x10x10->64 2.0/1.4/2.0x, 16x128x7x7->128 1.33/1.41/1.27x, 16 -> 64 1.07/1.10/1.01x, 64 -> 16
+ * 1.10/1.13/1.13x); 16 -> 32 channels ran 1.03/1.00/0.89x, 32 -> 16 0.99/1.02/1.07x, 16 -> 16
+ * 0.89/0.89/0.68x.  5x5 needs 24+ each side as well (CEM's 32x14x14->64 1.26/1.22/1.15x, 96 -> 24
+ * 1.25/1.20/1.79x; 24 -> 24 0.88/0.89/0.80x, 16 -> 32 0.92/0.78/0.62x).  Tiles hanging past the output
+ * cost as much as full ones: 5x5 outputs of F(4x4) (39% used) ran 0.64x, 3x3 (56%) 0.87x, 7x7 outputs
+ * of F(2x2) (77%) 0.82x, 15x15 (88%) 1.25x. */
 bool vs_conv_winograd_fits(const vs_conv_fast *g)
 {
     if (conv_algorithm() != VS_CONV_AUTO) return false;
     if (g->sh != 1 || g->sw != 1 || g->dh != 1 || g->dw != 1 || g->kh != g->kw) return false;
-    const int64_t m = vs_conv_winograd_tile((int)g->kh), min_ch = g->kh == 3 ? 24 : 32;
-    if (m == 0 || g->n * g->oh * g->ow == 0 || g->c < min_ch || g->o < min_ch) return false;
+    const int64_t m = vs_conv_winograd_tile((int)g->kh), min_ch = g->kh == 3 ? 16 : 24;
+    if (m == 0 || g->n * g->oh * g->ow == 0 || g->c < min_ch || g->o < min_ch || g->c + g->o < 64) return false;
     const double used = (double)(g->oh * g->ow) / (double)((g->oh + m - 1) / m * ((g->ow + m - 1) / m) * m * m);
     return used >= (g->kh == 3 ? 0.65 : 0.85);
 }

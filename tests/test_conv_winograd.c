@@ -223,7 +223,7 @@ START_TEST(test_winograd_ops_dispatch)
     vs_conv_set_algorithm(VS_CONV_AUTO);
     ck_assert(vs_conv_winograd_fits(&f));
     vs_conv_fast few = f, ragged = f, k5 = f;
-    few.c = 16;
+    few.c = 16; /* 16 + 32 */
     ragged.oh = ragged.ow = 5; /* 2 x 2 tiles of 4 x 4 for 25 outputs */
     k5.kh = k5.kw = 5, k5.c = k5.o = 24;
     ck_assert(!vs_conv_winograd_fits(&few) && !vs_conv_winograd_fits(&ragged) && !vs_conv_winograd_fits(&k5));
