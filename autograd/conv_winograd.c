@@ -120,9 +120,9 @@ const float *vs_conv_winograd_matrix(int r, int which)
 /* ---- transforms on 16 lanes ------------------------------------------------------------------------ */
 
 /* Z = P X P^T on each lane, P a x p: X's element (i, k) is the 16 floats at X + i xr + k xc, Z's
- * element (k, l) those at Z + (k a + l) zs.  The portable reference; zero entries of P are skipped. */
+ * element (k, l) those at Z + k zr + l zc.  The portable reference; zero entries of P are skipped. */
 VS_VECTOR_CLONES512 static void xform_ref(int a, int p, const float *P, const float *restrict X, int64_t xr, int64_t xc,
-                                          float *restrict Z, int64_t zs)
+                                          float *restrict Z, int64_t zr, int64_t zc)
 {
     float T[MAX_ALPHA * MAX_ALPHA * LANES];
     for (int i = 0; i < p; i++) /* T[i][l] = sum_k X[i][k] P[l][k] */
@@ -138,7 +138,7 @@ VS_VECTOR_CLONES512 static void xform_ref(int a, int p, const float *P, const fl
         }
     for (int k = 0; k < a; k++) /* Z[k][l] = sum_i P[k][i] T[i][l] */
         for (int l = 0; l < a; l++) {
-            float *restrict z = Z + (k * a + l) * zs;
+            float *restrict z = Z + k * zr + l * zc;
             for (int v = 0; v < LANES; v++) z[v] = 0;
             for (int i = 0; i < p; i++) {
                 const float s = P[k * p + i];
@@ -150,7 +150,7 @@ VS_VECTOR_CLONES512 static void xform_ref(int a, int p, const float *P, const fl
 }
 
 /* One transform Z = P X P^T of a fixed P, strides as xform_ref's. */
-typedef void (*xform_fn)(const float *X, int64_t xr, int64_t xc, float *Z, int64_t zs);
+typedef void (*xform_fn)(const float *X, int64_t xr, int64_t xc, float *Z, int64_t zr, int64_t zc);
 
 #if defined(__GNUC__) && !defined(VS_NO_CLONES)
 /* The same operations on 16-float vectors (GCC/Clang vector extension: one zmm under AVX-512, two ymm
@@ -162,7 +162,7 @@ typedef float v16 __attribute__((vector_size(LANES * sizeof(float))));
 
 #define XFORM(NAME, A, PP, P)                                                                                \
     VS_VECTOR_CLONES512 static void NAME(const float *restrict X, int64_t xr, int64_t xc, float *restrict Z,    \
-                                         int64_t zs)                                                        \
+                                         int64_t zr, int64_t zc)                                            \
     {                                                                                                       \
         v16 t[PP * A];                                                                                      \
         _Pragma("GCC unroll 8") for (int i = 0; i < PP; i++)                                                \
@@ -183,12 +183,15 @@ typedef float v16 __attribute__((vector_size(LANES * sizeof(float))));
             v16 acc = {0};                                                                                  \
             _Pragma("GCC unroll 8") for (int i = 0; i < PP; i++) if (P[k * PP + i] != 0) acc =              \
                 MULADD(acc, P[k * PP + i], t[i * A + l]);                                                   \
-            memcpy(Z + (k * A + l) * zs, &acc, sizeof(v16));                                                \
+            memcpy(Z + k * zr + l * zc, &acc, sizeof(v16));                                                 \
         }                                                                                                   \
     }
 #else
 #define XFORM(NAME, A, PP, P) \
-    static void NAME(const float *X, int64_t xr, int64_t xc, float *Z, int64_t zs) { xform_ref(A, PP, P, X, xr, xc, Z, zs); }
+    static void NAME(const float *X, int64_t xr, int64_t xc, float *Z, int64_t zr, int64_t zc) \
+    {                                                                                      \
+        xform_ref(A, PP, P, X, xr, xc, Z, zr, zc);                                         \
+    }
 #endif
 XFORM(xf_bt6, 6, 6, BT6) /* B^T d B */
 XFORM(xf_at2, 2, 6, AT2) /* A^T M A, F(2x2, 5x5) */
@@ -217,9 +220,9 @@ void vs_conv_winograd_transform(int r, int which, bool reference, const float *X
     const xform_fn fn[5] = {k->data, k->out, k->weight, k->grad, k->finish};
     const int p = cols[which];
     if (reference)
-        xform_ref(rows[which], p, vs_conv_winograd_matrix(r, which), X, p * LANES, LANES, Z, LANES);
+        xform_ref(rows[which], p, vs_conv_winograd_matrix(r, which), X, p * LANES, LANES, Z, rows[which] * LANES, LANES);
     else
-        fn[which](X, p * LANES, LANES, Z, LANES);
+        fn[which](X, p * LANES, LANES, Z, rows[which] * LANES, LANES);
 }
 
 /* ---- geometry -------------------------------------------------------------------------------------- */
@@ -233,6 +236,7 @@ typedef struct wino_job {
     int64_t cp, op;        /* c and o rounded up to LANES: the rows of xt, V and of gyt, M */
     const float *x, *w, *bias, *gy;
     float *xt, *gyt; /* x as [n][h][w][cp], gy as [n][oh][ow][op]: channels last, zero-padded */
+    float *yt;       /* the forward's output as [n][oh][ow][op] */
     int64_t t0, nt;  /* the weight gradient's current block: its first tile and its tiles */
     float *V, *Gt, *M; /* its transformed tiles and the products' sums */
     float *y, *u;
@@ -339,10 +343,10 @@ static void input_transform(const wino_job *j, int64_t t0, int64_t k0, int64_t k
         const bool inside = r0 >= 0 && r0 + alpha <= g->h && c0 >= 0 && c0 + alpha <= g->w;
         for (int64_t ch = 0; ch < cp; ch += LANES) {
             if (inside) {
-                j->t.data(img + (r0 * g->w + c0) * cp + ch, g->w * cp, cp, V + k * cp + ch, zs);
+                j->t.data(img + (r0 * g->w + c0) * cp + ch, g->w * cp, cp, V + k * cp + ch, alpha * zs, zs);
             } else {
                 gather(img + ch, g->h, g->w, cp, r0, c0, alpha, X);
-                j->t.data(X, alpha * LANES, LANES, V + k * cp + ch, zs);
+                j->t.data(X, alpha * LANES, LANES, V + k * cp + ch, alpha * zs, zs);
             }
         }
     }
@@ -370,36 +374,63 @@ static void weight_transform(void *ctx, int64_t c0, int64_t c1)
                                           : j->w[((o * g->c + c) * r + ki) * r + kj];
                         X[(ki * r + kj) * LANES + v] = val;
                     }
-            j->t.weight(X, r * LANES, LANES, Z, LANES);
+            j->t.weight(X, r * LANES, LANES, Z, alpha * LANES, LANES);
             for (int xi = 0; xi < a2; xi++)
                 memcpy(j->u + ((int64_t)xi * g->c + c) * g->o + o0, Z + xi * LANES, (size_t)nv * sizeof(float));
         }
 }
 
-/* y of the block's tiles from M[xi][k][o] (rows op apart, j->block per xi): A^T M A, plus the bias or y. */
+/* yt (y channels last) of the block's tiles from M[xi][k][o] (rows op apart, j->block per xi): A^T M A;
+ * whole tiles are written in place, those hanging past the output through Z. */
 static void output_transform(const wino_job *j, int64_t t0, int64_t nt, const float *M)
 {
     const vs_conv_fast *g = j->g;
     const int m = j->t.m, alpha = j->t.alpha;
-    const int64_t xc = j->block * j->op;
+    const int64_t op = j->op, xc = j->block * op;
     float Z[MAX_ALPHA * MAX_ALPHA * LANES];
     for (int64_t k = 0; k < nt; k++) {
         int64_t n, i0, j0;
         tile_at(j, t0 + k, &n, &i0, &j0);
         const int rows = g->oh - i0 < m ? (int)(g->oh - i0) : m, cols = g->ow - j0 < m ? (int)(g->ow - j0) : m;
-        for (int64_t o0 = 0; o0 < g->o; o0 += LANES) {
-            j->t.out(M + k * j->op + o0, alpha * xc, xc, Z, LANES);
-            const int nv = g->o - o0 < LANES ? (int)(g->o - o0) : LANES;
-            for (int v = 0; v < nv; v++) {
-                float *d = j->y + ((n * g->o + o0 + v) * g->oh + i0) * g->ow + j0;
-                const float b = j->bias ? j->bias[o0 + v] : 0;
-                for (int a = 0; a < rows; a++)
-                    for (int c = 0; c < cols; c++) {
-                        float *e = d + a * g->ow + c;
-                        *e = (j->accumulate ? *e : b) + Z[(a * m + c) * LANES + v];
-                    }
+        float *d = j->yt + ((n * g->oh + i0) * g->ow + j0) * op;
+        for (int64_t o0 = 0; o0 < op; o0 += LANES) {
+            if (rows == m && cols == m) {
+                j->t.out(M + k * op + o0, alpha * xc, xc, d + o0, g->ow * op, op);
+                continue;
             }
+            j->t.out(M + k * op + o0, alpha * xc, xc, Z, m * LANES, LANES);
+            for (int a = 0; a < rows; a++)
+                for (int c = 0; c < cols; c++) memcpy(d + (a * g->ow + c) * op + o0, Z + (a * m + c) * LANES, LANES * sizeof(float));
         }
+    }
+}
+
+/* y of images [n0, n1) from yt: y = (accumulate ? y : bias, or 0) + yt moved channels first. */
+static void output_images(void *ctx, int64_t n0, int64_t n1)
+{
+    const wino_job *j = ctx;
+    const vs_conv_fast *g = j->g;
+    const int64_t plane = g->oh * g->ow, op = j->op;
+    for (int64_t n = n0; n < n1; n++) {
+        const float *s = j->yt + n * plane * op;
+        float *d = j->y + n * g->o * plane;
+        if (j->accumulate) {
+            for (int64_t o = 0; o < g->o; o++)
+                for (int64_t i = 0; i < plane; i++) d[o * plane + i] += s[i * op + o];
+            continue;
+        }
+#if defined(__x86_64__) || defined(__i386__)
+        if (vs_kernel_isa() >= VS_ISA_AVX2)
+            vs_gemm_transpose_avx2(plane, g->o, s, op, d, plane);
+        else
+#endif
+            for (int64_t o = 0; o < g->o; o++)
+                for (int64_t i = 0; i < plane; i++) d[o * plane + i] = s[i * op + o];
+        if (j->bias)
+            for (int64_t o = 0; o < g->o; o++) {
+                const float b = j->bias[o];
+                for (int64_t i = 0; i < plane; i++) d[o * plane + i] = b + d[o * plane + i];
+            }
     }
 }
 
@@ -433,19 +464,22 @@ bool vs_conv_winograd_forward(const vs_conv_fast *g, const float *x, const float
     job_init(&j, g, BLOCK_TILES);
     j.x = x, j.w = w, j.bias = bias, j.y = y, j.accumulate = accumulate;
     const int64_t a2 = j.t.alpha * j.t.alpha, nu = a2 * g->o * g->c;
+    const int64_t nx = g->n * g->h * g->w * j.cp, ny = g->n * g->oh * g->ow * j.op;
     void *owned_u, *owned_x;
     j.u = vs_scratch_or_own(VS_SCRATCH_WINO_U, (size_t)nu * sizeof(float), &owned_u);
-    j.xt = j.u ? vs_scratch_or_own(VS_SCRATCH_WINO_X, (size_t)(g->n * g->h * g->w * j.cp) * sizeof(float), &owned_x) : NULL;
+    j.xt = j.u ? vs_scratch_or_own(VS_SCRATCH_WINO_X, (size_t)(nx + ny) * sizeof(float), &owned_x) : NULL;
     if (!j.xt) {
         free(owned_u);
         return false;
     }
+    j.yt = j.xt + nx;
     vs_parallel_for(g->c, 8, weight_transform, &j);
     to_channels_last(x, j.xt, g->n, g->c, j.cp, g->h * g->w);
     if (j.blocks <= 1)
         forward_blocks(&j, 0, j.blocks);
     else
         vs_parallel_for(j.blocks, 1, forward_blocks, &j);
+    if (!j.failed) vs_parallel_for(g->n, 1, output_images, &j);
     free(owned_x);
     free(owned_u);
     return !j.failed;
@@ -468,10 +502,10 @@ static void grad_transform(const wino_job *j, int64_t t0, int64_t k0, int64_t k1
         const bool inside = i0 + m <= g->oh && j0 + m <= g->ow;
         for (int64_t o0 = 0; o0 < op; o0 += LANES) {
             if (inside) {
-                j->t.grad(img + (i0 * g->ow + j0) * op + o0, g->ow * op, op, Gt + k * op + o0, zs);
+                j->t.grad(img + (i0 * g->ow + j0) * op + o0, g->ow * op, op, Gt + k * op + o0, j->t.alpha * zs, zs);
             } else {
                 gather(img + o0, g->oh, g->ow, op, i0, j0, m, X);
-                j->t.grad(X, m * LANES, LANES, Gt + k * op + o0, zs);
+                j->t.grad(X, m * LANES, LANES, Gt + k * op + o0, j->t.alpha * zs, zs);
             }
         }
     }
@@ -488,7 +522,7 @@ static void weight_grad_finish(const wino_job *j, const float *M, float *dw)
             const int nv = g->c - c0 < LANES ? (int)(g->c - c0) : LANES;
             for (int xi = 0; xi < a2; xi++)
                 for (int v = 0; v < LANES; v++) X[xi * LANES + v] = v < nv ? M[((int64_t)xi * g->o + o) * g->c + c0 + v] : 0;
-            j->t.finish(X, alpha * LANES, LANES, Z, LANES);
+            j->t.finish(X, alpha * LANES, LANES, Z, r * LANES, LANES);
             for (int v = 0; v < nv; v++)
                 for (int e = 0; e < r * r; e++) dw[((o * g->c) + c0 + v) * r * r + e] = Z[e * LANES + v];
         }

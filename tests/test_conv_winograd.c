@@ -68,7 +68,7 @@ static void check_rel(const char *what, int t, int64_t at, float got, double wan
                   (long long)at, (double)got, want, e, mag);
 }
 
-/* The forward (plain, then flipped with a bias and accumulated onto y) and the weight gradient of one
+/* The forward (with a bias, then flipped and accumulated onto y) and the weight gradient of one
  * geometry against double sums; the worst relative errors go to worst[r == 5]. */
 static void check_geometry(int t, double *worst)
 {
@@ -86,7 +86,7 @@ static void check_geometry(int t, double *worst)
     for (int64_t k = 0; k < ny; k++) y0[k] = yf[k];
     vs_conv_fast ff = f;
     ff.flip = true;
-    ck_assert(vs_conv_winograd_forward(&f, x, w, NULL, false, y));
+    ck_assert(vs_conv_winograd_forward(&f, x, w, b, false, y));
     ck_assert(vs_conv_winograd_forward(&ff, x, wt, b, true, yf));
     ck_assert(vs_conv_winograd_weight_grad(&f, x, gy, dw));
     double *rw = calloc((size_t)nw, sizeof *rw), *mw = calloc((size_t)nw, sizeof *mw);
@@ -104,8 +104,8 @@ static void check_geometry(int t, double *worst)
                                 sum += p, mag += fabs(p);
                                 rw[wi] += q, mw[wi] += fabs(q);
                             }
-                    check_rel("forward", t, at, y[at], sum, mag, worst);
-                    /* accumulate: the bias is not added again */
+                    check_rel("forward", t, at, y[at], b[o] + sum, mag + fabs(b[o]), worst);
+                    /* accumulate: the bias is not added */
                     check_rel("flipped forward, accumulated", t, at, yf[at], y0[at] + sum, mag + fabs(y0[at]), worst);
                 }
     for (int64_t k = 0; k < nw; k++) check_rel("weight gradient", t, k, dw[k], rw[k], mw[k], worst + 2);
