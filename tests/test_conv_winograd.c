@@ -6,6 +6,7 @@
  * VS_CONV_DIRECT switches it off. */
 #include "autograd/conv_winograd.h"
 #include "autograd/kernels.h"
+#include "gradcheck.h"
 #include "versus/threads.h"
 #include "versus/versus.h"
 #include "vs_check.h"
@@ -240,6 +241,28 @@ START_TEST(test_winograd_ops_dispatch)
 }
 END_TEST
 
+static vs_tensor *fn_conv_k5(vs_tensor **x, void *c)
+{
+    (void)c;
+    const vs_conv_opts o = {.stride = {1, 1}, .padding = {2, 2}};
+    vs_tensor *y = vs_conv2d(x[0], x[1], x[2], &o);
+    return vs_mul(y, y);
+}
+
+/* First and second derivatives of a 5x5 conv2d of 32 -> 32 channels on 4 x 4 (2 x 2 tiles of F(2x2, 5x5)):
+ * the forward, its input gradient (the flipped forward) and its weight gradient all run Winograd (the
+ * 3x3 one runs in test_conv.c's "32 -> 32 channels, rows of 7"). */
+START_TEST(test_winograd_gradcheck_k5)
+{
+    vs_tensor *x[3] = {vs_tensor_rand(VS_SHAPE(1, 32, 4, 4), &R, -1, 1), vs_tensor_rand(VS_SHAPE(32, 32, 5, 5), &R, -0.2f, 0.2f),
+                       vs_tensor_rand(VS_SHAPE(32), &R, -1, 1)};
+    const vs_conv_fast f = {1, 32, 4, 4, 32, 4, 4, 5, 5, 1, 1, 2, 2, 1, 1, false, 0, 0};
+    ck_assert(vs_conv_winograd_fits(&f));
+    gradcheck("conv2d k5 32 -> 32 (Winograd)", fn_conv_k5, NULL, 3, x);
+    for (int k = 0; k < 3; k++) vs_tensor_free(x[k]);
+}
+END_TEST
+
 static Suite *conv_winograd_suite(void)
 {
     vs_rng_seed(&R, 2016);
@@ -249,6 +272,7 @@ static Suite *conv_winograd_suite(void)
     tcase_add_test(tc, test_winograd_against_double_sums);
     tcase_add_test(tc, test_winograd_threads_bit_identical);
     tcase_add_test(tc, test_winograd_ops_dispatch);
+    tcase_add_test(tc, test_winograd_gradcheck_k5);
     return s;
 }
 
