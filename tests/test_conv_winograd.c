@@ -6,6 +6,7 @@
  * VS_CONV_DIRECT switches it off. */
 #include "autograd/conv_winograd.h"
 #include "autograd/kernels.h"
+#include "gradcheck.h"
 #include "versus/threads.h"
 #include "versus/versus.h"
 #include "vs_check.h"
@@ -68,7 +69,7 @@ static void check_rel(const char *what, int t, int64_t at, float got, double wan
                   (long long)at, (double)got, want, e, mag);
 }
 
-/* The forward (plain, then flipped with a bias and accumulated onto y) and the weight gradient of one
+/* The forward (with a bias, then flipped and accumulated onto y) and the weight gradient of one
  * geometry against double sums; the worst relative errors go to worst[r == 5]. */
 static void check_geometry(int t, double *worst)
 {
@@ -86,7 +87,7 @@ static void check_geometry(int t, double *worst)
     for (int64_t k = 0; k < ny; k++) y0[k] = yf[k];
     vs_conv_fast ff = f;
     ff.flip = true;
-    ck_assert(vs_conv_winograd_forward(&f, x, w, NULL, false, y));
+    ck_assert(vs_conv_winograd_forward(&f, x, w, b, false, y));
     ck_assert(vs_conv_winograd_forward(&ff, x, wt, b, true, yf));
     ck_assert(vs_conv_winograd_weight_grad(&f, x, gy, dw));
     double *rw = calloc((size_t)nw, sizeof *rw), *mw = calloc((size_t)nw, sizeof *mw);
@@ -104,8 +105,8 @@ static void check_geometry(int t, double *worst)
                                 sum += p, mag += fabs(p);
                                 rw[wi] += q, mw[wi] += fabs(q);
                             }
-                    check_rel("forward", t, at, y[at], sum, mag, worst);
-                    /* accumulate: the bias is not added again */
+                    check_rel("forward", t, at, y[at], b[o] + sum, mag + fabs(b[o]), worst);
+                    /* accumulate: the bias is not added */
                     check_rel("flipped forward, accumulated", t, at, yf[at], y0[at] + sum, mag + fabs(y0[at]), worst);
                 }
     for (int64_t k = 0; k < nw; k++) check_rel("weight gradient", t, k, dw[k], rw[k], mw[k], worst + 2);
@@ -202,7 +203,7 @@ END_TEST
 
 /* vs_conv2d, vs_conv_transpose2d and vs_conv2d_weight_grad take Winograd for a 3x3 layer of 32
  * channels (the results differ from the direct kernels' in the last bits but stay within the bar),
- * and VS_CONV_DIRECT gives the direct kernels' bits back. */
+ * and VS_CONV_DIRECT gives the direct kernels' bits back; few channels and badly used tiles stay direct. */
 START_TEST(test_winograd_ops_dispatch)
 {
     vs_scope_begin();
@@ -222,6 +223,11 @@ START_TEST(test_winograd_ops_dispatch)
     ck_assert(!vs_conv_winograd_fits(&f));
     vs_conv_set_algorithm(VS_CONV_AUTO);
     ck_assert(vs_conv_winograd_fits(&f));
+    vs_conv_fast few = f, ragged = f, k5 = f;
+    few.c = 16; /* 16 + 32 */
+    ragged.oh = ragged.ow = 5; /* 2 x 2 tiles of 4 x 4 for 25 outputs */
+    k5.kh = k5.kw = 5, k5.c = k5.o = 24;
+    ck_assert(!vs_conv_winograd_fits(&few) && !vs_conv_winograd_fits(&ragged) && !vs_conv_winograd_fits(&k5));
     for (int k = 0; k < 3; k++) {
         double diff = 0, mag = 0;
         for (int64_t e = 0; e < out[0][k]->size; e++) {
@@ -235,6 +241,28 @@ START_TEST(test_winograd_ops_dispatch)
 }
 END_TEST
 
+static vs_tensor *fn_conv_k5(vs_tensor **x, void *c)
+{
+    (void)c;
+    const vs_conv_opts o = {.stride = {1, 1}, .padding = {2, 2}};
+    vs_tensor *y = vs_conv2d(x[0], x[1], x[2], &o);
+    return vs_mul(y, y);
+}
+
+/* First and second derivatives of a 5x5 conv2d of 32 -> 32 channels on 4 x 4 (2 x 2 tiles of F(2x2, 5x5)):
+ * the forward, its input gradient (the flipped forward) and its weight gradient all run Winograd (the
+ * 3x3 one runs in test_conv.c's "32 -> 32 channels, rows of 7"). */
+START_TEST(test_winograd_gradcheck_k5)
+{
+    vs_tensor *x[3] = {vs_tensor_rand(VS_SHAPE(1, 32, 4, 4), &R, -1, 1), vs_tensor_rand(VS_SHAPE(32, 32, 5, 5), &R, -0.2f, 0.2f),
+                       vs_tensor_rand(VS_SHAPE(32), &R, -1, 1)};
+    const vs_conv_fast f = {1, 32, 4, 4, 32, 4, 4, 5, 5, 1, 1, 2, 2, 1, 1, false, 0, 0};
+    ck_assert(vs_conv_winograd_fits(&f));
+    gradcheck("conv2d k5 32 -> 32 (Winograd)", fn_conv_k5, NULL, 3, x);
+    for (int k = 0; k < 3; k++) vs_tensor_free(x[k]);
+}
+END_TEST
+
 static Suite *conv_winograd_suite(void)
 {
     vs_rng_seed(&R, 2016);
@@ -244,6 +272,7 @@ static Suite *conv_winograd_suite(void)
     tcase_add_test(tc, test_winograd_against_double_sums);
     tcase_add_test(tc, test_winograd_threads_bit_identical);
     tcase_add_test(tc, test_winograd_ops_dispatch);
+    tcase_add_test(tc, test_winograd_gradcheck_k5);
     return s;
 }
 
