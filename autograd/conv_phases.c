@@ -24,11 +24,11 @@ typedef struct s1_engine {
 } s1_engine;
 
 /* Winograd by default (it declines what it does not beat: see vs_conv_winograd_fits).  Measured at
- * 1 thread, CPU time (wino8 b9c0f02): the GANMEX 64x32x14x14 -> 64 k6 s2 conv took 2.7 / 2.6 / 3.0 ms
+ * 1 thread, CPU time (wino8 a929aed): the GANMEX 64x32x14x14 -> 64 k6 s2 conv took 2.7 / 2.5 / 3.0 ms
  * (forward / input gradient / weight gradient) as Winograd F(4x4, 3x3) over the 128 stacked
- * channels against 3.4 / 3.6 / 3.7 ms strided.  k4 s2's 2x2 phase kernels zero-padded to 3x3 ran
- * 1.3-1.9x slower than strided (StarGAN's 64 <-> 128 channels, 14x14 and 28x28), so they are not
- * stacked; the direct engine on the phases is 5-10% slower (the stacking is about 0.3 ms). */
+ * channels against 3.5 / 3.7 / 3.8 ms strided.  k4 s2's 2x2 phase kernels zero-padded to 3x3 ran
+ * 1.3-2.0x slower than strided (StarGAN's 64 <-> 128 channels, 14x14 and 28x28), so they are not
+ * stacked; the direct engine on the phases is 4-8% slower (the stacking is about 0.3 ms). */
 static atomic_int engine_now = VS_PHASES_WINOGRAD;
 
 vs_phases_engine vs_conv_phases_engine(vs_phases_engine e) { return (vs_phases_engine)atomic_exchange(&engine_now, (int)e); }
