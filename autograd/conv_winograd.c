@@ -461,7 +461,10 @@ bool vs_conv_winograd_forward(const vs_conv_fast *g, const float *x, const float
                               float *y)
 {
     wino_job j = {0};
-    job_init(&j, g, BLOCK_TILES);
+    /* blocks of 64 tiles, or (few tiles) of 16 or more making four blocks, for the threads */
+    const int64_t m = vs_conv_winograd_tile((int)g->kh), tiles = g->n * ((g->oh + m - 1) / m) * ((g->ow + m - 1) / m);
+    const int64_t quarter = round_lanes((tiles + 3) / 4);
+    job_init(&j, g, quarter < BLOCK_TILES ? (quarter < LANES ? LANES : quarter) : BLOCK_TILES);
     j.x = x, j.w = w, j.bias = bias, j.y = y, j.accumulate = accumulate;
     const int64_t a2 = j.t.alpha * j.t.alpha, nu = a2 * g->o * g->c;
     const int64_t nx = g->n * g->h * g->w * j.cp, ny = g->n * g->oh * g->ow * j.op;
@@ -511,13 +514,16 @@ static void grad_transform(const wino_job *j, int64_t t0, int64_t k0, int64_t k1
     }
 }
 
-/* dw(o,c) = A'^T M(o,c) A', 16 input channels at a time. */
-static void weight_grad_finish(const wino_job *j, const float *M, float *dw)
+/* dw(o,c) = A'^T M(o,c) A' (dw is j->y) for output channels [o0, o1), 16 input channels at a time. */
+static void weight_grad_finish(void *ctx, int64_t o0, int64_t o1)
 {
+    const wino_job *j = ctx;
     const vs_conv_fast *g = j->g;
+    const float *M = j->M;
+    float *dw = j->y;
     const int r = j->t.r, alpha = j->t.alpha, a2 = alpha * alpha;
     float X[MAX_ALPHA * MAX_ALPHA * LANES], Z[MAX_ALPHA * MAX_ALPHA * LANES];
-    for (int64_t o = 0; o < g->o; o++)
+    for (int64_t o = o0; o < o1; o++)
         for (int64_t c0 = 0; c0 < g->c; c0 += LANES) {
             const int nv = g->c - c0 < LANES ? (int)(g->c - c0) : LANES;
             for (int xi = 0; xi < a2; xi++)
@@ -574,7 +580,8 @@ bool vs_conv_winograd_weight_grad(const vs_conv_fast *g, const float *x, const f
         vs_parallel_for(j.nt, LANES, wgrad_tiles, &j);
         vs_parallel_for(a2, 1, wgrad_products, &j);
     }
-    weight_grad_finish(&j, j.M, dw);
+    j.y = dw;
+    vs_parallel_for(g->o, 4, weight_grad_finish, &j);
     free(owned_x);
     free(owned_v);
     free(owned_m);

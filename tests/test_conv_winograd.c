@@ -69,7 +69,7 @@ static void check_rel(const char *what, int t, int64_t at, float got, double wan
                   (long long)at, (double)got, want, e, mag);
 }
 
-/* The forward (with a bias, then flipped and accumulated onto y) and the weight gradient of one
+/* The forward (with a bias; shifted by y0 = x0 = 1; flipped and accumulated onto y) and the weight gradient of one
  * geometry against double sums; the worst relative errors go to worst[r == 5]. */
 static void check_geometry(int t, double *worst)
 {
@@ -85,8 +85,11 @@ static void check_geometry(int t, double *worst)
             for (int k = 0; k < r * r; k++) wt[((int64_t)c * g->o + o) * r * r + (r * r - 1 - k)] = w[((int64_t)o * g->c + c) * r * r + k];
     double *y0 = malloc((size_t)ny * sizeof *y0);
     for (int64_t k = 0; k < ny; k++) y0[k] = yf[k];
-    vs_conv_fast ff = f;
+    vs_conv_fast ff = f, fs = f; /* fs: the output shifted by one row and column (y0 = x0 = 1) */
     ff.flip = true;
+    fs.y0 = fs.x0 = 1, fs.oh = oh - 1, fs.ow = ow - 1;
+    float *ys = malloc((size_t)(g->n * g->o * fs.oh * fs.ow + 1) * sizeof *ys);
+    if (fs.oh > 0 && fs.ow > 0) ck_assert(vs_conv_winograd_forward(&fs, x, w, b, false, ys));
     ck_assert(vs_conv_winograd_forward(&f, x, w, b, false, y));
     ck_assert(vs_conv_winograd_forward(&ff, x, wt, b, true, yf));
     ck_assert(vs_conv_winograd_weight_grad(&f, x, gy, dw));
@@ -106,11 +109,14 @@ static void check_geometry(int t, double *worst)
                                 rw[wi] += q, mw[wi] += fabs(q);
                             }
                     check_rel("forward", t, at, y[at], b[o] + sum, mag + fabs(b[o]), worst);
+                    if (i > 0 && j > 0)
+                        check_rel("shifted forward", t, at, ys[((int64_t)(n * g->o + o) * fs.oh + i - 1) * fs.ow + j - 1], b[o] + sum,
+                                  mag + fabs(b[o]), worst);
                     /* accumulate: the bias is not added */
                     check_rel("flipped forward, accumulated", t, at, yf[at], y0[at] + sum, mag + fabs(y0[at]), worst);
                 }
     for (int64_t k = 0; k < nw; k++) check_rel("weight gradient", t, k, dw[k], rw[k], mw[k], worst + 2);
-    free(x), free(w), free(gy), free(b), free(y), free(yf), free(dw), free(wt), free(y0), free(rw), free(mw);
+    free(x), free(w), free(gy), free(b), free(y), free(yf), free(dw), free(wt), free(y0), free(rw), free(mw), free(ys);
 }
 
 START_TEST(test_winograd_against_double_sums)
