@@ -42,6 +42,7 @@
 #include "autograd/kernels.h"
 #include "versus/ops.h"
 
+#include <assert.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
@@ -70,8 +71,18 @@ vs_conv_algorithm vs_conv_set_algorithm(vs_conv_algorithm a)
     return now;
 }
 
+/* Calls of this thread that must keep the direct kernels' rounding (vs_conv_winograd_hold). */
+static _Thread_local int holds;
+
+void vs_conv_winograd_hold(bool hold)
+{
+    holds += hold ? 1 : -1;
+    assert(holds >= 0);
+}
+
 static vs_conv_algorithm conv_algorithm(void)
 {
+    if (holds > 0) return VS_CONV_DIRECT;
     int a = atomic_load(&chosen);
     if (a < 0) {
         a = (int)algorithm_from_env();

@@ -28,6 +28,11 @@ bool vs_conv_winograd_forward(const vs_conv_fast *g, const float *x, const float
  * y0 = x0 = 0), by F(r x r, m x m) summed over every tile of the batch; false when out of memory. */
 bool vs_conv_winograd_weight_grad(const vs_conv_fast *g, const float *x, const float *gy, float *dw);
 
+/* While held (calls nest; hold(false) ends one), the convolutions this thread dispatches keep the
+ * direct kernels: for callers whose sums must follow the inputs term by term, e.g. the IG path
+ * engine, which later adds and removes single columns exactly (nn/path_grads.c). */
+void vs_conv_winograd_hold(bool hold);
+
 /* The tile size m of F(m x m, r x r) used for a kernel of size r (0: none). */
 int vs_conv_winograd_tile(int r);
 /* Its matrices, for the tests: which 0 B^T (6 x 6), 1 A^T (m x 6), 2 G (6 x r), 3 G' (6 x m), 4 A'^T
