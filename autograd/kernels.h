@@ -81,6 +81,10 @@ typedef enum vs_scratch_slot {
     VS_SCRATCH_CONV,       /* im2col and patch matrices of a chunk of images (ops_conv.c) */
     VS_SCRATCH_CONV_PARTS, /* the weight gradient's partial sums, owned by the thread that runs the op */
     VS_SCRATCH_CONV_WEIGHTS, /* packed weights of the direct AVX-512 convolution (conv_avx512.c) */
+    VS_SCRATCH_CONV_PHASES,  /* a strided conv's input phases stacked as channels (conv_phases.c) */
+    VS_SCRATCH_WINO_U,     /* transformed weights of a Winograd convolution (conv_winograd.c) */
+    VS_SCRATCH_WINO,       /* a block's transformed tiles and products (conv_winograd.c) */
+    VS_SCRATCH_WINO_X,     /* a Winograd convolution's input (and gy) with the channels last */
     VS_SCRATCH_SLOTS
 } vs_scratch_slot;
 void *vs_scratch(vs_scratch_slot slot, size_t bytes);

@@ -13,6 +13,8 @@
  * split the batch.  Pooling and upsampling live in ops_pool.c. */
 #include "autograd/conv_avx512.h"
 #include "autograd/conv_direct.h"
+#include "autograd/conv_phases.h"
+#include "autograd/conv_winograd.h"
 #include "autograd/internal.h"
 #include "autograd/kernels.h"
 
@@ -613,9 +615,30 @@ static bool conv_direct(conv_batch *j, float *dw, bool *done)
     return ok;
 }
 
+/* Strides that divide the kernel go to conv_phases.c when its stride-1 engine takes the conv over
+ * the stacked input phases (Winograd: fewer multiply-adds than the strided kernels). */
+static bool conv_phased(conv_batch *j, float *dw, bool *done)
+{
+    const conv_geom *g = j->g;
+    const conv_params *p = &g->p;
+    const vs_conv_fast f = {g->n, g->c, g->h, g->w, g->o, g->oh, g->ow, g->kh, g->kw, p->sh, p->sw, p->ph, p->pw, p->dh, p->dw, false, 0, 0};
+    bool ok = true;
+    *done = false;
+    if (p->groups != 1) return true;
+    if (j->kind == CONV_FORWARD && (*done = vs_conv_phases_forward_fits(&f)))
+        ok = vs_conv_phases_forward(&f, j->a, j->b, j->bias, j->out);
+    else if (j->kind == CONV_TRANSPOSE && (*done = vs_conv_phases_transpose_fits(&f)))
+        ok = vs_conv_phases_transpose(&f, j->a, j->b, j->fill_b ? j->fill_b->data : NULL, j->out);
+    else if (j->kind == CONV_WEIGHT_GRAD && (*done = vs_conv_phases_weight_grad_fits(&f)))
+        ok = vs_conv_phases_weight_grad(&f, j->a, j->b, dw);
+    if (!ok) vs_set_last_error(VS_ERR_NOMEM, "%s: out of memory for the stacked input phases", j->op);
+    return ok;
+}
+
 /* The forward, the transpose (stride 1: a conv2d with the weights flipped and padding d (k - 1) - p;
- * larger strides: one such conv per output phase) and the weight gradient go to the AVX-512
- * kernels (conv_avx512*.c) when they take the shape. */
+ * larger strides: one such conv per output phase) and the weight gradient go to Winograd
+ * (conv_winograd.c: stride 1, 3x3 and 5x5) or else the AVX-512 kernels (conv_avx512*.c) when they
+ * take the shape. */
 static bool conv_fast(conv_batch *j, float *dw, bool *done)
 {
     const conv_geom *g = j->g;
@@ -640,6 +663,15 @@ static bool conv_fast(conv_batch *j, float *dw, bool *done)
         if (ph < 0 || pw < 0) return true;
         f = (vs_conv_fast){g->n, g->o, g->oh, g->ow, g->c, g->h, g->w, g->kh, g->kw, 1, 1, ph, pw, p->dh, p->dw, true, 0, 0};
     }
+    if (vs_conv_winograd_fits(&f)) {
+        *done = true;
+        const float *bias = j->kind == CONV_TRANSPOSE ? (j->fill_b ? j->fill_b->data : NULL) : j->bias;
+        if (j->kind == CONV_WEIGHT_GRAD ? vs_conv_winograd_weight_grad(&f, j->a, j->b, dw)
+                                        : vs_conv_winograd_forward(&f, j->a, j->b, bias, false, j->out))
+            return true;
+        vs_set_last_error(VS_ERR_NOMEM, "%s: out of memory for the Winograd transforms", j->op);
+        return false;
+    }
     if (j->kind == CONV_WEIGHT_GRAD) {
         if (!vs_conv_avx512_weight_grad_fits(&f)) return true;
         *done = true;
@@ -658,6 +690,8 @@ static bool conv_run(conv_batch *j, float *dw)
 {
     bool direct;
     bool ok = conv_direct(j, dw, &direct);
+    if (direct) return ok;
+    ok = conv_phased(j, dw, &direct);
     if (direct) return ok;
     ok = conv_fast(j, dw, &direct);
     if (direct) return ok;

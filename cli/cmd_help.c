@@ -57,6 +57,9 @@ static int run_help(int argc, char **argv)
     for (int i = 0; vs_verbs[i]; i++) printf("  %-10s %s\n", vs_verbs[i]->name, vs_verbs[i]->summary);
     printf("\n'versus help VERB' documents a verb.  'versus --version' prints the version.\n"
            "Every verb takes --threads T (default: $VERSUS_THREADS, else all cores); results do not depend on it.\n"
+           "Stride-1 3x3 and 5x5 convolutions of 16 or more channels run as Winograd F(4x4,3x3) / F(2x2,5x5) where\n"
+           "that is faster (results differ from the direct sums by about 1e-6 of sum |w x|); VERSUS_CONV=direct\n"
+           "keeps the direct kernels (and their bits) everywhere.\n"
            "Every verb takes --max-memory SIZE (512M, 4G; default half the RAM): sizes read from input (headers,\n"
            "--n, label counts) are checked against it before they are allocated.  Input files are read whole:\n"
            "regular files up to that budget, pipes up to 256 MiB; devices (/dev/zero) are refused.  --out to a\n"

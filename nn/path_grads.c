@@ -17,6 +17,7 @@
  * run's adjoint (one vs_grad) takes it to the input.  These are the point-by-point gradients summed
  * in another order: equal up to rounding.  On the GANMEX MNIST classifier the per-point cost drops
  * from two convolutions to the rest of the model; on an MLP from two products to the last layers. */
+#include "autograd/conv_winograd.h"
 #include "autograd/kernels.h"
 #include "nn/internal.h"
 
@@ -110,12 +111,18 @@ bool vs_sequential_path_grads_fits(vs_module *m, vs_tensor *x)
     return plan_of(m, &pl) && fits_shapes(m, &pl, x) && block_agrees(m, &pl, x);
 }
 
-/* y = layer(x) without its bias. */
+/* y = layer(x) without its bias.  Convolutions keep the direct kernels: U and V are later updated
+ * one column of W2 at a time, exactly, which cancels a contribution only if the product summed it
+ * term by term (Winograd's transforms spread each input's rounding over the tile: the zero-baseline
+ * GANMEX gap grew from 1e-6 to 3e-4). */
 static vs_tensor *apply(const vs_module *l, vs_tensor *x)
 {
     if (l->kind == VS_MODULE_LINEAR) return vs_linear(x, l->params[0], NULL);
     const vs_conv_opts o = vs_module_conv_opts(l);
-    return vs_conv2d(x, l->params[0], NULL, &o);
+    vs_conv_winograd_hold(true);
+    vs_tensor *y = vs_conv2d(x, l->params[0], NULL, &o);
+    vs_conv_winograd_hold(false);
+    return y;
 }
 
 /* The adjoint of apply(l, .) onto an input shaped like `like`. */
@@ -126,7 +133,10 @@ static vs_tensor *apply_t(const vs_module *l, vs_tensor *g, const vs_tensor *lik
     const int64_t k = l->params[0]->shape[2], s = o.stride[0], p = o.padding[0];
     o.output_padding[0] = (int)((like->shape[2] + 2 * p - k) % s);
     o.output_padding[1] = (int)((like->shape[3] + 2 * p - k) % s);
-    return vs_conv_transpose2d(g, l->params[0], NULL, &o);
+    vs_conv_winograd_hold(true);
+    vs_tensor *y = vs_conv_transpose2d(g, l->params[0], NULL, &o);
+    vs_conv_winograd_hold(false);
+    return y;
 }
 
 /* ---- the block: which unit of z1 each output is, and with which coefficient, at one point ---------- */

@@ -214,6 +214,7 @@ static const vs_isa ISAS[3] = {VS_ISA_SCALAR, VS_ISA_AVX2, VS_ISA_AVX512};
 
 START_TEST(test_conv2d_forward)
 {
+    vs_conv_set_algorithm(VS_CONV_DIRECT); /* the direct kernels' bars; Winograd's: test_conv_winograd.c */
     for (int t = 0; t < N_GEOMS * 3; t++) {
         vs_set_kernel_isa(ISAS[t / N_GEOMS]);
         const geom *g = &GEOMS[t % N_GEOMS];
@@ -243,6 +244,7 @@ START_TEST(test_conv2d_forward)
         vs_scope_end();
     }
     vs_set_kernel_isa(VS_ISA_AUTO);
+    vs_conv_set_algorithm(VS_CONV_AUTO);
 }
 END_TEST
 
@@ -250,6 +252,7 @@ END_TEST
  * <conv2d(x, w), y> = <x, conv_transpose2d(y, w)>. */
 START_TEST(test_conv_transpose2d_forward_and_adjoint)
 {
+    vs_conv_set_algorithm(VS_CONV_DIRECT); /* the direct kernels' bars; Winograd's: test_conv_winograd.c */
     for (int t = 0; t < N_GEOMS * 3; t++) {
         vs_set_kernel_isa(ISAS[t / N_GEOMS]);
         const geom *g = &GEOMS[t % N_GEOMS];
@@ -289,6 +292,7 @@ START_TEST(test_conv_transpose2d_forward_and_adjoint)
         vs_scope_end();
     }
     vs_set_kernel_isa(VS_ISA_AUTO);
+    vs_conv_set_algorithm(VS_CONV_AUTO);
 }
 END_TEST
 
@@ -296,6 +300,7 @@ END_TEST
  * identity <weight_grad(x, g), v> = <conv2d(x, v), g>, under each instruction set. */
 START_TEST(test_weight_grad_forward)
 {
+    vs_conv_set_algorithm(VS_CONV_DIRECT); /* the direct kernels' bars; Winograd's: test_conv_winograd.c */
     for (int t = 0; t < N_GEOMS * 3; t++) {
         vs_set_kernel_isa(ISAS[t / N_GEOMS]);
         const geom *g = &GEOMS[t % N_GEOMS];
@@ -334,6 +339,7 @@ START_TEST(test_weight_grad_forward)
         vs_scope_end();
     }
     vs_set_kernel_isa(VS_ISA_AUTO);
+    vs_conv_set_algorithm(VS_CONV_AUTO);
 }
 END_TEST
 

@@ -1,0 +1,620 @@
+/* autograd/conv_winograd.c - Winograd convolution F(m x m, r x r) (Lavin & Gray 2016) for stride-1
+ * 3x3 and 5x5 kernels: forward (and so stride-1 transposes, flipped) and weight gradient.
+ *
+ * Forward.  The output is cut into m x m tiles (the last ones hanging past the border are computed
+ * and not stored); tile t reads the alpha x alpha input patch d_t (alpha = m + r - 1) at its corner.
+ *   U[xi][c][o] = (G W(o,c) G^T)[xi]      once per call
+ *   V[xi][t][c] = (B^T d_t(c) B)[xi]      per block of tiles
+ *   M[xi][t][o] = sum_c V[xi][t][c] U[xi][c][o]     alpha^2 matrix products (vs_sgemm)
+ *   y_t(o) = A^T M(o, t) A   (m x m), plus the bias or the previous y.
+ * Weight gradient.  The roles swap, F(r x r, m x m): the gy tile g_t (m x m, zeros past the output)
+ * is the filter and the same input patch the data,
+ *   M[xi][o][c] = sum_t (G' g_t(o) G'^T)[xi] (B^T d_t(c) B)[xi]   K = every tile of the batch
+ *   dw(o,c) = A'^T M(o,c) A'   (r x r), once at the end.
+ *
+ * The matrices come from Cook-Toom with alpha - 1 finite points p_j and the point at infinity.
+ * E_k (alpha x k) evaluates a polynomial of k coefficients there: E_k[j][i] = p_j^i, and its
+ * infinity row picks the leading coefficient, E_k[inf][i] = [i = k - 1].  A linear convolution of
+ * sequences of m and r terms is c = E_alpha^-1 ((E_m h) . (E_r g)); the correlation y_i = sum_k
+ * g_k d_{i+k} is its transpose in h, so y = E_m^T ((E_r g) . (E_alpha^-T d)).  Column j of E_alpha^-1
+ * is the Lagrange polynomial prod_{l != j} (x - p_l) / f_j, f_j = prod_{l != j} (p_j - p_l), and
+ * column inf is prod_l (x - p_l); the 1 / f_j move to G, which leaves B^T with integer rows:
+ *   A = E_m,  G = diag(1 / f, 1) E_r,  B^T[j] = coefficients of prod_{l != j} (x - p_l),
+ *   B^T[inf] = coefficients of prod_l (x - p_l);  for the weight gradient A' = E_r, G' = diag(1/f, 1) E_m.
+ * Points: 0, 1, -1, 1/2, -2 (alpha 6 for both sizes: F(4x4, 3x3), F(2x2, 5x5)); this set measured
+ * 10-60% smaller errors than 0, +-1, +-2, and 0, +-1, +-1/2 failed the bar on 5x5 gradients.  The
+ * matrices are written out below as exact rationals rounded once to float (the tests derive them).
+ *
+ * Error, the max over outputs of |y - y_exact| / sum |w x| (y_exact in double) on uniform random
+ * data, measured by tests/test_conv_winograd.c (the bar there is 1e-5 per F):
+ *   forward  F(2x2, 3x3) 2e-7, F(4x4, 3x3) 2.0-2.3e-6, F(2x2, 5x5) 3.6-4.4e-7, F(4x4, 5x5) 2e-5 (fails);
+ *   weight gradient  F(3x3, 2x2) 1.4e-7, F(3x3, 4x4) 5.8-8.0e-7, F(5x5, 2x2) 3.8-5.7e-6, F(5x5, 4x4)
+ *   1.2e-5 (fails) - the direct sums' is about 1e-7.  So alpha 6 for both: F(4x4, 3x3), F(2x2, 5x5).
+ *
+ * Transforms run on 16 lanes of channels (input and gy copied channels-last first, so a tile's
+ * patch is whole vectors), unrolled with the matrices as constants; the products are vs_sgemm's, so
+ * every ISA gains.  Blocks hold a fixed number of tiles (never derived from the thread count); every
+ * output element is made by one block, whose sums run in a fixed order, and the weight gradient adds
+ * the blocks' products in block order: results do not depend on the thread count. */
+#include "autograd/conv_winograd.h"
+
+#include "autograd/gemm_kernel.h"
+#include "autograd/kernels.h"
+#include "versus/ops.h"
+
+#include <assert.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define LANES 16
+#define MAX_ALPHA 6
+/* Tiles per block of the forward. */
+#define BLOCK_TILES 64
+/* The weight gradient's blocks: the depth of its products (it adds every block's into the same M). */
+#define WGRAD_BLOCK_TILES 256
+
+/* ---- the algorithm switch ---------------------------------------------------------------------- */
+
+static atomic_int chosen = -1; /* vs_conv_algorithm, -1 until read from the environment */
+
+static vs_conv_algorithm algorithm_from_env(void)
+{
+    const char *env = getenv("VERSUS_CONV");
+    return env && strcmp(env, "direct") == 0 ? VS_CONV_DIRECT : VS_CONV_AUTO;
+}
+
+vs_conv_algorithm vs_conv_set_algorithm(vs_conv_algorithm a)
+{
+    vs_conv_algorithm now = a == VS_CONV_DIRECT ? VS_CONV_DIRECT : algorithm_from_env();
+    atomic_store(&chosen, (int)now);
+    return now;
+}
+
+/* Calls of this thread that must keep the direct kernels' rounding (vs_conv_winograd_hold). */
+static _Thread_local int holds;
+
+void vs_conv_winograd_hold(bool hold)
+{
+    holds += hold ? 1 : -1;
+    assert(holds >= 0);
+}
+
+static vs_conv_algorithm conv_algorithm(void)
+{
+    if (holds > 0) return VS_CONV_DIRECT;
+    int a = atomic_load(&chosen);
+    if (a < 0) {
+        a = (int)algorithm_from_env();
+        atomic_store(&chosen, a);
+    }
+    return (vs_conv_algorithm)a;
+}
+
+/* ---- the matrices -------------------------------------------------------------------------------- */
+
+int vs_conv_winograd_tile(int r) { return r == 3 ? 4 : r == 5 ? 2 : 0; }
+
+/* alpha 6, points 0, 1, -1, 1/2, -2 and infinity (f = 1, 3, -3, -15/16, 15; tests/test_conv_winograd.c
+ * derives them again from the points). */
+static const float BT6[6 * 6] = {1, -3.0f / 2, -2, 3.0f / 2, 1, 0, 0, -1, 1.0f / 2, 5.0f / 2, 1, 0, 0, 1, -5.0f / 2, 1.0f / 2, 1, 0,
+                                 0, -2, -1, 2, 1, 0, 0, 1.0f / 2, -1, -1.0f / 2, 1, 0, 0, 1, -3.0f / 2, -2, 3.0f / 2, 1};
+/* A^T = E_k^T (k x 6): the forward's output transform for m = k, the weight gradient's final one for r = k */
+static const float AT2[2 * 6] = {1, 1, 1, 1, 1, 0, 0, 1, -1, 1.0f / 2, -2, 1};
+static const float AT3[3 * 6] = {1, 1, 1, 1, 1, 0, 0, 1, -1, 1.0f / 2, -2, 0, 0, 1, 1, 1.0f / 4, 4, 1};
+static const float AT4[4 * 6] = {1, 1, 1, 1, 1, 0, 0, 1, -1, 1.0f / 2, -2, 0, 0, 1, 1, 1.0f / 4, 4, 0, 0, 1, -1, 1.0f / 8, -8, 1};
+static const float AT5[5 * 6] = {1, 1,  1, 1,         1, 0, 0, 1, -1, 1.0f / 2,  -2, 0, 0, 1, 1,
+                                 1.0f / 4, 4, 0, 0, 1, -1, 1.0f / 8, -8, 0, 0, 1, 1, 1.0f / 16, 16, 1};
+/* G = diag(1/f, 1) E_k (6 x k): the weight transform for r = k, the weight gradient's gy transform for m = k */
+static const float G2[6 * 2] = {1, 0, 1.0f / 3, 1.0f / 3, -1.0f / 3, 1.0f / 3, -16.0f / 15, -8.0f / 15, 1.0f / 15, -2.0f / 15, 0, 1};
+static const float G3[6 * 3] = {1,           0,          0,          1.0f / 3,  1.0f / 3,  1.0f / 3,
+                                -1.0f / 3,   1.0f / 3,   -1.0f / 3,  -16.0f / 15, -8.0f / 15, -4.0f / 15,
+                                1.0f / 15,   -2.0f / 15, 4.0f / 15,  0,          0,          1};
+static const float G4[6 * 4] = {1,          0,          0,          0,          1.0f / 3,  1.0f / 3,   1.0f / 3,  1.0f / 3,
+                                -1.0f / 3,  1.0f / 3,   -1.0f / 3,  1.0f / 3,   -16.0f / 15, -8.0f / 15, -4.0f / 15, -2.0f / 15,
+                                1.0f / 15,  -2.0f / 15, 4.0f / 15,  -8.0f / 15, 0,          0,          0,          1};
+static const float G5[6 * 5] = {1,           0,          0,          0,           0,          1.0f / 3,  1.0f / 3,  1.0f / 3,
+                                1.0f / 3,    1.0f / 3,   -1.0f / 3,  1.0f / 3,    -1.0f / 3,  1.0f / 3,  -1.0f / 3, -16.0f / 15,
+                                -8.0f / 15,  -4.0f / 15, -2.0f / 15, -1.0f / 15,  1.0f / 15,  -2.0f / 15, 4.0f / 15, -8.0f / 15,
+                                16.0f / 15,  0,          0,          0,           0,          1};
+
+/* The matrices of one size for tests: which 0 B^T, 1 A^T (m x 6), 2 G (6 x r), 3 G' (6 x m), 4 A'^T
+ * (r x 6) of F(m x m, r x r); NULL for other sizes. */
+const float *vs_conv_winograd_matrix(int r, int which)
+{
+    const int m = vs_conv_winograd_tile(r);
+    if (m == 0 || which < 0 || which > 4) return NULL;
+    const float *const ms[2][5] = {{BT6, AT4, G3, G4, AT3}, {BT6, AT2, G5, G2, AT5}};
+    return ms[r == 5][which];
+}
+
+/* ---- transforms on 16 lanes ------------------------------------------------------------------------ */
+
+/* Z = P X P^T on each lane, P a x p: X's element (i, k) is the 16 floats at X + i xr + k xc, Z's
+ * element (k, l) those at Z + k zr + l zc.  The portable reference; zero entries of P are skipped. */
+VS_VECTOR_CLONES512 static void xform_ref(int a, int p, const float *P, const float *restrict X, int64_t xr, int64_t xc,
+                                          float *restrict Z, int64_t zr, int64_t zc)
+{
+    float T[MAX_ALPHA * MAX_ALPHA * LANES];
+    for (int i = 0; i < p; i++) /* T[i][l] = sum_k X[i][k] P[l][k] */
+        for (int l = 0; l < a; l++) {
+            float *restrict t = T + (i * a + l) * LANES;
+            for (int v = 0; v < LANES; v++) t[v] = 0;
+            for (int k = 0; k < p; k++) {
+                const float s = P[l * p + k];
+                if (s == 0) continue;
+                const float *restrict x = X + i * xr + k * xc;
+                for (int v = 0; v < LANES; v++) t[v] += s * x[v];
+            }
+        }
+    for (int k = 0; k < a; k++) /* Z[k][l] = sum_i P[k][i] T[i][l] */
+        for (int l = 0; l < a; l++) {
+            float *restrict z = Z + k * zr + l * zc;
+            for (int v = 0; v < LANES; v++) z[v] = 0;
+            for (int i = 0; i < p; i++) {
+                const float s = P[k * p + i];
+                if (s == 0) continue;
+                const float *restrict t = T + (i * a + l) * LANES;
+                for (int v = 0; v < LANES; v++) z[v] += s * t[v];
+            }
+        }
+}
+
+/* One transform Z = P X P^T of a fixed P, strides as xform_ref's. */
+typedef void (*xform_fn)(const float *X, int64_t xr, int64_t xc, float *Z, int64_t zr, int64_t zc);
+
+#if defined(__GNUC__) && !defined(VS_NO_CLONES)
+/* The same operations on 16-float vectors (GCC/Clang vector extension: one zmm under AVX-512, two ymm
+ * under AVX2, four xmm otherwise), unrolled so that P's entries are constants: its zeros vanish, its
+ * ones become an add (-1: a subtract), which gives the bits of s x + acc. */
+typedef float v16 __attribute__((vector_size(LANES * sizeof(float))));
+
+#define MULADD(acc, s, x) ((s) == 1 ? (acc) + (x) : (s) == -1 ? (acc) - (x) : (acc) + (s) * (x))
+
+#define XFORM(NAME, A, PP, P)                                                                                \
+    VS_VECTOR_CLONES512 static void NAME(const float *restrict X, int64_t xr, int64_t xc, float *restrict Z,    \
+                                         int64_t zr, int64_t zc)                                            \
+    {                                                                                                       \
+        v16 t[PP * A];                                                                                      \
+        _Pragma("GCC unroll 8") for (int i = 0; i < PP; i++)                                                \
+        {                                                                                                   \
+            v16 x[PP];                                                                                      \
+            _Pragma("GCC unroll 8") for (int k = 0; k < PP; k++) memcpy(&x[k], X + i * xr + k * xc, sizeof(v16)); \
+            _Pragma("GCC unroll 8") for (int l = 0; l < A; l++)                                             \
+            {                                                                                               \
+                v16 acc = {0};                                                                              \
+                _Pragma("GCC unroll 8") for (int k = 0; k < PP; k++) if (P[l * PP + k] != 0) acc =          \
+                    MULADD(acc, P[l * PP + k], x[k]);                                                       \
+                t[i * A + l] = acc;                                                                         \
+            }                                                                                               \
+        }                                                                                                   \
+        _Pragma("GCC unroll 8") for (int k = 0; k < A; k++)                                                 \
+        _Pragma("GCC unroll 8") for (int l = 0; l < A; l++)                                                 \
+        {                                                                                                   \
+            v16 acc = {0};                                                                                  \
+            _Pragma("GCC unroll 8") for (int i = 0; i < PP; i++) if (P[k * PP + i] != 0) acc =              \
+                MULADD(acc, P[k * PP + i], t[i * A + l]);                                                   \
+            memcpy(Z + k * zr + l * zc, &acc, sizeof(v16));                                                 \
+        }                                                                                                   \
+    }
+#else
+#define XFORM(NAME, A, PP, P) \
+    static void NAME(const float *X, int64_t xr, int64_t xc, float *Z, int64_t zr, int64_t zc) \
+    {                                                                                      \
+        xform_ref(A, PP, P, X, xr, xc, Z, zr, zc);                                         \
+    }
+#endif
+XFORM(xf_bt6, 6, 6, BT6) /* B^T d B */
+XFORM(xf_at2, 2, 6, AT2) /* A^T M A, F(2x2, 5x5) */
+XFORM(xf_at3, 3, 6, AT3) /* A'^T M A', F(3x3, 4x4) */
+XFORM(xf_at4, 4, 6, AT4) /* A^T M A, F(4x4, 3x3) */
+XFORM(xf_at5, 5, 6, AT5) /* A'^T M A', F(5x5, 2x2) */
+XFORM(xf_g2, 6, 2, G2)   /* G' g G'^T, F(5x5, 2x2) */
+XFORM(xf_g3, 6, 3, G3)   /* G w G^T, F(4x4, 3x3) */
+XFORM(xf_g4, 6, 4, G4)   /* G' g G'^T, F(3x3, 4x4) */
+XFORM(xf_g5, 6, 5, G5)   /* G w G^T, F(2x2, 5x5) */
+
+/* The transforms of F(m x m, r x r): data (B^T d B), out (A^T M A), weight (G w G^T), and the weight
+ * gradient's grad (G' g G'^T) and finish (A'^T M A'). */
+typedef struct wino_kind {
+    int m, r, alpha;
+    xform_fn data, out, weight, grad, finish;
+} wino_kind;
+
+static const wino_kind F4_3 = {4, 3, 6, xf_bt6, xf_at4, xf_g3, xf_g4, xf_at3};
+static const wino_kind F2_5 = {2, 5, 6, xf_bt6, xf_at2, xf_g5, xf_g2, xf_at5};
+
+void vs_conv_winograd_transform(int r, int which, bool reference, const float *X, float *Z)
+{
+    const wino_kind *k = r == 3 ? &F4_3 : &F2_5;
+    const int rows[5] = {6, k->m, 6, 6, r}, cols[5] = {6, 6, r, k->m, 6};
+    const xform_fn fn[5] = {k->data, k->out, k->weight, k->grad, k->finish};
+    const int p = cols[which];
+    if (reference)
+        xform_ref(rows[which], p, vs_conv_winograd_matrix(r, which), X, p * LANES, LANES, Z, rows[which] * LANES, LANES);
+    else
+        fn[which](X, p * LANES, LANES, Z, rows[which] * LANES, LANES);
+}
+
+/* ---- geometry -------------------------------------------------------------------------------------- */
+
+typedef struct wino_job {
+    const vs_conv_fast *g;
+    wino_kind t;
+    int64_t th, tw, tiles; /* tile rows and columns per image, tiles of the batch */
+    int64_t oy, ox;        /* input row of output row 0's first tap: y0 - ph (columns: x0 - pw) */
+    int64_t blocks, block; /* blocks of `block` tiles */
+    int64_t cp, op;        /* c and o rounded up to LANES: the rows of xt, V and of gyt, M */
+    const float *x, *w, *bias, *gy;
+    float *xt, *gyt; /* x as [n][h][w][cp], gy as [n][oh][ow][op]: channels last, zero-padded */
+    float *yt;       /* the forward's output as [n][oh][ow][op] */
+    int64_t t0, nt;  /* the weight gradient's current block: its first tile and its tiles */
+    float *V, *Gt, *M; /* its transformed tiles and the products' sums */
+    float *y, *u;
+    bool accumulate;
+    volatile int failed;
+} wino_job;
+
+static int64_t round_lanes(int64_t k) { return (k + LANES - 1) / LANES * LANES; }
+
+static void job_init(wino_job *j, const vs_conv_fast *g, int64_t block)
+{
+    const int r = (int)g->kh, m = vs_conv_winograd_tile(r);
+    j->g = g;
+    j->t = r == 3 ? F4_3 : F2_5;
+    j->th = (g->oh + m - 1) / m;
+    j->tw = (g->ow + m - 1) / m;
+    j->tiles = g->n * j->th * j->tw;
+    j->oy = g->y0 - g->ph;
+    j->ox = g->x0 - g->pw;
+    j->block = block;
+    j->blocks = (j->tiles + block - 1) / block;
+    j->cp = round_lanes(g->c);
+    j->op = round_lanes(g->o);
+}
+
+/* Where tile t starts: image *n, output row *i0 and column *j0. */
+static void tile_at(const wino_job *j, int64_t t, int64_t *n, int64_t *i0, int64_t *j0)
+{
+    const int64_t per = j->th * j->tw, rem = t % per;
+    *n = t / per;
+    *i0 = rem / j->tw * j->t.m;
+    *j0 = rem % j->tw * j->t.m;
+}
+
+/* Channels last: dst[n][i][c] = src[n][c][i] for i < plane, c < ch, zero for ch <= c < cl. */
+typedef struct channels_last {
+    const float *src;
+    float *dst;
+    int64_t ch, cl, plane;
+    bool avx2; /* the kernels run AVX2 or better: transpose with vs_gemm_transpose_avx2 */
+} channels_last;
+
+static void channels_last_images(void *ctx, int64_t n0, int64_t n1)
+{
+    const channels_last *q = ctx;
+    for (int64_t n = n0; n < n1; n++)
+        for (int64_t c0 = 0; c0 < q->cl; c0 += LANES) {
+            const int nv = q->ch - c0 < LANES ? (int)(q->ch - c0) : LANES;
+            const float *s = q->src + (n * q->ch + c0) * q->plane;
+            float *d = q->dst + n * q->plane * q->cl + c0;
+#if defined(__x86_64__) || defined(__i386__)
+            if (q->avx2) { /* 8 x 8 blocks in registers; then the padding lanes */
+                vs_gemm_transpose_avx2(nv, q->plane, s, q->plane, d, q->cl);
+                if (nv < LANES)
+                    for (int64_t i = 0; i < q->plane; i++) memset(d + i * q->cl + nv, 0, (size_t)(LANES - nv) * sizeof(float));
+                continue;
+            }
+#endif
+            for (int64_t i = 0; i < q->plane; i++)
+                for (int v = 0; v < LANES; v++) d[i * q->cl + v] = v < nv ? s[v * q->plane + i] : 0;
+        }
+}
+
+static void to_channels_last(const float *src, float *dst, int64_t n, int64_t ch, int64_t cl, int64_t plane)
+{
+    channels_last q = {src, dst, ch, cl, plane, vs_kernel_isa() >= VS_ISA_AVX2};
+    if (n <= 1)
+        channels_last_images(&q, 0, n);
+    else
+        vs_parallel_for(n, 1, channels_last_images, &q);
+}
+
+/* X[a][b] = the 16 channels c0.. of img (channels last, planes h x w, cl channels) at (r0 + a, c0 + b),
+ * a, b < size; zero outside the plane. */
+VS_SHORT_COPIES static void gather(const float *img, int64_t h, int64_t w, int64_t cl, int64_t r0, int64_t col0,
+                                   int size, float *restrict X)
+{
+    for (int a = 0; a < size; a++) {
+        const int64_t row = r0 + a;
+        for (int b = 0; b < size; b++) {
+            const int64_t col = col0 + b;
+            float *dst = X + (a * size + b) * LANES;
+            if (row >= 0 && row < h && col >= 0 && col < w)
+                memcpy(dst, img + (row * w + col) * cl, LANES * sizeof(float));
+            else
+                memset(dst, 0, LANES * sizeof(float));
+        }
+    }
+}
+
+/* V[xi][k][c] = (B^T d_t(c) B)[xi] for the block's tiles t = t0 + k, k0 <= k < k1 (rows cp apart, j->block per
+ * xi); patches inside the image are read in place, the others gathered with their zeros. */
+static void input_transform(const wino_job *j, int64_t t0, int64_t k0, int64_t k1, float *V)
+{
+    const vs_conv_fast *g = j->g;
+    const int alpha = j->t.alpha;
+    const int64_t cp = j->cp, zs = j->block * cp;
+    float X[MAX_ALPHA * MAX_ALPHA * LANES];
+    for (int64_t k = k0; k < k1; k++) {
+        int64_t n, i0, j0;
+        tile_at(j, t0 + k, &n, &i0, &j0);
+        const int64_t r0 = i0 + j->oy, c0 = j0 + j->ox;
+        const float *img = j->xt + n * g->h * g->w * cp;
+        const bool inside = r0 >= 0 && r0 + alpha <= g->h && c0 >= 0 && c0 + alpha <= g->w;
+        for (int64_t ch = 0; ch < cp; ch += LANES) {
+            if (inside) {
+                j->t.data(img + (r0 * g->w + c0) * cp + ch, g->w * cp, cp, V + k * cp + ch, alpha * zs, zs);
+            } else {
+                gather(img + ch, g->h, g->w, cp, r0, c0, alpha, X);
+                j->t.data(X, alpha * LANES, LANES, V + k * cp + ch, alpha * zs, zs);
+            }
+        }
+    }
+}
+
+/* ---- forward -------------------------------------------------------------------------------------- */
+
+/* U[xi][c][o] = (G W(o,c) G^T)[xi] for input channels [c0, c1), 16 output channels at a time. */
+static void weight_transform(void *ctx, int64_t c0, int64_t c1)
+{
+    const wino_job *j = ctx;
+    const vs_conv_fast *g = j->g;
+    const int r = j->t.r, alpha = j->t.alpha, a2 = alpha * alpha;
+    float X[MAX_ALPHA * MAX_ALPHA * LANES], Z[MAX_ALPHA * MAX_ALPHA * LANES];
+    for (int64_t c = c0; c < c1; c++)
+        for (int64_t o0 = 0; o0 < g->o; o0 += LANES) {
+            const int nv = g->o - o0 < LANES ? (int)(g->o - o0) : LANES;
+            for (int v = 0; v < LANES; v++)
+                for (int ki = 0; ki < r; ki++)
+                    for (int kj = 0; kj < r; kj++) {
+                        const int64_t o = o0 + v;
+                        float val = 0;
+                        if (v < nv)
+                            val = g->flip ? j->w[((c * g->o + o) * r + r - 1 - ki) * r + r - 1 - kj]
+                                          : j->w[((o * g->c + c) * r + ki) * r + kj];
+                        X[(ki * r + kj) * LANES + v] = val;
+                    }
+            j->t.weight(X, r * LANES, LANES, Z, alpha * LANES, LANES);
+            for (int xi = 0; xi < a2; xi++)
+                memcpy(j->u + ((int64_t)xi * g->c + c) * g->o + o0, Z + xi * LANES, (size_t)nv * sizeof(float));
+        }
+}
+
+/* yt (y channels last) of the block's tiles from M[xi][k][o] (rows op apart, j->block per xi): A^T M A;
+ * whole tiles are written in place, those hanging past the output through Z. */
+static void output_transform(const wino_job *j, int64_t t0, int64_t nt, const float *M)
+{
+    const vs_conv_fast *g = j->g;
+    const int m = j->t.m, alpha = j->t.alpha;
+    const int64_t op = j->op, xc = j->block * op;
+    float Z[MAX_ALPHA * MAX_ALPHA * LANES];
+    for (int64_t k = 0; k < nt; k++) {
+        int64_t n, i0, j0;
+        tile_at(j, t0 + k, &n, &i0, &j0);
+        const int rows = g->oh - i0 < m ? (int)(g->oh - i0) : m, cols = g->ow - j0 < m ? (int)(g->ow - j0) : m;
+        float *d = j->yt + ((n * g->oh + i0) * g->ow + j0) * op;
+        for (int64_t o0 = 0; o0 < op; o0 += LANES) {
+            if (rows == m && cols == m) {
+                j->t.out(M + k * op + o0, alpha * xc, xc, d + o0, g->ow * op, op);
+                continue;
+            }
+            j->t.out(M + k * op + o0, alpha * xc, xc, Z, m * LANES, LANES);
+            for (int a = 0; a < rows; a++)
+                for (int c = 0; c < cols; c++) memcpy(d + (a * g->ow + c) * op + o0, Z + (a * m + c) * LANES, LANES * sizeof(float));
+        }
+    }
+}
+
+/* y of images [n0, n1) from yt: y = (accumulate ? y : bias, or 0) + yt moved channels first. */
+static void output_images(void *ctx, int64_t n0, int64_t n1)
+{
+    const wino_job *j = ctx;
+    const vs_conv_fast *g = j->g;
+    const int64_t plane = g->oh * g->ow, op = j->op;
+    for (int64_t n = n0; n < n1; n++) {
+        const float *s = j->yt + n * plane * op;
+        float *d = j->y + n * g->o * plane;
+        if (j->accumulate) {
+            for (int64_t o = 0; o < g->o; o++)
+                for (int64_t i = 0; i < plane; i++) d[o * plane + i] += s[i * op + o];
+            continue;
+        }
+#if defined(__x86_64__) || defined(__i386__)
+        if (vs_kernel_isa() >= VS_ISA_AVX2)
+            vs_gemm_transpose_avx2(plane, g->o, s, op, d, plane);
+        else
+#endif
+            for (int64_t o = 0; o < g->o; o++)
+                for (int64_t i = 0; i < plane; i++) d[o * plane + i] = s[i * op + o];
+        if (j->bias)
+            for (int64_t o = 0; o < g->o; o++) {
+                const float b = j->bias[o];
+                for (int64_t i = 0; i < plane; i++) d[o * plane + i] = b + d[o * plane + i];
+            }
+    }
+}
+
+static void forward_blocks(void *ctx, int64_t b0, int64_t b1)
+{
+    wino_job *j = ctx;
+    const vs_conv_fast *g = j->g;
+    const int64_t a2 = j->t.alpha * j->t.alpha;
+    void *owned;
+    float *V = vs_scratch_or_own(VS_SCRATCH_WINO, (size_t)(a2 * (j->cp + j->op) * j->block) * sizeof(float), &owned);
+    if (!V) {
+        j->failed = 1;
+        return;
+    }
+    float *M = V + a2 * j->cp * j->block;
+    for (int64_t b = b0; b < b1; b++) {
+        const int64_t t0 = b * j->block, nt = j->tiles - t0 < j->block ? j->tiles - t0 : j->block;
+        input_transform(j, t0, 0, nt, V);
+        for (int64_t xi = 0; xi < a2; xi++)
+            vs_sgemm(false, false, nt, g->o, g->c, 1.0f, V + xi * j->block * j->cp, j->cp, j->u + xi * g->c * g->o, g->o, 0.0f,
+                     M + xi * j->block * j->op, j->op);
+        output_transform(j, t0, nt, M);
+    }
+    free(owned);
+}
+
+bool vs_conv_winograd_forward(const vs_conv_fast *g, const float *x, const float *w, const float *bias, bool accumulate,
+                              float *y)
+{
+    wino_job j = {0};
+    /* blocks of 64 tiles, or (few tiles) of 16 or more making four blocks, for the threads */
+    const int64_t m = vs_conv_winograd_tile((int)g->kh), tiles = g->n * ((g->oh + m - 1) / m) * ((g->ow + m - 1) / m);
+    const int64_t quarter = round_lanes((tiles + 3) / 4);
+    job_init(&j, g, quarter < BLOCK_TILES ? (quarter < LANES ? LANES : quarter) : BLOCK_TILES);
+    j.x = x, j.w = w, j.bias = bias, j.y = y, j.accumulate = accumulate;
+    const int64_t a2 = j.t.alpha * j.t.alpha, nu = a2 * g->o * g->c;
+    const int64_t nx = g->n * g->h * g->w * j.cp, ny = g->n * g->oh * g->ow * j.op;
+    void *owned_u, *owned_x;
+    j.u = vs_scratch_or_own(VS_SCRATCH_WINO_U, (size_t)nu * sizeof(float), &owned_u);
+    j.xt = j.u ? vs_scratch_or_own(VS_SCRATCH_WINO_X, (size_t)(nx + ny) * sizeof(float), &owned_x) : NULL;
+    if (!j.xt) {
+        free(owned_u);
+        return false;
+    }
+    j.yt = j.xt + nx;
+    vs_parallel_for(g->c, 8, weight_transform, &j);
+    to_channels_last(x, j.xt, g->n, g->c, j.cp, g->h * g->w);
+    if (j.blocks <= 1)
+        forward_blocks(&j, 0, j.blocks);
+    else
+        vs_parallel_for(j.blocks, 1, forward_blocks, &j);
+    if (!j.failed) vs_parallel_for(g->n, 1, output_images, &j);
+    free(owned_x);
+    free(owned_u);
+    return !j.failed;
+}
+
+/* ---- weight gradient ------------------------------------------------------------------------------ */
+
+/* Gt[xi][k][o] = (G' g_t(o) G'^T)[xi] for the block's tiles t0 + k, k0 <= k < k1 (rows op apart, j->block
+ * per xi). */
+static void grad_transform(const wino_job *j, int64_t t0, int64_t k0, int64_t k1, float *Gt)
+{
+    const vs_conv_fast *g = j->g;
+    const int m = j->t.m;
+    const int64_t op = j->op, zs = j->block * op;
+    float X[MAX_ALPHA * MAX_ALPHA * LANES];
+    for (int64_t k = k0; k < k1; k++) {
+        int64_t n, i0, j0;
+        tile_at(j, t0 + k, &n, &i0, &j0);
+        const float *img = j->gyt + n * g->oh * g->ow * op;
+        const bool inside = i0 + m <= g->oh && j0 + m <= g->ow;
+        for (int64_t o0 = 0; o0 < op; o0 += LANES) {
+            if (inside) {
+                j->t.grad(img + (i0 * g->ow + j0) * op + o0, g->ow * op, op, Gt + k * op + o0, j->t.alpha * zs, zs);
+            } else {
+                gather(img + o0, g->oh, g->ow, op, i0, j0, m, X);
+                j->t.grad(X, m * LANES, LANES, Gt + k * op + o0, j->t.alpha * zs, zs);
+            }
+        }
+    }
+}
+
+/* dw(o,c) = A'^T M(o,c) A' (dw is j->y) for output channels [o0, o1), 16 input channels at a time. */
+static void weight_grad_finish(void *ctx, int64_t o0, int64_t o1)
+{
+    const wino_job *j = ctx;
+    const vs_conv_fast *g = j->g;
+    const float *M = j->M;
+    float *dw = j->y;
+    const int r = j->t.r, alpha = j->t.alpha, a2 = alpha * alpha;
+    float X[MAX_ALPHA * MAX_ALPHA * LANES], Z[MAX_ALPHA * MAX_ALPHA * LANES];
+    for (int64_t o = o0; o < o1; o++)
+        for (int64_t c0 = 0; c0 < g->c; c0 += LANES) {
+            const int nv = g->c - c0 < LANES ? (int)(g->c - c0) : LANES;
+            for (int xi = 0; xi < a2; xi++)
+                for (int v = 0; v < LANES; v++) X[xi * LANES + v] = v < nv ? M[((int64_t)xi * g->o + o) * g->c + c0 + v] : 0;
+            j->t.finish(X, alpha * LANES, LANES, Z, r * LANES, LANES);
+            for (int v = 0; v < nv; v++)
+                for (int e = 0; e < r * r; e++) dw[((o * g->c) + c0 + v) * r * r + e] = Z[e * LANES + v];
+        }
+}
+
+/* One block of the weight gradient: the transforms of tiles [k0, k1) of the block at j->t0. */
+static void wgrad_tiles(void *ctx, int64_t k0, int64_t k1)
+{
+    const wino_job *j = ctx;
+    input_transform(j, j->t0, k0, k1, j->V);
+    grad_transform(j, j->t0, k0, k1, j->Gt);
+}
+
+/* M[xi] (+)= Gt[xi]^T V[xi] for xi in [x0, x1): the block's depth nt added to the earlier blocks'. */
+static void wgrad_products(void *ctx, int64_t x0, int64_t x1)
+{
+    const wino_job *j = ctx;
+    const vs_conv_fast *g = j->g;
+    for (int64_t xi = x0; xi < x1; xi++)
+        vs_sgemm(true, false, g->o, g->c, j->nt, 1.0f, j->Gt + xi * j->block * j->op, j->op, j->V + xi * j->block * j->cp, j->cp,
+                 j->t0 == 0 ? 0.0f : 1.0f, j->M + xi * g->o * g->c, g->c);
+}
+
+bool vs_conv_winograd_weight_grad(const vs_conv_fast *g, const float *x, const float *gy, float *dw)
+{
+    wino_job j = {0};
+    job_init(&j, g, WGRAD_BLOCK_TILES);
+    j.x = x, j.gy = gy;
+    const int64_t a2 = j.t.alpha * j.t.alpha, nm = a2 * g->o * g->c;
+    const int64_t nx = g->n * g->h * g->w * j.cp, ngy = g->n * g->oh * g->ow * j.op;
+    void *owned_m, *owned_v, *owned_x;
+    j.M = vs_scratch_or_own(VS_SCRATCH_WINO_U, (size_t)nm * sizeof(float), &owned_m);
+    j.V = j.M ? vs_scratch_or_own(VS_SCRATCH_WINO, (size_t)(a2 * (j.cp + j.op) * j.block) * sizeof(float), &owned_v) : NULL;
+    j.xt = j.V ? vs_scratch_or_own(VS_SCRATCH_WINO_X, (size_t)(nx + ngy) * sizeof(float), &owned_x) : NULL;
+    if (!j.xt) {
+        if (j.V) free(owned_v);
+        free(owned_m);
+        return false;
+    }
+    j.gyt = j.xt + nx;
+    to_channels_last(x, j.xt, g->n, g->c, j.cp, g->h * g->w);
+    to_channels_last(gy, j.gyt, g->n, g->o, j.op, g->oh * g->ow);
+    j.Gt = j.V + a2 * j.cp * j.block;
+    if (j.blocks == 0) memset(j.M, 0, (size_t)nm * sizeof(float));
+    /* the blocks in order, each spread over the threads by tiles, then by transformed point */
+    for (int64_t b = 0; b < j.blocks; b++) {
+        j.t0 = b * j.block;
+        j.nt = j.tiles - j.t0 < j.block ? j.tiles - j.t0 : j.block;
+        vs_parallel_for(j.nt, LANES, wgrad_tiles, &j);
+        vs_parallel_for(a2, 1, wgrad_products, &j);
+    }
+    j.y = dw;
+    vs_parallel_for(g->o, 4, weight_grad_finish, &j);
+    free(owned_x);
+    free(owned_v);
+    free(owned_m);
+    return true;
+}
+
+/* ---- dispatch -------------------------------------------------------------------------------------- */
+
+/* Measured at 1 thread against the direct kernels (AVX-512; forward / transpose / weight gradient):
+ * 3x3 wins 1.1-2.0x with 64+ channels in and out together where the tiles are well used
+ * (32x96x10x10->64 2.0/1.4/2.0x, 16x128x7x7->128 1.33/1.41/1.27x, 16 -> 64 1.07/1.10/1.01x, 64 -> 16
+ * 1.10/1.13/1.13x); 16 -> 32 channels ran 1.03/1.00/0.89x, 32 -> 16 0.99/1.02/1.07x, 16 -> 16
+ * 0.89/0.89/0.68x.  5x5 needs 24+ each side as well (CEM's 32x14x14->64 1.26/1.22/1.15x, 96 -> 24
+ * 1.25/1.20/1.79x; 24 -> 24 0.88/0.89/0.80x, 16 -> 32 0.92/0.78/0.62x).  Tiles hanging past the output
+ * cost as much as full ones: 5x5 outputs of F(4x4) (39% used) ran 0.64x, 3x3 (56%) 0.87x, 7x7 outputs
+ * of F(2x2) (77%) 0.82x, 15x15 (88%) 1.25x. */
+bool vs_conv_winograd_fits(const vs_conv_fast *g)
+{
+    if (conv_algorithm() != VS_CONV_AUTO) return false;
+    if (g->sh != 1 || g->sw != 1 || g->dh != 1 || g->dw != 1 || g->kh != g->kw) return false;
+    const int64_t m = vs_conv_winograd_tile((int)g->kh), min_ch = g->kh == 3 ? 16 : 24;
+    if (m == 0 || g->n * g->oh * g->ow == 0 || g->c < min_ch || g->o < min_ch || g->c + g->o < 64) return false;
+    const double used = (double)(g->oh * g->ow) / (double)((g->oh + m - 1) / m * ((g->ow + m - 1) / m) * m * m);
+    return used >= (g->kh == 3 ? 0.65 : 0.85);
+}

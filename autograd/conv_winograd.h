@@ -1,0 +1,45 @@
+/* autograd/conv_winograd.h - Winograd (Cook-Toom) convolution F(m x m, r x r) for stride-1,
+ * undilated, square 3x3 and 5x5 kernels: fewer multiply-adds than the direct kernels (F(4x4, 3x3):
+ * 36 per 16 outputs and channel pair instead of 144), the products run as one matrix product per
+ * transformed point through vs_sgemm.  Private to the conv ops (ops_conv.c) and the stride-2 phase
+ * split that reduces even kernels to stride-1 convs.
+ *
+ * Geometry as vs_conv_avx512_forward (conv_avx512.h), restricted to sh = sw = dh = dw = 1, kh = kw;
+ * flip, y0 and x0 as there.  Every output element is computed by the same operations for any thread
+ * count (blocks of a fixed number of tiles); the rounding differs from the direct kernels' (the
+ * transforms add a few ulps: see conv_winograd.c for the measured error), which is why
+ * vs_conv_set_algorithm(VS_CONV_DIRECT) / VERSUS_CONV=direct switch it off. */
+#ifndef VERSUS_AUTOGRAD_CONV_WINOGRAD_H
+#define VERSUS_AUTOGRAD_CONV_WINOGRAD_H
+
+#include "autograd/conv_avx512.h"
+
+#include <stdbool.h>
+
+/* Whether g is the kind of shape the Winograd kernels take (stride and dilation 1, a 3x3 or 5x5
+ * kernel, enough channels) and they beat the direct ones there, and the algorithm is not forced to
+ * direct (vs_conv_set_algorithm, VERSUS_CONV). */
+bool vs_conv_winograd_fits(const vs_conv_fast *g);
+/* y = (accumulate ? y : bias, or 0 without one) + conv(x, W), the contract of vs_conv_avx512_forward;
+ * false when out of memory. */
+bool vs_conv_winograd_forward(const vs_conv_fast *g, const float *x, const float *w, const float *bias, bool accumulate,
+                              float *y);
+/* dw[o,c,ki,kj] (overwritten) = sum_{n,i,j} gy[n,o,i,j] x[n, c, i + ki - ph, j + kj - pw] (flip unset,
+ * y0 = x0 = 0), by F(r x r, m x m) summed over every tile of the batch; false when out of memory. */
+bool vs_conv_winograd_weight_grad(const vs_conv_fast *g, const float *x, const float *gy, float *dw);
+
+/* While held (calls nest; hold(false) ends one), the convolutions this thread dispatches keep the
+ * direct kernels: for callers whose sums must follow the inputs term by term, e.g. the IG path
+ * engine, which later adds and removes single columns exactly (nn/path_grads.c). */
+void vs_conv_winograd_hold(bool hold);
+
+/* The tile size m of F(m x m, r x r) used for a kernel of size r (0: none). */
+int vs_conv_winograd_tile(int r);
+/* Its matrices, for the tests: which 0 B^T (6 x 6), 1 A^T (m x 6), 2 G (6 x r), 3 G' (6 x m), 4 A'^T
+ * (r x 6), row-major; NULL for other r or which. */
+const float *vs_conv_winograd_matrix(int r, int which);
+/* Z = P X P^T on 16 lanes for P = vs_conv_winograd_matrix(r, which) (r 3 or 5, which 0-4; X [p][p][16],
+ * Z [a][a][16]) by the kernels' unrolled code, or by the portable reference loops: the same bits. */
+void vs_conv_winograd_transform(int r, int which, bool reference, const float *X, float *Z);
+
+#endif

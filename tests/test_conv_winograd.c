@@ -1,0 +1,285 @@
+/* test_conv_winograd.c - Winograd convolutions (autograd/conv_winograd.c) against double-precision
+ * direct sums: the forward, the flipped forward (a stride-1 transpose) with bias and accumulate, and the
+ * weight gradient, for 3x3 and 5x5 kernels, odd sizes (tiles cut by the border), padding 0-2, batches
+ * of 1-3, channel counts that are not multiples of 16, under every instruction set; the error bar per
+ * F(m, r) relative to sum |w x| (printed); 1 and 2 threads bit-identical; the ops dispatch to it and
+ * VS_CONV_DIRECT switches it off. */
+#include "autograd/conv_winograd.h"
+#include "autograd/kernels.h"
+#include "gradcheck.h"
+#include "versus/threads.h"
+#include "versus/versus.h"
+#include "vs_check.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+static vs_rng R;
+
+/* The error bar: max |y - exact| / sum |terms| per output (see conv_winograd.c for the measured ones). */
+#define BAR 1e-5
+
+typedef struct wgeom {
+    int n, c, h, w, o, r, p;
+} wgeom;
+
+static const wgeom GEOMS[] = {
+    /* n   c   h   w   o  r  p */
+    {1, 16, 9, 11, 16, 3, 1},  /* odd sizes: the last tiles hang past the border */
+    {2, 19, 14, 14, 21, 3, 0}, /* channels not multiples of 16, no padding */
+    {3, 17, 7, 13, 33, 3, 2},  /* more padding than a 'same' conv */
+    {1, 32, 14, 14, 64, 5, 2}, /* CEM's k5 on 14x14 */
+    {2, 20, 11, 9, 17, 5, 1},  /* 5x5, odd, padding 1 */
+    {3, 16, 6, 5, 18, 5, 0},   /* 5x5, two output rows, one column */
+    {2, 24, 12, 12, 24, 3, 1}, /* more than one block of tiles (2 x 9 tiles of 4x4 ... and 64 per block) */
+    {1, 16, 40, 40, 16, 3, 1}, /* 100 tiles: a full block and a partial one */
+};
+#define N_GEOMS (int)(sizeof GEOMS / sizeof GEOMS[0])
+
+static const vs_isa ISAS[3] = {VS_ISA_SCALAR, VS_ISA_AVX2, VS_ISA_AVX512};
+
+static int out_len(const wgeom *g, int in) { return in + 2 * g->p - g->r + 1; }
+
+static float xat(const wgeom *g, const float *x, int n, int c, int i, int j)
+{
+    if (i < 0 || i >= g->h || j < 0 || j >= g->w) return 0.0f;
+    return x[((n * g->c + c) * g->h + i) * g->w + j];
+}
+
+static vs_conv_fast fast_of(const wgeom *g)
+{
+    return (vs_conv_fast){g->n, g->c, g->h, g->w, g->o, out_len(g, g->h), out_len(g, g->w), g->r, g->r, 1, 1, g->p, g->p, 1, 1,
+                          false, 0, 0};
+}
+
+static float *rand_floats(int64_t n)
+{
+    float *v = malloc((size_t)n * sizeof *v);
+    for (int64_t k = 0; k < n; k++) v[k] = 2 * vs_rng_uniformf(&R) - 1;
+    return v;
+}
+
+/* Relative error of one element; worst kept in *worst. */
+static void check_rel(const char *what, int t, int64_t at, float got, double want, double mag, double *worst)
+{
+    const double e = fabs(got - want) / (mag + 1e-30);
+    if (e > *worst) *worst = e;
+    ck_assert_msg(e <= BAR, "%s, geometry %d, element %lld: got %.9g, expected %.9g (error %.3g of sum |terms| %.4g)", what, t,
+                  (long long)at, (double)got, want, e, mag);
+}
+
+/* The forward (with a bias; shifted by y0 = x0 = 1; flipped and accumulated onto y) and the weight gradient of one
+ * geometry against double sums; the worst relative errors go to worst[r == 5]. */
+static void check_geometry(int t, double *worst)
+{
+    const wgeom *g = &GEOMS[t];
+    const vs_conv_fast f = fast_of(g);
+    const int oh = (int)f.oh, ow = (int)f.ow, r = g->r;
+    const int64_t nx = (int64_t)g->n * g->c * g->h * g->w, nw = (int64_t)g->o * g->c * r * r, ny = (int64_t)g->n * g->o * oh * ow;
+    float *x = rand_floats(nx), *w = rand_floats(nw), *gy = rand_floats(ny), *b = rand_floats(g->o);
+    float *y = malloc((size_t)ny * sizeof *y), *yf = rand_floats(ny), *dw = malloc((size_t)nw * sizeof *dw);
+    float *wt = malloc((size_t)nw * sizeof *wt); /* w as [c, o, r, r] rotated: the flipped layout */
+    for (int o = 0; o < g->o; o++)
+        for (int c = 0; c < g->c; c++)
+            for (int k = 0; k < r * r; k++) wt[((int64_t)c * g->o + o) * r * r + (r * r - 1 - k)] = w[((int64_t)o * g->c + c) * r * r + k];
+    double *y0 = malloc((size_t)ny * sizeof *y0);
+    for (int64_t k = 0; k < ny; k++) y0[k] = yf[k];
+    vs_conv_fast ff = f, fs = f; /* fs: the output shifted by one row and column (y0 = x0 = 1) */
+    ff.flip = true;
+    fs.y0 = fs.x0 = 1, fs.oh = oh - 1, fs.ow = ow - 1;
+    float *ys = malloc((size_t)(g->n * g->o * fs.oh * fs.ow + 1) * sizeof *ys);
+    if (fs.oh > 0 && fs.ow > 0) ck_assert(vs_conv_winograd_forward(&fs, x, w, b, false, ys));
+    ck_assert(vs_conv_winograd_forward(&f, x, w, b, false, y));
+    ck_assert(vs_conv_winograd_forward(&ff, x, wt, b, true, yf));
+    ck_assert(vs_conv_winograd_weight_grad(&f, x, gy, dw));
+    double *rw = calloc((size_t)nw, sizeof *rw), *mw = calloc((size_t)nw, sizeof *mw);
+    for (int n = 0; n < g->n; n++)
+        for (int o = 0; o < g->o; o++)
+            for (int i = 0; i < oh; i++)
+                for (int j = 0; j < ow; j++) {
+                    const int64_t at = ((int64_t)(n * g->o + o) * oh + i) * ow + j;
+                    double sum = 0, mag = 0;
+                    for (int c = 0; c < g->c; c++)
+                        for (int ki = 0; ki < r; ki++)
+                            for (int kj = 0; kj < r; kj++) {
+                                const int64_t wi = ((int64_t)(o * g->c + c) * r + ki) * r + kj;
+                                const double v = xat(g, x, n, c, i + ki - g->p, j + kj - g->p), p = w[wi] * v, q = gy[at] * v;
+                                sum += p, mag += fabs(p);
+                                rw[wi] += q, mw[wi] += fabs(q);
+                            }
+                    check_rel("forward", t, at, y[at], b[o] + sum, mag + fabs(b[o]), worst);
+                    if (i > 0 && j > 0)
+                        check_rel("shifted forward", t, at, ys[((int64_t)(n * g->o + o) * fs.oh + i - 1) * fs.ow + j - 1], b[o] + sum,
+                                  mag + fabs(b[o]), worst);
+                    /* accumulate: the bias is not added */
+                    check_rel("flipped forward, accumulated", t, at, yf[at], y0[at] + sum, mag + fabs(y0[at]), worst);
+                }
+    for (int64_t k = 0; k < nw; k++) check_rel("weight gradient", t, k, dw[k], rw[k], mw[k], worst + 2);
+    free(x), free(w), free(gy), free(b), free(y), free(yf), free(dw), free(wt), free(y0), free(rw), free(mw), free(ys);
+}
+
+START_TEST(test_winograd_against_double_sums)
+{
+    for (int s = 0; s < 3; s++) {
+        const vs_isa isa = vs_set_kernel_isa(ISAS[s]);
+        double worst[4] = {0, 0, 0, 0}; /* forward r 3, r 5; weight gradient r 3, r 5 */
+        for (int t = 0; t < N_GEOMS; t++) {
+            double w2[3] = {0, 0, 0};
+            check_geometry(t, w2);
+            const int k = GEOMS[t].r == 5;
+            if (w2[0] > worst[k]) worst[k] = w2[0];
+            if (w2[2] > worst[2 + k]) worst[2 + k] = w2[2];
+        }
+        printf("winograd %s: forward F(%dx%d,3x3) %.2e, F(%dx%d,5x5) %.2e; weight gradient F(3x3,%dx%d) %.2e, F(5x5,%dx%d) %.2e "
+               "(max |error| / sum |terms|)\n",
+               vs_isa_name(isa), vs_conv_winograd_tile(3), vs_conv_winograd_tile(3), worst[0], vs_conv_winograd_tile(5),
+               vs_conv_winograd_tile(5), worst[1], vs_conv_winograd_tile(3), vs_conv_winograd_tile(3), worst[2],
+               vs_conv_winograd_tile(5), vs_conv_winograd_tile(5), worst[3]);
+    }
+    vs_set_kernel_isa(VS_ISA_AUTO);
+}
+END_TEST
+
+/* The hardcoded matrices are Cook-Toom's for the points 0, 1, -1, 1/2, -2 and infinity (derived here
+ * again, in double: E_k[j][i] = p_j^i, E_k[inf][i] = [i = k-1]; B^T[j] = the coefficients of
+ * prod_{l != j} (x - p_l); G = diag(1/f, 1) E_k, f_j = prod_{l != j} (p_j - p_l)), and the unrolled
+ * transforms give the reference loops' bits. */
+START_TEST(test_winograd_matrices_and_transforms)
+{
+    static const double p[5] = {0, 1, -1, 0.5, -2};
+    for (int r = 3; r <= 5; r += 2) {
+        const int m = vs_conv_winograd_tile(r), rows[5] = {6, m, 6, 6, r}, cols[5] = {6, 6, r, m, 6};
+        for (int which = 0; which < 5; which++) {
+            const float *P = vs_conv_winograd_matrix(r, which);
+            ck_assert_ptr_nonnull(P);
+            for (int a = 0; a < rows[which]; a++)
+                for (int b = 0; b < cols[which]; b++) {
+                    double want;
+                    if (which == 0) { /* B^T[a][b]: coefficient of x^b in prod_{l != a} (x - p_l) */
+                        double c[6] = {1, 0, 0, 0, 0, 0};
+                        for (int l = 0; l < 5; l++) {
+                            if (l == a) continue;
+                            for (int e = 5; e >= 0; e--) c[e] = (e > 0 ? c[e - 1] : 0) - p[l] * c[e];
+                        }
+                        want = c[b];
+                    } else {
+                        const bool transposed = which == 1 || which == 4; /* A^T = E^T */
+                        const int j = transposed ? b : a, i = transposed ? a : b, k = transposed ? rows[which] : cols[which];
+                        double e = j == 5 ? (i == k - 1) : pow(p[j], i), f = 1;
+                        if (!transposed && j < 5)
+                            for (int l = 0; l < 5; l++)
+                                if (l != j) f *= p[j] - p[l];
+                        want = e / f;
+                    }
+                    ck_assert_msg(P[a * cols[which] + b] == (float)want, "r %d matrix %d [%d][%d]: %.9g, expected %.9g", r, which,
+                                  a, b, (double)P[a * cols[which] + b], want);
+                }
+            float X[36 * 16], Z[2][36 * 16];
+            for (int k = 0; k < 36 * 16; k++) X[k] = 2 * vs_rng_uniformf(&R) - 1;
+            vs_conv_winograd_transform(r, which, false, X, Z[0]);
+            vs_conv_winograd_transform(r, which, true, X, Z[1]);
+            ck_assert_msg(memcmp(Z[0], Z[1], (size_t)rows[which] * rows[which] * 16 * sizeof(float)) == 0,
+                          "r %d transform %d: the unrolled code and the reference differ", r, which);
+        }
+    }
+}
+END_TEST
+
+/* Blocks of a fixed tile count: 1 and 2 threads give the same bits (forward and weight gradient). */
+START_TEST(test_winograd_threads_bit_identical)
+{
+    const wgeom g = {3, 24, 21, 19, 40, 3, 1}; /* 3 x 6 x 5 tiles of 4x4: 90, two blocks */
+    const vs_conv_fast f = fast_of(&g);
+    const int64_t nx = (int64_t)g.n * g.c * g.h * g.w, nw = (int64_t)g.o * g.c * 9, ny = (int64_t)g.n * g.o * f.oh * f.ow;
+    float *x = rand_floats(nx), *w = rand_floats(nw), *gy = rand_floats(ny), *b = rand_floats(g.o);
+    float *y[2], *dw[2];
+    for (int t = 0; t < 2; t++) {
+        vs_set_threads(t + 1);
+        y[t] = malloc((size_t)ny * sizeof(float)), dw[t] = malloc((size_t)nw * sizeof(float));
+        ck_assert(vs_conv_winograd_forward(&f, x, w, b, false, y[t]));
+        ck_assert(vs_conv_winograd_weight_grad(&f, x, gy, dw[t]));
+    }
+    vs_set_threads(0);
+    ck_assert(memcmp(y[0], y[1], (size_t)ny * sizeof(float)) == 0);
+    ck_assert(memcmp(dw[0], dw[1], (size_t)nw * sizeof(float)) == 0);
+    free(x), free(w), free(gy), free(b), free(y[0]), free(y[1]), free(dw[0]), free(dw[1]);
+}
+END_TEST
+
+/* vs_conv2d, vs_conv_transpose2d and vs_conv2d_weight_grad take Winograd for a 3x3 layer of 32
+ * channels (the results differ from the direct kernels' in the last bits but stay within the bar),
+ * and VS_CONV_DIRECT gives the direct kernels' bits back; few channels and badly used tiles stay direct. */
+START_TEST(test_winograd_ops_dispatch)
+{
+    vs_scope_begin();
+    vs_tensor *x = vs_tensor_rand(VS_SHAPE(2, 32, 12, 12), &R, -1, 1);
+    vs_tensor *w = vs_tensor_rand(VS_SHAPE(32, 32, 3, 3), &R, -1, 1);
+    vs_tensor *gy = vs_tensor_rand(VS_SHAPE(2, 32, 12, 12), &R, -1, 1);
+    const vs_conv_opts o = {{1, 1}, {1, 1}, {1, 1}, {0, 0}, 1};
+    vs_tensor *out[2][3];
+    for (int a = 0; a < 2; a++) {
+        ck_assert_int_eq(vs_conv_set_algorithm(a ? VS_CONV_DIRECT : VS_CONV_AUTO), a ? VS_CONV_DIRECT : VS_CONV_AUTO);
+        out[a][0] = vs_conv2d(x, w, NULL, &o);
+        out[a][1] = vs_conv_transpose2d(gy, w, NULL, &o);
+        out[a][2] = vs_conv2d_weight_grad(x, gy, 3, 3, &o);
+        for (int k = 0; k < 3; k++) ck_assert_ptr_nonnull(out[a][k]);
+    }
+    const vs_conv_fast f = {2, 32, 12, 12, 32, 12, 12, 3, 3, 1, 1, 1, 1, 1, 1, false, 0, 0};
+    ck_assert(!vs_conv_winograd_fits(&f));
+    vs_conv_set_algorithm(VS_CONV_AUTO);
+    ck_assert(vs_conv_winograd_fits(&f));
+    vs_conv_fast few = f, ragged = f, k5 = f;
+    few.c = 16; /* 16 + 32 */
+    ragged.oh = ragged.ow = 5; /* 2 x 2 tiles of 4 x 4 for 25 outputs */
+    k5.kh = k5.kw = 5, k5.c = k5.o = 24;
+    ck_assert(!vs_conv_winograd_fits(&few) && !vs_conv_winograd_fits(&ragged) && !vs_conv_winograd_fits(&k5));
+    for (int k = 0; k < 3; k++) {
+        double diff = 0, mag = 0;
+        for (int64_t e = 0; e < out[0][k]->size; e++) {
+            diff = fmax(diff, fabs(out[0][k]->data[e] - out[1][k]->data[e]));
+            mag = fmax(mag, fabs(out[1][k]->data[e]));
+        }
+        ck_assert_msg(diff > 0, "op %d: Winograd gave the direct bits (was it dispatched?)", k);
+        ck_assert_msg(diff <= 1e-4 * mag, "op %d: Winograd differs from the direct kernels by %g (largest %g)", k, diff, mag);
+    }
+    vs_scope_end();
+}
+END_TEST
+
+static vs_tensor *fn_conv_k5(vs_tensor **x, void *c)
+{
+    (void)c;
+    const vs_conv_opts o = {.stride = {1, 1}, .padding = {2, 2}};
+    vs_tensor *y = vs_conv2d(x[0], x[1], x[2], &o);
+    return vs_mul(y, y);
+}
+
+/* First and second derivatives of a 5x5 conv2d of 32 -> 32 channels on 4 x 4 (2 x 2 tiles of F(2x2, 5x5)):
+ * the forward, its input gradient (the flipped forward) and its weight gradient all run Winograd (the
+ * 3x3 one runs in test_conv.c's "32 -> 32 channels, rows of 7"). */
+START_TEST(test_winograd_gradcheck_k5)
+{
+    vs_tensor *x[3] = {vs_tensor_rand(VS_SHAPE(1, 32, 4, 4), &R, -1, 1), vs_tensor_rand(VS_SHAPE(32, 32, 5, 5), &R, -0.2f, 0.2f),
+                       vs_tensor_rand(VS_SHAPE(32), &R, -1, 1)};
+    const vs_conv_fast f = {1, 32, 4, 4, 32, 4, 4, 5, 5, 1, 1, 2, 2, 1, 1, false, 0, 0};
+    ck_assert(vs_conv_winograd_fits(&f));
+    gradcheck("conv2d k5 32 -> 32 (Winograd)", fn_conv_k5, NULL, 3, x);
+    for (int k = 0; k < 3; k++) vs_tensor_free(x[k]);
+}
+END_TEST
+
+static Suite *conv_winograd_suite(void)
+{
+    vs_rng_seed(&R, 2016);
+    Suite *s = suite_create("conv_winograd");
+    TCase *tc = vs_tcase(s, "winograd", 120);
+    tcase_add_test(tc, test_winograd_matrices_and_transforms);
+    tcase_add_test(tc, test_winograd_against_double_sums);
+    tcase_add_test(tc, test_winograd_threads_bit_identical);
+    tcase_add_test(tc, test_winograd_ops_dispatch);
+    tcase_add_test(tc, test_winograd_gradcheck_k5);
+    return s;
+}
+
+VS_TEST_MAIN(conv_winograd_suite)
