@@ -338,28 +338,35 @@ VS_SHORT_COPIES static void gather(const float *img, int64_t h, int64_t w, int64
     }
 }
 
+/* One tile's size x size patch at (r0, c0) of a channels-last image [h][w][cl], transformed by f on 16
+ * channels at a time into dst + ch (the transformed points zr apart, rows of the block zs apart):
+ * read in place when it lies inside the image, else gathered with its zeros. */
+static void patch_transform(xform_fn f, const float *img, int64_t h, int64_t w, int64_t cl, int64_t r0, int64_t c0,
+                            int size, float *dst, int64_t zr, int64_t zs)
+{
+    float X[MAX_ALPHA * MAX_ALPHA * LANES];
+    const bool inside = r0 >= 0 && r0 + size <= h && c0 >= 0 && c0 + size <= w;
+    for (int64_t ch = 0; ch < cl; ch += LANES) {
+        if (inside) {
+            f(img + (r0 * w + c0) * cl + ch, w * cl, cl, dst + ch, zr, zs);
+        } else {
+            gather(img + ch, h, w, cl, r0, c0, size, X);
+            f(X, size * LANES, LANES, dst + ch, zr, zs);
+        }
+    }
+}
+
 /* V[xi][k][c] = (B^T d_t(c) B)[xi] for the block's tiles t = t0 + k, k0 <= k < k1 (rows cp apart, j->block per
- * xi); patches inside the image are read in place, the others gathered with their zeros. */
+ * xi). */
 static void input_transform(const wino_job *j, int64_t t0, int64_t k0, int64_t k1, float *V)
 {
     const vs_conv_fast *g = j->g;
-    const int alpha = j->t.alpha;
     const int64_t cp = j->cp, zs = j->block * cp;
-    float X[MAX_ALPHA * MAX_ALPHA * LANES];
     for (int64_t k = k0; k < k1; k++) {
         int64_t n, i0, j0;
         tile_at(j, t0 + k, &n, &i0, &j0);
-        const int64_t r0 = i0 + j->oy, c0 = j0 + j->ox;
-        const float *img = j->xt + n * g->h * g->w * cp;
-        const bool inside = r0 >= 0 && r0 + alpha <= g->h && c0 >= 0 && c0 + alpha <= g->w;
-        for (int64_t ch = 0; ch < cp; ch += LANES) {
-            if (inside) {
-                j->t.data(img + (r0 * g->w + c0) * cp + ch, g->w * cp, cp, V + k * cp + ch, alpha * zs, zs);
-            } else {
-                gather(img + ch, g->h, g->w, cp, r0, c0, alpha, X);
-                j->t.data(X, alpha * LANES, LANES, V + k * cp + ch, alpha * zs, zs);
-            }
-        }
+        patch_transform(j->t.data, j->xt + n * g->h * g->w * cp, g->h, g->w, cp, i0 + j->oy, j0 + j->ox, j->t.alpha,
+                        V + k * cp, j->t.alpha * zs, zs);
     }
 }
 
@@ -506,22 +513,12 @@ bool vs_conv_winograd_forward(const vs_conv_fast *g, const float *x, const float
 static void grad_transform(const wino_job *j, int64_t t0, int64_t k0, int64_t k1, float *Gt)
 {
     const vs_conv_fast *g = j->g;
-    const int m = j->t.m;
     const int64_t op = j->op, zs = j->block * op;
-    float X[MAX_ALPHA * MAX_ALPHA * LANES];
     for (int64_t k = k0; k < k1; k++) {
         int64_t n, i0, j0;
         tile_at(j, t0 + k, &n, &i0, &j0);
-        const float *img = j->gyt + n * g->oh * g->ow * op;
-        const bool inside = i0 + m <= g->oh && j0 + m <= g->ow;
-        for (int64_t o0 = 0; o0 < op; o0 += LANES) {
-            if (inside) {
-                j->t.grad(img + (i0 * g->ow + j0) * op + o0, g->ow * op, op, Gt + k * op + o0, j->t.alpha * zs, zs);
-            } else {
-                gather(img + o0, g->oh, g->ow, op, i0, j0, m, X);
-                j->t.grad(X, m * LANES, LANES, Gt + k * op + o0, j->t.alpha * zs, zs);
-            }
-        }
+        patch_transform(j->t.grad, j->gyt + n * g->oh * g->ow * op, g->oh, g->ow, op, i0, j0, j->t.m, Gt + k * op,
+                        j->t.alpha * zs, zs);
     }
 }
 
