@@ -615,13 +615,20 @@ static bool conv_direct(conv_batch *j, float *dw, bool *done)
     return ok;
 }
 
+/* g as the fast kernels take it (a conv2d's geometry, not flipped). */
+static vs_conv_fast fast_geom(const conv_geom *g)
+{
+    const conv_params *p = &g->p;
+    return (vs_conv_fast){g->n, g->c, g->h, g->w, g->o, g->oh, g->ow, g->kh, g->kw, p->sh, p->sw, p->ph, p->pw, p->dh, p->dw, false, 0, 0};
+}
+
 /* Strides that divide the kernel go to conv_phases.c when its stride-1 engine takes the conv over
  * the stacked input phases (Winograd: fewer multiply-adds than the strided kernels). */
 static bool conv_phased(conv_batch *j, float *dw, bool *done)
 {
     const conv_geom *g = j->g;
     const conv_params *p = &g->p;
-    const vs_conv_fast f = {g->n, g->c, g->h, g->w, g->o, g->oh, g->ow, g->kh, g->kw, p->sh, p->sw, p->ph, p->pw, p->dh, p->dw, false, 0, 0};
+    const vs_conv_fast f = fast_geom(g);
     bool ok = true;
     *done = false;
     if (p->groups != 1) return true;
@@ -647,9 +654,9 @@ static bool conv_fast(conv_batch *j, float *dw, bool *done)
     *done = false;
     if (p->groups != 1) return true;
     if (j->kind != CONV_TRANSPOSE) {
-        f = (vs_conv_fast){g->n, g->c, g->h, g->w, g->o, g->oh, g->ow, g->kh, g->kw, p->sh, p->sw, p->ph, p->pw, p->dh, p->dw, false, 0, 0};
+        f = fast_geom(g);
     } else if (p->sh != 1 || p->sw != 1) {
-        f = (vs_conv_fast){g->n, g->c, g->h, g->w, g->o, g->oh, g->ow, g->kh, g->kw, p->sh, p->sw, p->ph, p->pw, p->dh, p->dw, false, 0, 0};
+        f = fast_geom(g);
         if (!vs_conv_avx512_transpose_fits(&f)) return true;
         *done = true;
         /* the output phases write every place of dx once (then with the bias) or add into it */
