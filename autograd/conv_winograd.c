@@ -257,7 +257,7 @@ typedef struct wino_job {
 
 static int64_t round_lanes(int64_t k) { return (k + LANES - 1) / LANES * LANES; }
 
-static void job_init(wino_job *j, const vs_conv_fast *g, int64_t block)
+static void job_init(wino_job *j, const vs_conv_fast *g)
 {
     const int r = (int)g->kh, m = vs_conv_winograd_tile(r);
     j->g = g;
@@ -267,10 +267,15 @@ static void job_init(wino_job *j, const vs_conv_fast *g, int64_t block)
     j->tiles = g->n * j->th * j->tw;
     j->oy = g->y0 - g->ph;
     j->ox = g->x0 - g->pw;
-    j->block = block;
-    j->blocks = (j->tiles + block - 1) / block;
     j->cp = round_lanes(g->c);
     j->op = round_lanes(g->o);
+}
+
+/* Cut the batch's tiles into blocks of `block` (the last one shorter). */
+static void job_blocks(wino_job *j, int64_t block)
+{
+    j->block = block;
+    j->blocks = (j->tiles + block - 1) / block;
 }
 
 /* Where tile t starts: image *n, output row *i0 and column *j0. */
@@ -479,10 +484,10 @@ bool vs_conv_winograd_forward(const vs_conv_fast *g, const float *x, const float
                               float *y)
 {
     wino_job j = {0};
+    job_init(&j, g);
     /* blocks of 64 tiles, or (few tiles) of 16 or more making four blocks, for the threads */
-    const int64_t m = vs_conv_winograd_tile((int)g->kh), tiles = g->n * ((g->oh + m - 1) / m) * ((g->ow + m - 1) / m);
-    const int64_t quarter = round_lanes((tiles + 3) / 4);
-    job_init(&j, g, quarter < BLOCK_TILES ? (quarter < LANES ? LANES : quarter) : BLOCK_TILES);
+    const int64_t quarter = round_lanes((j.tiles + 3) / 4);
+    job_blocks(&j, quarter < BLOCK_TILES ? (quarter < LANES ? LANES : quarter) : BLOCK_TILES);
     j.x = x, j.w = w, j.bias = bias, j.y = y, j.accumulate = accumulate;
     const int64_t a2 = j.t.alpha * j.t.alpha, nu = a2 * g->o * g->c;
     const int64_t nx = g->n * g->h * g->w * j.cp, ny = g->n * g->oh * g->ow * j.op;
@@ -563,7 +568,8 @@ static void wgrad_products(void *ctx, int64_t x0, int64_t x1)
 bool vs_conv_winograd_weight_grad(const vs_conv_fast *g, const float *x, const float *gy, float *dw)
 {
     wino_job j = {0};
-    job_init(&j, g, WGRAD_BLOCK_TILES);
+    job_init(&j, g);
+    job_blocks(&j, WGRAD_BLOCK_TILES);
     j.x = x, j.gy = gy;
     const int64_t a2 = j.t.alpha * j.t.alpha, nm = a2 * g->o * g->c;
     const int64_t nx = g->n * g->h * g->w * j.cp, ngy = g->n * g->oh * g->ow * j.op;
