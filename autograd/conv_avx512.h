@@ -33,6 +33,16 @@ static inline void vs_conv_reach(int64_t n, int64_t s, int64_t off, int64_t len,
     *hi = b < *lo ? *lo : b < n ? b : n;
 }
 
+/* One strided row: d[m] = s[m sw + x0] on [lo, hi) (from vs_conv_reach), zeros elsewhere in [0, n).
+ * Callers inline it with sw = 1 or 2 as a constant so that those loops vectorise. */
+static inline void vs_conv_strided_row(float *restrict d, const float *restrict s, int64_t x0, int64_t sw, int64_t lo,
+                                       int64_t hi, int64_t n)
+{
+    for (int64_t m = 0; m < lo; m++) d[m] = 0.0f;
+    for (int64_t m = lo; m < hi; m++) d[m] = s[m * sw + x0];
+    for (int64_t m = hi; m < n; m++) d[m] = 0.0f;
+}
+
 /* Whether g's sums are short (c kh kw < 256): then the im2col + GEMM path's copy and packing (per
  * multiply-add 1 / o of a copied float, 1 / (c kh kw) of a packed one) dominate, and the direct
  * kernels beat it at fewer useful lanes in their tiles (each caller's bars measured on the sweep

@@ -134,15 +134,6 @@ typedef struct stack_job {
     const float *bias; /* fold: dx's bias per channel, or NULL */
 } stack_job;
 
-/* d[m] = s[m sw + x0] on [lo, hi), zeros elsewhere in [0, n).  Inlined with sw = 2 as a constant so
- * that the loop vectorises. */
-static inline void stack_row(float *restrict d, const float *restrict s, int64_t x0, int64_t sw, int64_t lo, int64_t hi, int64_t n)
-{
-    for (int64_t m = 0; m < lo; m++) d[m] = 0.0f;
-    for (int64_t m = lo; m < hi; m++) d[m] = s[m * sw + x0];
-    for (int64_t m = hi; m < n; m++) d[m] = 0.0f;
-}
-
 /* x'[n, (c,py,px), i, j] = x[n, c, (i + rows.first) sh + py - ph, (j + cols.first) sw + px - pw], 0
  * outside x. */
 VS_VECTOR_CLONES VS_SHORT_COPIES static void stack_range(void *ctx, int64_t begin, int64_t end)
@@ -166,9 +157,9 @@ VS_VECTOR_CLONES VS_SHORT_COPIES static void stack_range(void *ctx, int64_t begi
                         continue;
                     }
                     if (sw == 2)
-                        stack_row(d, x + y * g->w, x0, 2, lo, hi, w1);
+                        vs_conv_strided_row(d, x + y * g->w, x0, 2, lo, hi, w1);
                     else
-                        stack_row(d, x + y * g->w, x0, sw, lo, hi, w1);
+                        vs_conv_strided_row(d, x + y * g->w, x0, sw, lo, hi, w1);
                 }
             }
     }

@@ -201,48 +201,27 @@ static int64_t phases_size(const conv_geom *g) { return g->cg * g->p.sw * phases
 /* Floats to allocate for them: im2col may read up to COL_SLACK - 1 past the end. */
 #define PHASES_ALLOC(g) (phases_size(g) + COL_SLACK)
 
-/* Columns m of phase q whose image column m*sw + q - pw lies in [0, w): [*lo, *hi) within [0, wq). */
-static void phase_cols(const conv_geom *g, const phase_geom *f, int64_t q, int64_t *lo, int64_t *hi)
-{
-    const int64_t sw = g->p.sw, x0 = q - g->p.pw; /* image column of m = 0 */
-    int64_t a = x0 >= 0 ? 0 : (-x0 + sw - 1) / sw, e = x0 > g->w - 1 ? 0 : (g->w - 1 - x0) / sw + 1;
-    if (a > f->wq) a = f->wq;
-    if (e > f->wq) e = f->wq;
-    *lo = a;
-    *hi = e > a ? e : a;
-}
-
-/* One phase row: d[m] = s[x0 + m*sw] on [lo, hi), zeros elsewhere in [0, wq).  Inlined with sw = 1
- * and 2 as constants so that those loops vectorise. */
-static inline void phase_row(float *restrict d, const float *restrict s, int64_t x0, int64_t sw, int64_t lo, int64_t hi,
-                             int64_t wq)
-{
-    for (int64_t m = 0; m < lo; m++) d[m] = 0.0f;
-    for (int64_t m = lo; m < hi; m++) d[m] = s[x0 + m * sw];
-    for (int64_t m = hi; m < wq; m++) d[m] = 0.0f;
-}
-
 /* Deal img ([cg, h, w] of one group) into its phase planes. */
 VS_VECTOR_CLONES VS_SHORT_COPIES static void phases_build(const conv_geom *g, const float *restrict img, float *restrict ph)
 {
     const phase_geom f = phases_of(g);
     const int64_t sw = g->p.sw;
     for (int64_t q = 0; q < sw; q++) {
+        const int64_t x0 = q - g->p.pw; /* image column of m = 0 */
         int64_t lo, hi;
-        phase_cols(g, &f, q, &lo, &hi);
-        const int64_t x0 = q - g->p.pw;
+        vs_conv_reach(f.wq, sw, x0, g->w, &lo, &hi);
         for (int64_t c = 0; c < g->cg; c++)
             for (int64_t y = 0; y < f.hp; y++) {
                 float *restrict d = ph + ((c * sw + q) * f.hp + y) * f.wq;
                 const int64_t yy = y - g->p.ph;
                 if (yy < 0 || yy >= g->h)
-                    phase_row(d, img, 0, 1, 0, 0, f.wq);
+                    vs_conv_strided_row(d, img, 0, 1, 0, 0, f.wq);
                 else if (sw == 1)
-                    phase_row(d, img + (c * g->h + yy) * g->w, x0, 1, lo, hi, f.wq);
+                    vs_conv_strided_row(d, img + (c * g->h + yy) * g->w, x0, 1, lo, hi, f.wq);
                 else if (sw == 2)
-                    phase_row(d, img + (c * g->h + yy) * g->w, x0, 2, lo, hi, f.wq);
+                    vs_conv_strided_row(d, img + (c * g->h + yy) * g->w, x0, 2, lo, hi, f.wq);
                 else
-                    phase_row(d, img + (c * g->h + yy) * g->w, x0, sw, lo, hi, f.wq);
+                    vs_conv_strided_row(d, img + (c * g->h + yy) * g->w, x0, sw, lo, hi, f.wq);
             }
     }
     memset(ph + phases_size(g), 0, COL_SLACK * sizeof(float)); /* read by im2col's overshoot */
@@ -255,9 +234,9 @@ VS_VECTOR_CLONES static void phases_fold(const conv_geom *g, const float *restri
     const phase_geom f = phases_of(g);
     const int64_t sw = g->p.sw;
     for (int64_t q = 0; q < sw; q++) {
+        const int64_t x0 = q - g->p.pw; /* image column of m = 0 */
         int64_t lo, hi;
-        phase_cols(g, &f, q, &lo, &hi);
-        const int64_t x0 = q - g->p.pw;
+        vs_conv_reach(f.wq, sw, x0, g->w, &lo, &hi);
         for (int64_t c = 0; c < g->cg; c++)
             for (int64_t y = g->p.ph; y < g->p.ph + g->h; y++) {
                 const float *restrict s = ph + ((c * sw + q) * f.hp + y) * f.wq;
