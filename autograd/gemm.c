@@ -302,6 +302,16 @@ static bool want_swap(bool trans_a, bool trans_b, int64_t M, int64_t N, int64_t 
     return !trans_a && trans_b && M <= SWAP_MAX_M && 2 * M >= nr && N >= 2 * M && K >= M;
 }
 
+/* t[j*m + i] = bias[j] for j < n, i < m: row j of C^T is bias[j] repeated, in the widest stores
+ * the clones have (the baseline build's are 4 floats wide). */
+VS_VECTOR_CLONES512 static void bias_rows(float *restrict t, const float *restrict bias, int64_t n, int64_t m)
+{
+    for (int64_t j = 0; j < n; j++) {
+        const float b = bias[j];
+        for (int64_t i = 0; i < m; i++) t[j * m + i] = b;
+    }
+}
+
 /* C starting as bias (every row bias[0, N)) when bias is not NULL, else as beta C; the transposed
  * copy t starts as its transpose, filled row by row from bias without reading C. */
 static bool gemm_swapped(bool trans_a, bool trans_b, int64_t M, int64_t N, int64_t K, float alpha, const float *A,
@@ -311,8 +321,7 @@ static bool gemm_swapped(bool trans_a, bool trans_b, int64_t M, int64_t N, int64
     float *t = vs_scratch(VS_SCRATCH_GEMM_T, (size_t)(M * N) * sizeof(float));
     if (!t) return false;
     if (bias)
-        for (int64_t j = 0; j < N; j++)
-            for (int64_t i = 0; i < M; i++) t[j * M + i] = bias[j];
+        bias_rows(t, bias, N, M);
     else if (beta != 0)
         transpose(M, N, C, ldc, t, M);
     gemm_direct(!trans_b, !trans_a, N, M, K, alpha, B, ldb, A, lda, bias ? 1.0f : beta, t, M);
