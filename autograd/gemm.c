@@ -241,13 +241,14 @@ static void scale_c(int64_t M, int64_t N, float beta, float *C, int64_t ldc)
 /* Whether to read B in place (ir outer, jr inner) instead of packing it: B must have unit column
  * stride and op(A) few rows, so that each B sliver serves few A slivers and copying it costs more
  * than reading it from L2.  Measured at 1 thread on Zen 4 (AVX-512): in place is 3-6% faster up to
- * 128 rows (64 x 784 x 256, 128 x 400 x 784, 128 x 128 x 128; equal at 256; 16-48 x 1200 x 64 with
- * B in L2: 10-20%).  Not when B's rows are 4 KiB or more apart and B is too big to stay in L2: each
+ * 128 rows (64 x 784 x 256, 128 x 400 x 784, 128 x 128 x 128; 16-48 x 1200 x 64 with B in L2:
+ * 10-20%), about 2% up to 256 (in the steps, the same step alternating the two ways: an MLP's
+ * 256 x 200 x 100 dx = g W and 200 x 300 x 256 dW = g^T x, 256 x 256 x 256), worse at 512.  Not when B's rows are 4 KiB or more apart and B is too big to stay in L2: each
  * block's first pass then reads every row from another page, which the prefetchers do not follow,
  * waiting on L3 row after row.  64 x 1200 x 1200 (g W of a 1200-wide layer) ran at 58-80% of peak
  * in place, swinging with the other core's memory traffic, and at 76-84% packed row by row
  * (pack_rows); 128 x 1200 x 1200 at 81% and 88%; 16 and 32 rows the same or better packed. */
-#define IN_PLACE_MAX_M 128
+#define IN_PLACE_MAX_M 256
 #define IN_PLACE_FAR_LDB 1024                 /* floats: 4 KiB */
 #define IN_PLACE_FAR_MAX_BYTES (1024 * 1024) /* B this large comes from L3 */
 static bool use_in_place(const gemm_plan *p)
@@ -264,7 +265,7 @@ static const vs_gemm_arch *current_arch(void);
  * x^T (small) is packed.  The micro-kernel forms the same products (a b = b a) over the same passes
  * of K (kc depends on K alone) and writes alpha sum + beta C alike, so the bits are those of the
  * direct product.  False when scratch memory runs out (the caller then takes the direct path). */
-#define SWAP_MAX_M IN_PLACE_MAX_M
+#define SWAP_MAX_M 128
 
 /* dst[j*ldd + i] = src[i*lds + j] for i < rows, j < cols: the ISA's transpose, else 16 x 16 blocks
  * copied element by element so that both sides stay in L1 while a block is copied. */
