@@ -13,7 +13,8 @@
 void *vs_malloc(size_t bytes);
 void *vs_calloc(size_t n, size_t size);
 void *vs_realloc(void *p, size_t bytes);
-void *vs_aligned_alloc(size_t align, size_t bytes); /* bytes a multiple of align */
+/* bytes a multiple of align; on Linux, blocks of 1 MiB or more are 2 MiB-aligned huge-page blocks */
+void *vs_aligned_alloc(size_t align, size_t bytes);
 
 /* Test hook: the nth engine allocation from now (1 = the next one) fails, once; 0 disarms.  The
  * count is process-wide (every thread), so tests pin the pool to one thread.  Returns the number

@@ -241,13 +241,14 @@ static void scale_c(int64_t M, int64_t N, float beta, float *C, int64_t ldc)
 /* Whether to read B in place (ir outer, jr inner) instead of packing it: B must have unit column
  * stride and op(A) few rows, so that each B sliver serves few A slivers and copying it costs more
  * than reading it from L2.  Measured at 1 thread on Zen 4 (AVX-512): in place is 3-6% faster up to
- * 128 rows (64 x 784 x 256, 128 x 400 x 784, 128 x 128 x 128; equal at 256; 16-48 x 1200 x 64 with
- * B in L2: 10-20%).  Not when B's rows are 4 KiB or more apart and B is too big to stay in L2: each
+ * 128 rows (64 x 784 x 256, 128 x 400 x 784, 128 x 128 x 128; 16-48 x 1200 x 64 with B in L2:
+ * 10-20%), about 2% up to 256 (in the steps, the same step alternating the two ways: an MLP's
+ * 256 x 200 x 100 dx = g W and 200 x 300 x 256 dW = g^T x, 256 x 256 x 256), worse at 512.  Not when B's rows are 4 KiB or more apart and B is too big to stay in L2: each
  * block's first pass then reads every row from another page, which the prefetchers do not follow,
  * waiting on L3 row after row.  64 x 1200 x 1200 (g W of a 1200-wide layer) ran at 58-80% of peak
  * in place, swinging with the other core's memory traffic, and at 76-84% packed row by row
  * (pack_rows); 128 x 1200 x 1200 at 81% and 88%; 16 and 32 rows the same or better packed. */
-#define IN_PLACE_MAX_M 128
+#define IN_PLACE_MAX_M 256
 #define IN_PLACE_FAR_LDB 1024                 /* floats: 4 KiB */
 #define IN_PLACE_FAR_MAX_BYTES (1024 * 1024) /* B this large comes from L3 */
 static bool use_in_place(const gemm_plan *p)
@@ -264,7 +265,7 @@ static const vs_gemm_arch *current_arch(void);
  * x^T (small) is packed.  The micro-kernel forms the same products (a b = b a) over the same passes
  * of K (kc depends on K alone) and writes alpha sum + beta C alike, so the bits are those of the
  * direct product.  False when scratch memory runs out (the caller then takes the direct path). */
-#define SWAP_MAX_M IN_PLACE_MAX_M
+#define SWAP_MAX_M 128
 
 /* dst[j*ldd + i] = src[i*lds + j] for i < rows, j < cols: the ISA's transpose, else 16 x 16 blocks
  * copied element by element so that both sides stay in L1 while a block is copied. */
@@ -302,6 +303,16 @@ static bool want_swap(bool trans_a, bool trans_b, int64_t M, int64_t N, int64_t 
     return !trans_a && trans_b && M <= SWAP_MAX_M && 2 * M >= nr && N >= 2 * M && K >= M;
 }
 
+/* t[j*m + i] = bias[j] for j < n, i < m: row j of C^T is bias[j] repeated, in the widest stores
+ * the clones have (the baseline build's are 4 floats wide). */
+VS_VECTOR_CLONES512 static void bias_rows(float *restrict t, const float *restrict bias, int64_t n, int64_t m)
+{
+    for (int64_t j = 0; j < n; j++) {
+        const float b = bias[j];
+        for (int64_t i = 0; i < m; i++) t[j * m + i] = b;
+    }
+}
+
 /* C starting as bias (every row bias[0, N)) when bias is not NULL, else as beta C; the transposed
  * copy t starts as its transpose, filled row by row from bias without reading C. */
 static bool gemm_swapped(bool trans_a, bool trans_b, int64_t M, int64_t N, int64_t K, float alpha, const float *A,
@@ -311,8 +322,7 @@ static bool gemm_swapped(bool trans_a, bool trans_b, int64_t M, int64_t N, int64
     float *t = vs_scratch(VS_SCRATCH_GEMM_T, (size_t)(M * N) * sizeof(float));
     if (!t) return false;
     if (bias)
-        for (int64_t j = 0; j < N; j++)
-            for (int64_t i = 0; i < M; i++) t[j * M + i] = bias[j];
+        bias_rows(t, bias, N, M);
     else if (beta != 0)
         transpose(M, N, C, ldc, t, M);
     gemm_direct(!trans_b, !trans_a, N, M, K, alpha, B, ldb, A, lda, bias ? 1.0f : beta, t, M);
