@@ -35,7 +35,9 @@ void *vs_realloc(void *p, size_t bytes) { return injected() ? NULL : realloc(p, 
  * 0.65 M 0.37 -> 0.27 ms.  The rounding costs resident memory (DIP-VAE step 44 -> 48 MB, GANMEX
  * 43 -> 54 MB).  The advice is a hint: where it fails the block is an ordinary one. */
 #if defined(__linux__)
-int madvise(void *addr, size_t length, int advice); /* Linux's; _POSIX_C_SOURCE (our build) hides it */
+/* Linux's madvise and MADV_HUGEPAGE (14 in its asm-generic numbering): our build's
+ * _POSIX_C_SOURCE, set before any header (vs_exports.h comes first), hides both. */
+int madvise(void *addr, size_t length, int advice);
 #define HUGE_ADVICE 14                               /* MADV_HUGEPAGE */
 #endif
 #define HUGE_PAGE ((size_t)2 << 20)
