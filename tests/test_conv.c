@@ -205,6 +205,14 @@ static const geom GEOMS[] = {
     {2, 40, 9, 9, 24, 3, 3, 1, 1, 1, 1, 1, 1, 1},
     {2, 20, 10, 10, 48, 7, 7, 1, 1, 1, 1, 1, 1, 1},
     {2, 4, 12, 12, 16, 6, 6, 1, 1, 2, 2, 1, 1, 1},
+    /* 16 images in the lanes (conv_images.c): 5-15 output channels, 16 images or more, sums of 64
+     * taps or more - 10 channels k7 s2 on 11 x 11 (one block of 10), 7 channels on odd 9 x 13 with
+     * 25 images (a second group of 9), 15 (two blocks of 8, one row unused) at stride 3 x 2 and
+     * dilation 2 x 1, 13 (blocks of 7) with a padding wider than the kernel's reach */
+    {16, 12, 11, 11, 10, 7, 7, 2, 2, 1, 1, 1, 1, 1},
+    {25, 8, 9, 13, 7, 3, 3, 1, 1, 1, 1, 1, 1, 1},
+    {16, 9, 10, 12, 15, 3, 5, 3, 2, 2, 0, 2, 1, 1},
+    {24, 6, 8, 8, 13, 4, 4, 1, 1, 2, 1, 1, 2, 1},
 };
 #define N_GEOMS (int)(sizeof GEOMS / sizeof GEOMS[0])
 
@@ -505,6 +513,11 @@ START_TEST(test_grad_conv_avx512_shapes)
     vs_tensor *t[3] = {rnd(VS_SHAPE(1, 8, 2, 7), -1, 1), rnd(VS_SHAPE(8, 32, 4, 4), -0.3f, 0.3f), rnd(VS_SHAPE(32), -1, 1)};
     gradcheck("conv_transpose2d k4 s2 to 32 channels", fn_conv_transpose_wide, NULL, 3, t);
     free_all(3, t);
+    /* 16 images, 8 -> 10 channels: the forward (and the second order's forwards) with the images in
+     * the lanes (conv_images.c) */
+    vs_tensor *u[3] = {rnd(VS_SHAPE(16, 8, 3, 3), -1, 1), rnd(VS_SHAPE(10, 8, 3, 3), -0.3f, 0.3f), rnd(VS_SHAPE(10), -1, 1)};
+    gradcheck("conv2d 16 images, 8 -> 10 channels", fn_conv2d_wide, NULL, 3, u);
+    free_all(3, u);
 }
 END_TEST
 
