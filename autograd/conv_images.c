@@ -45,6 +45,15 @@ static img_plan plan_of(const vs_conv_fast *g)
     return f;
 }
 
+/* off[k] for the taps k = (c kh + ki) kw + kj: where tap k reads in the bordered copy, from the
+ * output pixel's origin (its top left tap). */
+static void offsets(const vs_conv_fast *g, const img_plan *f, int64_t *off)
+{
+    for (int64_t c = 0, k = 0; c < g->c; c++)
+        for (int64_t ki = 0; ki < g->kh; ki++)
+            for (int64_t kj = 0; kj < g->kw; kj++, k++) off[k] = ((c * f->hp + ki * g->dh) * f->wp + kj * g->dw) * 16;
+}
+
 /* The bordered copy of images x[0..n) (n <= 16; the lanes past n zero) into xt, 16 columns of the
  * 16 images' rows at a time through a register transpose. */
 T512 static void group_copy(const vs_conv_fast *g, const img_plan *f, const float *restrict x, int64_t n, float *restrict xt)
@@ -191,6 +200,116 @@ static void groups_range(void *ctx, int64_t begin, int64_t end)
     }
     free(owned);
 }
+
+/* ---- the transpose: dx = conv_transpose2d(gy, w) ----------------------------------------------
+ * The adjoint of the forward in its input, in the same layout: each output pixel p of gy (16
+ * images) sends sum_o w[o, k] gy[p, o] to the bordered copy's place off[k] from p's origin, for every
+ * tap k; p by p in order, so every element of dx is one sum in a fixed order, then dx is read back
+ * out of the copy's inside. */
+
+/* gt[(p o + c) 16 + l] = gy[l][c][p] for the group's n images (lanes past n zero). */
+T512 static void group_patch(const vs_conv_fast *g, const img_plan *f, const float *restrict gy, int64_t n, float *restrict gt)
+{
+    for (int64_t o = 0; o < g->o; o++)
+        for (int64_t p0 = 0; p0 < f->npx; p0 += 16) {
+            const int64_t np = f->npx - p0 < 16 ? f->npx - p0 : 16;
+            const __mmask16 m = (__mmask16)((1u << np) - 1);
+            __m512 r[16];
+            for (int64_t l = 0; l < 16; l++) r[l] = l < n ? _mm512_maskz_loadu_ps(m, gy + (l * g->o + o) * f->npx + p0) : _mm512_setzero_ps();
+            vs_transpose16(r);
+            for (int64_t p = 0; p < np; p++) _mm512_store_ps(gt + ((p0 + p) * g->o + o) * 16, r[p]);
+        }
+}
+
+/* dx[l][c][y][x] = bias[c] (or 0) + xt[c][y + ph][x + pw][l] for the group's n images: the inside of
+ * the bordered copy back into NCHW, 16 columns at a time through a register transpose. */
+T512 static void group_image(const vs_conv_fast *g, const img_plan *f, const float *restrict xt, const float *bias, int64_t n,
+                             float *restrict dx)
+{
+    const int64_t img = g->c * g->h * g->w;
+    for (int64_t c = 0; c < g->c; c++) {
+        const __m512 b = _mm512_set1_ps(bias ? bias[c] : 0.0f);
+        for (int64_t yy = 0; yy < g->h; yy++) {
+            const float *s = xt + ((c * f->hp + yy + g->ph) * f->wp + g->pw) * 16;
+            float *d = dx + (c * g->h + yy) * g->w;
+            for (int64_t x0 = 0; x0 < g->w; x0 += 16) {
+                const int64_t nc = g->w - x0 < 16 ? g->w - x0 : 16;
+                const __mmask16 m = (__mmask16)((1u << nc) - 1);
+                __m512 r[16];
+                for (int64_t k = 0; k < 16; k++) r[k] = k < nc ? _mm512_load_ps(s + (x0 + k) * 16) : _mm512_setzero_ps();
+                vs_transpose16(r);
+                for (int64_t l = 0; l < n; l++) _mm512_mask_storeu_ps(d + l * img + x0, m, _mm512_add_ps(r[l], b));
+            }
+        }
+    }
+}
+
+#define KT 8 /* taps per pass of the transpose: independent sums, so the multiply-adds overlap */
+
+/* The group's sums into xt (zeroed first): wt[k][o] the weights tap-major, gt from group_patch. */
+T512 static void group_transpose(const vs_conv_fast *g, const img_plan *f, const float *restrict gt, const float *restrict wt,
+                                 const int64_t *off, float *restrict xt)
+{
+    memset(xt, 0, (size_t)f->group * sizeof(float));
+    const int64_t o = g->o;
+    for (int64_t p = 0; p < f->npx; p++) {
+        float *base = xt + (p / g->ow * g->sh * f->wp + p % g->ow * g->sw) * 16;
+        const float *gp = gt + p * o * 16;
+        int64_t k = 0;
+        for (; k + KT <= f->taps; k += KT) {
+            __m512 acc[KT];
+            const float *wk = wt + k * o;
+#pragma GCC unroll 8
+            for (int t = 0; t < KT; t++) acc[t] = _mm512_setzero_ps();
+            for (int64_t c = 0; c < o; c++) {
+                const __m512 a = _mm512_load_ps(gp + c * 16);
+#pragma GCC unroll 8
+                for (int t = 0; t < KT; t++) acc[t] = _mm512_fmadd_ps(_mm512_set1_ps(wk[t * o + c]), a, acc[t]);
+            }
+#pragma GCC unroll 8
+            for (int t = 0; t < KT; t++) {
+                float *d = base + off[k + t];
+                _mm512_store_ps(d, _mm512_add_ps(_mm512_load_ps(d), acc[t]));
+            }
+        }
+        for (; k < f->taps; k++) {
+            __m512 acc = _mm512_setzero_ps();
+            for (int64_t c = 0; c < o; c++) acc = _mm512_fmadd_ps(_mm512_set1_ps(wt[k * o + c]), _mm512_load_ps(gp + c * 16), acc);
+            float *d = base + off[k];
+            _mm512_store_ps(d, _mm512_add_ps(_mm512_load_ps(d), acc));
+        }
+    }
+}
+
+typedef struct img_tjob {
+    const vs_conv_fast *g;
+    const img_plan *f;
+    const float *gy, *bias, *wt;
+    const int64_t *off;
+    float *dx;
+    volatile int failed;
+} img_tjob;
+
+static void tgroups_range(void *ctx, int64_t begin, int64_t end)
+{
+    img_tjob *j = ctx;
+    const vs_conv_fast *g = j->g;
+    const img_plan *f = j->f;
+    void *owned;
+    float *xt = vs_scratch_or_own(VS_SCRATCH_CONV, (size_t)(f->group + f->npx * g->o * 16) * sizeof(float), &owned);
+    if (!xt) {
+        j->failed = 1;
+        return;
+    }
+    float *gt = xt + f->group;
+    for (int64_t q = begin; q < end; q++) {
+        const int64_t n0 = q * 16, n = g->n - n0 < 16 ? g->n - n0 : 16;
+        group_patch(g, f, j->gy + n0 * g->o * f->npx, n, gt);
+        group_transpose(g, f, gt, j->wt, j->off, xt);
+        group_image(g, f, xt, j->bias, n, j->dx + n0 * g->c * g->h * g->w);
+    }
+    free(owned);
+}
 #endif
 
 /* ---- the rule ------------------------------------------------------------------------------------
@@ -232,9 +351,7 @@ bool vs_conv_images_forward(const vs_conv_fast *g, const float *x, const float *
                 const int64_t o = b * f.ob + l;
                 p[(b * f.taps + k) * f.ob + l] = o < g->o ? w[o * f.taps + k] : 0.0f;
             }
-    for (int64_t c = 0, k = 0; c < g->c; c++)
-        for (int64_t ki = 0; ki < g->kh; ki++)
-            for (int64_t kj = 0; kj < g->kw; kj++, k++) off[k] = ((c * f.hp + ki * g->dh) * f.wp + kj * g->dw) * 16;
+    offsets(g, &f, off);
     img_job j = {.g = g, .f = &f, .x = x, .bias = bias, .packed = p, .off = off, .y = y};
     const int64_t groups = (g->n + 15) / 16;
     if (groups <= 1)
@@ -245,6 +362,32 @@ bool vs_conv_images_forward(const vs_conv_fast *g, const float *x, const float *
     return !j.failed;
 #else
     (void)g, (void)x, (void)w, (void)bias, (void)y;
+    return false;
+#endif
+}
+
+bool vs_conv_images_transpose(const vs_conv_fast *g, const float *gy, const float *w, const float *bias, float *dx)
+{
+#if defined(__x86_64__) && defined(__GNUC__)
+    const img_plan f = plan_of(g);
+    const size_t nw = (size_t)(g->o * f.taps), bytes = nw * sizeof(float) + (size_t)f.taps * sizeof(int64_t);
+    void *owned;
+    float *wt = vs_scratch_or_own(VS_SCRATCH_CONV_WEIGHTS, bytes, &owned);
+    if (!wt) return false;
+    int64_t *off = (int64_t *)(wt + nw);
+    for (int64_t k = 0; k < f.taps; k++)
+        for (int64_t o = 0; o < g->o; o++) wt[k * g->o + o] = w[o * f.taps + k];
+    offsets(g, &f, off);
+    img_tjob j = {.g = g, .f = &f, .gy = gy, .bias = bias, .wt = wt, .off = off, .dx = dx};
+    const int64_t groups = (g->n + 15) / 16;
+    if (groups <= 1)
+        tgroups_range(&j, 0, groups);
+    else
+        vs_parallel_for(groups, 1, tgroups_range, &j);
+    free(owned);
+    return !j.failed;
+#else
+    (void)g, (void)gy, (void)w, (void)bias, (void)dx;
     return false;
 #endif
 }

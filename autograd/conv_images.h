@@ -23,4 +23,9 @@ bool vs_conv_images_fits(const vs_conv_fast *g);
 /* y = bias (or 0 without one) + conv2d(x, w), w [o, c, kh, kw]; false when out of memory. */
 bool vs_conv_images_forward(const vs_conv_fast *g, const float *x, const float *w, const float *bias, float *y);
 
+/* dx = bias (or 0) + conv_transpose2d(gy, w) for the conv2d g (dx [n,c,h,w] overwritten, gy
+ * [n,o,oh,ow], w [o,c,kh,kw]): the adjoint of the forward in x, the same rule; false when out of
+ * memory. */
+bool vs_conv_images_transpose(const vs_conv_fast *g, const float *gy, const float *w, const float *bias, float *dx);
+
 #endif

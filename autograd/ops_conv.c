@@ -673,14 +673,18 @@ static bool conv_fast(conv_batch *j, float *dw, bool *done)
     return false;
 }
 
-/* Forwards with few output channels (5 to 15: fewer at stride 1 go to conv_direct.c) and a batch
- * of 16 images or more go to conv_images.c, 16 images in the lanes, unless Winograd takes them. */
+/* Forwards and transposes with few output channels (5 to 15: fewer at stride 1 go to
+ * conv_direct.c) and a batch of 16 images or more go to conv_images.c, 16 images in the lanes,
+ * unless Winograd takes them. */
 static bool conv_images(conv_batch *j, bool *done)
 {
     const conv_geom *g = j->g;
     const vs_conv_fast f = fast_geom(g);
-    *done = j->kind == CONV_FORWARD && g->p.groups == 1 && vs_conv_images_fits(&f) && !vs_conv_winograd_fits(&f);
-    if (!*done || vs_conv_images_forward(&f, j->a, j->b, j->bias, j->out)) return true;
+    *done = j->kind != CONV_WEIGHT_GRAD && g->p.groups == 1 && vs_conv_images_fits(&f) && !vs_conv_winograd_fits(&f);
+    if (!*done) return true;
+    if (j->kind == CONV_FORWARD ? vs_conv_images_forward(&f, j->a, j->b, j->bias, j->out)
+                                : vs_conv_images_transpose(&f, j->a, j->b, j->fill_b ? j->fill_b->data : NULL, j->out))
+        return true;
     vs_set_last_error(VS_ERR_NOMEM, "%s: out of memory for the images' bordered copy", j->op);
     return false;
 }
