@@ -158,15 +158,41 @@ static const tile_fn TILES[MAX_OB] = {tile_1, tile_2, tile_3, tile_4, tile_5, ti
 typedef struct img_job {
     const vs_conv_fast *g;
     const img_plan *f;
-    const float *x, *bias;
-    const float *packed; /* [block][tap][ob] */
-    const int64_t *off;  /* per tap: its place in the bordered copy, from the output pixel's origin */
-    float *y;
+    const float *in, *bias; /* x (forward) or gy (transpose) */
+    const float *packed;    /* forward: [block][tap][ob]; transpose: [tap][o] */
+    const int64_t *off;     /* per tap: its place in the bordered copy, from the output pixel's origin */
+    float *out;             /* y or dx */
+    bool transpose;
     volatile int failed;
 } img_job;
 
-/* Groups [begin, end) of 16 images: copied into this thread's scratch, every block of channels
- * over the output pixels V at a time into the group's buffer, then into y. */
+/* The forward of one group of n images: every block of channels over the output pixels V at a time
+ * into buf, then into y. */
+static void group_forward(const img_job *j, const float *xt, float *buf, int64_t n, float *y)
+{
+    const vs_conv_fast *g = j->g;
+    const img_plan *f = j->f;
+    const tile_fn tile = TILES[f->ob - 1];
+    for (int64_t b = 0; b < f->nob; b++) {
+        const int64_t o0 = b * f->ob, no = g->o - o0 < f->ob ? g->o - o0 : f->ob;
+        for (int64_t p0 = 0; p0 < f->npx; p0 += f->v) {
+            img_tile t;
+            const int nv = f->npx - p0 < f->v ? (int)(f->npx - p0) : f->v;
+            for (int v = 0; v < f->v; v++) {
+                const int64_t p = v < nv ? p0 + v : p0;
+                t.x[v] = xt + (p / g->ow * g->sh * f->wp + p % g->ow * g->sw) * 16;
+                t.out[v] = buf + (o0 * f->npx + p) * 16;
+            }
+            tile(&t, nv, j->off, f->taps, j->packed + b * f->taps * f->ob, j->bias ? j->bias + o0 : NULL, no, f->npx * 16);
+        }
+    }
+    group_store(g, f, buf, n, y);
+}
+
+static void group_backward(const img_job *j, float *xt, float *gt, int64_t n, const float *gy, float *dx);
+
+/* Groups [begin, end) of 16 images, each with this thread's scratch: the bordered copy and the
+ * group's output pixels (the forward's sums, the transpose's gy). */
 static void groups_range(void *ctx, int64_t begin, int64_t end)
 {
     img_job *j = ctx;
@@ -178,25 +204,15 @@ static void groups_range(void *ctx, int64_t begin, int64_t end)
         j->failed = 1;
         return;
     }
-    float *buf = xt + f->group;
-    const tile_fn tile = TILES[f->ob - 1];
+    const int64_t img = g->c * g->h * g->w, patch = g->o * f->npx;
     for (int64_t q = begin; q < end; q++) {
         const int64_t n0 = q * 16, n = g->n - n0 < 16 ? g->n - n0 : 16;
-        group_copy(g, f, j->x + n0 * g->c * g->h * g->w, n, xt);
-        for (int64_t b = 0; b < f->nob; b++) {
-            const int64_t o0 = b * f->ob, no = g->o - o0 < f->ob ? g->o - o0 : f->ob;
-            for (int64_t p0 = 0; p0 < f->npx; p0 += f->v) {
-                img_tile t;
-                const int nv = f->npx - p0 < f->v ? (int)(f->npx - p0) : f->v;
-                for (int v = 0; v < f->v; v++) {
-                    const int64_t p = v < nv ? p0 + v : p0;
-                    t.x[v] = xt + (p / g->ow * g->sh * f->wp + p % g->ow * g->sw) * 16;
-                    t.out[v] = buf + (o0 * f->npx + p) * 16;
-                }
-                tile(&t, nv, j->off, f->taps, j->packed + b * f->taps * f->ob, j->bias ? j->bias + o0 : NULL, no, f->npx * 16);
-            }
+        if (j->transpose) {
+            group_backward(j, xt, xt + f->group, n, j->in + n0 * patch, j->out + n0 * img);
+        } else {
+            group_copy(g, f, j->in + n0 * img, n, xt);
+            group_forward(j, xt, xt + f->group, n, j->out + n0 * patch);
         }
-        group_store(g, f, buf, n, j->y + n0 * g->o * f->npx);
     }
     free(owned);
 }
@@ -281,34 +297,12 @@ T512 static void group_transpose(const vs_conv_fast *g, const img_plan *f, const
     }
 }
 
-typedef struct img_tjob {
-    const vs_conv_fast *g;
-    const img_plan *f;
-    const float *gy, *bias, *wt;
-    const int64_t *off;
-    float *dx;
-    volatile int failed;
-} img_tjob;
-
-static void tgroups_range(void *ctx, int64_t begin, int64_t end)
+/* The transpose of one group of n images. */
+static void group_backward(const img_job *j, float *xt, float *gt, int64_t n, const float *gy, float *dx)
 {
-    img_tjob *j = ctx;
-    const vs_conv_fast *g = j->g;
-    const img_plan *f = j->f;
-    void *owned;
-    float *xt = vs_scratch_or_own(VS_SCRATCH_CONV, (size_t)(f->group + f->npx * g->o * 16) * sizeof(float), &owned);
-    if (!xt) {
-        j->failed = 1;
-        return;
-    }
-    float *gt = xt + f->group;
-    for (int64_t q = begin; q < end; q++) {
-        const int64_t n0 = q * 16, n = g->n - n0 < 16 ? g->n - n0 : 16;
-        group_patch(g, f, j->gy + n0 * g->o * f->npx, n, gt);
-        group_transpose(g, f, gt, j->wt, j->off, xt);
-        group_image(g, f, xt, j->bias, n, j->dx + n0 * g->c * g->h * g->w);
-    }
-    free(owned);
+    group_patch(j->g, j->f, gy, n, gt);
+    group_transpose(j->g, j->f, gt, j->packed, j->off, xt);
+    group_image(j->g, j->f, xt, j->bias, n, dx);
 }
 #endif
 
@@ -335,10 +329,13 @@ bool vs_conv_images_fits(const vs_conv_fast *g)
 #endif
 }
 
-bool vs_conv_images_forward(const vs_conv_fast *g, const float *x, const float *w, const float *bias, float *y)
-{
 #if defined(__x86_64__) && defined(__GNUC__)
-    const img_plan f = plan_of(g);
+/* The forward or the transpose: weights packed in blocks of ob channels (the transpose: one block
+ * of all o), then the groups over the pool; false when out of memory. */
+static bool images_run(const vs_conv_fast *g, const float *in, const float *w, const float *bias, float *out, bool transpose)
+{
+    img_plan f = plan_of(g);
+    if (transpose) f.nob = 1, f.ob = g->o;
     const size_t packed = (size_t)(f.nob * f.ob * f.taps), bytes = packed * sizeof(float) + (size_t)f.taps * sizeof(int64_t);
     void *owned;
     float *p = vs_scratch_or_own(VS_SCRATCH_CONV_WEIGHTS, bytes, &owned);
@@ -352,7 +349,7 @@ bool vs_conv_images_forward(const vs_conv_fast *g, const float *x, const float *
                 p[(b * f.taps + k) * f.ob + l] = o < g->o ? w[o * f.taps + k] : 0.0f;
             }
     offsets(g, &f, off);
-    img_job j = {.g = g, .f = &f, .x = x, .bias = bias, .packed = p, .off = off, .y = y};
+    img_job j = {.g = g, .f = &f, .in = in, .bias = bias, .packed = p, .off = off, .out = out, .transpose = transpose};
     const int64_t groups = (g->n + 15) / 16;
     if (groups <= 1)
         groups_range(&j, 0, groups);
@@ -360,6 +357,13 @@ bool vs_conv_images_forward(const vs_conv_fast *g, const float *x, const float *
         vs_parallel_for(groups, 1, groups_range, &j);
     free(owned);
     return !j.failed;
+}
+#endif
+
+bool vs_conv_images_forward(const vs_conv_fast *g, const float *x, const float *w, const float *bias, float *y)
+{
+#if defined(__x86_64__) && defined(__GNUC__)
+    return images_run(g, x, w, bias, y, false);
 #else
     (void)g, (void)x, (void)w, (void)bias, (void)y;
     return false;
@@ -369,23 +373,7 @@ bool vs_conv_images_forward(const vs_conv_fast *g, const float *x, const float *
 bool vs_conv_images_transpose(const vs_conv_fast *g, const float *gy, const float *w, const float *bias, float *dx)
 {
 #if defined(__x86_64__) && defined(__GNUC__)
-    const img_plan f = plan_of(g);
-    const size_t nw = (size_t)(g->o * f.taps), bytes = nw * sizeof(float) + (size_t)f.taps * sizeof(int64_t);
-    void *owned;
-    float *wt = vs_scratch_or_own(VS_SCRATCH_CONV_WEIGHTS, bytes, &owned);
-    if (!wt) return false;
-    int64_t *off = (int64_t *)(wt + nw);
-    for (int64_t k = 0; k < f.taps; k++)
-        for (int64_t o = 0; o < g->o; o++) wt[k * g->o + o] = w[o * f.taps + k];
-    offsets(g, &f, off);
-    img_tjob j = {.g = g, .f = &f, .gy = gy, .bias = bias, .wt = wt, .off = off, .dx = dx};
-    const int64_t groups = (g->n + 15) / 16;
-    if (groups <= 1)
-        tgroups_range(&j, 0, groups);
-    else
-        vs_parallel_for(groups, 1, tgroups_range, &j);
-    free(owned);
-    return !j.failed;
+    return images_run(g, gy, w, bias, dx, true);
 #else
     (void)g, (void)gy, (void)w, (void)bias, (void)dx;
     return false;
