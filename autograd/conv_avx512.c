@@ -34,8 +34,9 @@
 typedef struct tile_kind {
     int v, r, pr;
 } tile_kind;
-#define NKINDS 5
-static const tile_kind KINDS[NKINDS] = {{4, 1, 7}, {2, 1, 14}, {2, 2, 7}, {1, 1, 16}, {1, 2, 8}};
+#define NKINDS 9
+static const tile_kind KINDS[NKINDS] = {{4, 1, 7}, {2, 1, 14}, {2, 2, 7}, {1, 1, 16}, {1, 2, 8},
+                                        {2, 1, 12}, {2, 1, 9}, {3, 1, 7}, {1, 1, 12}};
 #define TILE_MAX_FLOATS (16 * 16 * 4) /* 16 V channels x 16 pixel slots */
 
 /* Classes of a tap within a tile: which pixels it reaches.  Columns: COL_CLASSES ranges
@@ -199,9 +200,23 @@ TILE_FN(tile_row_sn, 3, 0)
 TILE_FN(tile_rows_s1, 4, 1)
 TILE_FN(tile_rows_s2, 4, 2)
 TILE_FN(tile_rows_sn, 4, 0)
+TILE_FN(tile_r12_s1, 5, 1)
+TILE_FN(tile_r12_s2, 5, 2)
+TILE_FN(tile_r12_sn, 5, 0)
+TILE_FN(tile_r9_s1, 6, 1)
+TILE_FN(tile_r9_s2, 6, 2)
+TILE_FN(tile_r9_sn, 6, 0)
+TILE_FN(tile_v3_s1, 7, 1)
+TILE_FN(tile_v3_s2, 7, 2)
+TILE_FN(tile_v3_sn, 7, 0)
+TILE_FN(tile_one12_s1, 8, 1)
+TILE_FN(tile_one12_s2, 8, 2)
+TILE_FN(tile_one12_sn, 8, 0)
 static const tile_fn TILES[NKINDS][3] = {{tile_wide_sn, tile_wide_s1, tile_wide_s2}, {tile_tall_sn, tile_tall_s1, tile_tall_s2},
                                          {tile_pair_sn, tile_pair_s1, tile_pair_s2}, {tile_row_sn, tile_row_s1, tile_row_s2},
-                                         {tile_rows_sn, tile_rows_s1, tile_rows_s2}};
+                                         {tile_rows_sn, tile_rows_s1, tile_rows_s2}, {tile_r12_sn, tile_r12_s1, tile_r12_s2},
+                                         {tile_r9_sn, tile_r9_s1, tile_r9_s2}, {tile_v3_sn, tile_v3_s1, tile_v3_s2},
+                                         {tile_one12_sn, tile_one12_s1, tile_one12_s2}};
 
 static tile_fn tile_for(const fast_plan *f, int64_t sw) { return TILES[f->kind][sw <= 2 ? sw : 0]; }
 

@@ -308,12 +308,15 @@ static void group_backward(const img_job *j, float *xt, float *gt, int64_t n, co
 
 /* ---- the rule ------------------------------------------------------------------------------------
  * Measured on the sweep suite's forwards (1 thread, Zen 4) against the paths that took them before:
- * 16x96x11x11 -> 10 k7 s2 2.6x as fast as im2col + GEMM, 64x48x20x20 -> 10 k3 1.5x, 16x64x22x22 -> 10
- * k7 s2 1.3x than the channel-blocked tiles; at 24 to 64 output channels the channel-blocked tiles
- * are as fast or faster (96x10 -> 24 k5, 8x17 -> 64 k5 s2 the same; 32x28 -> 64 k5 s2 8% faster), and
- * with 8 images (half the lanes) 5x slower.  The copy costs about one pass over the bordered
- * input per group, so the sums must be long and the output not much sparser than the input:
- * 64x96x25x25 -> 10 k1 s2 (96 taps, 169 of 625 pixels) ran 10x slower than GEMM. */
+ * 16x96x11x11 -> 10 k7 s2 2.6x as fast as im2col + GEMM, 64x48x20x20 -> 10 k3 1.6x, 16x64x22x22 -> 10
+ * k7 s2 1.4x than the channel-blocked tiles; at 24 to 64 output channels the channel-blocked tiles
+ * are as fast or faster (96x10 -> 24 k5 the same; 32x28 -> 64 k5 s2 8% faster), and with 8 images
+ * (half the lanes) 5x slower.  On shapes outside the suite (32 images): 1 to 4 channels at stride
+ * 2 or 3 (8 -> 3 k3 s2 on 28 x 28, 8 -> 1 k5 s2, 3 -> 1 k7 s2, 24 -> 4 k3 s2) 2.2-4x as fast as GEMM,
+ * 10 channels 1.1-2.4x (c 1 to 16, k 3 to 7, s 1 to 3).  The bordered copy is written once per
+ * group and read by every tile, so its floats must each feed a few multiply-adds: o oh ow kh kw /
+ * (hp wp) of them, 46 at 96x11 k7 s2, 5.9 at 8x28 -> 3 k3 s2 (2.2x), but 2.7 at 64x96x25x25 -> 10
+ * k1 s2, which ran 1.4x slower than GEMM (a 3.8 MB copy per group, a float in four read). */
 bool vs_conv_images_fits(const vs_conv_fast *g)
 {
 #if defined(__x86_64__) && defined(__GNUC__)
@@ -321,8 +324,7 @@ bool vs_conv_images_fits(const vs_conv_fast *g)
     /* at least 3/4 of the lanes real: 16, 24, 25 or 64 images, not 17 or 20 */
     if (4 * g->n < 3 * 16 * ((g->n + 15) / 16)) return false;
     const int64_t taps = g->c * g->kh * g->kw, copy = (g->h + 2 * g->ph) * (g->w + 2 * g->pw);
-    /* multiply-adds per copied float: o oh ow kh kw / (hp wp), 2.9 at 96x11 k7 s2, 0.17 at 96x25 k1 s2 */
-    return taps >= 64 && (double)(g->o * g->oh * g->ow * g->kh * g->kw) >= 1.0 * (double)copy;
+    return taps >= 16 && (double)(g->o * g->oh * g->ow * g->kh * g->kw) >= 4.0 * (double)copy;
 #else
     (void)g;
     return false;
