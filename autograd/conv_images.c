@@ -54,39 +54,62 @@ static void offsets(const vs_conv_fast *g, const img_plan *f, int64_t *off)
             for (int64_t kj = 0; kj < g->kw; kj++, k++) off[k] = ((c * f->hp + ki * g->dh) * f->wp + kj * g->dw) * 16;
 }
 
-/* The bordered copy of images x[0..n) (n <= 16; the lanes past n zero) into xt, 16 columns of the
- * 16 images' rows at a time through a register transpose. */
-T512 static void group_copy(const vs_conv_fast *g, const img_plan *f, const float *restrict x, int64_t n, float *restrict xt)
+/* One group of n <= 16 images (the lanes past n zero) and the scratch it is computed in.  Each
+ * step below is a range function over channels, tiles or taps whose pieces write disjoint places,
+ * so a group runs on one thread (a batch of several groups splits by group) or, when the batch is
+ * one group, each step over the pool; the sums are the same either way. */
+typedef struct img_group {
+    const vs_conv_fast *g;
+    const img_plan *f;
+    const float *packed; /* forward: [block][tap][ob]; transpose: [tap][o] */
+    const int64_t *off;  /* per tap: its place in the bordered copy, from the output pixel's origin */
+    const float *bias;
+    const float *in;     /* the group's first image: x (forward) or gy (transpose) */
+    float *out;          /* y or dx */
+    float *xt;           /* the bordered copy, image index last: c hp wp 16 floats */
+    float *buf;          /* the output pixels, pixel-major: forward's sums, transpose's gy */
+    int64_t n;
+} img_group;
+
+/* Channels [c0, c1) of the bordered copy of x, 16 columns of the 16 images' rows at a time through
+ * a register transpose. */
+T512 static void copy_range(void *ctx, int64_t c0, int64_t c1)
 {
-    memset(xt, 0, (size_t)f->group * sizeof(float));
-    const int64_t img = g->c * g->h * g->w;
-    for (int64_t c = 0; c < g->c; c++)
+    const img_group *q = ctx;
+    const vs_conv_fast *g = q->g;
+    const img_plan *f = q->f;
+    const int64_t img = g->c * g->h * g->w, slab = f->hp * f->wp * 16;
+    memset(q->xt + c0 * slab, 0, (size_t)((c1 - c0) * slab) * sizeof(float));
+    for (int64_t c = c0; c < c1; c++)
         for (int64_t yy = 0; yy < g->h; yy++) {
-            const float *s = x + (c * g->h + yy) * g->w;
-            float *d = xt + ((c * f->hp + yy + g->ph) * f->wp + g->pw) * 16;
+            const float *s = q->in + (c * g->h + yy) * g->w;
+            float *d = q->xt + ((c * f->hp + yy + g->ph) * f->wp + g->pw) * 16;
             for (int64_t x0 = 0; x0 < g->w; x0 += 16) {
                 const int64_t nc = g->w - x0 < 16 ? g->w - x0 : 16;
                 const __mmask16 m = (__mmask16)((1u << nc) - 1);
                 __m512 r[16];
-                for (int64_t l = 0; l < 16; l++) r[l] = l < n ? _mm512_maskz_loadu_ps(m, s + l * img + x0) : _mm512_setzero_ps();
+                for (int64_t l = 0; l < 16; l++) r[l] = l < q->n ? _mm512_maskz_loadu_ps(m, s + l * img + x0) : _mm512_setzero_ps();
                 vs_transpose16(r);
                 for (int64_t k = 0; k < nc; k++) _mm512_storeu_ps(d + (x0 + k) * 16, r[k]);
             }
         }
 }
 
-/* y[l][o][p] = buf[(o npx + p) 16 + l] for the group's n images: 16 pixels of a channel at a time
+/* y[l][o][p] = buf[(o npx + p) 16 + l] for channels [o0, o1): 16 pixels of a channel at a time
  * through a register transpose. */
-T512 static void group_store(const vs_conv_fast *g, const img_plan *f, const float *restrict buf, int64_t n, float *restrict y)
+T512 static void store_range(void *ctx, int64_t o0, int64_t o1)
 {
-    for (int64_t o = 0; o < g->o; o++)
+    const img_group *q = ctx;
+    const vs_conv_fast *g = q->g;
+    const img_plan *f = q->f;
+    for (int64_t o = o0; o < o1; o++)
         for (int64_t p0 = 0; p0 < f->npx; p0 += 16) {
             const int64_t np = f->npx - p0 < 16 ? f->npx - p0 : 16;
             const __mmask16 m = (__mmask16)((1u << np) - 1);
             __m512 r[16];
-            for (int64_t p = 0; p < 16; p++) r[p] = p < np ? _mm512_load_ps(buf + (o * f->npx + p0 + p) * 16) : _mm512_setzero_ps();
+            for (int64_t p = 0; p < 16; p++) r[p] = p < np ? _mm512_load_ps(q->buf + (o * f->npx + p0 + p) * 16) : _mm512_setzero_ps();
             vs_transpose16(r);
-            for (int64_t l = 0; l < n; l++) _mm512_mask_storeu_ps(y + (l * g->o + o) * f->npx + p0, m, r[l]);
+            for (int64_t l = 0; l < q->n; l++) _mm512_mask_storeu_ps(q->out + (l * g->o + o) * f->npx + p0, m, r[l]);
         }
 }
 
@@ -155,66 +178,25 @@ TILE_FN(12)
 #undef TILE_FN
 static const tile_fn TILES[MAX_OB] = {tile_1, tile_2, tile_3, tile_4, tile_5, tile_6, tile_7, tile_8, tile_9, tile_10, tile_11, tile_12};
 
-typedef struct img_job {
-    const vs_conv_fast *g;
-    const img_plan *f;
-    const float *in, *bias; /* x (forward) or gy (transpose) */
-    const float *packed;    /* forward: [block][tap][ob]; transpose: [tap][o] */
-    const int64_t *off;     /* per tap: its place in the bordered copy, from the output pixel's origin */
-    float *out;             /* y or dx */
-    bool transpose;
-    volatile int failed;
-} img_job;
-
-/* The forward of one group of n images: every block of channels over the output pixels V at a time
- * into buf, then into y. */
-static void group_forward(const img_job *j, const float *xt, float *buf, int64_t n, float *y)
+/* Tiles [t0, t1) of the forward: tile t is block t / T, pixels from (t mod T) V (T tiles a block). */
+static void tiles_range(void *ctx, int64_t t0, int64_t t1)
 {
-    const vs_conv_fast *g = j->g;
-    const img_plan *f = j->f;
+    const img_group *q = ctx;
+    const vs_conv_fast *g = q->g;
+    const img_plan *f = q->f;
     const tile_fn tile = TILES[f->ob - 1];
-    for (int64_t b = 0; b < f->nob; b++) {
-        const int64_t o0 = b * f->ob, no = g->o - o0 < f->ob ? g->o - o0 : f->ob;
-        for (int64_t p0 = 0; p0 < f->npx; p0 += f->v) {
-            img_tile t;
-            const int nv = f->npx - p0 < f->v ? (int)(f->npx - p0) : f->v;
-            for (int v = 0; v < f->v; v++) {
-                const int64_t p = v < nv ? p0 + v : p0;
-                t.x[v] = xt + (p / g->ow * g->sh * f->wp + p % g->ow * g->sw) * 16;
-                t.out[v] = buf + (o0 * f->npx + p) * 16;
-            }
-            tile(&t, nv, j->off, f->taps, j->packed + b * f->taps * f->ob, j->bias ? j->bias + o0 : NULL, no, f->npx * 16);
+    const int64_t per = (f->npx + f->v - 1) / f->v;
+    for (int64_t tt = t0; tt < t1; tt++) {
+        const int64_t b = tt / per, p0 = tt % per * f->v, o0 = b * f->ob, no = g->o - o0 < f->ob ? g->o - o0 : f->ob;
+        const int nv = f->npx - p0 < f->v ? (int)(f->npx - p0) : f->v;
+        img_tile t;
+        for (int v = 0; v < f->v; v++) {
+            const int64_t p = v < nv ? p0 + v : p0;
+            t.x[v] = q->xt + (p / g->ow * g->sh * f->wp + p % g->ow * g->sw) * 16;
+            t.out[v] = q->buf + (o0 * f->npx + p) * 16;
         }
+        tile(&t, nv, q->off, f->taps, q->packed + b * f->taps * f->ob, q->bias ? q->bias + o0 : NULL, no, f->npx * 16);
     }
-    group_store(g, f, buf, n, y);
-}
-
-static void group_backward(const img_job *j, float *xt, float *gt, int64_t n, const float *gy, float *dx);
-
-/* Groups [begin, end) of 16 images, each with this thread's scratch: the bordered copy and the
- * group's output pixels (the forward's sums, the transpose's gy). */
-static void groups_range(void *ctx, int64_t begin, int64_t end)
-{
-    img_job *j = ctx;
-    const vs_conv_fast *g = j->g;
-    const img_plan *f = j->f;
-    void *owned;
-    float *xt = vs_scratch_or_own(VS_SCRATCH_CONV, (size_t)(f->group + f->nob * f->ob * f->npx * 16) * sizeof(float), &owned);
-    if (!xt) {
-        j->failed = 1;
-        return;
-    }
-    const int64_t img = g->c * g->h * g->w, patch = g->o * f->npx;
-    for (int64_t q = begin; q < end; q++) {
-        const int64_t n0 = q * 16, n = g->n - n0 < 16 ? g->n - n0 : 16;
-        if (j->transpose) {
-            group_backward(j, xt, xt + f->group, n, j->in + n0 * patch, j->out + n0 * img);
-        } else {
-            group_copy(g, f, j->in + n0 * img, n, xt);
-            group_forward(j, xt, xt + f->group, n, j->out + n0 * patch);
-        }
-    }
-    free(owned);
 }
 
 /* ---- the transpose: dx = conv_transpose2d(gy, w) ----------------------------------------------
@@ -223,58 +205,41 @@ static void groups_range(void *ctx, int64_t begin, int64_t end)
  * tap k; p by p in order, so every element of dx is one sum in a fixed order, then dx is read back
  * out of the copy's inside. */
 
-/* gt[(p o + c) 16 + l] = gy[l][c][p] for the group's n images (lanes past n zero). */
-T512 static void group_patch(const vs_conv_fast *g, const img_plan *f, const float *restrict gy, int64_t n, float *restrict gt)
+/* buf[(p o + c) 16 + l] = gy[l][c][p] for gy's channels [o0, o1). */
+T512 static void patch_range(void *ctx, int64_t o0, int64_t o1)
 {
-    for (int64_t o = 0; o < g->o; o++)
+    const img_group *q = ctx;
+    const vs_conv_fast *g = q->g;
+    const img_plan *f = q->f;
+    for (int64_t o = o0; o < o1; o++)
         for (int64_t p0 = 0; p0 < f->npx; p0 += 16) {
             const int64_t np = f->npx - p0 < 16 ? f->npx - p0 : 16;
             const __mmask16 m = (__mmask16)((1u << np) - 1);
             __m512 r[16];
-            for (int64_t l = 0; l < 16; l++) r[l] = l < n ? _mm512_maskz_loadu_ps(m, gy + (l * g->o + o) * f->npx + p0) : _mm512_setzero_ps();
+            for (int64_t l = 0; l < 16; l++) r[l] = l < q->n ? _mm512_maskz_loadu_ps(m, q->in + (l * g->o + o) * f->npx + p0) : _mm512_setzero_ps();
             vs_transpose16(r);
-            for (int64_t p = 0; p < np; p++) _mm512_store_ps(gt + ((p0 + p) * g->o + o) * 16, r[p]);
+            for (int64_t p = 0; p < np; p++) _mm512_store_ps(q->buf + ((p0 + p) * g->o + o) * 16, r[p]);
         }
-}
-
-/* dx[l][c][y][x] = bias[c] (or 0) + xt[c][y + ph][x + pw][l] for the group's n images: the inside of
- * the bordered copy back into NCHW, 16 columns at a time through a register transpose. */
-T512 static void group_image(const vs_conv_fast *g, const img_plan *f, const float *restrict xt, const float *bias, int64_t n,
-                             float *restrict dx)
-{
-    const int64_t img = g->c * g->h * g->w;
-    for (int64_t c = 0; c < g->c; c++) {
-        const __m512 b = _mm512_set1_ps(bias ? bias[c] : 0.0f);
-        for (int64_t yy = 0; yy < g->h; yy++) {
-            const float *s = xt + ((c * f->hp + yy + g->ph) * f->wp + g->pw) * 16;
-            float *d = dx + (c * g->h + yy) * g->w;
-            for (int64_t x0 = 0; x0 < g->w; x0 += 16) {
-                const int64_t nc = g->w - x0 < 16 ? g->w - x0 : 16;
-                const __mmask16 m = (__mmask16)((1u << nc) - 1);
-                __m512 r[16];
-                for (int64_t k = 0; k < 16; k++) r[k] = k < nc ? _mm512_load_ps(s + (x0 + k) * 16) : _mm512_setzero_ps();
-                vs_transpose16(r);
-                for (int64_t l = 0; l < n; l++) _mm512_mask_storeu_ps(d + l * img + x0, m, _mm512_add_ps(r[l], b));
-            }
-        }
-    }
 }
 
 #define KT 8 /* taps per pass of the transpose: independent sums, so the multiply-adds overlap */
 
-/* The group's sums into xt (zeroed first): wt[k][o] the weights tap-major, gt from group_patch. */
-T512 static void group_transpose(const vs_conv_fast *g, const img_plan *f, const float *restrict gt, const float *restrict wt,
-                                 const int64_t *off, float *restrict xt)
+/* The sums of dx's channels [c0, c1) into their slabs of the bordered copy (zeroed first): every
+ * pixel p in order, the taps of those channels KT at a time. */
+T512 static void scatter_range(void *ctx, int64_t c0, int64_t c1)
 {
-    memset(xt, 0, (size_t)f->group * sizeof(float));
-    const int64_t o = g->o;
+    const img_group *q = ctx;
+    const vs_conv_fast *g = q->g;
+    const img_plan *f = q->f;
+    const int64_t o = g->o, kk = g->kh * g->kw, slab = f->hp * f->wp * 16, k1 = c1 * kk;
+    memset(q->xt + c0 * slab, 0, (size_t)((c1 - c0) * slab) * sizeof(float));
     for (int64_t p = 0; p < f->npx; p++) {
-        float *base = xt + (p / g->ow * g->sh * f->wp + p % g->ow * g->sw) * 16;
-        const float *gp = gt + p * o * 16;
-        int64_t k = 0;
-        for (; k + KT <= f->taps; k += KT) {
+        float *base = q->xt + (p / g->ow * g->sh * f->wp + p % g->ow * g->sw) * 16;
+        const float *gp = q->buf + p * o * 16;
+        int64_t k = c0 * kk;
+        for (; k + KT <= k1; k += KT) {
             __m512 acc[KT];
-            const float *wk = wt + k * o;
+            const float *wk = q->packed + k * o;
 #pragma GCC unroll 8
             for (int t = 0; t < KT; t++) acc[t] = _mm512_setzero_ps();
             for (int64_t c = 0; c < o; c++) {
@@ -284,25 +249,90 @@ T512 static void group_transpose(const vs_conv_fast *g, const img_plan *f, const
             }
 #pragma GCC unroll 8
             for (int t = 0; t < KT; t++) {
-                float *d = base + off[k + t];
+                float *d = base + q->off[k + t];
                 _mm512_store_ps(d, _mm512_add_ps(_mm512_load_ps(d), acc[t]));
             }
         }
-        for (; k < f->taps; k++) {
+        for (; k < k1; k++) {
             __m512 acc = _mm512_setzero_ps();
-            for (int64_t c = 0; c < o; c++) acc = _mm512_fmadd_ps(_mm512_set1_ps(wt[k * o + c]), _mm512_load_ps(gp + c * 16), acc);
-            float *d = base + off[k];
+            for (int64_t c = 0; c < o; c++) acc = _mm512_fmadd_ps(_mm512_set1_ps(q->packed[k * o + c]), _mm512_load_ps(gp + c * 16), acc);
+            float *d = base + q->off[k];
             _mm512_store_ps(d, _mm512_add_ps(_mm512_load_ps(d), acc));
         }
     }
 }
 
-/* The transpose of one group of n images. */
-static void group_backward(const img_job *j, float *xt, float *gt, int64_t n, const float *gy, float *dx)
+/* dx[l][c][y][x] = bias[c] (or 0) + xt[c][y + ph][x + pw][l] for channels [c0, c1): the inside of the
+ * bordered copy back into NCHW, 16 columns at a time through a register transpose. */
+T512 static void image_range(void *ctx, int64_t c0, int64_t c1)
 {
-    group_patch(j->g, j->f, gy, n, gt);
-    group_transpose(j->g, j->f, gt, j->packed, j->off, xt);
-    group_image(j->g, j->f, xt, j->bias, n, dx);
+    const img_group *q = ctx;
+    const vs_conv_fast *g = q->g;
+    const img_plan *f = q->f;
+    const int64_t img = g->c * g->h * g->w;
+    for (int64_t c = c0; c < c1; c++) {
+        const __m512 b = _mm512_set1_ps(q->bias ? q->bias[c] : 0.0f);
+        for (int64_t yy = 0; yy < g->h; yy++) {
+            const float *s = q->xt + ((c * f->hp + yy + g->ph) * f->wp + g->pw) * 16;
+            float *d = q->out + (c * g->h + yy) * g->w;
+            for (int64_t x0 = 0; x0 < g->w; x0 += 16) {
+                const int64_t nc = g->w - x0 < 16 ? g->w - x0 : 16;
+                const __mmask16 m = (__mmask16)((1u << nc) - 1);
+                __m512 r[16];
+                for (int64_t k = 0; k < 16; k++) r[k] = k < nc ? _mm512_load_ps(s + (x0 + k) * 16) : _mm512_setzero_ps();
+                vs_transpose16(r);
+                for (int64_t l = 0; l < q->n; l++) _mm512_mask_storeu_ps(d + l * img + x0, m, _mm512_add_ps(r[l], b));
+            }
+        }
+    }
+}
+
+/* One group, its steps in order; with pool set, each step over the thread pool. */
+static void group_run(img_group *q, bool transpose, bool pool)
+{
+    const vs_conv_fast *g = q->g;
+    const int64_t tiles = q->f->nob * ((q->f->npx + q->f->v - 1) / q->f->v);
+    const vs_range_fn steps[2][3] = {{copy_range, tiles_range, store_range}, {patch_range, scatter_range, image_range}};
+    const int64_t sizes[2][3] = {{g->c, tiles, g->o}, {g->o, g->c, g->c}};
+    for (int s = 0; s < 3; s++) {
+        if (pool)
+            vs_parallel_for(sizes[transpose][s], 1, steps[transpose][s], q);
+        else
+            steps[transpose][s](q, 0, sizes[transpose][s]);
+    }
+}
+
+typedef struct img_job {
+    img_group proto; /* g, f, packed, off, bias, in and out of image 0 */
+    bool transpose;
+    volatile int failed;
+} img_job;
+
+/* Floats of a group's scratch: the bordered copy, then the output pixels. */
+static int64_t group_scratch(const img_plan *f) { return f->group + f->nob * f->ob * f->npx * 16; }
+
+/* Groups [begin, end) of 16 images, each in this thread's scratch. */
+static void groups_range(void *ctx, int64_t begin, int64_t end)
+{
+    img_job *j = ctx;
+    const vs_conv_fast *g = j->proto.g;
+    void *owned;
+    float *xt = vs_scratch_or_own(VS_SCRATCH_CONV, (size_t)group_scratch(j->proto.f) * sizeof(float), &owned);
+    if (!xt) {
+        j->failed = 1;
+        return;
+    }
+    const int64_t img = g->c * g->h * g->w, patch = g->o * j->proto.f->npx;
+    for (int64_t k = begin; k < end; k++) {
+        img_group q = j->proto;
+        q.n = g->n - 16 * k < 16 ? g->n - 16 * k : 16;
+        q.in += 16 * k * (j->transpose ? patch : img);
+        q.out += 16 * k * (j->transpose ? img : patch);
+        q.xt = xt;
+        q.buf = xt + j->proto.f->group;
+        group_run(&q, j->transpose, false);
+    }
+    free(owned);
 }
 #endif
 
@@ -333,7 +363,8 @@ bool vs_conv_images_fits(const vs_conv_fast *g)
 
 #if defined(__x86_64__) && defined(__GNUC__)
 /* The forward or the transpose: weights packed in blocks of ob channels (the transpose: one block
- * of all o), then the groups over the pool; false when out of memory. */
+ * of all o), then the groups over the pool (one group: its steps over the pool); false when out
+ * of memory. */
 static bool images_run(const vs_conv_fast *g, const float *in, const float *w, const float *bias, float *out, bool transpose)
 {
     img_plan f = plan_of(g);
@@ -351,12 +382,21 @@ static bool images_run(const vs_conv_fast *g, const float *in, const float *w, c
                 p[(b * f.taps + k) * f.ob + l] = o < g->o ? w[o * f.taps + k] : 0.0f;
             }
     offsets(g, &f, off);
-    img_job j = {.g = g, .f = &f, .in = in, .bias = bias, .packed = p, .off = off, .out = out, .transpose = transpose};
+    img_job j = {.proto = {.g = g, .f = &f, .packed = p, .off = off, .bias = bias, .in = in, .out = out}, .transpose = transpose};
     const int64_t groups = (g->n + 15) / 16;
-    if (groups <= 1)
-        groups_range(&j, 0, groups);
-    else
+    if (groups > 1) {
         vs_parallel_for(groups, 1, groups_range, &j);
+    } else {
+        void *mine;
+        float *xt = vs_scratch_or_own(VS_SCRATCH_CONV, (size_t)group_scratch(&f) * sizeof(float), &mine);
+        if (xt) {
+            img_group q = j.proto;
+            q.n = g->n, q.xt = xt, q.buf = xt + f.group;
+            group_run(&q, transpose, true);
+            free(mine);
+        }
+        j.failed = !xt;
+    }
     free(owned);
     return !j.failed;
 }

@@ -817,17 +817,20 @@ START_TEST(test_threads_bit_identical)
 {
     vs_rng r;
     vs_rng_seed(&r, 31);
-    for (int variant = 0; variant < 5; variant++) {
+    for (int variant = 0; variant < 6; variant++) {
         /* variant 2: 32 channels in and out, rows of 14 pixels - the AVX-512 kernels on such machines;
          * variant 3: 32 -> 64 channels, k4 stride 2 - their weight gradient's four-vector tiles and the
          * strided transpose's output phases; variant 4: 32 -> 10 channels, stride 1 - the weight
-         * gradient's one-vector tiles */
-        const bool direct = variant == 1, wide = variant == 2 || variant == 4, phases = variant == 3;
-        const int o_ch = phases ? 64 : variant == 4 ? 10 : wide ? 32 : direct ? 2 : 4, k = phases ? 4 : direct ? 5 : 3;
-        const int sh = direct || wide ? 1 : 2, sw = phases ? 2 : 1, pad = direct ? 2 : 1;
-        const int c_ch = wide || phases ? 32 : 3, cols = wide || phases ? 14 : 10;
+         * gradient's one-vector tiles, and the forward with 16 images in the lanes (two groups, one
+         * per thread); variant 5: 16 images, 12 -> 10 channels k7 s2 on 11 x 11 (one group: the steps
+         * of its forward and transpose split over the threads) */
+        const bool direct = variant == 1, wide = variant == 2 || variant >= 4, phases = variant == 3;
+        const int batch = variant == 5 ? 16 : 25;
+        const int o_ch = phases ? 64 : variant >= 4 ? 10 : wide ? 32 : direct ? 2 : 4, k = variant == 5 ? 7 : phases ? 4 : direct ? 5 : 3;
+        const int sh = (direct || wide) && variant != 5 ? 1 : 2, sw = phases || variant == 5 ? 2 : 1, pad = direct ? 2 : 1;
+        const int c_ch = variant == 5 ? 12 : wide || phases ? 32 : 3, cols = variant == 5 ? 11 : wide || phases ? 14 : 10;
         /* 25 images of 60 output pixels: 13 chunks of 2, dealt to 8 weight-gradient lanes unevenly. */
-        vs_tensor *x = vs_tensor_randn(VS_SHAPE(25, c_ch, 11, cols), &r, 0, 1), *w = vs_tensor_randn(VS_SHAPE(o_ch, c_ch, k, k), &r, 0, 1);
+        vs_tensor *x = vs_tensor_randn(VS_SHAPE(batch, c_ch, 11, cols), &r, 0, 1), *w = vs_tensor_randn(VS_SHAPE(o_ch, c_ch, k, k), &r, 0, 1);
         vs_tensor *b = vs_tensor_randn(VS_SHAPE(o_ch), &r, 0, 1);
         vs_conv_opts o = {.stride = {sh, sw}, .padding = {pad, pad}};
         float *ref[3] = {NULL, NULL, NULL};
