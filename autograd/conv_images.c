@@ -12,7 +12,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define MAX_OB 12 /* output channels per block */
+#define MAX_OB 12                   /* output channels per block */
+#define MAX_COPY ((int64_t)2 << 20) /* floats of a group's bordered copy */
 
 #if defined(__x86_64__) && defined(__GNUC__)
 #include "autograd/conv_avx512_simd.h"
@@ -354,6 +355,8 @@ bool vs_conv_images_fits(const vs_conv_fast *g)
     /* at least 3/4 of the lanes real: 16, 24, 25 or 64 images, not 17 or 20 */
     if (4 * g->n < 3 * 16 * ((g->n + 15) / 16)) return false;
     const int64_t taps = g->c * g->kh * g->kw, copy = (g->h + 2 * g->ph) * (g->w + 2 * g->pw);
+    /* a group's copy of at most 8 MB (each thread keeps one; 4 MB at 64x3x30x30 -> 16 transposed) */
+    if ((double)g->c * (double)copy * 16.0 > (double)MAX_COPY) return false;
     return taps >= 16 && (double)(g->o * g->oh * g->ow * g->kh * g->kw) >= 4.0 * (double)copy;
 #else
     (void)g;
