@@ -372,7 +372,8 @@ static bool images_run(const vs_conv_fast *g, const float *in, const float *w, c
 {
     img_plan f = plan_of(g);
     if (transpose) f.nob = 1, f.ob = g->o;
-    const size_t packed = (size_t)(f.nob * f.ob * f.taps), bytes = packed * sizeof(float) + (size_t)f.taps * sizeof(int64_t);
+    /* the offsets after the weights, 64-byte aligned */
+    const size_t packed = (size_t)(f.nob * f.ob * f.taps + 15) / 16 * 16, bytes = packed * sizeof(float) + (size_t)f.taps * sizeof(int64_t);
     void *owned;
     float *p = vs_scratch_or_own(VS_SCRATCH_CONV_WEIGHTS, bytes, &owned);
     if (!p) return false;
