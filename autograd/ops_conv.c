@@ -13,8 +13,8 @@
  * split the batch.  Pooling and upsampling live in ops_pool.c. */
 #include "autograd/conv_avx512.h"
 #include "autograd/conv_direct.h"
-#include "autograd/conv_phases.h"
 #include "autograd/conv_images.h"
+#include "autograd/conv_phases.h"
 #include "autograd/conv_winograd.h"
 #include "autograd/internal.h"
 #include "autograd/kernels.h"
@@ -673,8 +673,8 @@ static bool conv_fast(conv_batch *j, float *dw, bool *done)
     return false;
 }
 
-/* Forwards with few output channels (5 to 15: fewer at stride 1 go to conv_direct.c) and a batch
- * of 16 images or more go to conv_images.c, 16 images in the lanes, unless Winograd takes them; so
+/* Forwards with few output channels (1 to 15; at stride 1, 4 or fewer went to conv_direct.c) and a
+ * batch of 16 images or more go to conv_images.c, 16 images in the lanes, unless Winograd takes them; so
  * do their transposes unless the channel-blocked kernels take those (dx's channels fill their
  * lanes: 64x8x19x19 -> 96 k3 s2 transposed ran 15% slower with the images in the lanes, 64x3x30x30 ->
  * 16 k5 s2 2.7x as fast). */
