@@ -32,13 +32,14 @@
  * as fast as through im2col + GEMM, 96x10->24 k5 rows of 8 1.16x, 8x27->48 k7 s2 rows of 14 at
  * 48 channels 1.29x); and rows of exactly 12 or 9 pixels, 32 channels (24 or 18 accumulators) or 16
  * channels x 12, so that such rows fill their tiles (32x8x17x17 -> 64 k5 s2, rows of 9: 1.36x as
- * fast as in the wide tiles at use 0.64; 8x48x25x25 -> 16 k5 s2, rows of 12: 1.11x; 48 channels x
- * rows of 7 for rows of 14 at 48 channels ran 4% slower than the row tiles at use 0.875). */
+ * fast as in the wide tiles at use 0.64; 8x48x25x25 -> 16 k5 s2, rows of 12: 1.11x), and 16 channels
+ * x 14 for rows of 14 at 16 or 48 channels (32x8x27x27 -> 48 k7 s2 1.05x as fast as in the row
+ * tiles at use 0.875; 48 channels x rows of 7 there ran 4% slower). */
 typedef struct tile_kind {
     int v, r, pr;
 } tile_kind;
-#define NKINDS 8
-static const tile_kind KINDS[NKINDS] = {{4, 1, 7}, {2, 1, 14}, {2, 2, 7}, {1, 1, 16}, {1, 2, 8}, {2, 1, 12}, {2, 1, 9}, {1, 1, 12}};
+#define NKINDS 9
+static const tile_kind KINDS[NKINDS] = {{4, 1, 7}, {2, 1, 14}, {2, 2, 7}, {1, 1, 16}, {1, 2, 8}, {2, 1, 12}, {2, 1, 9}, {1, 1, 12}, {1, 1, 14}};
 #define TILE_MAX_FLOATS (16 * 16 * 4) /* 16 V channels x 16 pixel slots */
 
 /* Classes of a tap within a tile: which pixels it reaches.  Columns: COL_CLASSES ranges
@@ -221,10 +222,14 @@ TILE_FN(tile_r9_sn, 6, 0)
 TILE_FN(tile_one12_s1, 7, 1)
 TILE_FN(tile_one12_s2, 7, 2)
 TILE_FN(tile_one12_sn, 7, 0)
+TILE_FN(tile_one14_s1, 8, 1)
+TILE_FN(tile_one14_s2, 8, 2)
+TILE_FN(tile_one14_sn, 8, 0)
 static const tile_fn TILES[NKINDS][3] = {{tile_wide_sn, tile_wide_s1, tile_wide_s2}, {tile_tall_sn, tile_tall_s1, tile_tall_s2},
                                          {tile_pair_sn, tile_pair_s1, tile_pair_s2}, {tile_row_sn, tile_row_s1, tile_row_s2},
                                          {tile_rows_sn, tile_rows_s1, tile_rows_s2}, {tile_r12_sn, tile_r12_s1, tile_r12_s2},
-                                         {tile_r9_sn, tile_r9_s1, tile_r9_s2}, {tile_one12_sn, tile_one12_s1, tile_one12_s2}};
+                                         {tile_r9_sn, tile_r9_s1, tile_r9_s2}, {tile_one12_sn, tile_one12_s1, tile_one12_s2},
+                                         {tile_one14_sn, tile_one14_s1, tile_one14_s2}};
 
 static tile_fn tile_for(const fast_plan *f, int64_t sw) { return TILES[f->kind][sw <= 2 ? sw : 0]; }
 
