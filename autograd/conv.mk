@@ -1,7 +1,7 @@
 # autograd/conv.mk: convolution, pooling and upsampling ops.
-libversus_la_SOURCES += autograd/ops_conv.c autograd/conv_direct.c autograd/conv_avx512.c autograd/conv_avx512_wgrad.c \
+libversus_la_SOURCES += autograd/ops_conv.c autograd/conv_direct.c autograd/conv_avx512.c autograd/conv_avx512_wgrad.c autograd/conv_images.c \
 	autograd/conv_winograd.c autograd/conv_phases.c autograd/ops_pool.c
-noinst_HEADERS += autograd/conv_direct.h autograd/conv_avx512.h autograd/conv_avx512_simd.h autograd/conv_phases.h autograd/conv_winograd.h
+noinst_HEADERS += autograd/conv_direct.h autograd/conv_avx512.h autograd/conv_images.h autograd/conv_avx512_simd.h autograd/conv_phases.h autograd/conv_winograd.h
 if HAVE_CHECK
 check_PROGRAMS += tests/test_conv
 TESTS += tests/test_conv

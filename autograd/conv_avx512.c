@@ -30,12 +30,16 @@
  * 16 pixels (row: one row of up to 16, rows: two of up to 8), 16 accumulators, one weight vector
  * and a broadcast per multiply-add (on the sweep suite's rows, 1 thread: 48x25->16 k5 s2 1.96x
  * as fast as through im2col + GEMM, 96x10->24 k5 rows of 8 1.16x, 8x27->48 k7 s2 rows of 14 at
- * 48 channels 1.29x). */
+ * 48 channels 1.29x); and rows of exactly 12 or 9 pixels, 32 channels (24 or 18 accumulators) or 16
+ * channels x 12, so that such rows fill their tiles (32x8x17x17 -> 64 k5 s2, rows of 9: 1.36x as
+ * fast as in the wide tiles at use 0.64; 8x48x25x25 -> 16 k5 s2, rows of 12: 1.11x), and 16 channels
+ * x 14 for rows of 14 at 16 or 48 channels (32x8x27x27 -> 48 k7 s2 1.05x as fast as in the row
+ * tiles at use 0.875; 48 channels x rows of 7 there ran 4% slower). */
 typedef struct tile_kind {
     int v, r, pr;
 } tile_kind;
-#define NKINDS 5
-static const tile_kind KINDS[NKINDS] = {{4, 1, 7}, {2, 1, 14}, {2, 2, 7}, {1, 1, 16}, {1, 2, 8}};
+#define NKINDS 9
+static const tile_kind KINDS[NKINDS] = {{4, 1, 7}, {2, 1, 14}, {2, 2, 7}, {1, 1, 16}, {1, 2, 8}, {2, 1, 12}, {2, 1, 9}, {1, 1, 12}, {1, 1, 14}};
 #define TILE_MAX_FLOATS (16 * 16 * 4) /* 16 V channels x 16 pixel slots */
 
 /* Classes of a tap within a tile: which pixels it reaches.  Columns: COL_CLASSES ranges
@@ -65,12 +69,22 @@ static double tile_use(const vs_conv_fast *g, const tile_kind *k)
            (double)round_up(g->oh, k->r);
 }
 
-/* The kind with the most useful lanes (the first of equals). */
+/* Each tap of a tile's list costs about TAP_COST multiply-adds of dispatch and addressing besides
+ * its c V R PR multiply-adds: with one input channel (32x1x29x29 -> 32 k5), tiles of 18 accumulators
+ * at use 1 ran 13% slower than tiles of 28 at use 0.96. */
+#define TAP_COST 10.0
+
+/* The kind with the least time per useful lane, (1 + TAP_COST / (c V R PR)) / use (the first of
+ * equals). */
 static int best_kind(const vs_conv_fast *g)
 {
     int best = 0;
-    for (int k = 1; k < NKINDS; k++)
-        if (tile_use(g, &KINDS[k]) > tile_use(g, &KINDS[best])) best = k;
+    double cost = 0;
+    for (int k = 0; k < NKINDS; k++) {
+        const tile_kind *t = &KINDS[k];
+        const double u = tile_use(g, t), c = (1.0 + TAP_COST / (double)(g->c * t->v * t->r * t->pr)) / (u > 0 ? u : 1e-9);
+        if (k == 0 || c < cost) best = k, cost = c;
+    }
     return best;
 }
 
@@ -199,9 +213,23 @@ TILE_FN(tile_row_sn, 3, 0)
 TILE_FN(tile_rows_s1, 4, 1)
 TILE_FN(tile_rows_s2, 4, 2)
 TILE_FN(tile_rows_sn, 4, 0)
+TILE_FN(tile_r12_s1, 5, 1)
+TILE_FN(tile_r12_s2, 5, 2)
+TILE_FN(tile_r12_sn, 5, 0)
+TILE_FN(tile_r9_s1, 6, 1)
+TILE_FN(tile_r9_s2, 6, 2)
+TILE_FN(tile_r9_sn, 6, 0)
+TILE_FN(tile_one12_s1, 7, 1)
+TILE_FN(tile_one12_s2, 7, 2)
+TILE_FN(tile_one12_sn, 7, 0)
+TILE_FN(tile_one14_s1, 8, 1)
+TILE_FN(tile_one14_s2, 8, 2)
+TILE_FN(tile_one14_sn, 8, 0)
 static const tile_fn TILES[NKINDS][3] = {{tile_wide_sn, tile_wide_s1, tile_wide_s2}, {tile_tall_sn, tile_tall_s1, tile_tall_s2},
                                          {tile_pair_sn, tile_pair_s1, tile_pair_s2}, {tile_row_sn, tile_row_s1, tile_row_s2},
-                                         {tile_rows_sn, tile_rows_s1, tile_rows_s2}};
+                                         {tile_rows_sn, tile_rows_s1, tile_rows_s2}, {tile_r12_sn, tile_r12_s1, tile_r12_s2},
+                                         {tile_r9_sn, tile_r9_s1, tile_r9_s2}, {tile_one12_sn, tile_one12_s1, tile_one12_s2},
+                                         {tile_one14_sn, tile_one14_s1, tile_one14_s2}};
 
 static tile_fn tile_for(const fast_plan *f, int64_t sw) { return TILES[f->kind][sw <= 2 ? sw : 0]; }
 

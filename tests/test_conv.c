@@ -205,6 +205,14 @@ static const geom GEOMS[] = {
     {2, 40, 9, 9, 24, 3, 3, 1, 1, 1, 1, 1, 1, 1},
     {2, 20, 10, 10, 48, 7, 7, 1, 1, 1, 1, 1, 1, 1},
     {2, 4, 12, 12, 16, 6, 6, 1, 1, 2, 2, 1, 1, 1},
+    /* 16 images in the lanes (conv_images.c): 5-15 output channels, 16 images or more, sums of 64
+     * taps or more - 10 channels k7 s2 on 11 x 11 (one block of 10), 7 channels on odd 9 x 13 with
+     * 25 images (a second group of 9), 15 (two blocks of 8, one row unused) at stride 3 x 2 and
+     * dilation 2 x 1, 13 (blocks of 7) with a padding wider than the kernel's reach */
+    {16, 12, 11, 11, 10, 7, 7, 2, 2, 1, 1, 1, 1, 1},
+    {25, 8, 9, 13, 7, 3, 3, 1, 1, 1, 1, 1, 1, 1},
+    {16, 9, 10, 12, 15, 3, 5, 3, 2, 2, 0, 2, 1, 1},
+    {24, 6, 8, 8, 13, 4, 4, 1, 1, 2, 1, 1, 2, 1},
 };
 #define N_GEOMS (int)(sizeof GEOMS / sizeof GEOMS[0])
 
@@ -505,6 +513,11 @@ START_TEST(test_grad_conv_avx512_shapes)
     vs_tensor *t[3] = {rnd(VS_SHAPE(1, 8, 2, 7), -1, 1), rnd(VS_SHAPE(8, 32, 4, 4), -0.3f, 0.3f), rnd(VS_SHAPE(32), -1, 1)};
     gradcheck("conv_transpose2d k4 s2 to 32 channels", fn_conv_transpose_wide, NULL, 3, t);
     free_all(3, t);
+    /* 16 images, 8 -> 10 channels: the forward (and the second order's forwards) with the images in
+     * the lanes (conv_images.c) */
+    vs_tensor *u[3] = {rnd(VS_SHAPE(16, 8, 3, 3), -1, 1), rnd(VS_SHAPE(10, 8, 3, 3), -0.3f, 0.3f), rnd(VS_SHAPE(10), -1, 1)};
+    gradcheck("conv2d 16 images, 8 -> 10 channels", fn_conv2d_wide, NULL, 3, u);
+    free_all(3, u);
 }
 END_TEST
 
@@ -804,17 +817,20 @@ START_TEST(test_threads_bit_identical)
 {
     vs_rng r;
     vs_rng_seed(&r, 31);
-    for (int variant = 0; variant < 5; variant++) {
+    for (int variant = 0; variant < 6; variant++) {
         /* variant 2: 32 channels in and out, rows of 14 pixels - the AVX-512 kernels on such machines;
          * variant 3: 32 -> 64 channels, k4 stride 2 - their weight gradient's four-vector tiles and the
          * strided transpose's output phases; variant 4: 32 -> 10 channels, stride 1 - the weight
-         * gradient's one-vector tiles */
-        const bool direct = variant == 1, wide = variant == 2 || variant == 4, phases = variant == 3;
-        const int o_ch = phases ? 64 : variant == 4 ? 10 : wide ? 32 : direct ? 2 : 4, k = phases ? 4 : direct ? 5 : 3;
-        const int sh = direct || wide ? 1 : 2, sw = phases ? 2 : 1, pad = direct ? 2 : 1;
-        const int c_ch = wide || phases ? 32 : 3, cols = wide || phases ? 14 : 10;
+         * gradient's one-vector tiles, and the forward with 16 images in the lanes (two groups, one
+         * per thread); variant 5: 16 images, 12 -> 10 channels k7 s2 on 11 x 11 (one group: the steps
+         * of its forward and transpose split over the threads) */
+        const bool direct = variant == 1, wide = variant == 2 || variant >= 4, phases = variant == 3;
+        const int batch = variant == 5 ? 16 : 25;
+        const int o_ch = phases ? 64 : variant >= 4 ? 10 : wide ? 32 : direct ? 2 : 4, k = variant == 5 ? 7 : phases ? 4 : direct ? 5 : 3;
+        const int sh = (direct || wide) && variant != 5 ? 1 : 2, sw = phases || variant == 5 ? 2 : 1, pad = direct ? 2 : 1;
+        const int c_ch = variant == 5 ? 12 : wide || phases ? 32 : 3, cols = variant == 5 ? 11 : wide || phases ? 14 : 10;
         /* 25 images of 60 output pixels: 13 chunks of 2, dealt to 8 weight-gradient lanes unevenly. */
-        vs_tensor *x = vs_tensor_randn(VS_SHAPE(25, c_ch, 11, cols), &r, 0, 1), *w = vs_tensor_randn(VS_SHAPE(o_ch, c_ch, k, k), &r, 0, 1);
+        vs_tensor *x = vs_tensor_randn(VS_SHAPE(batch, c_ch, 11, cols), &r, 0, 1), *w = vs_tensor_randn(VS_SHAPE(o_ch, c_ch, k, k), &r, 0, 1);
         vs_tensor *b = vs_tensor_randn(VS_SHAPE(o_ch), &r, 0, 1);
         vs_conv_opts o = {.stride = {sh, sw}, .padding = {pad, pad}};
         float *ref[3] = {NULL, NULL, NULL};
