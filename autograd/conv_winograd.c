@@ -21,7 +21,8 @@
  * column inf is prod_l (x - p_l); the 1 / f_j move to G, which leaves B^T with integer rows:
  *   A = E_m,  G = diag(1 / f, 1) E_r,  B^T[j] = coefficients of prod_{l != j} (x - p_l),
  *   B^T[inf] = coefficients of prod_l (x - p_l);  for the weight gradient A' = E_r, G' = diag(1/f, 1) E_m.
- * Points: 0, 1, -1, 1/2, -2 (alpha 6 for both sizes: F(4x4, 3x3), F(2x2, 5x5)); this set measured
+ * Points: 0, 1, -1, 1/2, -2 (alpha 6 for both sizes: F(4x4, 3x3), F(2x2, 5x5); alpha 5 for 2x2 kernels,
+ * F(4x4, 2x2), takes the first four); this set measured
  * 10-60% smaller errors than 0, +-1, +-2, and 0, +-1, +-1/2 failed the bar on 5x5 gradients.  The
  * matrices are written out below as exact rationals rounded once to float (the tests derive them).
  *
@@ -30,6 +31,7 @@
  *   forward  F(2x2, 3x3) 2e-7, F(4x4, 3x3) 2.0-2.3e-6, F(2x2, 5x5) 3.6-4.4e-7, F(4x4, 5x5) 2e-5 (fails);
  *   weight gradient  F(3x3, 2x2) 1.4e-7, F(3x3, 4x4) 5.8-8.0e-7, F(5x5, 2x2) 3.8-5.7e-6, F(5x5, 4x4)
  *   1.2e-5 (fails) - the direct sums' is about 1e-7.  So alpha 6 for both: F(4x4, 3x3), F(2x2, 5x5).
+ *   2x2: forward F(4x4, 2x2) 2.6-3.3e-6, weight gradient F(2x2, 4x4) 0.8-1.0e-6.
  *
  * Transforms run on 16 lanes of channels (input and gy copied channels-last first, so a tile's
  * patch is whole vectors), unrolled with the matrices as constants; the products are vs_sgemm's, so
@@ -93,7 +95,7 @@ static vs_conv_algorithm conv_algorithm(void)
 
 /* ---- the matrices -------------------------------------------------------------------------------- */
 
-int vs_conv_winograd_tile(int r) { return r == 3 ? 4 : r == 5 ? 2 : 0; }
+int vs_conv_winograd_tile(int r) { return r == 2 || r == 3 ? 4 : r == 5 ? 2 : 0; }
 
 /* alpha 6, points 0, 1, -1, 1/2, -2 and infinity (f = 1, 3, -3, -15/16, 15; tests/test_conv_winograd.c
  * derives them again from the points). */
@@ -118,14 +120,24 @@ static const float G5[6 * 5] = {1,           0,          0,          0,         
                                 -8.0f / 15,  -4.0f / 15, -2.0f / 15, -1.0f / 15,  1.0f / 15,  -2.0f / 15, 4.0f / 15, -8.0f / 15,
                                 16.0f / 15,  0,          0,          0,           0,          1};
 
+/* alpha 5, the first four of those points, 0, 1, -1, 1/2, and infinity (f = 1/2, 1, -3, -3/8): F(4x4, 2x2)
+ * and its weight gradient F(2x2, 4x4). */
+static const float BT5[5 * 5] = {1.0f / 2, -1, -1.0f / 2, 1, 0, 0, -1.0f / 2, 1.0f / 2, 1, 0, 0, 1.0f / 2, -3.0f / 2, 1, 0,
+                                 0, -1, 0, 1, 0, 0, 1.0f / 2, -1, -1.0f / 2, 1};
+static const float AT2_5[2 * 5] = {1, 1, 1, 1, 0, 0, 1, -1, 1.0f / 2, 1};
+static const float AT4_5[4 * 5] = {1, 1, 1, 1, 0, 0, 1, -1, 1.0f / 2, 0, 0, 1, 1, 1.0f / 4, 0, 0, 1, -1, 1.0f / 8, 1};
+static const float G2_5[5 * 2] = {2, 0, 1, 1, -1.0f / 3, 1.0f / 3, -8.0f / 3, -4.0f / 3, 0, 1};
+static const float G4_5[5 * 4] = {2,          0,          0,          0,          1, 1, 1, 1, -1.0f / 3, 1.0f / 3,
+                                  -1.0f / 3,  1.0f / 3,   -8.0f / 3,  -4.0f / 3,  -2.0f / 3, -1.0f / 3, 0, 0, 0, 1};
+
 /* The matrices of one size for tests: which 0 B^T, 1 A^T (m x 6), 2 G (6 x r), 3 G' (6 x m), 4 A'^T
  * (r x 6) of F(m x m, r x r); NULL for other sizes. */
 const float *vs_conv_winograd_matrix(int r, int which)
 {
     const int m = vs_conv_winograd_tile(r);
     if (m == 0 || which < 0 || which > 4) return NULL;
-    const float *const ms[2][5] = {{BT6, AT4, G3, G4, AT3}, {BT6, AT2, G5, G2, AT5}};
-    return ms[r == 5][which];
+    const float *const ms[3][5] = {{BT5, AT4_5, G2_5, G4_5, AT2_5}, {BT6, AT4, G3, G4, AT3}, {BT6, AT2, G5, G2, AT5}};
+    return ms[r == 2 ? 0 : r == 3 ? 1 : 2][which];
 }
 
 /* ---- transforms on 16 lanes ------------------------------------------------------------------------ */
@@ -213,6 +225,11 @@ XFORM(xf_g2, 6, 2, G2)   /* G' g G'^T, F(5x5, 2x2) */
 XFORM(xf_g3, 6, 3, G3)   /* G w G^T, F(4x4, 3x3) */
 XFORM(xf_g4, 6, 4, G4)   /* G' g G'^T, F(3x3, 4x4) */
 XFORM(xf_g5, 6, 5, G5)   /* G w G^T, F(2x2, 5x5) */
+XFORM(xf_bt5, 5, 5, BT5)     /* B^T d B, F(4x4, 2x2) */
+XFORM(xf_at4_5, 4, 5, AT4_5) /* A^T M A, F(4x4, 2x2) */
+XFORM(xf_at2_5, 2, 5, AT2_5) /* A'^T M A', F(2x2, 4x4) */
+XFORM(xf_g2_5, 5, 2, G2_5)   /* G w G^T, F(4x4, 2x2) */
+XFORM(xf_g4_5, 5, 4, G4_5)   /* G' g G'^T, F(2x2, 4x4) */
 
 /* The transforms of F(m x m, r x r): data (B^T d B), out (A^T M A), weight (G w G^T), and the weight
  * gradient's grad (G' g G'^T) and finish (A'^T M A'). */
@@ -223,11 +240,15 @@ typedef struct wino_kind {
 
 static const wino_kind F4_3 = {4, 3, 6, xf_bt6, xf_at4, xf_g3, xf_g4, xf_at3};
 static const wino_kind F2_5 = {2, 5, 6, xf_bt6, xf_at2, xf_g5, xf_g2, xf_at5};
+static const wino_kind F4_2 = {4, 2, 5, xf_bt5, xf_at4_5, xf_g2_5, xf_g4_5, xf_at2_5};
+
+/* The F(m x m, r x r) a kernel of size r (2, 3 or 5) runs. */
+static const wino_kind *kind_of(int r) { return r == 2 ? &F4_2 : r == 3 ? &F4_3 : &F2_5; }
 
 void vs_conv_winograd_transform(int r, int which, bool reference, const float *X, float *Z)
 {
-    const wino_kind *k = r == 3 ? &F4_3 : &F2_5;
-    const int rows[5] = {6, k->m, 6, 6, r}, cols[5] = {6, 6, r, k->m, 6};
+    const wino_kind *k = kind_of(r);
+    const int a = k->alpha, rows[5] = {a, k->m, a, a, r}, cols[5] = {a, a, r, k->m, a};
     const xform_fn fn[5] = {k->data, k->out, k->weight, k->grad, k->finish};
     const int p = cols[which];
     if (reference)
@@ -261,7 +282,7 @@ static void job_init(wino_job *j, const vs_conv_fast *g)
 {
     const int r = (int)g->kh, m = vs_conv_winograd_tile(r);
     j->g = g;
-    j->t = r == 3 ? F4_3 : F2_5;
+    j->t = *kind_of(r);
     j->th = (g->oh + m - 1) / m;
     j->tw = (g->ow + m - 1) / m;
     j->tiles = g->n * j->th * j->tw;
@@ -611,13 +632,18 @@ bool vs_conv_winograd_weight_grad(const vs_conv_fast *g, const float *x, const f
  * 0.89/0.89/0.68x.  5x5 needs 24+ each side as well (CEM's 32x14x14->64 1.26/1.22/1.15x, 96 -> 24
  * 1.25/1.20/1.79x; 24 -> 24 0.88/0.89/0.80x, 16 -> 32 0.92/0.78/0.62x).  Tiles hanging past the output
  * cost as much as full ones: 5x5 outputs of F(4x4) (39% used) ran 0.64x, 3x3 (56%) 0.87x, 7x7 outputs
- * of F(2x2) (77%) 0.82x, 15x15 (88%) 1.25x. */
+ * of F(2x2) (77%) 0.82x, 15x15 (88%) 1.25x.  F(4x4, 2x2) over a k4 s2 conv's stacked phases (16x64x14x14
+ * -> 128, WGAN-GP's second conv: 256 stacked channels, 7x7 outputs) ran 2.04 / 1.86 / 2.37 ms (forward /
+ * transpose / weight gradient) against the strided kernels' 1.64 / 1.71 / 1.81: its 25 products of 16
+ * tiles x 256 x 128 take 1.18 ms (89 GFLOP/s) of the forward, the stacking, weight transform and
+ * channels-last copies the rest. */
 bool vs_conv_winograd_fits(const vs_conv_fast *g)
 {
     if (conv_algorithm() != VS_CONV_AUTO) return false;
     if (g->sh != 1 || g->sw != 1 || g->dh != 1 || g->dw != 1 || g->kh != g->kw) return false;
-    const int64_t m = vs_conv_winograd_tile((int)g->kh), min_ch = g->kh == 3 ? 16 : 24;
+    if (g->kh == 2) return false; /* F(4x4, 2x2) on k4 s2 phases lost: see above */
+    const int64_t m = vs_conv_winograd_tile((int)g->kh), min_ch = g->kh == 5 ? 24 : 16;
     if (m == 0 || g->n * g->oh * g->ow == 0 || g->c < min_ch || g->o < min_ch || g->c + g->o < 64) return false;
     const double used = (double)(g->oh * g->ow) / (double)((g->oh + m - 1) / m * ((g->ow + m - 1) / m) * m * m);
-    return used >= (g->kh == 3 ? 0.65 : 0.85);
+    return used >= (g->kh == 5 ? 0.85 : 0.65);
 }
