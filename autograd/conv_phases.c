@@ -33,13 +33,16 @@ static atomic_int engine_now = VS_PHASES_WINOGRAD;
 
 vs_phases_engine vs_conv_phases_engine(vs_phases_engine e) { return (vs_phases_engine)atomic_exchange(&engine_now, (int)e); }
 
+static const s1_engine direct = {vs_conv_avx512_fits, vs_conv_avx512_forward, vs_conv_avx512_weight_grad_fits,
+                                 vs_conv_avx512_weight_grad};
+/* Winograd reads and writes the phases in place (conv_winograd.c's strided entries): its forward and
+ * weight gradient here are never called with the stacked geometry. */
+static const s1_engine winograd = {vs_conv_winograd_fits, vs_conv_winograd_forward, vs_conv_winograd_fits,
+                                   vs_conv_winograd_weight_grad};
+
 /* The engine in use, or NULL when the phases are off. */
 static const s1_engine *engine(void)
 {
-    static const s1_engine direct = {vs_conv_avx512_fits, vs_conv_avx512_forward, vs_conv_avx512_weight_grad_fits,
-                                     vs_conv_avx512_weight_grad};
-    static const s1_engine winograd = {vs_conv_winograd_fits, vs_conv_winograd_forward, vs_conv_winograd_fits,
-                                       vs_conv_winograd_weight_grad};
     switch ((vs_phases_engine)atomic_load(&engine_now)) {
     case VS_PHASES_WINOGRAD: return &winograd;
     case VS_PHASES_DIRECT: return &direct;
@@ -87,6 +90,7 @@ typedef struct phases {
 
 static bool phases_of(const vs_conv_fast *g, phases *p)
 {
+    if (engine() == &winograd && g->sh != g->sw) return false; /* Winograd's phases are square */
     if (g->flip || g->sh < 2 || g->sw < 2 || g->dh != 1 || g->dw != 1 || g->kh % g->sh || g->kw % g->sw || g->y0 || g->x0)
         return false;
     p->rh = g->kh / g->sh;
@@ -249,6 +253,7 @@ static float *stack_begin(const vs_conv_fast *g, const s1_engine **e, phases *p,
 
 bool vs_conv_phases_forward(const vs_conv_fast *g, const float *x, const float *w, const float *bias, float *y)
 {
+    if (engine() == &winograd) return vs_conv_winograd_forward(g, x, w, bias, false, y);
     const s1_engine *e;
     phases p;
     float *ws;
@@ -265,6 +270,7 @@ bool vs_conv_phases_forward(const vs_conv_fast *g, const float *x, const float *
 
 bool vs_conv_phases_transpose(const vs_conv_fast *g, const float *gy, const float *w, const float *bias, float *dx)
 {
+    if (engine() == &winograd) return vs_conv_winograd_transpose(g, gy, w, bias, dx);
     const s1_engine *e;
     phases p;
     float *ws;
@@ -283,6 +289,7 @@ bool vs_conv_phases_transpose(const vs_conv_fast *g, const float *gy, const floa
 
 bool vs_conv_phases_weight_grad(const vs_conv_fast *g, const float *x, const float *gy, float *dw)
 {
+    if (engine() == &winograd) return vs_conv_winograd_weight_grad(g, x, gy, dw);
     const s1_engine *e;
     phases p;
     float *dws;

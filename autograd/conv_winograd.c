@@ -259,37 +259,64 @@ void vs_conv_winograd_transform(int r, int which, bool reference, const float *X
 
 /* ---- geometry -------------------------------------------------------------------------------------- */
 
+/* One side of the products - the input the tiles read, or the output they write - as it lies in a real
+ * tensor copied channels last, [n][h][w][cl] (cl = ch rounded up to LANES).  With phases (s > 1, a
+ * strided conv whose kernel s divides) the products' channel (q, c), q = py s + px, at their row R is
+ * the tensor's channel c at row R s + py + oy; without (s = 1) row R is row R + oy.  Columns likewise. */
+typedef struct wino_side {
+    int64_t s, h, w, ch, cl, oy, ox;
+    int64_t k;  /* the products' channels: ch (s = 1) or s^2 cl, with the padding channels of each phase */
+    int64_t ld; /* the rows of V or M: s^2 cl */
+} wino_side;
+
+static int64_t round_lanes(int64_t k) { return (k + LANES - 1) / LANES * LANES; }
+
+static wino_side side_of(int64_t s, int64_t h, int64_t w, int64_t ch, int64_t oy, int64_t ox)
+{
+    const int64_t cl = round_lanes(ch);
+    return (wino_side){s, h, w, ch, cl, oy, ox, s == 1 ? ch : s * s * cl, s * s * cl};
+}
+
 typedef struct wino_job {
     const vs_conv_fast *g;
     wino_kind t;
+    int64_t toh, tow;      /* the products' output rows and columns (the stacked ones of a transpose) */
     int64_t th, tw, tiles; /* tile rows and columns per image, tiles of the batch */
-    int64_t oy, ox;        /* input row of output row 0's first tap: y0 - ph (columns: x0 - pw) */
     int64_t blocks, block; /* blocks of `block` tiles */
-    int64_t cp, op;        /* c and o rounded up to LANES: the rows of xt, V and of gyt, M */
+    wino_side in, out;     /* x (gy for a transpose) and y (dx); the weight gradient's gy is `out` */
+    int64_t kw;            /* the weights' taps per row: r times the stride */
+    bool flip;             /* the weights as [in][out][kw][kw], rotated (else [out][in][kw][kw]) */
     const float *x, *w, *bias, *gy;
-    float *xt, *gyt; /* x as [n][h][w][cp], gy as [n][oh][ow][op]: channels last, zero-padded */
-    float *yt;       /* the forward's output as [n][oh][ow][op] */
-    int64_t t0, nt;  /* the weight gradient's current block: its first tile and its tiles */
+    float *xt, *gyt;   /* the inputs channels last, zero-padded */
+    float *yt;         /* the forward's output, channels last */
+    int64_t t0, nt;    /* the weight gradient's current block: its first tile and its tiles */
     float *V, *Gt, *M; /* its transformed tiles and the products' sums */
     float *y, *u;
     bool accumulate;
     volatile int failed;
 } wino_job;
 
-static int64_t round_lanes(int64_t k) { return (k + LANES - 1) / LANES * LANES; }
-
-static void job_init(wino_job *j, const vs_conv_fast *g)
+/* The job's kernel and tiles: r taps per phase, outputs toh x tow. */
+static void job_init(wino_job *j, const vs_conv_fast *g, int64_t r, int64_t toh, int64_t tow)
 {
-    const int r = (int)g->kh, m = vs_conv_winograd_tile(r);
+    const int m = vs_conv_winograd_tile((int)r);
     j->g = g;
-    j->t = *kind_of(r);
-    j->th = (g->oh + m - 1) / m;
-    j->tw = (g->ow + m - 1) / m;
+    j->t = *kind_of((int)r);
+    j->kw = g->kh;
+    j->toh = toh, j->tow = tow;
+    j->th = (toh + m - 1) / m;
+    j->tw = (tow + m - 1) / m;
     j->tiles = g->n * j->th * j->tw;
-    j->oy = g->y0 - g->ph;
-    j->ox = g->x0 - g->pw;
-    j->cp = round_lanes(g->c);
-    j->op = round_lanes(g->o);
+}
+
+/* The forward of g, strided (phases of the input) or not. */
+static void job_forward(wino_job *j, const vs_conv_fast *g)
+{
+    const int64_t s = g->sh;
+    job_init(j, g, g->kh / s, g->oh, g->ow);
+    j->in = side_of(s, g->h, g->w, g->c, g->y0 - g->ph, g->x0 - g->pw);
+    j->out = side_of(1, g->oh, g->ow, g->o, 0, 0);
+    j->flip = g->flip;
 }
 
 /* Cut the batch's tiles into blocks of `block` (the last one shorter). */
@@ -337,24 +364,25 @@ static void channels_last_images(void *ctx, int64_t n0, int64_t n1)
         }
 }
 
-static void to_channels_last(const float *src, float *dst, int64_t n, int64_t ch, int64_t cl, int64_t plane)
+/* The tensor of side d ([n][ch][h][w]) channels last into dst. */
+static void to_channels_last(const float *src, float *dst, int64_t n, const wino_side *d)
 {
-    channels_last q = {src, dst, ch, cl, plane, vs_kernel_isa() >= VS_ISA_AVX2};
+    channels_last q = {src, dst, d->ch, d->cl, d->h * d->w, vs_kernel_isa() >= VS_ISA_AVX2};
     if (n <= 1)
         channels_last_images(&q, 0, n);
     else
         vs_parallel_for(n, 1, channels_last_images, &q);
 }
 
-/* X[a][b] = the 16 channels c0.. of img (channels last, planes h x w, cl channels) at (r0 + a, c0 + b),
+/* X[a][b] = the 16 channels c0.. of img (channels last, planes h x w, cl channels) at (r0 + a s, c0 + b s),
  * a, b < size; zero outside the plane. */
-VS_SHORT_COPIES static void gather(const float *img, int64_t h, int64_t w, int64_t cl, int64_t r0, int64_t col0,
+VS_SHORT_COPIES static void gather(const float *img, int64_t h, int64_t w, int64_t cl, int64_t r0, int64_t col0, int64_t s,
                                    int size, float *restrict X)
 {
     for (int a = 0; a < size; a++) {
-        const int64_t row = r0 + a;
+        const int64_t row = r0 + a * s;
         for (int b = 0; b < size; b++) {
-            const int64_t col = col0 + b;
+            const int64_t col = col0 + b * s;
             float *dst = X + (a * size + b) * LANES;
             if (row >= 0 && row < h && col >= 0 && col < w)
                 memcpy(dst, img + (row * w + col) * cl, LANES * sizeof(float));
@@ -364,87 +392,114 @@ VS_SHORT_COPIES static void gather(const float *img, int64_t h, int64_t w, int64
     }
 }
 
-/* One tile's size x size patch at (r0, c0) of a channels-last image [h][w][cl], transformed by f on 16
- * channels at a time into dst + ch (the transformed points zr apart, rows of the block zs apart):
- * read in place when it lies inside the image, else gathered with its zeros. */
-static void patch_transform(xform_fn f, const float *img, int64_t h, int64_t w, int64_t cl, int64_t r0, int64_t c0,
-                            int size, float *dst, int64_t zr, int64_t zs)
+/* One tile's size x size patch of side d's image img at the products' row i0, column j0, transformed by
+ * f on 16 channels at a time into dst + the channel (the transformed points zr apart, rows of the
+ * block zs apart): each phase's rows and columns s apart, read in place when they lie inside the
+ * image, else gathered with their zeros. */
+static void patch_transform(xform_fn f, const wino_side *d, const float *img, int64_t i0, int64_t j0, int size, float *dst,
+                            int64_t zr, int64_t zs)
 {
     float X[MAX_ALPHA * MAX_ALPHA * LANES];
-    const bool inside = r0 >= 0 && r0 + size <= h && c0 >= 0 && c0 + size <= w;
-    for (int64_t ch = 0; ch < cl; ch += LANES) {
-        if (inside) {
-            f(img + (r0 * w + c0) * cl + ch, w * cl, cl, dst + ch, zr, zs);
-        } else {
-            gather(img + ch, h, w, cl, r0, c0, size, X);
-            f(X, size * LANES, LANES, dst + ch, zr, zs);
+    const int64_t s = d->s, reach = (size - 1) * s;
+    for (int64_t q = 0; q < s * s; q++) {
+        const int64_t r0 = i0 * s + q / s + d->oy, c0 = j0 * s + q % s + d->ox;
+        const bool inside = r0 >= 0 && r0 + reach < d->h && c0 >= 0 && c0 + reach < d->w;
+        float *dq = dst + q * d->cl;
+        for (int64_t ch = 0; ch < d->cl; ch += LANES) {
+            if (inside) {
+                f(img + (r0 * d->w + c0) * d->cl + ch, s * d->w * d->cl, s * d->cl, dq + ch, zr, zs);
+            } else {
+                gather(img + ch, d->h, d->w, d->cl, r0, c0, s, size, X);
+                f(X, size * LANES, LANES, dq + ch, zr, zs);
+            }
         }
     }
 }
 
-/* V[xi][k][c] = (B^T d_t(c) B)[xi] for the block's tiles t = t0 + k, k0 <= k < k1 (rows cp apart, j->block per
- * xi). */
+/* V[xi][k][c] = (B^T d_t(c) B)[xi] for the block's tiles t = t0 + k, k0 <= k < k1 (rows in.ld apart,
+ * j->block per xi). */
 static void input_transform(const wino_job *j, int64_t t0, int64_t k0, int64_t k1, float *V)
 {
-    const vs_conv_fast *g = j->g;
-    const int64_t cp = j->cp, zs = j->block * cp;
+    const int64_t ld = j->in.ld, zs = j->block * ld;
     for (int64_t k = k0; k < k1; k++) {
         int64_t n, i0, j0;
         tile_at(j, t0 + k, &n, &i0, &j0);
-        patch_transform(j->t.data, j->xt + n * g->h * g->w * cp, g->h, g->w, cp, i0 + j->oy, j0 + j->ox, j->t.alpha,
-                        V + k * cp, j->t.alpha * zs, zs);
+        patch_transform(j->t.data, &j->in, j->xt + n * j->in.h * j->in.w * j->in.cl, i0, j0, j->t.alpha, V + k * ld,
+                        j->t.alpha * zs, zs);
     }
 }
 
 /* ---- forward -------------------------------------------------------------------------------------- */
 
-/* U[xi][c][o] = (G W(o,c) G^T)[xi] for input channels [c0, c1), 16 output channels at a time. */
-static void weight_transform(void *ctx, int64_t c0, int64_t c1)
+/* U[xi][k][n] = (G W(n,k) G^T)[xi] for the products' input channels k in [k0, k1), 16 output channels n
+ * at a time (rows out.k apart).  W(n,k)'s taps (a, b) are the weights' (a s + py, b s + px) of the
+ * phase (py, px) of k or n, rotated when flipped; the padding channels of a phase get zeros. */
+static void weight_transform(void *ctx, int64_t k0, int64_t k1)
 {
     const wino_job *j = ctx;
-    const vs_conv_fast *g = j->g;
-    const int r = j->t.r, alpha = j->t.alpha, a2 = alpha * alpha;
+    const wino_side *in = &j->in, *out = &j->out;
+    const int64_t r = j->t.r, alpha = j->t.alpha, a2 = alpha * alpha, kw = j->kw, taps = kw * kw;
+    const int64_t s = in->s > 1 ? in->s : out->s, lane = j->flip ? taps : in->ch * taps;
     float X[MAX_ALPHA * MAX_ALPHA * LANES], Z[MAX_ALPHA * MAX_ALPHA * LANES];
-    for (int64_t c = c0; c < c1; c++)
-        for (int64_t o0 = 0; o0 < g->o; o0 += LANES) {
-            const int nv = g->o - o0 < LANES ? (int)(g->o - o0) : LANES;
-            for (int v = 0; v < LANES; v++)
-                for (int ki = 0; ki < r; ki++)
-                    for (int kj = 0; kj < r; kj++) {
-                        const int64_t o = o0 + v;
-                        float val = 0;
-                        if (v < nv)
-                            val = g->flip ? j->w[((c * g->o + o) * r + r - 1 - ki) * r + r - 1 - kj]
-                                          : j->w[((o * g->c + c) * r + ki) * r + kj];
-                        X[(ki * r + kj) * LANES + v] = val;
-                    }
+    for (int64_t k = k0; k < k1; k++) {
+        const int64_t qi = in->s > 1 ? k / in->cl : 0, c = in->s > 1 ? k % in->cl : k;
+        for (int64_t n0 = 0; n0 < out->k; n0 += LANES) {
+            const int64_t qo = out->s > 1 ? n0 / out->cl : 0, o0 = out->s > 1 ? n0 % out->cl : n0, q = in->s > 1 ? qi : qo;
+            const int nv = c >= in->ch || o0 >= out->ch ? 0 : out->ch - o0 < LANES ? (int)(out->ch - o0) : LANES;
+            /* lane v's weight of tap (a, b): at[v lane + a row + b col] */
+            int64_t at = (j->flip ? (c * out->ch + o0) * taps : (o0 * in->ch + c) * taps) + q / s * kw + q % s, row = s * kw, col = s;
+            if (j->flip) at += (r - 1) * (row + col), row = -row, col = -col;
+            for (int64_t a = 0; a < r; a++)
+                for (int64_t b = 0; b < r; b++) {
+                    float *x = X + (a * r + b) * LANES;
+                    for (int v = 0; v < nv; v++) x[v] = j->w[at + v * lane + a * row + b * col];
+                    for (int v = nv; v < LANES; v++) x[v] = 0;
+                }
+            const int64_t nw = out->k - n0 < LANES ? out->k - n0 : LANES; /* U's columns here (padding ones get 0) */
+            if (nw == LANES) { /* straight into U */
+                j->t.weight(X, r * LANES, LANES, j->u + k * out->k + n0, alpha * j->in.k * out->k, j->in.k * out->k);
+                continue;
+            }
             j->t.weight(X, r * LANES, LANES, Z, alpha * LANES, LANES);
-            for (int xi = 0; xi < a2; xi++)
-                memcpy(j->u + ((int64_t)xi * g->c + c) * g->o + o0, Z + xi * LANES, (size_t)nv * sizeof(float));
+            for (int64_t xi = 0; xi < a2; xi++)
+                memcpy(j->u + (xi * j->in.k + k) * out->k + n0, Z + xi * LANES, (size_t)nw * sizeof(float));
         }
+    }
 }
 
-/* yt (y channels last) of the block's tiles from M[xi][k][o] (rows op apart, j->block per xi): A^T M A;
- * whole tiles are written in place, those hanging past the output through Z. */
+/* yt (out's tensor channels last) of the block's tiles from M[xi][k][n] (rows out.ld apart, j->block per
+ * xi): A^T M A; whole tiles of an unphased output are written in place, the others through Z, their
+ * places outside the products' outputs or the tensor dropped. */
 static void output_transform(const wino_job *j, int64_t t0, int64_t nt, const float *M)
 {
-    const vs_conv_fast *g = j->g;
+    const wino_side *d = &j->out;
     const int m = j->t.m, alpha = j->t.alpha;
-    const int64_t op = j->op, xc = j->block * op;
+    const int64_t ld = d->ld, xc = j->block * ld, s = d->s;
     float Z[MAX_ALPHA * MAX_ALPHA * LANES];
     for (int64_t k = 0; k < nt; k++) {
         int64_t n, i0, j0;
         tile_at(j, t0 + k, &n, &i0, &j0);
-        const int rows = g->oh - i0 < m ? (int)(g->oh - i0) : m, cols = g->ow - j0 < m ? (int)(g->ow - j0) : m;
-        float *d = j->yt + ((n * g->oh + i0) * g->ow + j0) * op;
-        for (int64_t o0 = 0; o0 < op; o0 += LANES) {
-            if (rows == m && cols == m) {
-                j->t.out(M + k * op + o0, alpha * xc, xc, d + o0, g->ow * op, op);
-                continue;
+        const int rows = j->toh - i0 < m ? (int)(j->toh - i0) : m, cols = j->tow - j0 < m ? (int)(j->tow - j0) : m;
+        float *img = j->yt + n * d->h * d->w * d->cl;
+        for (int64_t q = 0; q < s * s; q++) {
+            const int64_t r0 = i0 * s + q / s + d->oy, c0 = j0 * s + q % s + d->ox;
+            for (int64_t ch = 0; ch < d->cl; ch += LANES) {
+                const float *src = M + k * ld + q * d->cl + ch;
+                if (s == 1 && rows == m && cols == m) {
+                    j->t.out(src, alpha * xc, xc, img + (r0 * d->w + c0) * d->cl + ch, d->w * d->cl, d->cl);
+                    continue;
+                }
+                j->t.out(src, alpha * xc, xc, Z, m * LANES, LANES);
+                for (int a = 0; a < rows; a++) {
+                    const int64_t y = r0 + a * s;
+                    if (y < 0 || y >= d->h) continue;
+                    for (int b = 0; b < cols; b++) {
+                        const int64_t x = c0 + b * s;
+                        if (x >= 0 && x < d->w)
+                            memcpy(img + (y * d->w + x) * d->cl + ch, Z + (a * m + b) * LANES, LANES * sizeof(float));
+                    }
+                }
             }
-            j->t.out(M + k * op + o0, alpha * xc, xc, Z, m * LANES, LANES);
-            for (int a = 0; a < rows; a++)
-                for (int c = 0; c < cols; c++) memcpy(d + (a * g->ow + c) * op + o0, Z + (a * m + c) * LANES, LANES * sizeof(float));
         }
     }
 }
@@ -453,27 +508,27 @@ static void output_transform(const wino_job *j, int64_t t0, int64_t nt, const fl
 static void output_images(void *ctx, int64_t n0, int64_t n1)
 {
     const wino_job *j = ctx;
-    const vs_conv_fast *g = j->g;
-    const int64_t plane = g->oh * g->ow, op = j->op;
+    const wino_side *o = &j->out;
+    const int64_t plane = o->h * o->w, op = o->cl;
     for (int64_t n = n0; n < n1; n++) {
         const float *s = j->yt + n * plane * op;
-        float *d = j->y + n * g->o * plane;
+        float *d = j->y + n * o->ch * plane;
         if (j->accumulate) {
-            for (int64_t o = 0; o < g->o; o++)
-                for (int64_t i = 0; i < plane; i++) d[o * plane + i] += s[i * op + o];
+            for (int64_t c = 0; c < o->ch; c++)
+                for (int64_t i = 0; i < plane; i++) d[c * plane + i] += s[i * op + c];
             continue;
         }
 #if defined(__x86_64__) || defined(__i386__)
         if (vs_kernel_isa() >= VS_ISA_AVX2)
-            vs_gemm_transpose_avx2(plane, g->o, s, op, d, plane);
+            vs_gemm_transpose_avx2(plane, o->ch, s, op, d, plane);
         else
 #endif
-            for (int64_t o = 0; o < g->o; o++)
-                for (int64_t i = 0; i < plane; i++) d[o * plane + i] = s[i * op + o];
+            for (int64_t c = 0; c < o->ch; c++)
+                for (int64_t i = 0; i < plane; i++) d[c * plane + i] = s[i * op + c];
         if (j->bias)
-            for (int64_t o = 0; o < g->o; o++) {
-                const float b = j->bias[o];
-                for (int64_t i = 0; i < plane; i++) d[o * plane + i] = b + d[o * plane + i];
+            for (int64_t c = 0; c < o->ch; c++) {
+                const float b = j->bias[c];
+                for (int64_t i = 0; i < plane; i++) d[c * plane + i] = b + d[c * plane + i];
             }
     }
 }
@@ -481,90 +536,143 @@ static void output_images(void *ctx, int64_t n0, int64_t n1)
 static void forward_blocks(void *ctx, int64_t b0, int64_t b1)
 {
     wino_job *j = ctx;
-    const vs_conv_fast *g = j->g;
     const int64_t a2 = j->t.alpha * j->t.alpha;
     void *owned;
-    float *V = vs_scratch_or_own(VS_SCRATCH_WINO, (size_t)(a2 * (j->cp + j->op) * j->block) * sizeof(float), &owned);
+    float *V = vs_scratch_or_own(VS_SCRATCH_WINO, (size_t)(a2 * (j->in.ld + j->out.ld) * j->block) * sizeof(float), &owned);
     if (!V) {
         j->failed = 1;
         return;
     }
-    float *M = V + a2 * j->cp * j->block;
+    float *M = V + a2 * j->in.ld * j->block;
     for (int64_t b = b0; b < b1; b++) {
         const int64_t t0 = b * j->block, nt = j->tiles - t0 < j->block ? j->tiles - t0 : j->block;
         input_transform(j, t0, 0, nt, V);
         for (int64_t xi = 0; xi < a2; xi++)
-            vs_sgemm(false, false, nt, g->o, g->c, 1.0f, V + xi * j->block * j->cp, j->cp, j->u + xi * g->c * g->o, g->o, 0.0f,
-                     M + xi * j->block * j->op, j->op);
+            vs_sgemm(false, false, nt, j->out.k, j->in.k, 1.0f, V + xi * j->block * j->in.ld, j->in.ld, j->u + xi * j->in.k * j->out.k,
+                     j->out.k, 0.0f, M + xi * j->block * j->out.ld, j->out.ld);
         output_transform(j, t0, nt, M);
     }
     free(owned);
+}
+
+/* Run the job's products on x (the in side's tensor) into y (the out side's). */
+static bool forward_run(wino_job *j, const float *x, const float *w, const float *bias, bool accumulate, float *y)
+{
+    const vs_conv_fast *g = j->g;
+    /* blocks of 64 tiles, or (few tiles) of 16 or more making four blocks, for the threads */
+    const int64_t quarter = round_lanes((j->tiles + 3) / 4);
+    job_blocks(j, quarter < BLOCK_TILES ? (quarter < LANES ? LANES : quarter) : BLOCK_TILES);
+    j->x = x, j->w = w, j->bias = bias, j->y = y, j->accumulate = accumulate;
+    const int64_t a2 = j->t.alpha * j->t.alpha, nu = a2 * j->in.k * j->out.k;
+    const int64_t nx = g->n * j->in.h * j->in.w * j->in.cl, ny = g->n * j->out.h * j->out.w * j->out.cl;
+    void *owned_u, *owned_x;
+    j->u = vs_scratch_or_own(VS_SCRATCH_WINO_U, (size_t)nu * sizeof(float), &owned_u);
+    j->xt = j->u ? vs_scratch_or_own(VS_SCRATCH_WINO_X, (size_t)(nx + ny) * sizeof(float), &owned_x) : NULL;
+    if (!j->xt) {
+        free(owned_u);
+        return false;
+    }
+    j->yt = j->xt + nx;
+    /* a phased output has places no tap reaches (and so no tile writes): they stay 0 */
+    if (j->out.s > 1) memset(j->yt, 0, (size_t)ny * sizeof(float));
+    vs_parallel_for(j->in.k, 8, weight_transform, j);
+    to_channels_last(x, j->xt, g->n, &j->in);
+    if (j->blocks <= 1)
+        forward_blocks(j, 0, j->blocks);
+    else
+        vs_parallel_for(j->blocks, 1, forward_blocks, j);
+    if (!j->failed) vs_parallel_for(g->n, 1, output_images, j);
+    free(owned_x);
+    free(owned_u);
+    return !j->failed;
 }
 
 bool vs_conv_winograd_forward(const vs_conv_fast *g, const float *x, const float *w, const float *bias, bool accumulate,
                               float *y)
 {
     wino_job j = {0};
-    job_init(&j, g);
-    /* blocks of 64 tiles, or (few tiles) of 16 or more making four blocks, for the threads */
-    const int64_t quarter = round_lanes((j.tiles + 3) / 4);
-    job_blocks(&j, quarter < BLOCK_TILES ? (quarter < LANES ? LANES : quarter) : BLOCK_TILES);
-    j.x = x, j.w = w, j.bias = bias, j.y = y, j.accumulate = accumulate;
-    const int64_t a2 = j.t.alpha * j.t.alpha, nu = a2 * g->o * g->c;
-    const int64_t nx = g->n * g->h * g->w * j.cp, ny = g->n * g->oh * g->ow * j.op;
-    void *owned_u, *owned_x;
-    j.u = vs_scratch_or_own(VS_SCRATCH_WINO_U, (size_t)nu * sizeof(float), &owned_u);
-    j.xt = j.u ? vs_scratch_or_own(VS_SCRATCH_WINO_X, (size_t)(nx + ny) * sizeof(float), &owned_x) : NULL;
-    if (!j.xt) {
-        free(owned_u);
-        return false;
+    job_forward(&j, g);
+    return forward_run(&j, x, w, bias, accumulate, y);
+}
+
+/* The stacked rows [*first, *end) of a transpose's phases that hold input places: stacked row I of
+ * phase q is row I s + q - pad of the input (len rows); the products' rows are [0, out + r - 1). */
+static void phase_span(int64_t len, int64_t r, int64_t s, int64_t pad, int64_t out, int64_t *first, int64_t *end)
+{
+    const int64_t rows = out + r - 1;
+    *first = rows, *end = 0;
+    for (int64_t q = 0; q < s; q++) {
+        int64_t lo, hi;
+        vs_conv_reach(rows, s, q - pad, len, &lo, &hi);
+        if (lo == hi) continue;
+        *first = lo < *first ? lo : *first;
+        *end = hi > *end ? hi : *end;
     }
-    j.yt = j.xt + nx;
-    vs_parallel_for(g->c, 8, weight_transform, &j);
-    to_channels_last(x, j.xt, g->n, g->c, j.cp, g->h * g->w);
-    if (j.blocks <= 1)
-        forward_blocks(&j, 0, j.blocks);
-    else
-        vs_parallel_for(j.blocks, 1, forward_blocks, &j);
-    if (!j.failed) vs_parallel_for(g->n, 1, output_images, &j);
-    free(owned_x);
-    free(owned_u);
-    return !j.failed;
+    if (*end <= *first) *first = *end = 0;
+}
+
+bool vs_conv_winograd_transpose(const vs_conv_fast *g, const float *gy, const float *w, const float *bias, float *dx)
+{
+    const int64_t s = g->sh, r = g->kh / s;
+    int64_t fr, er, fc, ec;
+    phase_span(g->h, r, s, g->ph, g->oh, &fr, &er);
+    phase_span(g->w, r, s, g->pw, g->ow, &fc, &ec);
+    wino_job j = {0};
+    job_init(&j, g, r, er - fr, ec - fc);
+    /* the flipped stride-1 conv of gy (padding r - 1) onto the stacked rows from fr, dealt to dx's places */
+    j.in = side_of(1, g->oh, g->ow, g->o, fr - (r - 1), fc - (r - 1));
+    j.out = side_of(s, g->h, g->w, g->c, fr * s - g->ph, fc * s - g->pw);
+    j.flip = true;
+    if (j.tiles == 0) {
+        for (int64_t nc = 0; nc < g->n * g->c; nc++)
+            for (int64_t i = 0; i < g->h * g->w; i++) dx[nc * g->h * g->w + i] = bias ? bias[nc % g->c] : 0.0f;
+        return true;
+    }
+    return forward_run(&j, gy, w, bias, false, dx);
 }
 
 /* ---- weight gradient ------------------------------------------------------------------------------ */
 
-/* Gt[xi][k][o] = (G' g_t(o) G'^T)[xi] for the block's tiles t0 + k, k0 <= k < k1 (rows op apart, j->block
+/* Gt[xi][k][o] = (G' g_t(o) G'^T)[xi] for the block's tiles t0 + k, k0 <= k < k1 (rows out.ld apart, j->block
  * per xi). */
 static void grad_transform(const wino_job *j, int64_t t0, int64_t k0, int64_t k1, float *Gt)
 {
-    const vs_conv_fast *g = j->g;
-    const int64_t op = j->op, zs = j->block * op;
+    const wino_side *d = &j->out;
+    const int64_t zs = j->block * d->ld;
     for (int64_t k = k0; k < k1; k++) {
         int64_t n, i0, j0;
         tile_at(j, t0 + k, &n, &i0, &j0);
-        patch_transform(j->t.grad, j->gyt + n * g->oh * g->ow * op, g->oh, g->ow, op, i0, j0, j->t.m, Gt + k * op,
-                        j->t.alpha * zs, zs);
+        patch_transform(j->t.grad, d, j->gyt + n * d->h * d->w * d->cl, i0, j0, j->t.m, Gt + k * d->ld, j->t.alpha * zs, zs);
     }
 }
 
-/* dw(o,c) = A'^T M(o,c) A' (dw is j->y) for output channels [o0, o1), 16 input channels at a time. */
+/* dw(o,c) = A'^T M(o,c) A' (dw is j->y) for output channels [o0, o1), 16 of the products' input channels
+ * at a time, dealt to their phase's taps. */
 static void weight_grad_finish(void *ctx, int64_t o0, int64_t o1)
 {
     const wino_job *j = ctx;
-    const vs_conv_fast *g = j->g;
+    const wino_side *in = &j->in;
     const float *M = j->M;
     float *dw = j->y;
-    const int r = j->t.r, alpha = j->t.alpha, a2 = alpha * alpha;
+    const int64_t r = j->t.r, alpha = j->t.alpha, a2 = alpha * alpha, s = in->s, kw = j->kw, K = in->k, O = j->out.ch;
     float X[MAX_ALPHA * MAX_ALPHA * LANES], Z[MAX_ALPHA * MAX_ALPHA * LANES];
     for (int64_t o = o0; o < o1; o++)
-        for (int64_t c0 = 0; c0 < g->c; c0 += LANES) {
-            const int nv = g->c - c0 < LANES ? (int)(g->c - c0) : LANES;
-            for (int xi = 0; xi < a2; xi++)
-                for (int v = 0; v < LANES; v++) X[xi * LANES + v] = v < nv ? M[((int64_t)xi * g->o + o) * g->c + c0 + v] : 0;
-            j->t.finish(X, alpha * LANES, LANES, Z, r * LANES, LANES);
-            for (int v = 0; v < nv; v++)
-                for (int e = 0; e < r * r; e++) dw[((o * g->c) + c0 + v) * r * r + e] = Z[e * LANES + v];
+        for (int64_t k0 = 0; k0 < K; k0 += LANES) {
+            const int64_t q = s > 1 ? k0 / in->cl : 0, c0 = s > 1 ? k0 % in->cl : k0;
+            const int nv = c0 >= in->ch ? 0 : in->ch - c0 < LANES ? (int)(in->ch - c0) : LANES;
+            if (nv == 0) continue;
+            if (K - k0 >= LANES) {
+                j->t.finish(M + o * K + k0, alpha * O * K, O * K, Z, r * LANES, LANES);
+            } else {
+                for (int64_t xi = 0; xi < a2; xi++)
+                    for (int v = 0; v < LANES; v++) X[xi * LANES + v] = v < nv ? M[(xi * O + o) * K + k0 + v] : 0;
+                j->t.finish(X, alpha * LANES, LANES, Z, r * LANES, LANES);
+            }
+            for (int v = 0; v < nv; v++) {
+                float *d = dw + ((o * in->ch) + c0 + v) * kw * kw + q / s * kw + q % s;
+                for (int64_t a = 0; a < r; a++)
+                    for (int64_t b = 0; b < r; b++) d[(a * kw + b) * s] = Z[(a * r + b) * LANES + v];
+            }
         }
 }
 
@@ -580,23 +688,23 @@ static void wgrad_tiles(void *ctx, int64_t k0, int64_t k1)
 static void wgrad_products(void *ctx, int64_t x0, int64_t x1)
 {
     const wino_job *j = ctx;
-    const vs_conv_fast *g = j->g;
+    const int64_t O = j->out.ch, K = j->in.k;
     for (int64_t xi = x0; xi < x1; xi++)
-        vs_sgemm(true, false, g->o, g->c, j->nt, 1.0f, j->Gt + xi * j->block * j->op, j->op, j->V + xi * j->block * j->cp, j->cp,
-                 j->t0 == 0 ? 0.0f : 1.0f, j->M + xi * g->o * g->c, g->c);
+        vs_sgemm(true, false, O, K, j->nt, 1.0f, j->Gt + xi * j->block * j->out.ld, j->out.ld, j->V + xi * j->block * j->in.ld,
+                 j->in.ld, j->t0 == 0 ? 0.0f : 1.0f, j->M + xi * O * K, K);
 }
 
 bool vs_conv_winograd_weight_grad(const vs_conv_fast *g, const float *x, const float *gy, float *dw)
 {
     wino_job j = {0};
-    job_init(&j, g);
+    job_forward(&j, g);
     job_blocks(&j, WGRAD_BLOCK_TILES);
     j.x = x, j.gy = gy;
-    const int64_t a2 = j.t.alpha * j.t.alpha, nm = a2 * g->o * g->c;
-    const int64_t nx = g->n * g->h * g->w * j.cp, ngy = g->n * g->oh * g->ow * j.op;
+    const int64_t a2 = j.t.alpha * j.t.alpha, nm = a2 * g->o * j.in.k;
+    const int64_t nx = g->n * j.in.h * j.in.w * j.in.cl, ngy = g->n * g->oh * g->ow * j.out.cl;
     void *owned_m, *owned_v, *owned_x;
     j.M = vs_scratch_or_own(VS_SCRATCH_WINO_U, (size_t)nm * sizeof(float), &owned_m);
-    j.V = j.M ? vs_scratch_or_own(VS_SCRATCH_WINO, (size_t)(a2 * (j.cp + j.op) * j.block) * sizeof(float), &owned_v) : NULL;
+    j.V = j.M ? vs_scratch_or_own(VS_SCRATCH_WINO, (size_t)(a2 * (j.in.ld + j.out.ld) * j.block) * sizeof(float), &owned_v) : NULL;
     j.xt = j.V ? vs_scratch_or_own(VS_SCRATCH_WINO_X, (size_t)(nx + ngy) * sizeof(float), &owned_x) : NULL;
     if (!j.xt) {
         if (j.V) free(owned_v);
@@ -604,9 +712,9 @@ bool vs_conv_winograd_weight_grad(const vs_conv_fast *g, const float *x, const f
         return false;
     }
     j.gyt = j.xt + nx;
-    to_channels_last(x, j.xt, g->n, g->c, j.cp, g->h * g->w);
-    to_channels_last(gy, j.gyt, g->n, g->o, j.op, g->oh * g->ow);
-    j.Gt = j.V + a2 * j.cp * j.block;
+    to_channels_last(x, j.xt, g->n, &j.in);
+    to_channels_last(gy, j.gyt, g->n, &j.out);
+    j.Gt = j.V + a2 * j.in.ld * j.block;
     if (j.blocks == 0) memset(j.M, 0, (size_t)nm * sizeof(float));
     /* the blocks in order, each spread over the threads by tiles, then by transformed point */
     for (int64_t b = 0; b < j.blocks; b++) {
@@ -632,16 +740,14 @@ bool vs_conv_winograd_weight_grad(const vs_conv_fast *g, const float *x, const f
  * 0.89/0.89/0.68x.  5x5 needs 24+ each side as well (CEM's 32x14x14->64 1.26/1.22/1.15x, 96 -> 24
  * 1.25/1.20/1.79x; 24 -> 24 0.88/0.89/0.80x, 16 -> 32 0.92/0.78/0.62x).  Tiles hanging past the output
  * cost as much as full ones: 5x5 outputs of F(4x4) (39% used) ran 0.64x, 3x3 (56%) 0.87x, 7x7 outputs
- * of F(2x2) (77%) 0.82x, 15x15 (88%) 1.25x.  F(4x4, 2x2) over a k4 s2 conv's stacked phases (16x64x14x14
- * -> 128, WGAN-GP's second conv: 256 stacked channels, 7x7 outputs) ran 2.04 / 1.86 / 2.37 ms (forward /
- * transpose / weight gradient) against the strided kernels' 1.64 / 1.71 / 1.81: its 25 products of 16
- * tiles x 256 x 128 take 1.18 ms (89 GFLOP/s) of the forward, the stacking, weight transform and
- * channels-last copies the rest. */
+ * of F(2x2) (77%) 0.82x, 15x15 (88%) 1.25x.  F(4x4, 2x2) over a k4 s2 conv's phases (16x64x14x14 -> 128,
+ * WGAN-GP's second conv: 256 phase channels, 7x7 outputs): 1.56 / 1.52 / 1.43 ms (forward / transpose /
+ * weight gradient) against the strided kernels' 1.63 / 1.69 / 1.77 when the phases are read in place;
+ * through a stacked copy it had taken 2.04 / 1.86 / 2.37. */
 bool vs_conv_winograd_fits(const vs_conv_fast *g)
 {
     if (conv_algorithm() != VS_CONV_AUTO) return false;
     if (g->sh != 1 || g->sw != 1 || g->dh != 1 || g->dw != 1 || g->kh != g->kw) return false;
-    if (g->kh == 2) return false; /* F(4x4, 2x2) on k4 s2 phases lost: see above */
     const int64_t m = vs_conv_winograd_tile((int)g->kh), min_ch = g->kh == 5 ? 24 : 16;
     if (m == 0 || g->n * g->oh * g->ow == 0 || g->c < min_ch || g->o < min_ch || g->c + g->o < 64) return false;
     const double used = (double)(g->oh * g->ow) / (double)((g->oh + m - 1) / m * ((g->ow + m - 1) / m) * m * m);

@@ -24,6 +24,10 @@ bool vs_conv_winograd_fits(const vs_conv_fast *g);
  * false when out of memory. */
 bool vs_conv_winograd_forward(const vs_conv_fast *g, const float *x, const float *w, const float *bias, bool accumulate,
                               float *y);
+/* dx = bias (or 0) + conv_transpose2d(gy, w) of the strided conv g (flip unset, y0 = x0 = 0, sh = sw = s
+ * dividing kh = kw, r = kh / s a kernel size vs_conv_winograd_tile takes): the flipped stride-1 conv of gy
+ * onto the s x s phases of dx; false when out of memory. */
+bool vs_conv_winograd_transpose(const vs_conv_fast *g, const float *gy, const float *w, const float *bias, float *dx);
 /* dw[o,c,ki,kj] (overwritten) = sum_{n,i,j} gy[n,o,i,j] x[n, c, i + ki - ph, j + kj - pw] (flip unset,
  * y0 = x0 = 0), by F(r x r, m x m) summed over every tile of the batch; false when out of memory. */
 bool vs_conv_winograd_weight_grad(const vs_conv_fast *g, const float *x, const float *gy, float *dw);
