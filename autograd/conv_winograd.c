@@ -292,6 +292,7 @@ typedef struct wino_job {
     int64_t t0, nt;    /* the weight gradient's current block: its first tile and its tiles */
     float *V, *Gt, *M; /* its transformed tiles and the products' sums */
     float *y, *u;
+    float *wt; /* the weights with the output channels last (weights_channels_last) */
     bool accumulate;
     volatile int failed;
 } wino_job;
@@ -431,38 +432,46 @@ static void input_transform(const wino_job *j, int64_t t0, int64_t k0, int64_t k
 
 /* ---- forward -------------------------------------------------------------------------------------- */
 
+/* The weights with the output channels last, zero-padded to out.cl: wt[b][tap][o] = w[b][o][tap], b the
+ * input channel (flipped: [in][out][kw][kw]), or wt[c][tap][o] = w[o][c][tap] (one block of in.ch kw^2
+ * rows). */
+static void weights_channels_last(const wino_job *j, float *wt)
+{
+    const int64_t taps = j->kw * j->kw;
+    const wino_side d = {1, j->flip ? taps : j->in.ch * taps, 1, j->out.ch, j->out.cl, 0, 0, 0, 0};
+    to_channels_last(j->w, wt, j->flip ? j->in.ch : 1, &d);
+}
+
 /* U[xi][k][n] = (G W(n,k) G^T)[xi] for the products' input channels k in [k0, k1), 16 output channels n
- * at a time (rows out.k apart).  W(n,k)'s taps (a, b) are the weights' (a s + py, b s + px) of the
- * phase (py, px) of k or n, rotated when flipped; the padding channels of a phase get zeros. */
+ * at a time (rows out.k apart), from the weights channels last (j->wt).  W(n,k)'s taps (a, b) are the
+ * weights' (a s + py, b s + px) of the phase (py, px) of k or n, rotated when flipped; the padding
+ * channels of a phase get zeros. */
 static void weight_transform(void *ctx, int64_t k0, int64_t k1)
 {
     const wino_job *j = ctx;
     const wino_side *in = &j->in, *out = &j->out;
-    const int64_t r = j->t.r, alpha = j->t.alpha, a2 = alpha * alpha, kw = j->kw, taps = kw * kw;
-    const int64_t s = in->s > 1 ? in->s : out->s, lane = j->flip ? taps : in->ch * taps;
-    float X[MAX_ALPHA * MAX_ALPHA * LANES], Z[MAX_ALPHA * MAX_ALPHA * LANES];
+    const int64_t r = j->t.r, alpha = j->t.alpha, a2 = alpha * alpha, kw = j->kw, ocl = out->cl, K = in->k, N = out->k;
+    const int64_t s = in->s > 1 ? in->s : out->s;
+    float Z[MAX_ALPHA * MAX_ALPHA * LANES];
     for (int64_t k = k0; k < k1; k++) {
         const int64_t qi = in->s > 1 ? k / in->cl : 0, c = in->s > 1 ? k % in->cl : k;
-        for (int64_t n0 = 0; n0 < out->k; n0 += LANES) {
-            const int64_t qo = out->s > 1 ? n0 / out->cl : 0, o0 = out->s > 1 ? n0 % out->cl : n0, q = in->s > 1 ? qi : qo;
-            const int nv = c >= in->ch || o0 >= out->ch ? 0 : out->ch - o0 < LANES ? (int)(out->ch - o0) : LANES;
-            /* lane v's weight of tap (a, b): at[v lane + a row + b col] */
-            int64_t at = (j->flip ? (c * out->ch + o0) * taps : (o0 * in->ch + c) * taps) + q / s * kw + q % s, row = s * kw, col = s;
-            if (j->flip) at += (r - 1) * (row + col), row = -row, col = -col;
-            for (int64_t a = 0; a < r; a++)
-                for (int64_t b = 0; b < r; b++) {
-                    float *x = X + (a * r + b) * LANES;
-                    for (int v = 0; v < nv; v++) x[v] = j->w[at + v * lane + a * row + b * col];
-                    for (int v = nv; v < LANES; v++) x[v] = 0;
-                }
-            const int64_t nw = out->k - n0 < LANES ? out->k - n0 : LANES; /* U's columns here (padding ones get 0) */
+        if (c >= in->ch) { /* a phase's padding channel */
+            for (int64_t xi = 0; xi < a2; xi++) memset(j->u + (xi * K + k) * N, 0, (size_t)N * sizeof(float));
+            continue;
+        }
+        for (int64_t n0 = 0; n0 < N; n0 += LANES) {
+            const int64_t qo = out->s > 1 ? n0 / ocl : 0, o0 = out->s > 1 ? n0 % ocl : n0, q = in->s > 1 ? qi : qo;
+            /* tap (a, b) of the 16 channels from o0: at X + a xr + b xc */
+            int64_t xr = s * kw * ocl, xc = s * ocl;
+            const float *X = j->wt + (c * kw * kw + q / s * kw + q % s) * ocl + o0;
+            if (j->flip) X += (r - 1) * (xr + xc), xr = -xr, xc = -xc;
+            const int64_t nw = N - n0 < LANES ? N - n0 : LANES; /* U's columns here */
             if (nw == LANES) { /* straight into U */
-                j->t.weight(X, r * LANES, LANES, j->u + k * out->k + n0, alpha * j->in.k * out->k, j->in.k * out->k);
+                j->t.weight(X, xr, xc, j->u + k * N + n0, alpha * K * N, K * N);
                 continue;
             }
-            j->t.weight(X, r * LANES, LANES, Z, alpha * LANES, LANES);
-            for (int64_t xi = 0; xi < a2; xi++)
-                memcpy(j->u + (xi * j->in.k + k) * out->k + n0, Z + xi * LANES, (size_t)nw * sizeof(float));
+            j->t.weight(X, xr, xc, Z, alpha * LANES, LANES);
+            for (int64_t xi = 0; xi < a2; xi++) memcpy(j->u + (xi * K + k) * N + n0, Z + xi * LANES, (size_t)nw * sizeof(float));
         }
     }
 }
@@ -565,14 +574,17 @@ static bool forward_run(wino_job *j, const float *x, const float *w, const float
     j->x = x, j->w = w, j->bias = bias, j->y = y, j->accumulate = accumulate;
     const int64_t a2 = j->t.alpha * j->t.alpha, nu = a2 * j->in.k * j->out.k;
     const int64_t nx = g->n * j->in.h * j->in.w * j->in.cl, ny = g->n * j->out.h * j->out.w * j->out.cl;
+    const int64_t nwt = j->in.ch * j->kw * j->kw * j->out.cl;
     void *owned_u, *owned_x;
     j->u = vs_scratch_or_own(VS_SCRATCH_WINO_U, (size_t)nu * sizeof(float), &owned_u);
-    j->xt = j->u ? vs_scratch_or_own(VS_SCRATCH_WINO_X, (size_t)(nx + ny) * sizeof(float), &owned_x) : NULL;
+    j->xt = j->u ? vs_scratch_or_own(VS_SCRATCH_WINO_X, (size_t)(nx + ny + nwt) * sizeof(float), &owned_x) : NULL;
     if (!j->xt) {
         free(owned_u);
         return false;
     }
     j->yt = j->xt + nx;
+    j->wt = j->yt + ny;
+    weights_channels_last(j, j->wt);
     /* a phased output has places no tap reaches (and so no tile writes): they stay 0 */
     if (j->out.s > 1) memset(j->yt, 0, (size_t)ny * sizeof(float));
     vs_parallel_for(j->in.k, 8, weight_transform, j);
