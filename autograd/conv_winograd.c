@@ -289,12 +289,11 @@ typedef struct wino_job {
     const float *x, *w, *bias, *gy;
     float *xt, *gyt;   /* the inputs channels last, zero-padded */
     float *yt;         /* the forward's output, channels last */
-    int64_t t0, nt;    /* the weight gradient's current block: its first tile and its tiles */
+    int64_t t0, nt;    /* the current block: its first tile and its tiles */
     float *V, *Gt, *M; /* its transformed tiles and the products' sums */
     float *y, *u;
     float *wt; /* the weights with the output channels last (weights_channels_last) */
     bool accumulate;
-    volatile int failed;
 } wino_job;
 
 /* The job's kernel and tiles: r taps per phase, outputs toh x tow. */
@@ -479,13 +478,13 @@ static void weight_transform(void *ctx, int64_t k0, int64_t k1)
 /* yt (out's tensor channels last) of the block's tiles from M[xi][k][n] (rows out.ld apart, j->block per
  * xi): A^T M A; whole tiles of an unphased output are written in place, the others through Z, their
  * places outside the products' outputs or the tensor dropped. */
-static void output_transform(const wino_job *j, int64_t t0, int64_t nt, const float *M)
+static void output_transform(const wino_job *j, int64_t t0, int64_t k0, int64_t nt, const float *M)
 {
     const wino_side *d = &j->out;
     const int m = j->t.m, alpha = j->t.alpha;
     const int64_t ld = d->ld, xc = j->block * ld, s = d->s;
     float Z[MAX_ALPHA * MAX_ALPHA * LANES];
-    for (int64_t k = 0; k < nt; k++) {
+    for (int64_t k = k0; k < nt; k++) {
         int64_t n, i0, j0;
         tile_at(j, t0 + k, &n, &i0, &j0);
         const int rows = j->toh - i0 < m ? (int)(j->toh - i0) : m, cols = j->tow - j0 < m ? (int)(j->tow - j0) : m;
@@ -542,35 +541,33 @@ static void output_images(void *ctx, int64_t n0, int64_t n1)
     }
 }
 
-static void forward_blocks(void *ctx, int64_t b0, int64_t b1)
+/* The forward's block at j->t0 (j->nt tiles): its tiles' transforms, its products per transformed point, its
+ * outputs. */
+static void fwd_tiles(void *ctx, int64_t k0, int64_t k1)
 {
-    wino_job *j = ctx;
-    const int64_t a2 = j->t.alpha * j->t.alpha;
-    void *owned;
-    float *V = vs_scratch_or_own(VS_SCRATCH_WINO, (size_t)(a2 * (j->in.ld + j->out.ld) * j->block) * sizeof(float), &owned);
-    if (!V) {
-        j->failed = 1;
-        return;
-    }
-    float *M = V + a2 * j->in.ld * j->block;
-    for (int64_t b = b0; b < b1; b++) {
-        const int64_t t0 = b * j->block, nt = j->tiles - t0 < j->block ? j->tiles - t0 : j->block;
-        input_transform(j, t0, 0, nt, V);
-        for (int64_t xi = 0; xi < a2; xi++)
-            vs_sgemm(false, false, nt, j->out.k, j->in.k, 1.0f, V + xi * j->block * j->in.ld, j->in.ld, j->u + xi * j->in.k * j->out.k,
-                     j->out.k, 0.0f, M + xi * j->block * j->out.ld, j->out.ld);
-        output_transform(j, t0, nt, M);
-    }
-    free(owned);
+    const wino_job *j = ctx;
+    input_transform(j, j->t0, k0, k1, j->V);
+}
+
+static void fwd_products(void *ctx, int64_t x0, int64_t x1)
+{
+    const wino_job *j = ctx;
+    for (int64_t xi = x0; xi < x1; xi++)
+        vs_sgemm(false, false, j->nt, j->out.k, j->in.k, 1.0f, j->V + xi * j->block * j->in.ld, j->in.ld, j->u + xi * j->in.k * j->out.k,
+                 j->out.k, 0.0f, j->M + xi * j->block * j->out.ld, j->out.ld);
+}
+
+static void fwd_outputs(void *ctx, int64_t k0, int64_t k1)
+{
+    const wino_job *j = ctx;
+    output_transform(j, j->t0, k0, k1, j->M);
 }
 
 /* Run the job's products on x (the in side's tensor) into y (the out side's). */
 static bool forward_run(wino_job *j, const float *x, const float *w, const float *bias, bool accumulate, float *y)
 {
     const vs_conv_fast *g = j->g;
-    /* blocks of 64 tiles, or (few tiles) of 16 or more making four blocks, for the threads */
-    const int64_t quarter = round_lanes((j->tiles + 3) / 4);
-    job_blocks(j, quarter < BLOCK_TILES ? (quarter < LANES ? LANES : quarter) : BLOCK_TILES);
+    job_blocks(j, BLOCK_TILES);
     j->x = x, j->w = w, j->bias = bias, j->y = y, j->accumulate = accumulate;
     const int64_t a2 = j->t.alpha * j->t.alpha, nu = a2 * j->in.k * j->out.k;
     const int64_t nx = g->n * j->in.h * j->in.w * j->in.cl, ny = g->n * j->out.h * j->out.w * j->out.cl;
@@ -589,14 +586,24 @@ static bool forward_run(wino_job *j, const float *x, const float *w, const float
     if (j->out.s > 1) memset(j->yt, 0, (size_t)ny * sizeof(float));
     vs_parallel_for(j->in.k, 8, weight_transform, j);
     to_channels_last(x, j->xt, g->n, &j->in);
-    if (j->blocks <= 1)
-        forward_blocks(j, 0, j->blocks);
-    else
-        vs_parallel_for(j->blocks, 1, forward_blocks, j);
-    if (!j->failed) vs_parallel_for(g->n, 1, output_images, j);
+    void *owned_v;
+    j->V = vs_scratch_or_own(VS_SCRATCH_WINO, (size_t)(a2 * (j->in.ld + j->out.ld) * j->block) * sizeof(float), &owned_v);
+    if (j->V) {
+        j->M = j->V + a2 * j->in.ld * j->block;
+        /* the blocks in order, each spread over the threads by tiles, by transformed point, by tiles */
+        for (int64_t b = 0; b < j->blocks; b++) {
+            j->t0 = b * j->block;
+            j->nt = j->tiles - j->t0 < j->block ? j->tiles - j->t0 : j->block;
+            vs_parallel_for(j->nt, 4, fwd_tiles, j);
+            vs_parallel_for(a2, 1, fwd_products, j);
+            vs_parallel_for(j->nt, 4, fwd_outputs, j);
+        }
+        vs_parallel_for(g->n, 1, output_images, j);
+        free(owned_v);
+    }
     free(owned_x);
     free(owned_u);
-    return !j->failed;
+    return j->V != NULL;
 }
 
 bool vs_conv_winograd_forward(const vs_conv_fast *g, const float *x, const float *w, const float *bias, bool accumulate,
