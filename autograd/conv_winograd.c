@@ -1,5 +1,6 @@
-/* autograd/conv_winograd.c - Winograd convolution F(m x m, r x r) (Lavin & Gray 2016) for stride-1
- * 3x3 and 5x5 kernels: forward (and so stride-1 transposes, flipped) and weight gradient.
+/* autograd/conv_winograd.c - Winograd convolution F(m x m, r x r) (Lavin & Gray 2016) for 2x2, 3x3 and
+ * 5x5 kernels: forward (and so stride-1 transposes, flipped) and weight gradient, at stride 1 or over
+ * the s x s input phases of a stride-s conv whose kernel is s r (and its transpose onto dx's phases).
  *
  * Forward.  The output is cut into m x m tiles (the last ones hanging past the border are computed
  * and not stored); tile t reads the alpha x alpha input patch d_t (alpha = m + r - 1) at its corner.
@@ -11,6 +12,12 @@
  * is the filter and the same input patch the data,
  *   M[xi][o][c] = sum_t (G' g_t(o) G'^T)[xi] (B^T d_t(c) B)[xi]   K = every tile of the batch
  *   dw(o,c) = A'^T M(o,c) A'   (r x r), once at the end.
+ * Phases.  A stride-s conv with a kernel of s r taps is the stride-1 r x r conv over the s^2 phases of
+ * its input stacked as channels (conv_phases.h).  Here the channel (q, c), q = py s + px, of the patch
+ * at stacked row R is read in place at row R s + py - ph of x (columns likewise): the tiles' reads step
+ * by s, the weights' taps of phase q are (a s + py, b s + px), and the transpose (the input gradient)
+ * is the flipped stride-1 conv of gy whose output channel (q, c) at stacked row R is written to dx's
+ * row R s + py - ph.  No stacked copy is made.
  *
  * The matrices come from Cook-Toom with alpha - 1 finite points p_j and the point at infinity.
  * E_k (alpha x k) evaluates a polynomial of k coefficients there: E_k[j][i] = p_j^i, and its
@@ -31,15 +38,21 @@
  *   forward  F(2x2, 3x3) 2e-7, F(4x4, 3x3) 2.0-2.3e-6, F(2x2, 5x5) 3.6-4.4e-7, F(4x4, 5x5) 2e-5 (fails);
  *   weight gradient  F(3x3, 2x2) 1.4e-7, F(3x3, 4x4) 5.8-8.0e-7, F(5x5, 2x2) 3.8-5.7e-6, F(5x5, 4x4)
  *   1.2e-5 (fails) - the direct sums' is about 1e-7.  So alpha 6 for both: F(4x4, 3x3), F(2x2, 5x5).
- *   2x2: forward F(4x4, 2x2) 2.6-3.3e-6, weight gradient F(2x2, 4x4) 0.8-1.0e-6.
+ *   2x2: forward F(4x4, 2x2) 2.6-3.3e-6, weight gradient F(2x2, 4x4) 0.8-1.0e-6.  F(7x7, 2x2) (alpha 8,
+ *   points 0, +-1, +-2, +-1/2: one tile for a k4 s2 conv's 7x7 outputs) was measured and left out: its
+ *   weight gradient F(2x2, 7x7) had 3.0-4.5e-6 here but 1.4e-5 on a k6 s3 conv's nine phases, and was
+ *   no faster (1.39 against 1.36 ms on WGAN-GP's conv: its products of depth 16 run at 81 GFLOP/s).
  *
  * Transforms run on 16 lanes of channels (input and gy copied channels-last first, so a tile's
  * patch is whole vectors), unrolled with the matrices as constants; the products are vs_sgemm's, so
- * every ISA gains.  Blocks hold a fixed number of tiles (never derived from the thread count); every
- * output element is made by one block, whose sums run in a fixed order, and the weight gradient adds
- * the blocks' products in block order: results do not depend on the thread count. */
+ * every ISA gains.  Blocks hold a fixed number of tiles (never derived from the thread count) and run in
+ * order, each spread over the threads by tiles (transforms), then by transformed point (products),
+ * then by tiles (outputs); every output element is made by one block, whose sums run in a fixed order,
+ * and the weight gradient adds the blocks' products in block order: results do not depend on the
+ * thread count.  The weights are copied with the output channels last and transformed in place. */
 #include "autograd/conv_winograd.h"
 
+#include "autograd/conv_phases.h"
 #include "autograd/gemm_kernel.h"
 #include "autograd/kernels.h"
 #include "versus/ops.h"
@@ -614,28 +627,12 @@ bool vs_conv_winograd_forward(const vs_conv_fast *g, const float *x, const float
     return forward_run(&j, x, w, bias, accumulate, y);
 }
 
-/* The stacked rows [*first, *end) of a transpose's phases that hold input places: stacked row I of
- * phase q is row I s + q - pad of the input (len rows); the products' rows are [0, out + r - 1). */
-static void phase_span(int64_t len, int64_t r, int64_t s, int64_t pad, int64_t out, int64_t *first, int64_t *end)
-{
-    const int64_t rows = out + r - 1;
-    *first = rows, *end = 0;
-    for (int64_t q = 0; q < s; q++) {
-        int64_t lo, hi;
-        vs_conv_reach(rows, s, q - pad, len, &lo, &hi);
-        if (lo == hi) continue;
-        *first = lo < *first ? lo : *first;
-        *end = hi > *end ? hi : *end;
-    }
-    if (*end <= *first) *first = *end = 0;
-}
-
 bool vs_conv_winograd_transpose(const vs_conv_fast *g, const float *gy, const float *w, const float *bias, float *dx)
 {
     const int64_t s = g->sh, r = g->kh / s;
     int64_t fr, er, fc, ec;
-    phase_span(g->h, r, s, g->ph, g->oh, &fr, &er);
-    phase_span(g->w, r, s, g->pw, g->ow, &fc, &ec);
+    vs_conv_phases_span(g->h, r, s, g->ph, g->oh, &fr, &er);
+    vs_conv_phases_span(g->w, r, s, g->pw, g->ow, &fc, &ec);
     wino_job j = {0};
     job_init(&j, g, r, er - fr, ec - fc);
     /* the flipped stride-1 conv of gy (padding r - 1) onto the stacked rows from fr, dealt to dx's places */
