@@ -307,6 +307,7 @@ typedef struct wino_job {
     float *y, *u;
     float *wt; /* the weights with the output channels last (weights_channels_last) */
     bool accumulate;
+    bool covered; /* a phased output: every place is written */
 } wino_job;
 
 /* The job's kernel and tiles: r taps per phase, outputs toh x tow. */
@@ -356,35 +357,36 @@ typedef struct channels_last {
     bool avx2; /* the kernels run AVX2 or better: transpose with vs_gemm_transpose_avx2 */
 } channels_last;
 
-static void channels_last_images(void *ctx, int64_t n0, int64_t n1)
+/* The (image, group of 16 channels) pairs [p0, p1). */
+static void channels_last_images(void *ctx, int64_t p0, int64_t p1)
 {
     const channels_last *q = ctx;
-    for (int64_t n = n0; n < n1; n++)
-        for (int64_t c0 = 0; c0 < q->cl; c0 += LANES) {
-            const int nv = q->ch - c0 < LANES ? (int)(q->ch - c0) : LANES;
-            const float *s = q->src + (n * q->ch + c0) * q->plane;
-            float *d = q->dst + n * q->plane * q->cl + c0;
+    const int64_t groups = q->cl / LANES;
+    for (int64_t p = p0; p < p1; p++) {
+        const int64_t n = p / groups, c0 = p % groups * LANES;
+        const int nv = q->ch - c0 < LANES ? (int)(q->ch - c0) : LANES;
+        const float *s = q->src + (n * q->ch + c0) * q->plane;
+        float *d = q->dst + n * q->plane * q->cl + c0;
 #if defined(__x86_64__) || defined(__i386__)
-            if (q->avx2) { /* 8 x 8 blocks in registers; then the padding lanes */
-                vs_gemm_transpose_avx2(nv, q->plane, s, q->plane, d, q->cl);
-                if (nv < LANES)
-                    for (int64_t i = 0; i < q->plane; i++) memset(d + i * q->cl + nv, 0, (size_t)(LANES - nv) * sizeof(float));
-                continue;
-            }
-#endif
-            for (int64_t i = 0; i < q->plane; i++)
-                for (int v = 0; v < LANES; v++) d[i * q->cl + v] = v < nv ? s[v * q->plane + i] : 0;
+        if (q->avx2) { /* 8 x 8 blocks in registers; then the padding lanes */
+            vs_gemm_transpose_avx2(nv, q->plane, s, q->plane, d, q->cl);
+            if (nv < LANES)
+                for (int64_t i = 0; i < q->plane; i++) memset(d + i * q->cl + nv, 0, (size_t)(LANES - nv) * sizeof(float));
+            continue;
         }
+#endif
+        for (int64_t i = 0; i < q->plane; i++)
+            for (int v = 0; v < LANES; v++) d[i * q->cl + v] = v < nv ? s[v * q->plane + i] : 0;
+    }
 }
 
 /* The tensor of side d ([n][ch][h][w]) channels last into dst. */
 static void to_channels_last(const float *src, float *dst, int64_t n, const wino_side *d)
 {
     channels_last q = {src, dst, d->ch, d->cl, d->h * d->w, vs_kernel_isa() >= VS_ISA_AVX2};
-    if (n <= 1)
-        channels_last_images(&q, 0, n);
-    else
-        vs_parallel_for(n, 1, channels_last_images, &q);
+    const int64_t pairs = n * (d->cl / LANES);
+    /* a few planes' worth of copying per task */
+    vs_parallel_for(pairs, q.plane >= 4096 ? 1 : 4096 / (q.plane > 0 ? q.plane : 1), channels_last_images, &q);
 }
 
 /* X[a][b] = the 16 channels c0.. of img (channels last, planes h x w, cl channels) at (r0 + a s, c0 + b s),
@@ -595,8 +597,8 @@ static bool forward_run(wino_job *j, const float *x, const float *w, const float
     j->yt = j->xt + nx;
     j->wt = j->yt + ny;
     weights_channels_last(j, j->wt);
-    /* a phased output has places no tap reaches (and so no tile writes): they stay 0 */
-    if (j->out.s > 1) memset(j->yt, 0, (size_t)ny * sizeof(float));
+    /* a phased output's places that no tap reaches (and so no tile writes) stay 0 */
+    if (j->out.s > 1 && !j->covered) memset(j->yt, 0, (size_t)ny * sizeof(float));
     vs_parallel_for(j->in.k, 8, weight_transform, j);
     to_channels_last(x, j->xt, g->n, &j->in);
     void *owned_v;
@@ -639,6 +641,8 @@ bool vs_conv_winograd_transpose(const vs_conv_fast *g, const float *gy, const fl
     j.in = side_of(1, g->oh, g->ow, g->o, fr - (r - 1), fc - (r - 1));
     j.out = side_of(s, g->h, g->w, g->c, fr * s - g->ph, fc * s - g->pw);
     j.flip = true;
+    /* dx's row y is the stacked row (y + ph) / s of its phase: written unless past the taps' rows */
+    j.covered = (g->h - 1 + g->ph) / s < g->oh + r - 1 && (g->w - 1 + g->pw) / s < g->ow + r - 1;
     if (j.tiles == 0) {
         for (int64_t nc = 0; nc < g->n * g->c; nc++)
             for (int64_t i = 0; i < g->h * g->w; i++) dx[nc * g->h * g->w + i] = bias ? bias[nc % g->c] : 0.0f;
