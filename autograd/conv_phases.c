@@ -1,8 +1,9 @@
 /* conv_phases.c - strided convolutions whose kernel the stride divides, run as stride-1 convolutions
- * over the input's phases stacked as channels (see conv_phases.h for the map): the stacked input
- * (padding folded in) and weights are built here, a stride-1 engine does the products, and the
- * results are dealt back (the input gradient folded from the phases, the weight gradient scattered
- * back to its taps). */
+ * over the input's phases stacked as channels (see conv_phases.h for the map).  Winograd reads and
+ * writes the phases in place (conv_winograd.c's strided entries); for the direct engine the stacked
+ * input (padding folded in) and weights are built here, it does the products, and the results are
+ * dealt back (the input gradient folded from the phases, the weight gradient scattered back to its
+ * taps). */
 #include "autograd/conv_phases.h"
 
 #include "autograd/conv_avx512.h"
@@ -16,6 +17,8 @@
 
 /* ---- engines ------------------------------------------------------------------------------------- */
 
+/* Whether the engine takes the stacked conv, and (NULL: it reads the phases in place) its stride-1 kernels
+ * for the stacked copies. */
 typedef struct s1_engine {
     bool (*fits)(const vs_conv_fast *g);
     bool (*forward)(const vs_conv_fast *g, const float *x, const float *w, const float *bias, bool accumulate, float *y);
@@ -24,22 +27,24 @@ typedef struct s1_engine {
 } s1_engine;
 
 /* Winograd by default (it declines what it does not beat: see vs_conv_winograd_fits).  Measured at
- * 1 thread, CPU time (wino8 a929aed): the GANMEX 64x32x14x14 -> 64 k6 s2 conv took 2.7 / 2.5 / 3.0 ms
- * (forward / input gradient / weight gradient) as Winograd F(4x4, 3x3) over the 128 stacked
- * channels against 3.5 / 3.7 / 3.8 ms strided.  k4 s2's 2x2 phase kernels zero-padded to 3x3 ran
- * 1.3-2.0x slower than strided (StarGAN's 64 <-> 128 channels, 14x14 and 28x28), so they are not
- * stacked; the direct engine on the phases is 4-8% slower (the stacking is about 0.3 ms). */
+ * 1 thread, CPU time: the GANMEX 64x32x14x14 -> 64 k6 s2 conv took 2.7 / 2.5 / 3.0 ms (forward / input
+ * gradient / weight gradient) as Winograd F(4x4, 3x3) over stacked copies of the 128 phase channels
+ * against 3.5 / 3.7 / 3.8 ms strided (wino8 a929aed); read in place its forward took 2.38 against
+ * 2.61 ms (wgan9).  k4 s2's 2x2 phase kernels run F(4x4, 2x2): WGAN-GP's 16x64x14x14 -> 128 took
+ * 1.56 / 1.52 / 1.43 ms in place against 1.63 / 1.69 / 1.77 strided, 2.04 / 1.86 / 2.37 through
+ * stacked copies (zero-padded to 3x3 they had run 1.3-2.0x slower than strided).  The direct engine
+ * on the stacked copies is 4-8% slower than strided (the stacking is about 0.3 ms). */
 static atomic_int engine_now = VS_PHASES_WINOGRAD;
 
 vs_phases_engine vs_conv_phases_engine(vs_phases_engine e) { return (vs_phases_engine)atomic_exchange(&engine_now, (int)e); }
 
+static const s1_engine direct = {vs_conv_avx512_fits, vs_conv_avx512_forward, vs_conv_avx512_weight_grad_fits,
+                                 vs_conv_avx512_weight_grad};
+static const s1_engine winograd = {vs_conv_winograd_fits, NULL, vs_conv_winograd_fits, NULL};
+
 /* The engine in use, or NULL when the phases are off. */
 static const s1_engine *engine(void)
 {
-    static const s1_engine direct = {vs_conv_avx512_fits, vs_conv_avx512_forward, vs_conv_avx512_weight_grad_fits,
-                                     vs_conv_avx512_weight_grad};
-    static const s1_engine winograd = {vs_conv_winograd_fits, vs_conv_winograd_forward, vs_conv_winograd_fits,
-                                       vs_conv_winograd_weight_grad};
     switch ((vs_phases_engine)atomic_load(&engine_now)) {
     case VS_PHASES_WINOGRAD: return &winograd;
     case VS_PHASES_DIRECT: return &direct;
@@ -59,18 +64,25 @@ typedef struct phase_dim {
     int64_t first, end, stop;
 } phase_dim;
 
-static phase_dim phase_dim_of(int64_t len, int64_t r, int64_t s, int64_t pad, int64_t out)
+void vs_conv_phases_span(int64_t len, int64_t r, int64_t s, int64_t pad, int64_t out, int64_t *first, int64_t *end)
 {
     const int64_t rows = out + r - 1;
-    phase_dim d = {rows, 0, 0};
+    *first = rows, *end = 0;
     for (int64_t q = 0; q < s; q++) {
         int64_t lo, hi;
         vs_conv_reach(rows, s, q - pad, len, &lo, &hi);
         if (lo == hi) continue;
-        d.first = lo < d.first ? lo : d.first;
-        d.end = hi > d.end ? hi : d.end;
+        *first = lo < *first ? lo : *first;
+        *end = hi > *end ? hi : *end;
     }
-    if (d.end <= d.first) d.first = d.end = 0; /* no input at all (padding only): stack one empty range */
+    if (*end <= *first) *first = *end = 0; /* no input at all (padding only): stack one empty range */
+}
+
+static phase_dim phase_dim_of(int64_t len, int64_t r, int64_t s, int64_t pad, int64_t out)
+{
+    const int64_t rows = out + r - 1;
+    phase_dim d;
+    vs_conv_phases_span(len, r, s, pad, out, &d.first, &d.end);
     d.stop = rows - d.first > d.end ? rows - d.first : d.end;
     return d;
 }
@@ -87,6 +99,7 @@ typedef struct phases {
 
 static bool phases_of(const vs_conv_fast *g, phases *p)
 {
+    if (engine() == &winograd && g->sh != g->sw) return false; /* Winograd's phases are square */
     if (g->flip || g->sh < 2 || g->sw < 2 || g->dh != 1 || g->dw != 1 || g->kh % g->sh || g->kw % g->sw || g->y0 || g->x0)
         return false;
     p->rh = g->kh / g->sh;
@@ -249,6 +262,8 @@ static float *stack_begin(const vs_conv_fast *g, const s1_engine **e, phases *p,
 
 bool vs_conv_phases_forward(const vs_conv_fast *g, const float *x, const float *w, const float *bias, float *y)
 {
+    const s1_engine *in_place = engine();
+    if (in_place && !in_place->forward) return vs_conv_winograd_forward(g, x, w, bias, false, y);
     const s1_engine *e;
     phases p;
     float *ws;
@@ -265,6 +280,8 @@ bool vs_conv_phases_forward(const vs_conv_fast *g, const float *x, const float *
 
 bool vs_conv_phases_transpose(const vs_conv_fast *g, const float *gy, const float *w, const float *bias, float *dx)
 {
+    const s1_engine *in_place = engine();
+    if (in_place && !in_place->forward) return vs_conv_winograd_transpose(g, gy, w, bias, dx);
     const s1_engine *e;
     phases p;
     float *ws;
@@ -283,6 +300,8 @@ bool vs_conv_phases_transpose(const vs_conv_fast *g, const float *gy, const floa
 
 bool vs_conv_phases_weight_grad(const vs_conv_fast *g, const float *x, const float *gy, float *dw)
 {
+    const s1_engine *in_place = engine();
+    if (in_place && !in_place->weight_grad) return vs_conv_winograd_weight_grad(g, x, gy, dw);
     const s1_engine *e;
     phases p;
     float *dws;

@@ -13,6 +13,7 @@
 #define VERSUS_AUTOGRAD_CONV_PHASES_H
 
 #include <stdbool.h>
+#include <stdint.h>
 
 struct vs_conv_fast; /* autograd/conv_avx512.h */
 
@@ -28,6 +29,10 @@ vs_phases_engine vs_conv_phases_engine(vs_phases_engine e);
 bool vs_conv_phases_forward_fits(const struct vs_conv_fast *g);
 bool vs_conv_phases_transpose_fits(const struct vs_conv_fast *g);
 bool vs_conv_phases_weight_grad_fits(const struct vs_conv_fast *g);
+
+/* The stacked rows [*first, *end) that hold input places, for one dim: stacked row I of phase q < s is
+ * row I s + q - pad of the input's len; the stride-1 conv reads rows [0, out + r - 1). */
+void vs_conv_phases_span(int64_t len, int64_t r, int64_t s, int64_t pad, int64_t out, int64_t *first, int64_t *end);
 
 /* y = bias (or 0) + conv2d(x, w); false when out of memory. */
 bool vs_conv_phases_forward(const struct vs_conv_fast *g, const float *x, const float *w, const float *bias, float *y);

@@ -1,5 +1,6 @@
-/* autograd/conv_winograd.c - Winograd convolution F(m x m, r x r) (Lavin & Gray 2016) for stride-1
- * 3x3 and 5x5 kernels: forward (and so stride-1 transposes, flipped) and weight gradient.
+/* autograd/conv_winograd.c - Winograd convolution F(m x m, r x r) (Lavin & Gray 2016) for 2x2, 3x3 and
+ * 5x5 kernels: forward (and so stride-1 transposes, flipped) and weight gradient, at stride 1 or over
+ * the s x s input phases of a stride-s conv whose kernel is s r (and its transpose onto dx's phases).
  *
  * Forward.  The output is cut into m x m tiles (the last ones hanging past the border are computed
  * and not stored); tile t reads the alpha x alpha input patch d_t (alpha = m + r - 1) at its corner.
@@ -11,6 +12,12 @@
  * is the filter and the same input patch the data,
  *   M[xi][o][c] = sum_t (G' g_t(o) G'^T)[xi] (B^T d_t(c) B)[xi]   K = every tile of the batch
  *   dw(o,c) = A'^T M(o,c) A'   (r x r), once at the end.
+ * Phases.  A stride-s conv with a kernel of s r taps is the stride-1 r x r conv over the s^2 phases of
+ * its input stacked as channels (conv_phases.h).  Here the channel (q, c), q = py s + px, of the patch
+ * at stacked row R is read in place at row R s + py - ph of x (columns likewise): the tiles' reads step
+ * by s, the weights' taps of phase q are (a s + py, b s + px), and the transpose (the input gradient)
+ * is the flipped stride-1 conv of gy whose output channel (q, c) at stacked row R is written to dx's
+ * row R s + py - ph.  No stacked copy is made.
  *
  * The matrices come from Cook-Toom with alpha - 1 finite points p_j and the point at infinity.
  * E_k (alpha x k) evaluates a polynomial of k coefficients there: E_k[j][i] = p_j^i, and its
@@ -21,7 +28,8 @@
  * column inf is prod_l (x - p_l); the 1 / f_j move to G, which leaves B^T with integer rows:
  *   A = E_m,  G = diag(1 / f, 1) E_r,  B^T[j] = coefficients of prod_{l != j} (x - p_l),
  *   B^T[inf] = coefficients of prod_l (x - p_l);  for the weight gradient A' = E_r, G' = diag(1/f, 1) E_m.
- * Points: 0, 1, -1, 1/2, -2 (alpha 6 for both sizes: F(4x4, 3x3), F(2x2, 5x5)); this set measured
+ * Points: 0, 1, -1, 1/2, -2 (alpha 6 for both sizes: F(4x4, 3x3), F(2x2, 5x5); alpha 5 for 2x2 kernels,
+ * F(4x4, 2x2), takes the first four); this set measured
  * 10-60% smaller errors than 0, +-1, +-2, and 0, +-1, +-1/2 failed the bar on 5x5 gradients.  The
  * matrices are written out below as exact rationals rounded once to float (the tests derive them).
  *
@@ -30,14 +38,21 @@
  *   forward  F(2x2, 3x3) 2e-7, F(4x4, 3x3) 2.0-2.3e-6, F(2x2, 5x5) 3.6-4.4e-7, F(4x4, 5x5) 2e-5 (fails);
  *   weight gradient  F(3x3, 2x2) 1.4e-7, F(3x3, 4x4) 5.8-8.0e-7, F(5x5, 2x2) 3.8-5.7e-6, F(5x5, 4x4)
  *   1.2e-5 (fails) - the direct sums' is about 1e-7.  So alpha 6 for both: F(4x4, 3x3), F(2x2, 5x5).
+ *   2x2: forward F(4x4, 2x2) 2.6-3.3e-6, weight gradient F(2x2, 4x4) 0.8-1.0e-6.  F(7x7, 2x2) (alpha 8,
+ *   points 0, +-1, +-2, +-1/2: one tile for a k4 s2 conv's 7x7 outputs) was measured and left out: its
+ *   weight gradient F(2x2, 7x7) had 3.0-4.5e-6 here but 1.4e-5 on a k6 s3 conv's nine phases, and was
+ *   no faster (1.39 against 1.36 ms on WGAN-GP's conv: its products of depth 16 run at 81 GFLOP/s).
  *
  * Transforms run on 16 lanes of channels (input and gy copied channels-last first, so a tile's
  * patch is whole vectors), unrolled with the matrices as constants; the products are vs_sgemm's, so
- * every ISA gains.  Blocks hold a fixed number of tiles (never derived from the thread count); every
- * output element is made by one block, whose sums run in a fixed order, and the weight gradient adds
- * the blocks' products in block order: results do not depend on the thread count. */
+ * every ISA gains.  Blocks hold a fixed number of tiles (never derived from the thread count) and run in
+ * order, each spread over the threads by tiles (transforms), then by transformed point (products),
+ * then by tiles (outputs); every output element is made by one block, whose sums run in a fixed order,
+ * and the weight gradient adds the blocks' products in block order: results do not depend on the
+ * thread count.  The weights are copied with the output channels last and transformed in place. */
 #include "autograd/conv_winograd.h"
 
+#include "autograd/conv_phases.h"
 #include "autograd/gemm_kernel.h"
 #include "autograd/kernels.h"
 #include "versus/ops.h"
@@ -93,7 +108,7 @@ static vs_conv_algorithm conv_algorithm(void)
 
 /* ---- the matrices -------------------------------------------------------------------------------- */
 
-int vs_conv_winograd_tile(int r) { return r == 3 ? 4 : r == 5 ? 2 : 0; }
+int vs_conv_winograd_tile(int r) { return r == 2 || r == 3 ? 4 : r == 5 ? 2 : 0; }
 
 /* alpha 6, points 0, 1, -1, 1/2, -2 and infinity (f = 1, 3, -3, -15/16, 15; tests/test_conv_winograd.c
  * derives them again from the points). */
@@ -118,14 +133,24 @@ static const float G5[6 * 5] = {1,           0,          0,          0,         
                                 -8.0f / 15,  -4.0f / 15, -2.0f / 15, -1.0f / 15,  1.0f / 15,  -2.0f / 15, 4.0f / 15, -8.0f / 15,
                                 16.0f / 15,  0,          0,          0,           0,          1};
 
+/* alpha 5, the first four of those points, 0, 1, -1, 1/2, and infinity (f = 1/2, 1, -3, -3/8): F(4x4, 2x2)
+ * and its weight gradient F(2x2, 4x4). */
+static const float BT5[5 * 5] = {1.0f / 2, -1, -1.0f / 2, 1, 0, 0, -1.0f / 2, 1.0f / 2, 1, 0, 0, 1.0f / 2, -3.0f / 2, 1, 0,
+                                 0, -1, 0, 1, 0, 0, 1.0f / 2, -1, -1.0f / 2, 1};
+static const float AT2_5[2 * 5] = {1, 1, 1, 1, 0, 0, 1, -1, 1.0f / 2, 1};
+static const float AT4_5[4 * 5] = {1, 1, 1, 1, 0, 0, 1, -1, 1.0f / 2, 0, 0, 1, 1, 1.0f / 4, 0, 0, 1, -1, 1.0f / 8, 1};
+static const float G2_5[5 * 2] = {2, 0, 1, 1, -1.0f / 3, 1.0f / 3, -8.0f / 3, -4.0f / 3, 0, 1};
+static const float G4_5[5 * 4] = {2,          0,          0,          0,          1, 1, 1, 1, -1.0f / 3, 1.0f / 3,
+                                  -1.0f / 3,  1.0f / 3,   -8.0f / 3,  -4.0f / 3,  -2.0f / 3, -1.0f / 3, 0, 0, 0, 1};
+
 /* The matrices of one size for tests: which 0 B^T, 1 A^T (m x 6), 2 G (6 x r), 3 G' (6 x m), 4 A'^T
  * (r x 6) of F(m x m, r x r); NULL for other sizes. */
 const float *vs_conv_winograd_matrix(int r, int which)
 {
     const int m = vs_conv_winograd_tile(r);
     if (m == 0 || which < 0 || which > 4) return NULL;
-    const float *const ms[2][5] = {{BT6, AT4, G3, G4, AT3}, {BT6, AT2, G5, G2, AT5}};
-    return ms[r == 5][which];
+    const float *const ms[3][5] = {{BT5, AT4_5, G2_5, G4_5, AT2_5}, {BT6, AT4, G3, G4, AT3}, {BT6, AT2, G5, G2, AT5}};
+    return ms[r == 2 ? 0 : r == 3 ? 1 : 2][which];
 }
 
 /* ---- transforms on 16 lanes ------------------------------------------------------------------------ */
@@ -213,6 +238,11 @@ XFORM(xf_g2, 6, 2, G2)   /* G' g G'^T, F(5x5, 2x2) */
 XFORM(xf_g3, 6, 3, G3)   /* G w G^T, F(4x4, 3x3) */
 XFORM(xf_g4, 6, 4, G4)   /* G' g G'^T, F(3x3, 4x4) */
 XFORM(xf_g5, 6, 5, G5)   /* G w G^T, F(2x2, 5x5) */
+XFORM(xf_bt5, 5, 5, BT5)     /* B^T d B, F(4x4, 2x2) */
+XFORM(xf_at4_5, 4, 5, AT4_5) /* A^T M A, F(4x4, 2x2) */
+XFORM(xf_at2_5, 2, 5, AT2_5) /* A'^T M A', F(2x2, 4x4) */
+XFORM(xf_g2_5, 5, 2, G2_5)   /* G w G^T, F(4x4, 2x2) */
+XFORM(xf_g4_5, 5, 4, G4_5)   /* G' g G'^T, F(2x2, 4x4) */
 
 /* The transforms of F(m x m, r x r): data (B^T d B), out (A^T M A), weight (G w G^T), and the weight
  * gradient's grad (G' g G'^T) and finish (A'^T M A'). */
@@ -223,11 +253,15 @@ typedef struct wino_kind {
 
 static const wino_kind F4_3 = {4, 3, 6, xf_bt6, xf_at4, xf_g3, xf_g4, xf_at3};
 static const wino_kind F2_5 = {2, 5, 6, xf_bt6, xf_at2, xf_g5, xf_g2, xf_at5};
+static const wino_kind F4_2 = {4, 2, 5, xf_bt5, xf_at4_5, xf_g2_5, xf_g4_5, xf_at2_5};
+
+/* The F(m x m, r x r) a kernel of size r (2, 3 or 5) runs. */
+static const wino_kind *kind_of(int r) { return r == 2 ? &F4_2 : r == 3 ? &F4_3 : &F2_5; }
 
 void vs_conv_winograd_transform(int r, int which, bool reference, const float *X, float *Z)
 {
-    const wino_kind *k = r == 3 ? &F4_3 : &F2_5;
-    const int rows[5] = {6, k->m, 6, 6, r}, cols[5] = {6, 6, r, k->m, 6};
+    const wino_kind *k = kind_of(r);
+    const int a = k->alpha, rows[5] = {a, k->m, a, a, r}, cols[5] = {a, a, r, k->m, a};
     const xform_fn fn[5] = {k->data, k->out, k->weight, k->grad, k->finish};
     const int p = cols[which];
     if (reference)
@@ -238,37 +272,65 @@ void vs_conv_winograd_transform(int r, int which, bool reference, const float *X
 
 /* ---- geometry -------------------------------------------------------------------------------------- */
 
-typedef struct wino_job {
-    const vs_conv_fast *g;
-    wino_kind t;
-    int64_t th, tw, tiles; /* tile rows and columns per image, tiles of the batch */
-    int64_t oy, ox;        /* input row of output row 0's first tap: y0 - ph (columns: x0 - pw) */
-    int64_t blocks, block; /* blocks of `block` tiles */
-    int64_t cp, op;        /* c and o rounded up to LANES: the rows of xt, V and of gyt, M */
-    const float *x, *w, *bias, *gy;
-    float *xt, *gyt; /* x as [n][h][w][cp], gy as [n][oh][ow][op]: channels last, zero-padded */
-    float *yt;       /* the forward's output as [n][oh][ow][op] */
-    int64_t t0, nt;  /* the weight gradient's current block: its first tile and its tiles */
-    float *V, *Gt, *M; /* its transformed tiles and the products' sums */
-    float *y, *u;
-    bool accumulate;
-    volatile int failed;
-} wino_job;
+/* One side of the products - the input the tiles read, or the output they write - as it lies in a real
+ * tensor copied channels last, [n][h][w][cl] (cl = ch rounded up to LANES).  With phases (s > 1, a
+ * strided conv whose kernel s divides) the products' channel (q, c), q = py s + px, at their row R is
+ * the tensor's channel c at row R s + py + oy; without (s = 1) row R is row R + oy.  Columns likewise. */
+typedef struct wino_side {
+    int64_t s, h, w, ch, cl, oy, ox;
+    int64_t k;  /* the products' channels: ch (s = 1) or s^2 cl, with the padding channels of each phase */
+    int64_t ld; /* the rows of V or M: s^2 cl */
+} wino_side;
 
 static int64_t round_lanes(int64_t k) { return (k + LANES - 1) / LANES * LANES; }
 
-static void job_init(wino_job *j, const vs_conv_fast *g)
+static wino_side side_of(int64_t s, int64_t h, int64_t w, int64_t ch, int64_t oy, int64_t ox)
 {
-    const int r = (int)g->kh, m = vs_conv_winograd_tile(r);
+    const int64_t cl = round_lanes(ch);
+    return (wino_side){s, h, w, ch, cl, oy, ox, s == 1 ? ch : s * s * cl, s * s * cl};
+}
+
+typedef struct wino_job {
+    const vs_conv_fast *g;
+    wino_kind t;
+    int64_t toh, tow;      /* the products' output rows and columns (the stacked ones of a transpose) */
+    int64_t th, tw, tiles; /* tile rows and columns per image, tiles of the batch */
+    int64_t blocks, block; /* blocks of `block` tiles */
+    wino_side in, out;     /* x (gy for a transpose) and y (dx); the weight gradient's gy is `out` */
+    int64_t kw;            /* the weights' taps per row: r times the stride */
+    bool flip;             /* the weights as [in][out][kw][kw], rotated (else [out][in][kw][kw]) */
+    const float *x, *w, *bias, *gy;
+    float *xt, *gyt;   /* the inputs channels last, zero-padded */
+    float *yt;         /* the forward's output, channels last */
+    int64_t t0, nt;    /* the current block: its first tile and its tiles */
+    float *V, *Gt, *M; /* its transformed tiles and the products' sums */
+    float *y, *u;
+    float *wt; /* the weights with the output channels last (weights_channels_last) */
+    bool accumulate;
+    bool covered; /* a phased output: every place is written */
+} wino_job;
+
+/* The job's kernel and tiles: r taps per phase, outputs toh x tow. */
+static void job_init(wino_job *j, const vs_conv_fast *g, int64_t r, int64_t toh, int64_t tow)
+{
+    const int m = vs_conv_winograd_tile((int)r);
     j->g = g;
-    j->t = r == 3 ? F4_3 : F2_5;
-    j->th = (g->oh + m - 1) / m;
-    j->tw = (g->ow + m - 1) / m;
+    j->t = *kind_of((int)r);
+    j->kw = g->kh;
+    j->toh = toh, j->tow = tow;
+    j->th = (toh + m - 1) / m;
+    j->tw = (tow + m - 1) / m;
     j->tiles = g->n * j->th * j->tw;
-    j->oy = g->y0 - g->ph;
-    j->ox = g->x0 - g->pw;
-    j->cp = round_lanes(g->c);
-    j->op = round_lanes(g->o);
+}
+
+/* The forward of g, strided (phases of the input) or not. */
+static void job_forward(wino_job *j, const vs_conv_fast *g)
+{
+    const int64_t s = g->sh;
+    job_init(j, g, g->kh / s, g->oh, g->ow);
+    j->in = side_of(s, g->h, g->w, g->c, g->y0 - g->ph, g->x0 - g->pw);
+    j->out = side_of(1, g->oh, g->ow, g->o, 0, 0);
+    j->flip = g->flip;
 }
 
 /* Cut the batch's tiles into blocks of `block` (the last one shorter). */
@@ -295,45 +357,47 @@ typedef struct channels_last {
     bool avx2; /* the kernels run AVX2 or better: transpose with vs_gemm_transpose_avx2 */
 } channels_last;
 
-static void channels_last_images(void *ctx, int64_t n0, int64_t n1)
+/* The (image, group of 16 channels) pairs [p0, p1). */
+static void channels_last_images(void *ctx, int64_t p0, int64_t p1)
 {
     const channels_last *q = ctx;
-    for (int64_t n = n0; n < n1; n++)
-        for (int64_t c0 = 0; c0 < q->cl; c0 += LANES) {
-            const int nv = q->ch - c0 < LANES ? (int)(q->ch - c0) : LANES;
-            const float *s = q->src + (n * q->ch + c0) * q->plane;
-            float *d = q->dst + n * q->plane * q->cl + c0;
+    const int64_t groups = q->cl / LANES;
+    for (int64_t p = p0; p < p1; p++) {
+        const int64_t n = p / groups, c0 = p % groups * LANES;
+        const int nv = q->ch - c0 < LANES ? (int)(q->ch - c0) : LANES;
+        const float *s = q->src + (n * q->ch + c0) * q->plane;
+        float *d = q->dst + n * q->plane * q->cl + c0;
 #if defined(__x86_64__) || defined(__i386__)
-            if (q->avx2) { /* 8 x 8 blocks in registers; then the padding lanes */
-                vs_gemm_transpose_avx2(nv, q->plane, s, q->plane, d, q->cl);
-                if (nv < LANES)
-                    for (int64_t i = 0; i < q->plane; i++) memset(d + i * q->cl + nv, 0, (size_t)(LANES - nv) * sizeof(float));
-                continue;
-            }
-#endif
-            for (int64_t i = 0; i < q->plane; i++)
-                for (int v = 0; v < LANES; v++) d[i * q->cl + v] = v < nv ? s[v * q->plane + i] : 0;
+        if (q->avx2) { /* 8 x 8 blocks in registers; then the padding lanes */
+            vs_gemm_transpose_avx2(nv, q->plane, s, q->plane, d, q->cl);
+            if (nv < LANES)
+                for (int64_t i = 0; i < q->plane; i++) memset(d + i * q->cl + nv, 0, (size_t)(LANES - nv) * sizeof(float));
+            continue;
         }
+#endif
+        for (int64_t i = 0; i < q->plane; i++)
+            for (int v = 0; v < LANES; v++) d[i * q->cl + v] = v < nv ? s[v * q->plane + i] : 0;
+    }
 }
 
-static void to_channels_last(const float *src, float *dst, int64_t n, int64_t ch, int64_t cl, int64_t plane)
+/* The tensor of side d ([n][ch][h][w]) channels last into dst. */
+static void to_channels_last(const float *src, float *dst, int64_t n, const wino_side *d)
 {
-    channels_last q = {src, dst, ch, cl, plane, vs_kernel_isa() >= VS_ISA_AVX2};
-    if (n <= 1)
-        channels_last_images(&q, 0, n);
-    else
-        vs_parallel_for(n, 1, channels_last_images, &q);
+    channels_last q = {src, dst, d->ch, d->cl, d->h * d->w, vs_kernel_isa() >= VS_ISA_AVX2};
+    const int64_t pairs = n * (d->cl / LANES);
+    /* a few planes' worth of copying per task */
+    vs_parallel_for(pairs, q.plane >= 4096 ? 1 : 4096 / (q.plane > 0 ? q.plane : 1), channels_last_images, &q);
 }
 
-/* X[a][b] = the 16 channels c0.. of img (channels last, planes h x w, cl channels) at (r0 + a, c0 + b),
+/* X[a][b] = the 16 channels c0.. of img (channels last, planes h x w, cl channels) at (r0 + a s, c0 + b s),
  * a, b < size; zero outside the plane. */
-VS_SHORT_COPIES static void gather(const float *img, int64_t h, int64_t w, int64_t cl, int64_t r0, int64_t col0,
+VS_SHORT_COPIES static void gather(const float *img, int64_t h, int64_t w, int64_t cl, int64_t r0, int64_t col0, int64_t s,
                                    int size, float *restrict X)
 {
     for (int a = 0; a < size; a++) {
-        const int64_t row = r0 + a;
+        const int64_t row = r0 + a * s;
         for (int b = 0; b < size; b++) {
-            const int64_t col = col0 + b;
+            const int64_t col = col0 + b * s;
             float *dst = X + (a * size + b) * LANES;
             if (row >= 0 && row < h && col >= 0 && col < w)
                 memcpy(dst, img + (row * w + col) * cl, LANES * sizeof(float));
@@ -343,87 +407,122 @@ VS_SHORT_COPIES static void gather(const float *img, int64_t h, int64_t w, int64
     }
 }
 
-/* One tile's size x size patch at (r0, c0) of a channels-last image [h][w][cl], transformed by f on 16
- * channels at a time into dst + ch (the transformed points zr apart, rows of the block zs apart):
- * read in place when it lies inside the image, else gathered with its zeros. */
-static void patch_transform(xform_fn f, const float *img, int64_t h, int64_t w, int64_t cl, int64_t r0, int64_t c0,
-                            int size, float *dst, int64_t zr, int64_t zs)
+/* One tile's size x size patch of side d's image img at the products' row i0, column j0, transformed by
+ * f on 16 channels at a time into dst + the channel (the transformed points zr apart, rows of the
+ * block zs apart): each phase's rows and columns s apart, read in place when they lie inside the
+ * image, else gathered with their zeros. */
+static void patch_transform(xform_fn f, const wino_side *d, const float *img, int64_t i0, int64_t j0, int size, float *dst,
+                            int64_t zr, int64_t zs)
 {
     float X[MAX_ALPHA * MAX_ALPHA * LANES];
-    const bool inside = r0 >= 0 && r0 + size <= h && c0 >= 0 && c0 + size <= w;
-    for (int64_t ch = 0; ch < cl; ch += LANES) {
-        if (inside) {
-            f(img + (r0 * w + c0) * cl + ch, w * cl, cl, dst + ch, zr, zs);
-        } else {
-            gather(img + ch, h, w, cl, r0, c0, size, X);
-            f(X, size * LANES, LANES, dst + ch, zr, zs);
+    const int64_t s = d->s, reach = (size - 1) * s;
+    for (int64_t q = 0; q < s * s; q++) {
+        const int64_t r0 = i0 * s + q / s + d->oy, c0 = j0 * s + q % s + d->ox;
+        const bool inside = r0 >= 0 && r0 + reach < d->h && c0 >= 0 && c0 + reach < d->w;
+        float *dq = dst + q * d->cl;
+        for (int64_t ch = 0; ch < d->cl; ch += LANES) {
+            if (inside) {
+                f(img + (r0 * d->w + c0) * d->cl + ch, s * d->w * d->cl, s * d->cl, dq + ch, zr, zs);
+            } else {
+                gather(img + ch, d->h, d->w, d->cl, r0, c0, s, size, X);
+                f(X, size * LANES, LANES, dq + ch, zr, zs);
+            }
         }
     }
 }
 
-/* V[xi][k][c] = (B^T d_t(c) B)[xi] for the block's tiles t = t0 + k, k0 <= k < k1 (rows cp apart, j->block per
- * xi). */
+/* V[xi][k][c] = (B^T d_t(c) B)[xi] for the block's tiles t = t0 + k, k0 <= k < k1 (rows in.ld apart,
+ * j->block per xi). */
 static void input_transform(const wino_job *j, int64_t t0, int64_t k0, int64_t k1, float *V)
 {
-    const vs_conv_fast *g = j->g;
-    const int64_t cp = j->cp, zs = j->block * cp;
+    const int64_t ld = j->in.ld, zs = j->block * ld;
     for (int64_t k = k0; k < k1; k++) {
         int64_t n, i0, j0;
         tile_at(j, t0 + k, &n, &i0, &j0);
-        patch_transform(j->t.data, j->xt + n * g->h * g->w * cp, g->h, g->w, cp, i0 + j->oy, j0 + j->ox, j->t.alpha,
-                        V + k * cp, j->t.alpha * zs, zs);
+        patch_transform(j->t.data, &j->in, j->xt + n * j->in.h * j->in.w * j->in.cl, i0, j0, j->t.alpha, V + k * ld,
+                        j->t.alpha * zs, zs);
     }
 }
 
 /* ---- forward -------------------------------------------------------------------------------------- */
 
-/* U[xi][c][o] = (G W(o,c) G^T)[xi] for input channels [c0, c1), 16 output channels at a time. */
-static void weight_transform(void *ctx, int64_t c0, int64_t c1)
+/* The weights with the output channels last, zero-padded to out.cl: wt[b][tap][o] = w[b][o][tap], b the
+ * input channel (flipped: [in][out][kw][kw]), or wt[c][tap][o] = w[o][c][tap] (one block of in.ch kw^2
+ * rows). */
+static void weights_channels_last(const wino_job *j, float *wt)
 {
-    const wino_job *j = ctx;
-    const vs_conv_fast *g = j->g;
-    const int r = j->t.r, alpha = j->t.alpha, a2 = alpha * alpha;
-    float X[MAX_ALPHA * MAX_ALPHA * LANES], Z[MAX_ALPHA * MAX_ALPHA * LANES];
-    for (int64_t c = c0; c < c1; c++)
-        for (int64_t o0 = 0; o0 < g->o; o0 += LANES) {
-            const int nv = g->o - o0 < LANES ? (int)(g->o - o0) : LANES;
-            for (int v = 0; v < LANES; v++)
-                for (int ki = 0; ki < r; ki++)
-                    for (int kj = 0; kj < r; kj++) {
-                        const int64_t o = o0 + v;
-                        float val = 0;
-                        if (v < nv)
-                            val = g->flip ? j->w[((c * g->o + o) * r + r - 1 - ki) * r + r - 1 - kj]
-                                          : j->w[((o * g->c + c) * r + ki) * r + kj];
-                        X[(ki * r + kj) * LANES + v] = val;
-                    }
-            j->t.weight(X, r * LANES, LANES, Z, alpha * LANES, LANES);
-            for (int xi = 0; xi < a2; xi++)
-                memcpy(j->u + ((int64_t)xi * g->c + c) * g->o + o0, Z + xi * LANES, (size_t)nv * sizeof(float));
-        }
+    const int64_t taps = j->kw * j->kw;
+    const wino_side d = {1, j->flip ? taps : j->in.ch * taps, 1, j->out.ch, j->out.cl, 0, 0, 0, 0};
+    to_channels_last(j->w, wt, j->flip ? j->in.ch : 1, &d);
 }
 
-/* yt (y channels last) of the block's tiles from M[xi][k][o] (rows op apart, j->block per xi): A^T M A;
- * whole tiles are written in place, those hanging past the output through Z. */
-static void output_transform(const wino_job *j, int64_t t0, int64_t nt, const float *M)
+/* U[xi][k][n] = (G W(n,k) G^T)[xi] for the products' input channels k in [k0, k1), 16 output channels n
+ * at a time (rows out.k apart), from the weights channels last (j->wt).  W(n,k)'s taps (a, b) are the
+ * weights' (a s + py, b s + px) of the phase (py, px) of k or n, rotated when flipped; the padding
+ * channels of a phase get zeros. */
+static void weight_transform(void *ctx, int64_t k0, int64_t k1)
 {
-    const vs_conv_fast *g = j->g;
-    const int m = j->t.m, alpha = j->t.alpha;
-    const int64_t op = j->op, xc = j->block * op;
+    const wino_job *j = ctx;
+    const wino_side *in = &j->in, *out = &j->out;
+    const int64_t r = j->t.r, alpha = j->t.alpha, a2 = alpha * alpha, kw = j->kw, ocl = out->cl, K = in->k, N = out->k;
+    const int64_t s = in->s > 1 ? in->s : out->s;
     float Z[MAX_ALPHA * MAX_ALPHA * LANES];
-    for (int64_t k = 0; k < nt; k++) {
-        int64_t n, i0, j0;
-        tile_at(j, t0 + k, &n, &i0, &j0);
-        const int rows = g->oh - i0 < m ? (int)(g->oh - i0) : m, cols = g->ow - j0 < m ? (int)(g->ow - j0) : m;
-        float *d = j->yt + ((n * g->oh + i0) * g->ow + j0) * op;
-        for (int64_t o0 = 0; o0 < op; o0 += LANES) {
-            if (rows == m && cols == m) {
-                j->t.out(M + k * op + o0, alpha * xc, xc, d + o0, g->ow * op, op);
+    for (int64_t k = k0; k < k1; k++) {
+        const int64_t qi = in->s > 1 ? k / in->cl : 0, c = in->s > 1 ? k % in->cl : k;
+        if (c >= in->ch) { /* a phase's padding channel */
+            for (int64_t xi = 0; xi < a2; xi++) memset(j->u + (xi * K + k) * N, 0, (size_t)N * sizeof(float));
+            continue;
+        }
+        for (int64_t n0 = 0; n0 < N; n0 += LANES) {
+            const int64_t qo = out->s > 1 ? n0 / ocl : 0, o0 = out->s > 1 ? n0 % ocl : n0, q = in->s > 1 ? qi : qo;
+            /* tap (a, b) of the 16 channels from o0: at X + a xr + b xc */
+            int64_t xr = s * kw * ocl, xc = s * ocl;
+            const float *X = j->wt + (c * kw * kw + q / s * kw + q % s) * ocl + o0;
+            if (j->flip) X += (r - 1) * (xr + xc), xr = -xr, xc = -xc;
+            const int64_t nw = N - n0 < LANES ? N - n0 : LANES; /* U's columns here */
+            if (nw == LANES) { /* straight into U */
+                j->t.weight(X, xr, xc, j->u + k * N + n0, alpha * K * N, K * N);
                 continue;
             }
-            j->t.out(M + k * op + o0, alpha * xc, xc, Z, m * LANES, LANES);
-            for (int a = 0; a < rows; a++)
-                for (int c = 0; c < cols; c++) memcpy(d + (a * g->ow + c) * op + o0, Z + (a * m + c) * LANES, LANES * sizeof(float));
+            j->t.weight(X, xr, xc, Z, alpha * LANES, LANES);
+            for (int64_t xi = 0; xi < a2; xi++) memcpy(j->u + (xi * K + k) * N + n0, Z + xi * LANES, (size_t)nw * sizeof(float));
+        }
+    }
+}
+
+/* yt (out's tensor channels last) of the block's tiles from M[xi][k][n] (rows out.ld apart, j->block per
+ * xi): A^T M A; whole tiles of an unphased output are written in place, the others through Z, their
+ * places outside the products' outputs or the tensor dropped. */
+static void output_transform(const wino_job *j, int64_t t0, int64_t k0, int64_t nt, const float *M)
+{
+    const wino_side *d = &j->out;
+    const int m = j->t.m, alpha = j->t.alpha;
+    const int64_t ld = d->ld, xc = j->block * ld, s = d->s;
+    float Z[MAX_ALPHA * MAX_ALPHA * LANES];
+    for (int64_t k = k0; k < nt; k++) {
+        int64_t n, i0, j0;
+        tile_at(j, t0 + k, &n, &i0, &j0);
+        const int rows = j->toh - i0 < m ? (int)(j->toh - i0) : m, cols = j->tow - j0 < m ? (int)(j->tow - j0) : m;
+        float *img = j->yt + n * d->h * d->w * d->cl;
+        for (int64_t q = 0; q < s * s; q++) {
+            const int64_t r0 = i0 * s + q / s + d->oy, c0 = j0 * s + q % s + d->ox;
+            for (int64_t ch = 0; ch < d->cl; ch += LANES) {
+                const float *src = M + k * ld + q * d->cl + ch;
+                if (s == 1 && rows == m && cols == m) {
+                    j->t.out(src, alpha * xc, xc, img + (r0 * d->w + c0) * d->cl + ch, d->w * d->cl, d->cl);
+                    continue;
+                }
+                j->t.out(src, alpha * xc, xc, Z, m * LANES, LANES);
+                for (int a = 0; a < rows; a++) {
+                    const int64_t y = r0 + a * s;
+                    if (y < 0 || y >= d->h) continue;
+                    for (int b = 0; b < cols; b++) {
+                        const int64_t x = c0 + b * s;
+                        if (x >= 0 && x < d->w)
+                            memcpy(img + (y * d->w + x) * d->cl + ch, Z + (a * m + b) * LANES, LANES * sizeof(float));
+                    }
+                }
+            }
         }
     }
 }
@@ -432,118 +531,168 @@ static void output_transform(const wino_job *j, int64_t t0, int64_t nt, const fl
 static void output_images(void *ctx, int64_t n0, int64_t n1)
 {
     const wino_job *j = ctx;
-    const vs_conv_fast *g = j->g;
-    const int64_t plane = g->oh * g->ow, op = j->op;
+    const wino_side *o = &j->out;
+    const int64_t plane = o->h * o->w, op = o->cl;
     for (int64_t n = n0; n < n1; n++) {
         const float *s = j->yt + n * plane * op;
-        float *d = j->y + n * g->o * plane;
+        float *d = j->y + n * o->ch * plane;
         if (j->accumulate) {
-            for (int64_t o = 0; o < g->o; o++)
-                for (int64_t i = 0; i < plane; i++) d[o * plane + i] += s[i * op + o];
+            for (int64_t c = 0; c < o->ch; c++)
+                for (int64_t i = 0; i < plane; i++) d[c * plane + i] += s[i * op + c];
             continue;
         }
 #if defined(__x86_64__) || defined(__i386__)
         if (vs_kernel_isa() >= VS_ISA_AVX2)
-            vs_gemm_transpose_avx2(plane, g->o, s, op, d, plane);
+            vs_gemm_transpose_avx2(plane, o->ch, s, op, d, plane);
         else
 #endif
-            for (int64_t o = 0; o < g->o; o++)
-                for (int64_t i = 0; i < plane; i++) d[o * plane + i] = s[i * op + o];
+            for (int64_t c = 0; c < o->ch; c++)
+                for (int64_t i = 0; i < plane; i++) d[c * plane + i] = s[i * op + c];
         if (j->bias)
-            for (int64_t o = 0; o < g->o; o++) {
-                const float b = j->bias[o];
-                for (int64_t i = 0; i < plane; i++) d[o * plane + i] = b + d[o * plane + i];
+            for (int64_t c = 0; c < o->ch; c++) {
+                const float b = j->bias[c];
+                for (int64_t i = 0; i < plane; i++) d[c * plane + i] = b + d[c * plane + i];
             }
     }
 }
 
-static void forward_blocks(void *ctx, int64_t b0, int64_t b1)
+/* The forward's block at j->t0 (j->nt tiles): its tiles' transforms, its products per transformed point, its
+ * outputs. */
+static void fwd_tiles(void *ctx, int64_t k0, int64_t k1)
 {
-    wino_job *j = ctx;
+    const wino_job *j = ctx;
+    input_transform(j, j->t0, k0, k1, j->V);
+}
+
+static void fwd_products(void *ctx, int64_t x0, int64_t x1)
+{
+    const wino_job *j = ctx;
+    for (int64_t xi = x0; xi < x1; xi++)
+        vs_sgemm(false, false, j->nt, j->out.k, j->in.k, 1.0f, j->V + xi * j->block * j->in.ld, j->in.ld, j->u + xi * j->in.k * j->out.k,
+                 j->out.k, 0.0f, j->M + xi * j->block * j->out.ld, j->out.ld);
+}
+
+static void fwd_outputs(void *ctx, int64_t k0, int64_t k1)
+{
+    const wino_job *j = ctx;
+    output_transform(j, j->t0, k0, k1, j->M);
+}
+
+/* Run the job's products on x (the in side's tensor) into y (the out side's). */
+static bool forward_run(wino_job *j, const float *x, const float *w, const float *bias, bool accumulate, float *y)
+{
     const vs_conv_fast *g = j->g;
-    const int64_t a2 = j->t.alpha * j->t.alpha;
-    void *owned;
-    float *V = vs_scratch_or_own(VS_SCRATCH_WINO, (size_t)(a2 * (j->cp + j->op) * j->block) * sizeof(float), &owned);
-    if (!V) {
-        j->failed = 1;
-        return;
+    job_blocks(j, BLOCK_TILES);
+    j->x = x, j->w = w, j->bias = bias, j->y = y, j->accumulate = accumulate;
+    const int64_t a2 = j->t.alpha * j->t.alpha, nu = a2 * j->in.k * j->out.k;
+    const int64_t nx = g->n * j->in.h * j->in.w * j->in.cl, ny = g->n * j->out.h * j->out.w * j->out.cl;
+    const int64_t nwt = j->in.ch * j->kw * j->kw * j->out.cl;
+    void *owned_u, *owned_x;
+    j->u = vs_scratch_or_own(VS_SCRATCH_WINO_U, (size_t)nu * sizeof(float), &owned_u);
+    j->xt = j->u ? vs_scratch_or_own(VS_SCRATCH_WINO_X, (size_t)(nx + ny + nwt) * sizeof(float), &owned_x) : NULL;
+    if (!j->xt) {
+        free(owned_u);
+        return false;
     }
-    float *M = V + a2 * j->cp * j->block;
-    for (int64_t b = b0; b < b1; b++) {
-        const int64_t t0 = b * j->block, nt = j->tiles - t0 < j->block ? j->tiles - t0 : j->block;
-        input_transform(j, t0, 0, nt, V);
-        for (int64_t xi = 0; xi < a2; xi++)
-            vs_sgemm(false, false, nt, g->o, g->c, 1.0f, V + xi * j->block * j->cp, j->cp, j->u + xi * g->c * g->o, g->o, 0.0f,
-                     M + xi * j->block * j->op, j->op);
-        output_transform(j, t0, nt, M);
+    j->yt = j->xt + nx;
+    j->wt = j->yt + ny;
+    weights_channels_last(j, j->wt);
+    /* a phased output's places that no tap reaches (and so no tile writes) stay 0 */
+    if (j->out.s > 1 && !j->covered) memset(j->yt, 0, (size_t)ny * sizeof(float));
+    vs_parallel_for(j->in.k, 8, weight_transform, j);
+    to_channels_last(x, j->xt, g->n, &j->in);
+    void *owned_v;
+    j->V = vs_scratch_or_own(VS_SCRATCH_WINO, (size_t)(a2 * (j->in.ld + j->out.ld) * j->block) * sizeof(float), &owned_v);
+    if (j->V) {
+        j->M = j->V + a2 * j->in.ld * j->block;
+        /* the blocks in order, each spread over the threads by tiles, by transformed point, by tiles */
+        for (int64_t b = 0; b < j->blocks; b++) {
+            j->t0 = b * j->block;
+            j->nt = j->tiles - j->t0 < j->block ? j->tiles - j->t0 : j->block;
+            vs_parallel_for(j->nt, 4, fwd_tiles, j);
+            vs_parallel_for(a2, 1, fwd_products, j);
+            vs_parallel_for(j->nt, 4, fwd_outputs, j);
+        }
+        vs_parallel_for(g->n, 1, output_images, j);
+        free(owned_v);
     }
-    free(owned);
+    free(owned_x);
+    free(owned_u);
+    return j->V != NULL;
 }
 
 bool vs_conv_winograd_forward(const vs_conv_fast *g, const float *x, const float *w, const float *bias, bool accumulate,
                               float *y)
 {
     wino_job j = {0};
-    job_init(&j, g);
-    /* blocks of 64 tiles, or (few tiles) of 16 or more making four blocks, for the threads */
-    const int64_t quarter = round_lanes((j.tiles + 3) / 4);
-    job_blocks(&j, quarter < BLOCK_TILES ? (quarter < LANES ? LANES : quarter) : BLOCK_TILES);
-    j.x = x, j.w = w, j.bias = bias, j.y = y, j.accumulate = accumulate;
-    const int64_t a2 = j.t.alpha * j.t.alpha, nu = a2 * g->o * g->c;
-    const int64_t nx = g->n * g->h * g->w * j.cp, ny = g->n * g->oh * g->ow * j.op;
-    void *owned_u, *owned_x;
-    j.u = vs_scratch_or_own(VS_SCRATCH_WINO_U, (size_t)nu * sizeof(float), &owned_u);
-    j.xt = j.u ? vs_scratch_or_own(VS_SCRATCH_WINO_X, (size_t)(nx + ny) * sizeof(float), &owned_x) : NULL;
-    if (!j.xt) {
-        free(owned_u);
-        return false;
+    job_forward(&j, g);
+    return forward_run(&j, x, w, bias, accumulate, y);
+}
+
+bool vs_conv_winograd_transpose(const vs_conv_fast *g, const float *gy, const float *w, const float *bias, float *dx)
+{
+    const int64_t s = g->sh, r = g->kh / s;
+    int64_t fr, er, fc, ec;
+    vs_conv_phases_span(g->h, r, s, g->ph, g->oh, &fr, &er);
+    vs_conv_phases_span(g->w, r, s, g->pw, g->ow, &fc, &ec);
+    wino_job j = {0};
+    job_init(&j, g, r, er - fr, ec - fc);
+    /* the flipped stride-1 conv of gy (padding r - 1) onto the stacked rows from fr, dealt to dx's places */
+    j.in = side_of(1, g->oh, g->ow, g->o, fr - (r - 1), fc - (r - 1));
+    j.out = side_of(s, g->h, g->w, g->c, fr * s - g->ph, fc * s - g->pw);
+    j.flip = true;
+    /* dx's row y is the stacked row (y + ph) / s of its phase: written unless past the taps' rows */
+    j.covered = (g->h - 1 + g->ph) / s < g->oh + r - 1 && (g->w - 1 + g->pw) / s < g->ow + r - 1;
+    if (j.tiles == 0) {
+        for (int64_t nc = 0; nc < g->n * g->c; nc++)
+            for (int64_t i = 0; i < g->h * g->w; i++) dx[nc * g->h * g->w + i] = bias ? bias[nc % g->c] : 0.0f;
+        return true;
     }
-    j.yt = j.xt + nx;
-    vs_parallel_for(g->c, 8, weight_transform, &j);
-    to_channels_last(x, j.xt, g->n, g->c, j.cp, g->h * g->w);
-    if (j.blocks <= 1)
-        forward_blocks(&j, 0, j.blocks);
-    else
-        vs_parallel_for(j.blocks, 1, forward_blocks, &j);
-    if (!j.failed) vs_parallel_for(g->n, 1, output_images, &j);
-    free(owned_x);
-    free(owned_u);
-    return !j.failed;
+    return forward_run(&j, gy, w, bias, false, dx);
 }
 
 /* ---- weight gradient ------------------------------------------------------------------------------ */
 
-/* Gt[xi][k][o] = (G' g_t(o) G'^T)[xi] for the block's tiles t0 + k, k0 <= k < k1 (rows op apart, j->block
+/* Gt[xi][k][o] = (G' g_t(o) G'^T)[xi] for the block's tiles t0 + k, k0 <= k < k1 (rows out.ld apart, j->block
  * per xi). */
 static void grad_transform(const wino_job *j, int64_t t0, int64_t k0, int64_t k1, float *Gt)
 {
-    const vs_conv_fast *g = j->g;
-    const int64_t op = j->op, zs = j->block * op;
+    const wino_side *d = &j->out;
+    const int64_t zs = j->block * d->ld;
     for (int64_t k = k0; k < k1; k++) {
         int64_t n, i0, j0;
         tile_at(j, t0 + k, &n, &i0, &j0);
-        patch_transform(j->t.grad, j->gyt + n * g->oh * g->ow * op, g->oh, g->ow, op, i0, j0, j->t.m, Gt + k * op,
-                        j->t.alpha * zs, zs);
+        patch_transform(j->t.grad, d, j->gyt + n * d->h * d->w * d->cl, i0, j0, j->t.m, Gt + k * d->ld, j->t.alpha * zs, zs);
     }
 }
 
-/* dw(o,c) = A'^T M(o,c) A' (dw is j->y) for output channels [o0, o1), 16 input channels at a time. */
+/* dw(o,c) = A'^T M(o,c) A' (dw is j->y) for output channels [o0, o1), 16 of the products' input channels
+ * at a time, dealt to their phase's taps. */
 static void weight_grad_finish(void *ctx, int64_t o0, int64_t o1)
 {
     const wino_job *j = ctx;
-    const vs_conv_fast *g = j->g;
+    const wino_side *in = &j->in;
     const float *M = j->M;
     float *dw = j->y;
-    const int r = j->t.r, alpha = j->t.alpha, a2 = alpha * alpha;
+    const int64_t r = j->t.r, alpha = j->t.alpha, a2 = alpha * alpha, s = in->s, kw = j->kw, K = in->k, O = j->out.ch;
     float X[MAX_ALPHA * MAX_ALPHA * LANES], Z[MAX_ALPHA * MAX_ALPHA * LANES];
     for (int64_t o = o0; o < o1; o++)
-        for (int64_t c0 = 0; c0 < g->c; c0 += LANES) {
-            const int nv = g->c - c0 < LANES ? (int)(g->c - c0) : LANES;
-            for (int xi = 0; xi < a2; xi++)
-                for (int v = 0; v < LANES; v++) X[xi * LANES + v] = v < nv ? M[((int64_t)xi * g->o + o) * g->c + c0 + v] : 0;
-            j->t.finish(X, alpha * LANES, LANES, Z, r * LANES, LANES);
-            for (int v = 0; v < nv; v++)
-                for (int e = 0; e < r * r; e++) dw[((o * g->c) + c0 + v) * r * r + e] = Z[e * LANES + v];
+        for (int64_t k0 = 0; k0 < K; k0 += LANES) {
+            const int64_t q = s > 1 ? k0 / in->cl : 0, c0 = s > 1 ? k0 % in->cl : k0;
+            const int nv = c0 >= in->ch ? 0 : in->ch - c0 < LANES ? (int)(in->ch - c0) : LANES;
+            if (nv == 0) continue;
+            if (K - k0 >= LANES) {
+                j->t.finish(M + o * K + k0, alpha * O * K, O * K, Z, r * LANES, LANES);
+            } else {
+                for (int64_t xi = 0; xi < a2; xi++)
+                    for (int v = 0; v < LANES; v++) X[xi * LANES + v] = v < nv ? M[(xi * O + o) * K + k0 + v] : 0;
+                j->t.finish(X, alpha * LANES, LANES, Z, r * LANES, LANES);
+            }
+            for (int v = 0; v < nv; v++) {
+                float *d = dw + ((o * in->ch) + c0 + v) * kw * kw + q / s * kw + q % s;
+                for (int64_t a = 0; a < r; a++)
+                    for (int64_t b = 0; b < r; b++) d[(a * kw + b) * s] = Z[(a * r + b) * LANES + v];
+            }
         }
 }
 
@@ -559,23 +708,23 @@ static void wgrad_tiles(void *ctx, int64_t k0, int64_t k1)
 static void wgrad_products(void *ctx, int64_t x0, int64_t x1)
 {
     const wino_job *j = ctx;
-    const vs_conv_fast *g = j->g;
+    const int64_t O = j->out.ch, K = j->in.k;
     for (int64_t xi = x0; xi < x1; xi++)
-        vs_sgemm(true, false, g->o, g->c, j->nt, 1.0f, j->Gt + xi * j->block * j->op, j->op, j->V + xi * j->block * j->cp, j->cp,
-                 j->t0 == 0 ? 0.0f : 1.0f, j->M + xi * g->o * g->c, g->c);
+        vs_sgemm(true, false, O, K, j->nt, 1.0f, j->Gt + xi * j->block * j->out.ld, j->out.ld, j->V + xi * j->block * j->in.ld,
+                 j->in.ld, j->t0 == 0 ? 0.0f : 1.0f, j->M + xi * O * K, K);
 }
 
 bool vs_conv_winograd_weight_grad(const vs_conv_fast *g, const float *x, const float *gy, float *dw)
 {
     wino_job j = {0};
-    job_init(&j, g);
+    job_forward(&j, g);
     job_blocks(&j, WGRAD_BLOCK_TILES);
     j.x = x, j.gy = gy;
-    const int64_t a2 = j.t.alpha * j.t.alpha, nm = a2 * g->o * g->c;
-    const int64_t nx = g->n * g->h * g->w * j.cp, ngy = g->n * g->oh * g->ow * j.op;
+    const int64_t a2 = j.t.alpha * j.t.alpha, nm = a2 * g->o * j.in.k;
+    const int64_t nx = g->n * j.in.h * j.in.w * j.in.cl, ngy = g->n * g->oh * g->ow * j.out.cl;
     void *owned_m, *owned_v, *owned_x;
     j.M = vs_scratch_or_own(VS_SCRATCH_WINO_U, (size_t)nm * sizeof(float), &owned_m);
-    j.V = j.M ? vs_scratch_or_own(VS_SCRATCH_WINO, (size_t)(a2 * (j.cp + j.op) * j.block) * sizeof(float), &owned_v) : NULL;
+    j.V = j.M ? vs_scratch_or_own(VS_SCRATCH_WINO, (size_t)(a2 * (j.in.ld + j.out.ld) * j.block) * sizeof(float), &owned_v) : NULL;
     j.xt = j.V ? vs_scratch_or_own(VS_SCRATCH_WINO_X, (size_t)(nx + ngy) * sizeof(float), &owned_x) : NULL;
     if (!j.xt) {
         if (j.V) free(owned_v);
@@ -583,9 +732,9 @@ bool vs_conv_winograd_weight_grad(const vs_conv_fast *g, const float *x, const f
         return false;
     }
     j.gyt = j.xt + nx;
-    to_channels_last(x, j.xt, g->n, g->c, j.cp, g->h * g->w);
-    to_channels_last(gy, j.gyt, g->n, g->o, j.op, g->oh * g->ow);
-    j.Gt = j.V + a2 * j.cp * j.block;
+    to_channels_last(x, j.xt, g->n, &j.in);
+    to_channels_last(gy, j.gyt, g->n, &j.out);
+    j.Gt = j.V + a2 * j.in.ld * j.block;
     if (j.blocks == 0) memset(j.M, 0, (size_t)nm * sizeof(float));
     /* the blocks in order, each spread over the threads by tiles, then by transformed point */
     for (int64_t b = 0; b < j.blocks; b++) {
@@ -611,13 +760,16 @@ bool vs_conv_winograd_weight_grad(const vs_conv_fast *g, const float *x, const f
  * 0.89/0.89/0.68x.  5x5 needs 24+ each side as well (CEM's 32x14x14->64 1.26/1.22/1.15x, 96 -> 24
  * 1.25/1.20/1.79x; 24 -> 24 0.88/0.89/0.80x, 16 -> 32 0.92/0.78/0.62x).  Tiles hanging past the output
  * cost as much as full ones: 5x5 outputs of F(4x4) (39% used) ran 0.64x, 3x3 (56%) 0.87x, 7x7 outputs
- * of F(2x2) (77%) 0.82x, 15x15 (88%) 1.25x. */
+ * of F(2x2) (77%) 0.82x, 15x15 (88%) 1.25x.  F(4x4, 2x2) over a k4 s2 conv's phases (16x64x14x14 -> 128,
+ * WGAN-GP's second conv: 256 phase channels, 7x7 outputs): 1.56 / 1.52 / 1.43 ms (forward / transpose /
+ * weight gradient) against the strided kernels' 1.63 / 1.69 / 1.77 when the phases are read in place;
+ * through a stacked copy it had taken 2.04 / 1.86 / 2.37. */
 bool vs_conv_winograd_fits(const vs_conv_fast *g)
 {
     if (conv_algorithm() != VS_CONV_AUTO) return false;
     if (g->sh != 1 || g->sw != 1 || g->dh != 1 || g->dw != 1 || g->kh != g->kw) return false;
-    const int64_t m = vs_conv_winograd_tile((int)g->kh), min_ch = g->kh == 3 ? 16 : 24;
+    const int64_t m = vs_conv_winograd_tile((int)g->kh), min_ch = g->kh == 5 ? 24 : 16;
     if (m == 0 || g->n * g->oh * g->ow == 0 || g->c < min_ch || g->o < min_ch || g->c + g->o < 64) return false;
     const double used = (double)(g->oh * g->ow) / (double)((g->oh + m - 1) / m * ((g->ow + m - 1) / m) * m * m);
-    return used >= (g->kh == 3 ? 0.65 : 0.85);
+    return used >= (g->kh == 5 ? 0.85 : 0.65);
 }

@@ -624,7 +624,7 @@ static bool conv_phased(conv_batch *j, float *dw, bool *done)
 
 /* The forward, the transpose (stride 1: a conv2d with the weights flipped and padding d (k - 1) - p;
  * larger strides: one such conv per output phase) and the weight gradient go to Winograd
- * (conv_winograd.c: stride 1, 3x3 and 5x5) or else the AVX-512 kernels (conv_avx512*.c) when they
+ * (conv_winograd.c: stride 1, 2x2, 3x3 and 5x5) or else the AVX-512 kernels (conv_avx512*.c) when they
  * take the shape. */
 static bool conv_fast(conv_batch *j, float *dw, bool *done)
 {

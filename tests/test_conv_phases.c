@@ -32,7 +32,13 @@ static const pgeom GEOMS[] = {
     {1, 8, 10, 12, 32, 4, 6, 2, 1, 2},   /* kh != kw */
     {1, 8, 14, 13, 32, 6, 6, 3, 1, 2},   /* stride 3: nine phases */
     {2, 16, 8, 8, 32, 4, 4, 2, 1, 1},    /* StarGAN's k4 s2 (down; its transpose is the up-sampling) */
+    /* from here on Winograd takes every direction (F(4x4, 2x2) on the phases read in place) */
+    {1, 6, 15, 13, 40, 4, 4, 2, 1, 1},   /* k4: 6 channels a phase (padded to 16 in Winograd), odd sizes */
+    {2, 8, 16, 15, 40, 4, 4, 2, 0, 0},   /* k4, no padding */
+    {1, 8, 14, 14, 48, 4, 4, 2, 2, 2},   /* k4, padding 2 */
+    {2, 16, 14, 14, 32, 4, 4, 2, 1, 1},  /* WGAN-GP's second conv, fewer channels: 7x7 outputs */
 };
+#define FIRST_WINOGRAD 9
 #define N_GEOMS (int)(sizeof GEOMS / sizeof GEOMS[0])
 
 static int out_len(int in, int k, int s, int p) { return (in + 2 * p - k) / s + 1; }
@@ -108,6 +114,17 @@ static const vs_phases_engine ENGINES[] = {VS_PHASES_WINOGRAD, VS_PHASES_DIRECT,
 #define N_ENGINES (int)(sizeof ENGINES / sizeof ENGINES[0])
 #define TOL 1e-5
 
+/* Winograd takes g in every direction (the direct engine's bars are its own: it may not). */
+static void expect_taken(const pgeom *g, vs_phases_engine e)
+{
+    const vs_conv_fast f = fast_of(g);
+    if (e == VS_PHASES_WINOGRAD)
+        ck_assert_msg(vs_conv_phases_forward_fits(&f) && vs_conv_phases_transpose_fits(&f) && vs_conv_phases_weight_grad_fits(&f),
+                      "%d x %d -> %d k%d s%d p%d: Winograd declined (forward %d, transpose %d, weight gradient %d)", g->h, g->w,
+                      g->o, g->kh, g->s, g->ph, vs_conv_phases_forward_fits(&f), vs_conv_phases_transpose_fits(&f),
+                      vs_conv_phases_weight_grad_fits(&f));
+}
+
 START_TEST(test_phases_against_definitions)
 {
     int taken[N_ENGINES][3] = {{0}}; /* forward, transpose, weight gradient run by the phases */
@@ -135,6 +152,7 @@ START_TEST(test_phases_against_definitions)
             expect_near("conv2d", t, y->data, r.y, r.my, y->size, TOL);
             expect_near("conv_transpose2d", t, dx->data, r.dx, r.mdx, dx->size, TOL);
             expect_near("conv2d_weight_grad", t, dw->data, r.dw, r.mdw, dw->size, TOL);
+            if (t >= FIRST_WINOGRAD) expect_taken(g, ENGINES[e]);
             /* the phases called directly, where the engine takes them */
             if (vs_conv_phases_forward_fits(&f)) {
                 taken[e][0]++;
@@ -191,13 +209,14 @@ START_TEST(test_phases_off_takes_nothing)
 }
 END_TEST
 
+/* k6 (GANMEX) and k4 (WGAN-GP) stride 2, under each engine. */
 START_TEST(test_phases_threads_bit_identical)
 {
-    vs_conv_phases_engine(ENGINES[_i]);
-    const pgeom *g = &GEOMS[1];
+    vs_conv_phases_engine(ENGINES[_i / 2]);
+    const pgeom *g = &GEOMS[_i % 2 ? 12 : 1];
     vs_tensor *x = vs_tensor_randn(VS_SHAPE(9, g->c, g->h, g->w), &R, 0, 1), *w = vs_tensor_randn(VS_SHAPE(g->o, g->c, g->kh, g->kw), &R, 0, 1);
     vs_tensor *b = vs_tensor_randn(VS_SHAPE(g->o), &R, 0, 1);
-    const vs_conv_opts o = {.stride = {2, 2}, .padding = {2, 2}};
+    const vs_conv_opts o = {.stride = {2, 2}, .padding = {g->ph, g->pw}};
     float *ref[3] = {NULL, NULL, NULL};
     for (int t = 1; t <= 2; t++) {
         vs_set_threads(t);
@@ -234,6 +253,13 @@ static vs_tensor *fn_conv_k6(vs_tensor **x, void *c)
     return sq(vs_conv2d(x[0], x[1], x[2], &o));
 }
 
+static vs_tensor *fn_conv_k4(vs_tensor **x, void *c)
+{
+    (void)c;
+    vs_conv_opts o = {.stride = {2, 2}, .padding = {1, 1}};
+    return sq(vs_conv2d(x[0], x[1], x[2], &o));
+}
+
 static vs_tensor *fn_transpose_k6(vs_tensor **x, void *c)
 {
     (void)c;
@@ -243,14 +269,6 @@ static vs_tensor *fn_transpose_k6(vs_tensor **x, void *c)
 
 /* First and second order through the ops with the phases on (WGAN-GP's penalty differentiates the
  * critic's input gradient: the transpose's derivatives are the forward and the weight gradient). */
-/* Winograd takes g in every direction (the direct engine's bars are its own: it may not). */
-static void expect_taken(const pgeom *g, vs_phases_engine e)
-{
-    const vs_conv_fast f = fast_of(g);
-    if (e == VS_PHASES_WINOGRAD)
-        ck_assert(vs_conv_phases_forward_fits(&f) && vs_conv_phases_transpose_fits(&f) && vs_conv_phases_weight_grad_fits(&f));
-}
-
 START_TEST(test_phases_gradcheck)
 {
     vs_conv_phases_engine(ENGINES[_i]);
@@ -265,6 +283,12 @@ START_TEST(test_phases_gradcheck)
                        vs_tensor_rand(VS_SHAPE(4), &R, -1, 1)};
     gradcheck_full("conv_transpose2d k6 s2 through the phases", fn_transpose_k6, NULL, 3, t, 1e-3, 3e-2, true);
     for (int i = 0; i < 3; i++) vs_tensor_free(t[i]);
+    /* k4 s2 p1 on 14 x 13: four 2x2 phase kernels, F(4x4, 2x2) */
+    expect_taken(&(pgeom){1, 4, 14, 13, 48, 4, 4, 2, 1, 1}, ENGINES[_i]);
+    vs_tensor *k[3] = {vs_tensor_rand(VS_SHAPE(1, 4, 14, 13), &R, -1, 1), vs_tensor_rand(VS_SHAPE(48, 4, 4, 4), &R, -0.3f, 0.3f),
+                       vs_tensor_rand(VS_SHAPE(48), &R, -1, 1)};
+    gradcheck_full("conv2d k4 s2 through the phases", fn_conv_k4, NULL, 3, k, 1e-3, 3e-2, true);
+    for (int i = 0; i < 3; i++) vs_tensor_free(k[i]);
     vs_conv_phases_engine(default_engine);
 }
 END_TEST
@@ -278,7 +302,7 @@ static Suite *conv_phases_suite(void)
     TCase *tc = vs_tcase(s, "phases", 120);
     tcase_add_test(tc, test_phases_against_definitions);
     tcase_add_test(tc, test_phases_off_takes_nothing);
-    tcase_add_loop_test(tc, test_phases_threads_bit_identical, 0, 2); /* Winograd, direct */
+    tcase_add_loop_test(tc, test_phases_threads_bit_identical, 0, 4); /* Winograd, direct; k6, k4 */
     tcase_add_loop_test(tc, test_phases_gradcheck, 0, 2);
     return s;
 }

@@ -34,6 +34,9 @@ static const wgeom GEOMS[] = {
     {3, 16, 6, 5, 18, 5, 0},   /* 5x5, two output rows, one column */
     {2, 24, 12, 12, 24, 3, 1}, /* more than one block of tiles (2 x 9 tiles of 4x4 ... and 64 per block) */
     {1, 16, 40, 40, 16, 3, 1}, /* 100 tiles: a full block and a partial one */
+    {2, 64, 8, 8, 32, 2, 0},   /* 2x2: a k4 s2 conv's stacked phases (7x7 outputs on 2 x 2 tiles of 4x4) */
+    {3, 20, 9, 11, 17, 2, 1},  /* 2x2, odd, padding 1 */
+    {1, 16, 5, 4, 19, 2, 1},   /* 2x2, 6 x 5 outputs: one tile row and column cut */
 };
 #define N_GEOMS (int)(sizeof GEOMS / sizeof GEOMS[0])
 
@@ -123,33 +126,38 @@ START_TEST(test_winograd_against_double_sums)
 {
     for (int s = 0; s < 3; s++) {
         const vs_isa isa = vs_set_kernel_isa(ISAS[s]);
-        double worst[4] = {0, 0, 0, 0}; /* forward r 3, r 5; weight gradient r 3, r 5 */
+        double worst[2][3] = {{0}}; /* forward, weight gradient; r 2, 3, 5 */
         for (int t = 0; t < N_GEOMS; t++) {
             double w2[3] = {0, 0, 0};
             check_geometry(t, w2);
-            const int k = GEOMS[t].r == 5;
-            if (w2[0] > worst[k]) worst[k] = w2[0];
-            if (w2[2] > worst[2 + k]) worst[2 + k] = w2[2];
+            const int k = GEOMS[t].r == 2 ? 0 : GEOMS[t].r == 3 ? 1 : 2;
+            worst[0][k] = fmax(worst[0][k], w2[0]);
+            worst[1][k] = fmax(worst[1][k], w2[2]);
         }
-        printf("winograd %s: forward F(%dx%d,3x3) %.2e, F(%dx%d,5x5) %.2e; weight gradient F(3x3,%dx%d) %.2e, F(5x5,%dx%d) %.2e "
-               "(max |error| / sum |terms|)\n",
-               vs_isa_name(isa), vs_conv_winograd_tile(3), vs_conv_winograd_tile(3), worst[0], vs_conv_winograd_tile(5),
-               vs_conv_winograd_tile(5), worst[1], vs_conv_winograd_tile(3), vs_conv_winograd_tile(3), worst[2],
-               vs_conv_winograd_tile(5), vs_conv_winograd_tile(5), worst[3]);
+        for (int d = 0; d < 2; d++) {
+            printf("winograd %s %s:", vs_isa_name(isa), d ? "weight gradient" : "forward");
+            for (int k = 0; k < 3; k++) {
+                const int r = k == 0 ? 2 : k == 1 ? 3 : 5, m = vs_conv_winograd_tile(r);
+                printf(" F(%dx%d,%dx%d) %.2e", d ? r : m, d ? r : m, d ? m : r, d ? m : r, worst[d][k]);
+            }
+            printf(" (max |error| / sum |terms|)\n");
+        }
     }
     vs_set_kernel_isa(VS_ISA_AUTO);
 }
 END_TEST
 
-/* The hardcoded matrices are Cook-Toom's for the points 0, 1, -1, 1/2, -2 and infinity (derived here
+/* The hardcoded matrices are Cook-Toom's for the first alpha - 1 of the points 0, 1, -1, 1/2, -2 and infinity (derived here
  * again, in double: E_k[j][i] = p_j^i, E_k[inf][i] = [i = k-1]; B^T[j] = the coefficients of
  * prod_{l != j} (x - p_l); G = diag(1/f, 1) E_k, f_j = prod_{l != j} (p_j - p_l)), and the unrolled
  * transforms give the reference loops' bits. */
 START_TEST(test_winograd_matrices_and_transforms)
 {
     static const double p[5] = {0, 1, -1, 0.5, -2};
-    for (int r = 3; r <= 5; r += 2) {
-        const int m = vs_conv_winograd_tile(r), rows[5] = {6, m, 6, 6, r}, cols[5] = {6, 6, r, m, 6};
+    static const int rs[3] = {2, 3, 5};
+    for (int ri = 0; ri < 3; ri++) {
+        const int r = rs[ri], m = vs_conv_winograd_tile(r), al = m + r - 1, np = al - 1; /* np finite points */
+        const int rows[5] = {al, m, al, al, r}, cols[5] = {al, al, r, m, al};
         for (int which = 0; which < 5; which++) {
             const float *P = vs_conv_winograd_matrix(r, which);
             ck_assert_ptr_nonnull(P);
@@ -158,7 +166,7 @@ START_TEST(test_winograd_matrices_and_transforms)
                     double want;
                     if (which == 0) { /* B^T[a][b]: coefficient of x^b in prod_{l != a} (x - p_l) */
                         double c[6] = {1, 0, 0, 0, 0, 0};
-                        for (int l = 0; l < 5; l++) {
+                        for (int l = 0; l < np; l++) {
                             if (l == a) continue;
                             for (int e = 5; e >= 0; e--) c[e] = (e > 0 ? c[e - 1] : 0) - p[l] * c[e];
                         }
@@ -166,9 +174,9 @@ START_TEST(test_winograd_matrices_and_transforms)
                     } else {
                         const bool transposed = which == 1 || which == 4; /* A^T = E^T */
                         const int j = transposed ? b : a, i = transposed ? a : b, k = transposed ? rows[which] : cols[which];
-                        double e = j == 5 ? (i == k - 1) : pow(p[j], i), f = 1;
-                        if (!transposed && j < 5)
-                            for (int l = 0; l < 5; l++)
+                        double e = j == np ? (i == k - 1) : pow(p[j], i), f = 1;
+                        if (!transposed && j < np)
+                            for (int l = 0; l < np; l++)
                                 if (l != j) f *= p[j] - p[l];
                         want = e / f;
                     }
