@@ -194,24 +194,27 @@ START_TEST(test_winograd_matrices_and_transforms)
 }
 END_TEST
 
-/* Blocks of a fixed tile count: 1 and 2 threads give the same bits (forward and weight gradient). */
+/* Blocks of a fixed tile count: 1 and 2 threads give the same bits (forward and weight gradient).
+ * Two blocks run whole on 1 thread and spread over 2; five run whole on either. */
 START_TEST(test_winograd_threads_bit_identical)
 {
-    const wgeom g = {3, 24, 21, 19, 40, 3, 1}; /* 3 x 6 x 5 tiles of 4x4: 90, two blocks */
-    const vs_conv_fast f = fast_of(&g);
-    const int64_t nx = (int64_t)g.n * g.c * g.h * g.w, nw = (int64_t)g.o * g.c * 9, ny = (int64_t)g.n * g.o * f.oh * f.ow;
-    float *x = rand_floats(nx), *w = rand_floats(nw), *gy = rand_floats(ny), *b = rand_floats(g.o);
-    float *y[2], *dw[2];
-    for (int t = 0; t < 2; t++) {
-        vs_set_threads(t + 1);
-        y[t] = malloc((size_t)ny * sizeof(float)), dw[t] = malloc((size_t)nw * sizeof(float));
-        ck_assert(vs_conv_winograd_forward(&f, x, w, b, false, y[t]));
-        ck_assert(vs_conv_winograd_weight_grad(&f, x, gy, dw[t]));
+    for (int n = 3; n <= 9; n += 6) {
+        const wgeom g = {n, 24, 21, 19, 40, 3, 1}; /* n x 6 x 5 tiles of 4x4: 90 (two blocks) or 270 (five) */
+        const vs_conv_fast f = fast_of(&g);
+        const int64_t nx = (int64_t)g.n * g.c * g.h * g.w, nw = (int64_t)g.o * g.c * 9, ny = (int64_t)g.n * g.o * f.oh * f.ow;
+        float *x = rand_floats(nx), *w = rand_floats(nw), *gy = rand_floats(ny), *b = rand_floats(g.o);
+        float *y[2], *dw[2];
+        for (int t = 0; t < 2; t++) {
+            vs_set_threads(t + 1);
+            y[t] = malloc((size_t)ny * sizeof(float)), dw[t] = malloc((size_t)nw * sizeof(float));
+            ck_assert(vs_conv_winograd_forward(&f, x, w, b, false, y[t]));
+            ck_assert(vs_conv_winograd_weight_grad(&f, x, gy, dw[t]));
+        }
+        vs_set_threads(0);
+        ck_assert_msg(memcmp(y[0], y[1], (size_t)ny * sizeof(float)) == 0, "n %d: forward differs", n);
+        ck_assert_msg(memcmp(dw[0], dw[1], (size_t)nw * sizeof(float)) == 0, "n %d: weight gradient differs", n);
+        free(x), free(w), free(gy), free(b), free(y[0]), free(y[1]), free(dw[0]), free(dw[1]);
     }
-    vs_set_threads(0);
-    ck_assert(memcmp(y[0], y[1], (size_t)ny * sizeof(float)) == 0);
-    ck_assert(memcmp(dw[0], dw[1], (size_t)nw * sizeof(float)) == 0);
-    free(x), free(w), free(gy), free(b), free(y[0]), free(y[1]), free(dw[0]), free(dw[1]);
 }
 END_TEST
 
