@@ -57,8 +57,9 @@ static int run_help(int argc, char **argv)
     for (int i = 0; vs_verbs[i]; i++) printf("  %-10s %s\n", vs_verbs[i]->name, vs_verbs[i]->summary);
     printf("\n'versus help VERB' documents a verb.  'versus --version' prints the version.\n"
            "Every verb takes --threads T (default: $VERSUS_THREADS, else all cores); results do not depend on it.\n"
-           "Stride-1 3x3 and 5x5 convolutions of 16 or more channels run as Winograd F(4x4,3x3) / F(2x2,5x5) where\n"
-           "that is faster, and so do stride-2 6x6 ones (GANMEX's) as 3x3 over their four input phases (results\n"
+           "Stride-1 2x2, 3x3 and 5x5 convolutions of 16 or more channels run as Winograd F(4x4,2x2) / F(4x4,3x3) /\n"
+           "F(2x2,5x5) where that is faster, and so do stride-2 4x4 and 6x6 ones (WGAN-GP's, StarGAN's, GANMEX's) as\n"
+           "2x2 and 3x3 convolutions over their four input phases (results\n"
            "differ from the direct sums by about 1e-6 of sum |w x|; IG's path engine keeps the direct sums);\n"
            "VERSUS_CONV=direct keeps the direct kernels (and their bits) everywhere.\n"
            "Every verb takes --max-memory SIZE (512M, 4G; default half the RAM): sizes read from input (headers,\n"
