@@ -45,9 +45,10 @@
  *
  * Transforms run on 16 lanes of channels (input and gy copied channels-last first, so a tile's
  * patch is whole vectors), unrolled with the matrices as constants; the products are vs_sgemm's, so
- * every ISA gains.  Blocks hold a fixed number of tiles (never derived from the thread count) and run in
- * order, each spread over the threads by tiles (transforms), then by transformed point (products),
- * then by tiles (outputs); every output element is made by one block, whose sums run in a fixed order,
+ * every ISA gains.  Blocks hold a fixed number of tiles (never derived from the thread count); with two
+ * or more per thread each thread runs whole blocks, with fewer they run in order, each spread over the
+ * threads by tiles (transforms), then by transformed point (products), then by tiles (outputs); every
+ * output element is made by one block, whose sums run in a fixed order,
  * and the weight gradient adds the blocks' products in block order: results do not depend on the
  * thread count.  The weights are copied with the output channels last and transformed in place. */
 #include "autograd/conv_winograd.h"
