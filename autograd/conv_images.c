@@ -87,10 +87,8 @@ T512 static void copy_range(void *ctx, int64_t c0, int64_t c1)
             float *d = q->xt + ((c * f->hp + yy + g->ph) * f->wp + g->pw) * 16;
             for (int64_t x0 = 0; x0 < g->w; x0 += 16) {
                 const int64_t nc = g->w - x0 < 16 ? g->w - x0 : 16;
-                const __mmask16 m = (__mmask16)((1u << nc) - 1);
                 __m512 r[16];
-                for (int64_t l = 0; l < 16; l++) r[l] = l < q->n ? _mm512_maskz_loadu_ps(m, s + l * img + x0) : _mm512_setzero_ps();
-                vs_transpose16(r);
+                vs_columns_of(s + x0, img, nc, q->n, false, r);
                 for (int64_t k = 0; k < nc; k++) _mm512_storeu_ps(d + (x0 + k) * 16, r[k]);
             }
         }
@@ -215,10 +213,8 @@ T512 static void patch_range(void *ctx, int64_t o0, int64_t o1)
     for (int64_t o = o0; o < o1; o++)
         for (int64_t p0 = 0; p0 < f->npx; p0 += 16) {
             const int64_t np = f->npx - p0 < 16 ? f->npx - p0 : 16;
-            const __mmask16 m = (__mmask16)((1u << np) - 1);
             __m512 r[16];
-            for (int64_t l = 0; l < 16; l++) r[l] = l < q->n ? _mm512_maskz_loadu_ps(m, q->in + (l * g->o + o) * f->npx + p0) : _mm512_setzero_ps();
-            vs_transpose16(r);
+            vs_columns_of(q->in + o * f->npx + p0, g->o * f->npx, np, q->n, false, r);
             for (int64_t p = 0; p < np; p++) _mm512_store_ps(q->buf + ((p0 + p) * g->o + o) * 16, r[p]);
         }
 }
