@@ -602,6 +602,23 @@ static vs_conv_fast fast_geom(const conv_geom *g)
     return (vs_conv_fast){g->n, g->c, g->h, g->w, g->o, g->oh, g->ow, g->kh, g->kw, p->sh, p->sw, p->ph, p->pw, p->dh, p->dw, false, 0, 0};
 }
 
+/* A stride-1 conv's transpose as the fast kernels take it, a conv2d of gy with the weights flipped and
+ * padding d (k - 1) - p; false when that padding is negative. */
+static bool flip_geom(const conv_geom *g, vs_conv_fast *f)
+{
+    const conv_params *p = &g->p;
+    const int64_t ph = p->dh * (g->kh - 1) - p->ph, pw = p->dw * (g->kw - 1) - p->pw;
+    if (ph < 0 || pw < 0) return false;
+    *f = (vs_conv_fast){g->n, g->o, g->oh, g->ow, g->c, g->h, g->w, g->kh, g->kw, 1, 1, ph, pw, p->dh, p->dw, true, 0, 0};
+    return true;
+}
+
+/* The bias the batch's output starts from: the layer's (forward) or dx's fill (transpose). */
+static const float *out_bias(const conv_batch *j)
+{
+    return j->kind == CONV_TRANSPOSE ? (j->fill_b ? j->fill_b->data : NULL) : j->bias;
+}
+
 /* Strides that divide the kernel go to conv_phases.c when its stride-1 engine takes the conv over
  * the stacked input phases (Winograd: fewer multiply-adds than the strided kernels). */
 static bool conv_phased(conv_batch *j, float *dw, bool *done)
@@ -613,9 +630,9 @@ static bool conv_phased(conv_batch *j, float *dw, bool *done)
     *done = false;
     if (p->groups != 1) return true;
     if (j->kind == CONV_FORWARD && (*done = vs_conv_phases_forward_fits(&f)))
-        ok = vs_conv_phases_forward(&f, j->a, j->b, j->bias, j->out);
+        ok = vs_conv_phases_forward(&f, j->a, j->b, out_bias(j), j->out);
     else if (j->kind == CONV_TRANSPOSE && (*done = vs_conv_phases_transpose_fits(&f)))
-        ok = vs_conv_phases_transpose(&f, j->a, j->b, j->fill_b ? j->fill_b->data : NULL, j->out);
+        ok = vs_conv_phases_transpose(&f, j->a, j->b, out_bias(j), j->out);
     else if (j->kind == CONV_WEIGHT_GRAD && (*done = vs_conv_phases_weight_grad_fits(&f)))
         ok = vs_conv_phases_weight_grad(&f, j->a, j->b, dw);
     if (!ok) vs_set_last_error(VS_ERR_NOMEM, "%s: out of memory for the stacked input phases", j->op);
@@ -645,16 +662,13 @@ static bool conv_fast(conv_batch *j, float *dw, bool *done)
         if (vs_conv_avx512_transpose(&f, j->a, j->b, all && j->fill_b ? j->fill_b->data : NULL, !all, j->out)) return true;
         vs_set_last_error(VS_ERR_NOMEM, "%s: out of memory for the output phases", j->op);
         return false;
-    } else {
-        const int64_t ph = p->dh * (g->kh - 1) - p->ph, pw = p->dw * (g->kw - 1) - p->pw;
-        if (ph < 0 || pw < 0) return true;
-        f = (vs_conv_fast){g->n, g->o, g->oh, g->ow, g->c, g->h, g->w, g->kh, g->kw, 1, 1, ph, pw, p->dh, p->dw, true, 0, 0};
+    } else if (!flip_geom(g, &f)) {
+        return true;
     }
     if (vs_conv_winograd_fits(&f)) {
         *done = true;
-        const float *bias = j->kind == CONV_TRANSPOSE ? (j->fill_b ? j->fill_b->data : NULL) : j->bias;
         if (j->kind == CONV_WEIGHT_GRAD ? vs_conv_winograd_weight_grad(&f, j->a, j->b, dw)
-                                        : vs_conv_winograd_forward(&f, j->a, j->b, bias, false, j->out))
+                                        : vs_conv_winograd_forward(&f, j->a, j->b, out_bias(j), false, j->out))
             return true;
         vs_set_last_error(VS_ERR_NOMEM, "%s: out of memory for the Winograd transforms", j->op);
         return false;
@@ -666,8 +680,7 @@ static bool conv_fast(conv_batch *j, float *dw, bool *done)
     } else {
         if (!vs_conv_avx512_fits(&f)) return true;
         *done = true;
-        const float *bias = j->kind == CONV_TRANSPOSE ? (j->fill_b ? j->fill_b->data : NULL) : j->bias;
-        if (vs_conv_avx512_forward(&f, j->a, j->b, bias, false, j->out)) return true;
+        if (vs_conv_avx512_forward(&f, j->a, j->b, out_bias(j), false, j->out)) return true;
     }
     vs_set_last_error(VS_ERR_NOMEM, "%s: out of memory for the packed weights or the padded image", j->op);
     return false;
@@ -686,13 +699,12 @@ static bool conv_images(conv_batch *j, bool *done)
     *done = false;
     if (j->kind == CONV_WEIGHT_GRAD || p->groups != 1 || !vs_conv_images_fits(&f) || vs_conv_winograd_fits(&f)) return true;
     if (j->kind == CONV_TRANSPOSE) {
-        const int64_t ph = p->dh * (g->kh - 1) - p->ph, pw = p->dw * (g->kw - 1) - p->pw;
-        const vs_conv_fast flip = {g->n, g->o, g->oh, g->ow, g->c, g->h, g->w, g->kh, g->kw, 1, 1, ph, pw, p->dh, p->dw, true, 0, 0};
-        if (p->sh == 1 && p->sw == 1 ? ph >= 0 && pw >= 0 && vs_conv_avx512_fits(&flip) : vs_conv_avx512_transpose_fits(&f)) return true;
+        vs_conv_fast flip;
+        if (p->sh == 1 && p->sw == 1 ? flip_geom(g, &flip) && vs_conv_avx512_fits(&flip) : vs_conv_avx512_transpose_fits(&f)) return true;
     }
     *done = true;
-    if (j->kind == CONV_FORWARD ? vs_conv_images_forward(&f, j->a, j->b, j->bias, j->out)
-                                : vs_conv_images_transpose(&f, j->a, j->b, j->fill_b ? j->fill_b->data : NULL, j->out))
+    if (j->kind == CONV_FORWARD ? vs_conv_images_forward(&f, j->a, j->b, out_bias(j), j->out)
+                                : vs_conv_images_transpose(&f, j->a, j->b, out_bias(j), j->out))
         return true;
     vs_set_last_error(VS_ERR_NOMEM, "%s: out of memory for the images' bordered copy", j->op);
     return false;
