@@ -17,8 +17,8 @@
 
 /* ---- engines ------------------------------------------------------------------------------------- */
 
-/* Whether the engine takes the stacked conv, and (NULL: it reads the phases in place) its stride-1 kernels
- * for the stacked copies. */
+/* Whether the engine takes the stacked conv, and its stride-1 kernels for the stacked copies (Winograd
+ * has none: it reads the phases in place, see in_place). */
 typedef struct s1_engine {
     bool (*fits)(const vs_conv_fast *g);
     bool (*forward)(const vs_conv_fast *g, const float *x, const float *w, const float *bias, bool accumulate, float *y);
@@ -51,6 +51,9 @@ static const s1_engine *engine(void)
     default: return NULL;
     }
 }
+
+/* Whether Winograd runs the phases, reading and writing them in place (conv_winograd.c). */
+static bool in_place(void) { return engine() == &winograd; }
 
 /* ---- geometry ------------------------------------------------------------------------------------ */
 
@@ -99,7 +102,7 @@ typedef struct phases {
 
 static bool phases_of(const vs_conv_fast *g, phases *p)
 {
-    if (engine() == &winograd && g->sh != g->sw) return false; /* Winograd's phases are square */
+    if (in_place() && g->sh != g->sw) return false; /* Winograd's phases are square */
     if (g->flip || g->sh < 2 || g->sw < 2 || g->dh != 1 || g->dw != 1 || g->kh % g->sh || g->kw % g->sw || g->y0 || g->x0)
         return false;
     p->rh = g->kh / g->sh;
@@ -262,8 +265,7 @@ static float *stack_begin(const vs_conv_fast *g, const s1_engine **e, phases *p,
 
 bool vs_conv_phases_forward(const vs_conv_fast *g, const float *x, const float *w, const float *bias, float *y)
 {
-    const s1_engine *in_place = engine();
-    if (in_place && !in_place->forward) return vs_conv_winograd_forward(g, x, w, bias, false, y);
+    if (in_place()) return vs_conv_winograd_forward(g, x, w, bias, false, y);
     const s1_engine *e;
     phases p;
     float *ws;
@@ -280,8 +282,7 @@ bool vs_conv_phases_forward(const vs_conv_fast *g, const float *x, const float *
 
 bool vs_conv_phases_transpose(const vs_conv_fast *g, const float *gy, const float *w, const float *bias, float *dx)
 {
-    const s1_engine *in_place = engine();
-    if (in_place && !in_place->forward) return vs_conv_winograd_transpose(g, gy, w, bias, dx);
+    if (in_place()) return vs_conv_winograd_transpose(g, gy, w, bias, dx);
     const s1_engine *e;
     phases p;
     float *ws;
@@ -300,8 +301,7 @@ bool vs_conv_phases_transpose(const vs_conv_fast *g, const float *gy, const floa
 
 bool vs_conv_phases_weight_grad(const vs_conv_fast *g, const float *x, const float *gy, float *dw)
 {
-    const s1_engine *in_place = engine();
-    if (in_place && !in_place->weight_grad) return vs_conv_winograd_weight_grad(g, x, gy, dw);
+    if (in_place()) return vs_conv_winograd_weight_grad(g, x, gy, dw);
     const s1_engine *e;
     phases p;
     float *dws;
