@@ -96,5 +96,8 @@ const vs_bench_case vs_bench_sgemm_cases[] = {
     LINEAR(128, 400, 784),
     LINEAR(64, 784, 1200), /* the DIP-VAE encoder (dipvae_mlp_step) */
     LINEAR(64, 1200, 1200),
+    LINEAR(256, 300, 200), /* the sweep's MLP (sweep_mlp_step) */
+    LINEAR(256, 200, 100),
+    LINEAR(256, 100, 10),
 };
 const size_t vs_bench_sgemm_count = sizeof vs_bench_sgemm_cases / sizeof vs_bench_sgemm_cases[0];
