@@ -235,6 +235,36 @@ END_TEST
 
 /* ---- forward values ---------------------------------------------------------------------------- */
 
+/* A sum over the leading dims (a bias gradient) is each column's double sum in row order, rounded
+ * once: rows summed four at a time and the rest one by one, whole or split over columns between
+ * threads (300 x 250 is past the parallel grain), at 1 and 2 threads. */
+START_TEST(test_sum_rows_in_order)
+{
+    const int64_t shapes[][3] = {{1, 13, 37}, {2, 13, 37}, {1, 3, 5}, {1, 300, 250}};
+    vs_rng r;
+    vs_rng_seed(&r, 5);
+    for (int t = 1; t <= 2; t++) {
+        vs_set_threads(t);
+        for (size_t c = 0; c < sizeof shapes / sizeof shapes[0]; c++) {
+            vs_scope_begin();
+            const int64_t *sh = shapes[c], rows = sh[0] * sh[1], cols = sh[2];
+            vs_tensor *x = vs_tensor_rand(3, sh, &r, -1, 1);
+            vs_tensor *y = vs_sum(x, VS_AXIS(0) | VS_AXIS(1), false);
+            ck_assert_int_eq(y->size, cols);
+            for (int64_t j = 0; j < cols; j++) {
+                double s = 0;
+                for (int64_t i = 0; i < rows; i++) s += x->data[i * cols + j];
+                ck_assert_msg(y->data[j] == (float)s, "shape %lld x %lld x %lld, column %lld, %d threads",
+                              (long long)sh[0], (long long)sh[1], (long long)cols, (long long)j, t);
+            }
+            vs_scope_end();
+        }
+    }
+    vs_set_threads(1);
+}
+END_TEST
+
+
 START_TEST(test_forward_values)
 {
     vs_scope_begin();
@@ -564,6 +594,7 @@ static Suite *ops_suite(void)
     Suite *s = suite_create("ops");
     TCase *tc = vs_tcase(s, "elementwise", 60);
     tcase_add_test(tc, test_add_bcast);
+    tcase_add_test(tc, test_sum_rows_in_order);
     tcase_add_test(tc, test_sub_bcast);
     tcase_add_test(tc, test_mul_bcast);
     tcase_add_test(tc, test_div);
