@@ -105,6 +105,10 @@ void vs_rng_fill_uniformf(struct vs_rng *r, float *out, int64_t n, float lo, flo
  * loop, with log and cos vectorised (rng.c).  vs_tensor_randn and normal initialisation. */
 void vs_rng_fill_normalf(struct vs_rng *r, float *out, int64_t n, float mean, float std);
 
+/* y[i] = e^(x[i]) for i < n, within 2 ulps, the same bits on every instruction set (exp_pd.c); 0 below
+ * -708, +inf above ln(DBL_MAX), NaN for NaN.  y may be x.  softmax, log_softmax and logsumexp. */
+void vs_exp_pd(const double *x, double *y, int64_t n);
+
 /* ---- instruction sets (isa.c) ---- */
 
 typedef enum vs_isa {

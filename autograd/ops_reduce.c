@@ -405,26 +405,82 @@ static void axis_split(const vs_tensor *x, int axis, int64_t *outer, int64_t *le
 
 typedef enum axis_fn { AX_LSE, AX_SOFTMAX, AX_LOGSOFTMAX } axis_fn;
 
+/* Values put through e^x together (vs_exp_pd): a row in chunks of this many, or as many whole rows
+ * as fit when the axis is the last one and short (a batch of logits: many independent exponentials
+ * in flight instead of one row's few). */
+#define AXIS_CHUNK 256
+
+/* The largest of p[k inner], k < len; 0 when all are -inf (avoiding inf - inf). */
+static float axis_max(const float *p, int64_t len, int64_t inner)
+{
+    float m = -INFINITY;
+    for (int64_t k = 0; k < len; k++) m = p[k * inner] > m ? p[k * inner] : m;
+    return isinf(m) && m < 0 ? 0 : m;
+}
+
+/* One row's outputs from its max m and s = sum e^(x - m) (t[k] = e^(p[k inner] - m) when the row's
+ * exponentials are at hand, else NULL: softmax then recomputes them a chunk at a time). */
+static void axis_finish(axis_fn fn, const float *p, int64_t len, int64_t inner, float m, double s, const double *t,
+                        float *q, float *lse_out)
+{
+    const float lse = m + (float)log(s);
+    if (fn == AX_LSE) {
+        *lse_out = lse;
+    } else if (fn == AX_LOGSOFTMAX) {
+        for (int64_t k = 0; k < len; k++) q[k * inner] = p[k * inner] - lse;
+    } else if (t) {
+        for (int64_t k = 0; k < len; k++) q[k * inner] = (float)(t[k] / s);
+    } else {
+        double c[AXIS_CHUNK];
+        for (int64_t k0 = 0; k0 < len; k0 += AXIS_CHUNK) {
+            const int64_t n = len - k0 < AXIS_CHUNK ? len - k0 : AXIS_CHUNK;
+            for (int64_t k = 0; k < n; k++) c[k] = (double)p[(k0 + k) * inner] - m;
+            vs_exp_pd(c, c, n);
+            for (int64_t k = 0; k < n; k++) q[(k0 + k) * inner] = (float)(c[k] / s);
+        }
+    }
+}
+
+/* lse = m + log sum_k e^(x_k - m) along the axis (m its max), the sum in double in k order;
+ * softmax e^(x - m) / sum, log_softmax x - lse.  Rows batched or chunked, the same values. */
 static void axis_kernel(axis_fn fn, const vs_tensor *x, int axis, float *y)
 {
     int64_t outer, len, inner;
     axis_split(x, axis, &outer, &len, &inner);
+    double t[AXIS_CHUNK];
+    float m[AXIS_CHUNK];
+    if (inner == 1 && len <= AXIS_CHUNK) {
+        const int64_t per = AXIS_CHUNK / len;
+        for (int64_t r0 = 0; r0 < outer; r0 += per) {
+            const int64_t nr = outer - r0 < per ? outer - r0 : per;
+            const float *p = x->data + r0 * len;
+            for (int64_t r = 0; r < nr; r++) {
+                m[r] = axis_max(p + r * len, len, 1);
+                for (int64_t k = 0; k < len; k++) t[r * len + k] = (double)p[r * len + k] - m[r];
+            }
+            vs_exp_pd(t, t, nr * len);
+            for (int64_t r = 0; r < nr; r++) {
+                double s = 0;
+                for (int64_t k = 0; k < len; k++) s += t[r * len + k];
+                axis_finish(fn, p + r * len, len, 1, m[r], s, t + r * len,
+                            fn == AX_LSE ? NULL : y + (r0 + r) * len, fn == AX_LSE ? y + r0 + r : NULL);
+            }
+        }
+        return;
+    }
     for (int64_t o = 0; o < outer; o++)
         for (int64_t i = 0; i < inner; i++) {
             const float *p = x->data + o * len * inner + i;
-            float m = -INFINITY;
-            for (int64_t k = 0; k < len; k++) m = p[k * inner] > m ? p[k * inner] : m;
-            if (isinf(m) && m < 0) m = 0; /* all -inf: avoid inf - inf */
+            const float mx = axis_max(p, len, inner);
             double s = 0;
-            for (int64_t k = 0; k < len; k++) s += exp((double)p[k * inner] - m);
-            float lse = m + (float)log(s);
-            if (fn == AX_LSE) {
-                y[o * inner + i] = lse;
-            } else {
-                float *q = y + o * len * inner + i;
-                for (int64_t k = 0; k < len; k++)
-                    q[k * inner] = fn == AX_SOFTMAX ? (float)(exp((double)p[k * inner] - m) / s) : p[k * inner] - lse;
+            for (int64_t k0 = 0; k0 < len; k0 += AXIS_CHUNK) {
+                const int64_t n = len - k0 < AXIS_CHUNK ? len - k0 : AXIS_CHUNK;
+                for (int64_t k = 0; k < n; k++) t[k] = (double)p[(k0 + k) * inner] - mx;
+                vs_exp_pd(t, t, n);
+                for (int64_t k = 0; k < n; k++) s += t[k];
             }
+            axis_finish(fn, p, len, inner, mx, s, len <= AXIS_CHUNK ? t : NULL,
+                        fn == AX_LSE ? NULL : y + o * len * inner + i, fn == AX_LSE ? y + o * inner + i : NULL);
         }
 }
 
