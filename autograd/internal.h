@@ -90,6 +90,10 @@ bool vs_broadcast_shape(const char *op, const vs_tensor *a, const vs_tensor *b, 
 /* Normalise a possibly negative axis for a tensor of ndim dims; -1 and an error when out of range. */
 int vs_norm_axis(const char *op, int axis, int ndim);
 
+/* Sum of p[0, n) in double the way vs_sum adds a row (ops_reduce.c): lane k of 8 sums the elements
+ * = k mod 8 in order, the lanes pairwise, then the tail.  For ops that must give vs_sum's bits. */
+double vs_row_sum(const float *p, int64_t n);
+
 /* acc += g element by element, acc and g the same shape and not overlapping: the values vs_add(acc, g)
  * would give, written over acc (ops_elementwise.c).  Only for a tensor nobody else can see (the
  * backward walk's running sums, graph.c). */

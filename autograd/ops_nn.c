@@ -206,11 +206,55 @@ static vs_tensor *nll_loss_impl(vs_tensor *logp, const int64_t *labels)
     return soft_nll(logp, one_hot("nll_loss", logp, labels));
 }
 
+/* Cross entropy with class labels is one node: soft_nll(log_softmax(x), one_hot) formed by those
+ * ops without recording them, and on a backward without a graph, row by row, the values their rules
+ * gave: d = (g (-1/n)) p, dx = d - e^logp sum_c d (each step rounded as the op that took it).  One
+ * node and two passes where ten ops and their tensors took 28 us for 256 x 10 logits.  The forward's
+ * one-hot p and log_softmax are the node's second and third inputs; a backward that records a graph
+ * composes the ops' rules on a log_softmax of x recorded anew, so second derivatives flow. */
+typedef struct ce_params {
+    float inv; /* -1 / rows */
+} ce_params;
+
+static void cross_entropy_backward(vs_node *n, vs_tensor *out, vs_tensor *g, vs_tensor **gin)
+{
+    (void)out;
+    if (!vs_node_needs(n, 0)) return;
+    vs_tensor *x = n->in[0], *p = n->in[1], *logp = n->in[2];
+    const float inv = VS_PARAMS(n, ce_params)->inv;
+    if (vs_grad_enabled()) {
+        vs_tensor *d = vs_mul(vs_expand(vs_reshape(vs_mul_scalar(g, inv), 2, (int64_t[]){1, 1}), 2, x->shape), p);
+        gin[0] = vs_sub(d, vs_mul(vs_exp(vs_log_softmax(x, 1)), vs_sum(d, VS_AXIS(1), true)));
+        return;
+    }
+    if (!(gin[0] = vs_alloc("cross_entropy", x->ndim, x->shape))) return;
+    const int64_t rows = x->shape[0], c = x->shape[1];
+    const float gs = g->data[0] * inv;
+    float *dx = gin[0]->data;
+    for (int64_t i = 0; i < rows; i++) {
+        float *d = dx + i * c;
+        const float *pi = p->data + i * c, *li = logp->data + i * c;
+        for (int64_t k = 0; k < c; k++) d[k] = gs * pi[k];
+        /* p one-hot: the row holds gs and signed zeros, whose sum in any order is gs exactly when gs
+         * is finite and not zero; else vs_sum's own additions decide the sign or the NaN */
+        const float sd = isfinite(gs) && gs != 0 ? gs : (float)(0.0 + vs_row_sum(d, c));
+        for (int64_t k = 0; k < c; k++) d[k] = d[k] - expf(li[k]) * sd;
+    }
+}
+
 static vs_tensor *cross_entropy_impl(vs_tensor *logits, const int64_t *labels)
 {
     if (!logits) return NULL;
     vs_tensor *oh = one_hot("cross_entropy", logits, labels);
-    return oh ? soft_nll(vs_log_softmax(logits, 1), oh) : NULL;
+    if (!oh) return NULL;
+    const bool prev = vs_set_grad_enabled(false);
+    vs_tensor *logp = vs_log_softmax(logits, 1);
+    vs_tensor *y = soft_nll(logp, oh);
+    vs_set_grad_enabled(prev);
+    if (!y) return NULL;
+    const ce_params cp = {logits->shape[0] ? -1.0f / (float)logits->shape[0] : NAN};
+    vs_tensor *ins[3] = {logits, oh, logp};
+    return vs_record(y, "cross_entropy", cross_entropy_backward, 3, ins, &cp, sizeof cp);
 }
 
 static vs_tensor *cross_entropy_soft_impl(vs_tensor *logits, vs_tensor *p)

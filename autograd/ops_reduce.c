@@ -74,7 +74,7 @@ typedef struct sum_job {
 
 /* Sum of p[0, n) in double: lane k of 8 sums the elements = k mod 8 in order (so the loop
  * vectorises), then the lanes are added pairwise, (0+1)+(2+3) + (4+5)+(6+7), then the tail. */
-VS_VECTOR_CLONES static double row_sum(const float *restrict p, int64_t n)
+VS_VECTOR_CLONES double vs_row_sum(const float *restrict p, int64_t n)
 {
     double l[8] = {0};
     int64_t c = 0;
@@ -123,7 +123,7 @@ static void sum_rows(const sum_job *j, int64_t begin, int64_t end)
     const int64_t c0 = j->split < 0 ? begin : 0, c1 = j->split < 0 ? end : j->inner;
     for (int64_t r = 0; r < rows; r++) {
         if (j->inner_reduced)
-            j->acc[off] += row_sum(j->x + xo, j->inner);
+            j->acc[off] += vs_row_sum(j->x + xo, j->inner);
         else
             row_accumulate(j->acc + off + c0, j->x + xo + c0, c1 - c0);
         for (int d = j->nd - 1; d >= 0; d--) {

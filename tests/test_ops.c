@@ -588,6 +588,38 @@ START_TEST(test_bce_logits_fused)
 }
 END_TEST
 
+/* Cross entropy with labels is one fused node: its loss and, on a backward without a graph, its
+ * gradient must be the bits of the composed ops, soft_nll(log_softmax(x), one_hot) (which
+ * vs_cross_entropy_soft still runs), for an upstream gradient of 3, of 0 and of -0. */
+START_TEST(test_cross_entropy_fused)
+{
+    const int64_t n = 37, c = 11;
+    int64_t labels[37];
+    vs_scope_begin();
+    vs_tensor *x = rnd(2, (int64_t[]){n, c}, -20, 20), *p = vs_tensor_zeros(2, (int64_t[]){n, c});
+    for (int64_t i = 0; i < n; i++) {
+        labels[i] = (i * 7) % c;
+        p->data[i * c + labels[i]] = 1.0f;
+    }
+    x->data[5] = 80.0f; /* a row whose softmax is all but one-hot */
+    vs_set_requires_grad(x, true);
+    const float scales[3] = {3.0f, 0.0f, -0.0f};
+    for (int k = 0; k < 3; k++) {
+        vs_tensor *lf = vs_mul_scalar(vs_cross_entropy(x, labels), scales[k]);
+        vs_tensor *lc = vs_mul_scalar(vs_cross_entropy_soft(x, p), scales[k]);
+        ck_assert_int_eq(memcmp(lf->data, lc->data, sizeof(float)), 0);
+        vs_tensor *gf, *gc;
+        ck_assert_int_eq(vs_grad(1, &lf, NULL, 1, &x, &gf, false), VS_OK);
+        ck_assert_int_eq(vs_grad(1, &lc, NULL, 1, &x, &gc, false), VS_OK);
+        for (int64_t i = 0; i < x->size; i++)
+            if (memcmp(&gf->data[i], &gc->data[i], sizeof(float)) != 0)
+                ck_abort_msg("scale %g, element %lld: fused %a, composed %a", scales[k], (long long)i, gf->data[i],
+                             gc->data[i]);
+    }
+    vs_scope_end();
+}
+END_TEST
+
 static Suite *ops_suite(void)
 {
     vs_rng_seed(&R, 99);
@@ -660,6 +692,7 @@ static Suite *ops_suite(void)
     tcase_add_test(tc, test_bce_logits);
     tcase_add_test(tc, test_bce_logits_fused);
     tcase_add_test(tc, test_cross_entropy);
+    tcase_add_test(tc, test_cross_entropy_fused);
     tcase_add_test(tc, test_cross_entropy_soft);
     tcase_add_test(tc, test_nll);
     tcase_add_test(tc, test_kl);
