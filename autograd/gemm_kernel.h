@@ -10,11 +10,13 @@
 /* Micro-kernel: one mr x nr tile of C (mr <= MR, nr <= NR of its descriptor).
  *   acc[i][j] = sum_{k < kc} a[i*rsa + k*csa] * b[k*rsb + j]     summed in k order from 0
  *   c[i*rsc + j*csc] = beta == 0 ? alpha acc : alpha acc + beta c
+ *   or, given bias (its nr values for the tile's columns), alpha acc + bias[j]: the bits of the
+ *   line above with beta 1 and c holding the bias, without reading c
  * b must hold NR readable columns per row (zero padding past nr); rows of a past mr are not read.
  * Full tiles and partial ones round identically, so a tile's position never changes its bits. */
 typedef void (*vs_gemm_ukernel)(int64_t kc, const float *a, int64_t rsa, int64_t csa, const float *b,
                                 int64_t rsb, float *c, int64_t rsc, int64_t csc, int64_t mr, int64_t nr,
-                                float alpha, float beta);
+                                float alpha, float beta, const float *bias);
 
 /* C = alpha op(A) op(B) + beta C for a product with M, N or K equal to 1 (gemm_thin.c), in blocks
  * of up to 256 elements of C: along a row of C (along_i false) or down a column.  op(A)(i,k) =

@@ -10,7 +10,7 @@
  * multiply-add, which portable C cannot promise to be fast). */
 static void gemm_ukernel_scalar(int64_t kc, const float *a, int64_t rsa, int64_t csa, const float *b,
                                 int64_t rsb, float *c, int64_t rsc, int64_t csc, int64_t mr, int64_t nr,
-                                float alpha, float beta)
+                                float alpha, float beta, const float *bias)
 {
     float acc[SC_MR][SC_NR] = {{0}};
     const float *ar[SC_MR];
@@ -26,7 +26,7 @@ static void gemm_ukernel_scalar(int64_t kc, const float *a, int64_t rsa, int64_t
         for (int64_t j = 0; j < nr; j++) {
             float *p = c + i * rsc + j * csc;
             const float r = alpha * acc[i][j];
-            *p = beta == 0 ? r : r + beta * *p;
+            *p = bias ? r + 1.0f * bias[j] : beta == 0 ? r : r + beta * *p;
         }
 }
 

@@ -357,6 +357,9 @@ END_TEST
 static const int64_t bias_shapes[][5] = {
     /* M, N, K, trans_a, trans_b */
     {128, 784, 400, 0, 1}, {64, 300, 77, 0, 1}, {128, 20, 400, 0, 1}, {100, 24, 33, 1, 0}, {70, 90, 50, 0, 0}, {5, 7, 0, 0, 1},
+    /* direct with the bias read by the tiles' first pass: two passes of K, partial and narrow tiles,
+     * packed and in-place B; and the thin loops (M, N or K of 1), which take C filled first */
+    {256, 200, 300, 0, 1}, {301, 37, 129, 0, 0}, {200, 13, 260, 1, 0}, {1, 50, 30, 0, 1}, {40, 1, 30, 0, 0}, {33, 45, 1, 0, 1},
 };
 
 START_TEST(test_bias_product_same_bits)
