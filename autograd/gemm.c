@@ -133,7 +133,7 @@ static void pack_b_range(void *ctx, int64_t p0, int64_t p1)
 
 /* One tile: rows [i, i+mr) of C (a: its A sliver, packed or in place), sliver s of the current
  * column panel. */
-static void tile(const gemm_plan *p, const float *a, bool a_packed, int64_t rsa, int64_t csa, int64_t i, int64_t mr,
+__attribute__((always_inline)) static inline void tile(const gemm_plan *p, const float *a, bool a_packed, int64_t rsa, int64_t csa, int64_t i, int64_t mr,
                  int64_t s)
 {
     const int64_t nr_full = p->arch->nr, j = s * nr_full, nr = min64(nr_full, p->nc - j);
