@@ -236,8 +236,8 @@ END_TEST
 /* ---- forward values ---------------------------------------------------------------------------- */
 
 /* A sum over the leading dims (a bias gradient) is each column's double sum in row order, rounded
- * once: rows summed four at a time and the rest one by one, whole or split over columns between
- * threads (300 x 250 is past the parallel grain), at 1 and 2 threads. */
+ * once, whole or split over columns between threads (300 x 250 is past the parallel grain), at 1
+ * and 2 threads. */
 START_TEST(test_sum_rows_in_order)
 {
     const int64_t shapes[][3] = {{1, 13, 37}, {2, 13, 37}, {1, 3, 5}, {1, 300, 250}};
