@@ -95,7 +95,7 @@ __attribute__((target("avx2,fma"))) void vs_gemm_pack_transpose6_avx2(float *dst
 /* Zen 3 / Haswell-class caches: a 256 x 16 sliver of B is 16 KiB of a 32 KiB L1; a 144 x 256
  * block of A is 144 KiB of a 512 KiB L2; a 256 x 4080 panel of B is 4 MiB of L3. */
 const vs_gemm_arch vs_gemm_arch_avx2 = {
-    .name = "avx2", .mr = UK_MR, .nr = UK_NR, .mc = 144, .kc = 256, .nc = 4080, .kernel = UK_NAME,
+    .name = "avx2", .mr = UK_MR, .nr = UK_NR, .mc = 144, .kc = 256, .kc_big = 256, .nc = 4080, .kernel = UK_NAME,
     .kernel_packed = UK_NAME_PACKED,
     .transpose = vs_gemm_transpose_avx2, .thin = vs_gemm_thin_fma,
 };

@@ -45,7 +45,7 @@ __attribute__((target("avx512f"), always_inline)) static inline __m512 fma_bcast
 /* Skylake-X-class caches: a 128 x 32 sliver of B is 16 KiB of L1; a 240 x 128 block of A is
  * 120 KiB of a 1 MiB L2; a 128 x 3072 panel of B is 1.5 MiB of L3. */
 const vs_gemm_arch vs_gemm_arch_avx512 = {
-    .name = "avx512", .mr = UK_MR, .nr = UK_NR, .mc = 240, .kc = 128, .nc = 3072, .kernel = UK_NAME,
+    .name = "avx512", .mr = UK_MR, .nr = UK_NR, .mc = 240, .kc = 128, .kc_big = 256, .nc = 3072, .kernel = UK_NAME,
     .kernel_packed = UK_NAME_PACKED,
     .transpose = vs_gemm_transpose_avx2, /* AVX-512F machines have AVX2 */
     .pack_transpose6 = vs_gemm_pack_transpose6_avx2, .thin = vs_gemm_thin_fma,

@@ -47,6 +47,7 @@ typedef struct vs_gemm_arch {
     int64_t mr, nr; /* micro-tile of C */
     int64_t mc;     /* rows of the packed A block (kept in L2) */
     int64_t kc;     /* depth of one pass: a kc x nr sliver of B sits in L1 */
+    int64_t kc_big; /* the same for products whose C exceeds L2 (fewer passes over it) */
     int64_t nc;     /* columns of the packed B panel (kept in L3) */
     vs_gemm_ukernel kernel;        /* operands in place (any strides) */
     vs_gemm_ukernel kernel_packed; /* a packed (rsa 1, csa mr), b packed (rsb nr); same rounding */

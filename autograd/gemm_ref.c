@@ -31,7 +31,7 @@ static void gemm_ukernel_scalar(int64_t kc, const float *a, int64_t rsa, int64_t
 }
 
 const vs_gemm_arch vs_gemm_arch_scalar = {
-    .name = "scalar", .mr = SC_MR, .nr = SC_NR, .mc = 96, .kc = 256, .nc = 4096, .kernel = gemm_ukernel_scalar,
+    .name = "scalar", .mr = SC_MR, .nr = SC_NR, .mc = 96, .kc = 256, .kc_big = 256, .nc = 4096, .kernel = gemm_ukernel_scalar,
     .kernel_packed = gemm_ukernel_scalar, .thin = vs_gemm_thin_plain,
 };
 
