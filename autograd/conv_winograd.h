@@ -1,13 +1,13 @@
-/* autograd/conv_winograd.h - Winograd (Cook-Toom) convolution F(m x m, r x r) for undilated, square
- * 2x2, 3x3 and 5x5 kernels: fewer multiply-adds than the direct kernels (F(4x4, 3x3): 36 per 16
- * outputs and channel pair instead of 144; F(4x4, 2x2): 25 instead of 64), the products run as one
- * matrix product per transformed point through vs_sgemm.  Private to the conv ops (ops_conv.c) and
- * the phase split (conv_phases.c), whose strided convs (kernel s r, stride s) it runs over the input
- * phases read in place.
+/* autograd/conv_winograd.h - Winograd (Cook-Toom) convolution F(m x m, r x r) for square 2x2, 3x3
+ * and 5x5 kernels (dilated ones per dilation phase of the output): fewer multiply-adds than the direct
+ * kernels (F(4x4, 3x3): 36 per 16 outputs and channel pair instead of 144; F(4x4, 2x2): 25 instead of
+ * 64), the products run as one matrix product per transformed point through vs_sgemm.  Private to the
+ * conv ops (ops_conv.c) and the phase split (conv_phases.c), whose strided convs (kernel s r, stride s)
+ * it runs over the input phases read in place.
  *
- * Geometry as vs_conv_avx512_forward (conv_avx512.h), restricted to dh = dw = 1, kh = kw and sh = sw
- * = 1, or for the forward and weight gradient sh = sw = s dividing kh with y0 = x0 = 0 and flip unset
- * (vs_conv_winograd_fits judges the stride-1 or stacked conv: conv_phases.c asks it); flip, y0 and x0
+ * Geometry as vs_conv_avx512_forward (conv_avx512.h), restricted to dh = dw, kh = kw and sh = sw = 1,
+ * or with dh = dw = 1 for the forward and weight gradient sh = sw = s dividing kh with y0 = x0 = 0 and
+ * flip unset (vs_conv_winograd_fits judges the stride-1 or stacked conv: conv_phases.c asks it); flip, y0 and x0
  * as there.  Every output element is computed by the same operations for any thread
  * count (blocks of a fixed number of tiles); the rounding differs from the direct kernels' (the
  * transforms add a few ulps: see conv_winograd.c for the measured error), which is why
@@ -19,8 +19,8 @@
 
 #include <stdbool.h>
 
-/* Whether g is the kind of shape the Winograd kernels take (stride and dilation 1, a 2x2, 3x3 or 5x5
- * kernel, enough channels) and they beat the direct ones there, and the algorithm is not forced to
+/* Whether g is the kind of shape the Winograd kernels take (stride 1, a square dilation, a 2x2, 3x3 or
+ * 5x5 kernel, enough channels) and they beat the direct ones there, and the algorithm is not forced to
  * direct (vs_conv_set_algorithm, VERSUS_CONV). */
 bool vs_conv_winograd_fits(const vs_conv_fast *g);
 /* y = (accumulate ? y : bias, or 0 without one) + conv(x, W), the contract of vs_conv_avx512_forward

@@ -21,28 +21,35 @@ static vs_rng R;
 #define BAR 1e-5
 
 typedef struct wgeom {
-    int n, c, h, w, o, r, p;
+    int n, c, h, w, o, r, p, d; /* d: dilation (0: 1) */
 } wgeom;
 
 static const wgeom GEOMS[] = {
-    /* n   c   h   w   o  r  p */
-    {1, 16, 9, 11, 16, 3, 1},  /* odd sizes: the last tiles hang past the border */
-    {2, 19, 14, 14, 21, 3, 0}, /* channels not multiples of 16, no padding */
-    {3, 17, 7, 13, 33, 3, 2},  /* more padding than a 'same' conv */
-    {1, 32, 14, 14, 64, 5, 2}, /* CEM's k5 on 14x14 */
-    {2, 20, 11, 9, 17, 5, 1},  /* 5x5, odd, padding 1 */
-    {3, 16, 6, 5, 18, 5, 0},   /* 5x5, two output rows, one column */
-    {2, 24, 12, 12, 24, 3, 1}, /* more than one block of tiles (2 x 9 tiles of 4x4 ... and 64 per block) */
-    {1, 16, 40, 40, 16, 3, 1}, /* 100 tiles: a full block and a partial one */
-    {2, 64, 8, 8, 32, 2, 0},   /* 2x2: a k4 s2 conv's stacked phases (7x7 outputs on 2 x 2 tiles of 4x4) */
-    {3, 20, 9, 11, 17, 2, 1},  /* 2x2, odd, padding 1 */
-    {1, 16, 5, 4, 19, 2, 1},   /* 2x2, 6 x 5 outputs: one tile row and column cut */
+    /* n   c   h   w   o  r  p  d */
+    {1, 16, 9, 11, 16, 3, 1, 1},  /* odd sizes: the last tiles hang past the border */
+    {2, 19, 14, 14, 21, 3, 0, 1}, /* channels not multiples of 16, no padding */
+    {3, 17, 7, 13, 33, 3, 2, 1},  /* more padding than a 'same' conv */
+    {1, 32, 14, 14, 64, 5, 2, 1}, /* CEM's k5 on 14x14 */
+    {2, 20, 11, 9, 17, 5, 1, 1},  /* 5x5, odd, padding 1 */
+    {3, 16, 6, 5, 18, 5, 0, 1},   /* 5x5, two output rows, one column */
+    {2, 24, 12, 12, 24, 3, 1, 1}, /* more than one block of tiles (2 x 9 tiles of 4x4 ... and 64 per block) */
+    {1, 16, 40, 40, 16, 3, 1, 1}, /* 100 tiles: a full block and a partial one */
+    {2, 64, 8, 8, 32, 2, 0, 1},   /* 2x2: a k4 s2 conv's stacked phases (7x7 outputs on 2 x 2 tiles of 4x4) */
+    {3, 20, 9, 11, 17, 2, 1, 1},  /* 2x2, odd, padding 1 */
+    {1, 16, 5, 4, 19, 2, 1, 1},   /* 2x2, 6 x 5 outputs: one tile row and column cut */
+    {2, 64, 12, 12, 32, 3, 0, 2}, /* dilation 2: four phases of 4 x 4 outputs, one tile each */
+    {2, 17, 13, 11, 20, 3, 1, 2}, /* dilation 2, odd: phases of 5 and 4 rows, 4 and 3 columns */
+    {1, 16, 16, 17, 18, 3, 2, 3}, /* dilation 3, padding 2 */
+    {2, 24, 15, 14, 25, 5, 2, 2}, /* 5x5, dilation 2 */
+    {1, 16, 12, 11, 16, 2, 1, 2}, /* 2x2, dilation 2 */
 };
 #define N_GEOMS (int)(sizeof GEOMS / sizeof GEOMS[0])
 
 static const vs_isa ISAS[3] = {VS_ISA_SCALAR, VS_ISA_AVX2, VS_ISA_AVX512};
 
-static int out_len(const wgeom *g, int in) { return in + 2 * g->p - g->r + 1; }
+static int dil(const wgeom *g) { return g->d ? g->d : 1; }
+
+static int out_len(const wgeom *g, int in) { return in + 2 * g->p - dil(g) * (g->r - 1); }
 
 static float xat(const wgeom *g, const float *x, int n, int c, int i, int j)
 {
@@ -52,8 +59,8 @@ static float xat(const wgeom *g, const float *x, int n, int c, int i, int j)
 
 static vs_conv_fast fast_of(const wgeom *g)
 {
-    return (vs_conv_fast){g->n, g->c, g->h, g->w, g->o, out_len(g, g->h), out_len(g, g->w), g->r, g->r, 1, 1, g->p, g->p, 1, 1,
-                          false, 0, 0};
+    return (vs_conv_fast){g->n, g->c, g->h, g->w, g->o, out_len(g, g->h), out_len(g, g->w), g->r, g->r, 1, 1, g->p, g->p, dil(g),
+                          dil(g), false, 0, 0};
 }
 
 static float *rand_floats(int64_t n)
@@ -107,7 +114,7 @@ static void check_geometry(int t, double *worst)
                         for (int ki = 0; ki < r; ki++)
                             for (int kj = 0; kj < r; kj++) {
                                 const int64_t wi = ((int64_t)(o * g->c + c) * r + ki) * r + kj;
-                                const double v = xat(g, x, n, c, i + ki - g->p, j + kj - g->p), p = w[wi] * v, q = gy[at] * v;
+                                const double v = xat(g, x, n, c, i + ki * dil(g) - g->p, j + kj * dil(g) - g->p), p = w[wi] * v, q = gy[at] * v;
                                 sum += p, mag += fabs(p);
                                 rw[wi] += q, mw[wi] += fabs(q);
                             }
@@ -199,7 +206,7 @@ END_TEST
 START_TEST(test_winograd_threads_bit_identical)
 {
     for (int n = 3; n <= 9; n += 6) {
-        const wgeom g = {n, 24, 21, 19, 40, 3, 1}; /* n x 6 x 5 tiles of 4x4: 90 (two blocks) or 270 (five) */
+        const wgeom g = {n, 24, 21, 19, 40, 3, 1, 1}; /* n x 6 x 5 tiles of 4x4: 90 (two blocks) or 270 (five) */
         const vs_conv_fast f = fast_of(&g);
         const int64_t nx = (int64_t)g.n * g.c * g.h * g.w, nw = (int64_t)g.o * g.c * 9, ny = (int64_t)g.n * g.o * f.oh * f.ow;
         float *x = rand_floats(nx), *w = rand_floats(nw), *gy = rand_floats(ny), *b = rand_floats(g.o);
@@ -258,25 +265,33 @@ START_TEST(test_winograd_ops_dispatch)
 }
 END_TEST
 
-static vs_tensor *fn_conv_k5(vs_tensor **x, void *c)
+static vs_tensor *fn_conv(vs_tensor **x, void *c)
 {
-    (void)c;
-    const vs_conv_opts o = {.stride = {1, 1}, .padding = {2, 2}};
-    vs_tensor *y = vs_conv2d(x[0], x[1], x[2], &o);
+    vs_tensor *y = vs_conv2d(x[0], x[1], x[2], c);
     return vs_mul(y, y);
 }
 
-/* First and second derivatives of a 5x5 conv2d of 32 -> 32 channels on 4 x 4 (2 x 2 tiles of F(2x2, 5x5)):
- * the forward, its input gradient (the flipped forward) and its weight gradient all run Winograd (the
- * 3x3 one runs in test_conv.c's "32 -> 32 channels, rows of 7"). */
-START_TEST(test_winograd_gradcheck_k5)
+/* First and second derivatives of two convs of 32 -> 32 channels whose forward, input gradient (the
+ * flipped forward) and weight gradient run Winograd (the 3x3 one runs in test_conv.c's "32 -> 32
+ * channels, rows of 7"): a 5x5 on 4 x 4 (2 x 2 tiles of F(2x2, 5x5)), and a 3x3 with dilation 2 on 10 x
+ * 10 (four dilation phases of 4 x 4 outputs, one tile of F(4x4, 3x3) each; its input gradient, 7 x 7 per
+ * phase on 2 x 2 tiles, stays direct). */
+START_TEST(test_winograd_gradcheck)
 {
-    vs_tensor *x[3] = {vs_tensor_rand(VS_SHAPE(1, 32, 4, 4), &R, -1, 1), vs_tensor_rand(VS_SHAPE(32, 32, 5, 5), &R, -0.2f, 0.2f),
-                       vs_tensor_rand(VS_SHAPE(32), &R, -1, 1)};
-    const vs_conv_fast f = {1, 32, 4, 4, 32, 4, 4, 5, 5, 1, 1, 2, 2, 1, 1, false, 0, 0};
-    ck_assert(vs_conv_winograd_fits(&f));
-    gradcheck("conv2d k5 32 -> 32 (Winograd)", fn_conv_k5, NULL, 3, x);
-    for (int k = 0; k < 3; k++) vs_tensor_free(x[k]);
+    const struct {
+        const char *what;
+        int h, k, p, d;
+    } cases[2] = {{"conv2d k5 32 -> 32 (Winograd)", 4, 5, 2, 1}, {"conv2d k3 dilation 2, 32 -> 32 (Winograd)", 10, 3, 1, 2}};
+    for (int t = 0; t < 2; t++) {
+        const int h = cases[t].h, k = cases[t].k, p = cases[t].p, d = cases[t].d, oh = h + 2 * p - d * (k - 1);
+        vs_tensor *x[3] = {vs_tensor_rand(VS_SHAPE(1, 32, h, h), &R, -1, 1), vs_tensor_rand(VS_SHAPE(32, 32, k, k), &R, -0.2f, 0.2f),
+                           vs_tensor_rand(VS_SHAPE(32), &R, -1, 1)};
+        const vs_conv_fast f = {1, 32, h, h, 32, oh, oh, k, k, 1, 1, p, p, d, d, false, 0, 0};
+        ck_assert(vs_conv_winograd_fits(&f));
+        vs_conv_opts o = {.stride = {1, 1}, .padding = {p, p}, .dilation = {d, d}};
+        gradcheck(cases[t].what, fn_conv, &o, 3, x);
+        for (int e = 0; e < 3; e++) vs_tensor_free(x[e]);
+    }
 }
 END_TEST
 
@@ -289,7 +304,7 @@ static Suite *conv_winograd_suite(void)
     tcase_add_test(tc, test_winograd_against_double_sums);
     tcase_add_test(tc, test_winograd_threads_bit_identical);
     tcase_add_test(tc, test_winograd_ops_dispatch);
-    tcase_add_test(tc, test_winograd_gradcheck_k5);
+    tcase_add_test(tc, test_winograd_gradcheck);
     return s;
 }
 
