@@ -22,7 +22,10 @@
  * at stacked row R is read in place at row R s + py - ph of x (columns likewise): the tiles' reads step
  * by s, the weights' taps of phase q are (a s + py, b s + px), and the transpose (the input gradient)
  * is the flipped stride-1 conv of gy whose output channel (q, c) at stacked row R is written to dx's
- * row R s + py - ph.  No stacked copy is made.
+ * row R s + py - ph.  No stacked copy is made.  A kernel s does not divide (5x5, stride 2) runs padded
+ * with zero taps to s r (the weights' channels-last copy holds them): its weight gradient drops those
+ * taps, and its transpose writes only the stacked rows each phase's own taps reach (a place only zero
+ * taps reach would get the tile's rounding error alone instead of 0).
  *
  * The matrices come from Cook-Toom with alpha - 1 finite points p_j and the point at infinity.
  * E_k (alpha x k) evaluates a polynomial of k coefficients there: E_k[j][i] = p_j^i, and its
@@ -307,7 +310,9 @@ typedef struct wino_job {
     int64_t th, tw, tiles; /* tile rows and columns per image (and phase), tiles of the batch */
     int64_t blocks, block; /* blocks of `block` tiles */
     wino_side in, out;     /* x (gy for a transpose) and y (dx); the weight gradient's gy is `out` */
-    int64_t kw;            /* the weights' taps per row: r times the stride */
+    int64_t kw;            /* the weights' taps per row (g->kh) */
+    int64_t kp;            /* r times the stride: kw, or past it when the stride does not divide kw (the
+                            * taps from kw on are zeros) */
     bool flip;             /* the weights as [in][out][kw][kw], rotated (else [out][in][kw][kw]) */
     const float *x, *w, *bias, *gy;
     float *xt, *gyt;   /* the inputs channels last, zero-padded */
@@ -318,6 +323,7 @@ typedef struct wino_job {
     float *wt; /* the weights with the output channels last (weights_channels_last) */
     bool accumulate;
     bool covered; /* a phased output: every place is written */
+    int64_t fr, fc; /* a phased output's first stacked row and column */
     atomic_int failed; /* a thread ran out of memory for its block's scratch */
 } wino_job;
 
@@ -329,6 +335,7 @@ static void job_init(wino_job *j, const vs_conv_fast *g, int64_t r, int64_t toh,
     j->g = g;
     j->t = *kind_of((int)r);
     j->kw = g->kh;
+    j->kp = r * (g->sh > 1 ? g->sh : 1);
     j->toh = toh, j->tow = tow;
     j->dl = dl;
     j->th = ((toh + dl - 1) / dl + m - 1) / m;
@@ -340,7 +347,7 @@ static void job_init(wino_job *j, const vs_conv_fast *g, int64_t r, int64_t toh,
 static void job_forward(wino_job *j, const vs_conv_fast *g)
 {
     const int64_t s = g->sh;
-    job_init(j, g, g->kh / s, g->oh, g->ow, g->dh);
+    job_init(j, g, (g->kh + s - 1) / s, g->oh, g->ow, g->dh);
     j->in = side_of(s, g->h, g->w, g->c, g->y0 - g->ph, g->x0 - g->pw);
     j->out = side_of(1, g->oh, g->ow, g->o, 0, 0);
     j->in.dl = j->out.dl = g->dh;
@@ -463,12 +470,24 @@ static void input_transform(const wino_job *j, int64_t t0, int64_t k0, int64_t k
 
 /* The weights with the output channels last, zero-padded to out.cl: wt[b][tap][o] = w[b][o][tap], b the
  * input channel (flipped: [in][out][kw][kw]), or wt[c][tap][o] = w[o][c][tap] (one block of in.ch kw^2
- * rows). */
+ * rows); with kp > kw each b's taps on a kp x kp grid, zeros past kw (copied channels last at wt's end,
+ * in.ch kw^2 rows past its in.ch kp^2, then spread forward: a row never lands past where it is read). */
 static void weights_channels_last(const wino_job *j, float *wt)
 {
-    const int64_t taps = j->kw * j->kw;
-    const wino_side d = {1, j->flip ? taps : j->in.ch * taps, 1, j->out.ch, j->out.cl, 0, 0, 0, 0, 1};
-    to_channels_last(j->w, wt, j->flip ? j->in.ch : 1, &d);
+    const int64_t kw = j->kw, kp = j->kp, taps = kw * kw, cl = j->out.cl, padded = j->in.ch * kp * kp * cl;
+    const wino_side d = {1, j->flip ? taps : j->in.ch * taps, 1, j->out.ch, cl, 0, 0, 0, 0, 1};
+    float *raw = kp > kw ? wt + padded : wt;
+    to_channels_last(j->w, raw, j->flip ? j->in.ch : 1, &d);
+    if (kp == kw) return;
+    for (int64_t b = 0; b < j->in.ch; b++)
+        for (int64_t a = 0; a < kp; a++)
+            for (int64_t e = 0; e < kp; e++) {
+                float *dst = wt + ((b * kp + a) * kp + e) * cl;
+                if (a < kw && e < kw)
+                    memmove(dst, raw + ((b * kw + a) * kw + e) * cl, (size_t)cl * sizeof(float));
+                else
+                    memset(dst, 0, (size_t)cl * sizeof(float));
+            }
 }
 
 /* U[xi][k][n] = (G W(n,k) G^T)[xi] for the products' input channels k in [k0, k1), 16 output channels n
@@ -479,7 +498,7 @@ static void weight_transform(void *ctx, int64_t k0, int64_t k1)
 {
     const wino_job *j = ctx;
     const wino_side *in = &j->in, *out = &j->out;
-    const int64_t r = j->t.r, alpha = j->t.alpha, a2 = alpha * alpha, kw = j->kw, ocl = out->cl, K = in->k, N = out->k;
+    const int64_t r = j->t.r, alpha = j->t.alpha, a2 = alpha * alpha, kw = j->kp, ocl = out->cl, K = in->k, N = out->k;
     const int64_t s = in->s > 1 ? in->s : out->s;
     float Z[MAX_ALPHA * MAX_ALPHA * LANES];
     for (int64_t k = k0; k < k1; k++) {
@@ -512,7 +531,7 @@ static void output_transform(const wino_job *j, int64_t t0, int64_t k0, int64_t 
 {
     const wino_side *d = &j->out;
     const int m = j->t.m, alpha = j->t.alpha;
-    const int64_t ld = d->ld, xc = j->block * ld, s = d->s, step = s * d->dl;
+    const int64_t ld = d->ld, xc = j->block * ld, s = d->s, step = s * d->dl, kw = j->kw;
     float Z[MAX_ALPHA * MAX_ALPHA * LANES];
     for (int64_t k = k0; k < nt; k++) {
         const wino_tile t = tile_at(j, t0 + k);
@@ -522,6 +541,14 @@ static void output_transform(const wino_job *j, int64_t t0, int64_t k0, int64_t 
         float *img = j->yt + t.n * d->h * d->w * d->cl;
         for (int64_t q = 0; q < s * s; q++) {
             const int64_t r0 = t.i0 * step + q / s + t.py + d->oy, c0 = t.j0 * step + q % s + t.px + d->ox;
+            /* a padded kernel's phase (py, px) has (kw - py) / s taps rounded up, and reaches the
+             * stacked rows below oh plus them less one: places past those are its zero taps' alone */
+            int rq = rows, cq = cols;
+            if (j->kp > kw) {
+                const int64_t re = j->g->oh + (kw - q / s + s - 1) / s - 1 - j->fr - t.i0;
+                const int64_t ce = j->g->ow + (kw - q % s + s - 1) / s - 1 - j->fc - t.j0;
+                rq = re < rq ? (int)re : rq, cq = ce < cq ? (int)ce : cq;
+            }
             for (int64_t ch = 0; ch < d->cl; ch += LANES) {
                 const float *src = M + k * ld + q * d->cl + ch;
                 if (s == 1 && rows == m && cols == m) {
@@ -529,10 +556,10 @@ static void output_transform(const wino_job *j, int64_t t0, int64_t k0, int64_t 
                     continue;
                 }
                 j->t.out(src, alpha * xc, xc, Z, m * LANES, LANES);
-                for (int a = 0; a < rows; a++) {
+                for (int a = 0; a < rq; a++) {
                     const int64_t y = r0 + a * step;
                     if (y < 0 || y >= d->h) continue;
-                    for (int b = 0; b < cols; b++) {
+                    for (int b = 0; b < cq; b++) {
                         const int64_t x = c0 + b * step;
                         if (x >= 0 && x < d->w)
                             memcpy(img + (y * d->w + x) * d->cl + ch, Z + (a * m + b) * LANES, LANES * sizeof(float));
@@ -629,7 +656,7 @@ static bool forward_run(wino_job *j, const float *x, const float *w, const float
     j->x = x, j->w = w, j->bias = bias, j->y = y, j->accumulate = accumulate;
     const int64_t a2 = j->t.alpha * j->t.alpha, nu = a2 * j->in.k * j->out.k;
     const int64_t nx = g->n * j->in.h * j->in.w * j->in.cl, ny = g->n * j->out.h * j->out.w * j->out.cl;
-    const int64_t nwt = j->in.ch * j->kw * j->kw * j->out.cl;
+    const int64_t nwt = j->in.ch * (j->kp * j->kp + (j->kp > j->kw ? j->kw * j->kw : 0)) * j->out.cl;
     void *owned_u, *owned_x;
     j->u = vs_scratch_or_own(VS_SCRATCH_WINO_U, (size_t)nu * sizeof(float), &owned_u);
     j->xt = j->u ? vs_scratch_or_own(VS_SCRATCH_WINO_X, (size_t)(nx + ny + nwt) * sizeof(float), &owned_x) : NULL;
@@ -685,7 +712,7 @@ bool vs_conv_winograd_forward(const vs_conv_fast *g, const float *x, const float
 
 bool vs_conv_winograd_transpose(const vs_conv_fast *g, const float *gy, const float *w, const float *bias, float *dx)
 {
-    const int64_t s = g->sh, r = g->kh / s;
+    const int64_t s = g->sh, r = (g->kh + s - 1) / s;
     int64_t fr, er, fc, ec;
     vs_conv_phases_span(g->h, r, s, g->ph, g->oh, &fr, &er);
     vs_conv_phases_span(g->w, r, s, g->pw, g->ow, &fc, &ec);
@@ -696,7 +723,8 @@ bool vs_conv_winograd_transpose(const vs_conv_fast *g, const float *gy, const fl
     j.out = side_of(s, g->h, g->w, g->c, fr * s - g->ph, fc * s - g->pw);
     j.flip = true;
     /* dx's row y is the stacked row (y + ph) / s of its phase: written unless past the taps' rows */
-    j.covered = (g->h - 1 + g->ph) / s < g->oh + r - 1 && (g->w - 1 + g->pw) / s < g->ow + r - 1;
+    j.covered = (g->h - 1 + g->ph) / s < g->oh + r - 1 && (g->w - 1 + g->pw) / s < g->ow + r - 1 && j.kp == j.kw;
+    j.fr = fr, j.fc = fc;
     if (j.tiles == 0) {
         for (int64_t nc = 0; nc < g->n * g->c; nc++)
             for (int64_t i = 0; i < g->h * g->w; i++) dx[nc * g->h * g->w + i] = bias ? bias[nc % g->c] : 0.0f;
@@ -742,9 +770,10 @@ static void weight_grad_finish(void *ctx, int64_t o0, int64_t o1)
                 j->t.finish(X, alpha * LANES, LANES, Z, r * LANES, LANES);
             }
             for (int v = 0; v < nv; v++) {
-                float *d = dw + ((o * in->ch) + c0 + v) * kw * kw + q / s * kw + q % s;
-                for (int64_t a = 0; a < r; a++)
-                    for (int64_t b = 0; b < r; b++) d[(a * kw + b) * s] = Z[(a * r + b) * LANES + v];
+                const int64_t py = q / s, px = q % s; /* taps past kw (a padded kernel's) are dropped */
+                float *d = dw + ((o * in->ch) + c0 + v) * kw * kw + py * kw + px;
+                for (int64_t a = 0; a < r && a * s + py < kw; a++)
+                    for (int64_t b = 0; b < r && b * s + px < kw; b++) d[(a * kw + b) * s] = Z[(a * r + b) * LANES + v];
             }
         }
 }

@@ -6,9 +6,10 @@
  * it runs over the input phases read in place.
  *
  * Geometry as vs_conv_avx512_forward (conv_avx512.h), restricted to dh = dw, kh = kw and sh = sw = 1,
- * or with dh = dw = 1 for the forward and weight gradient sh = sw = s dividing kh with y0 = x0 = 0 and
- * flip unset (vs_conv_winograd_fits judges the stride-1 or stacked conv: conv_phases.c asks it); flip, y0 and x0
- * as there.  Every output element is computed by the same operations for any thread
+ * or with dh = dw = 1 for the forward and weight gradient sh = sw = s, y0 = x0 = 0 and flip unset, r =
+ * kh / s rounded up (a kernel s does not divide is read padded with zero taps to s r), where
+ * vs_conv_winograd_fits judges the stride-1 or stacked conv (conv_phases.c asks it); flip, y0 and x0 as
+ * there.  Every output element is computed by the same operations for any thread
  * count (blocks of a fixed number of tiles); the rounding differs from the direct kernels' (the
  * transforms add a few ulps: see conv_winograd.c for the measured error), which is why
  * vs_conv_set_algorithm(VS_CONV_DIRECT) / VERSUS_CONV=direct switch it off. */
@@ -27,8 +28,8 @@ bool vs_conv_winograd_fits(const vs_conv_fast *g);
  * (strided: over the phases); false when out of memory. */
 bool vs_conv_winograd_forward(const vs_conv_fast *g, const float *x, const float *w, const float *bias, bool accumulate,
                               float *y);
-/* dx = bias (or 0) + conv_transpose2d(gy, w) of the strided conv g (flip unset, y0 = x0 = 0, sh = sw = s
- * dividing kh = kw, r = kh / s a kernel size vs_conv_winograd_tile takes): the flipped stride-1 conv of gy
+/* dx = bias (or 0) + conv_transpose2d(gy, w) of the strided conv g (flip unset, y0 = x0 = 0, sh = sw = s,
+ * kh = kw, r = kh / s rounded up a kernel size vs_conv_winograd_tile takes): the flipped stride-1 conv of gy
  * onto the s x s phases of dx; false when out of memory. */
 bool vs_conv_winograd_transpose(const vs_conv_fast *g, const float *gy, const float *w, const float *bias, float *dx);
 /* dw[o,c,ki,kj] (overwritten) = sum_{n,i,j} gy[n,o,i,j] x[n, c, i s + ki - ph, j s + kj - pw] (flip unset,
