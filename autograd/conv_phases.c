@@ -40,7 +40,7 @@ vs_phases_engine vs_conv_phases_engine(vs_phases_engine e) { return (vs_phases_e
 
 static const s1_engine direct = {vs_conv_avx512_fits, vs_conv_avx512_forward, vs_conv_avx512_weight_grad_fits,
                                  vs_conv_avx512_weight_grad};
-static const s1_engine winograd = {vs_conv_winograd_fits, NULL, vs_conv_winograd_fits, NULL};
+static const s1_engine winograd = {vs_conv_winograd_fits, NULL, vs_conv_winograd_weight_grad_fits, NULL};
 
 /* The engine in use, or NULL when the phases are off. */
 static const s1_engine *engine(void)

@@ -1,5 +1,5 @@
-/* autograd/conv_winograd.c - Winograd convolution F(m x m, r x r) (Lavin & Gray 2016) for 2x2, 3x3 and
- * 5x5 kernels: forward (and so stride-1 transposes, flipped) and weight gradient, at stride 1 or over
+/* autograd/conv_winograd.c - Winograd convolution F(m x m, r x r) (Lavin & Gray 2016) for 2x2, 3x3,
+ * 5x5 and 7x7 kernels: forward (and so stride-1 transposes, flipped) and weight gradient, at stride 1 or over
  * the s x s input phases of a stride-s conv whose kernel is s r (and its transpose onto dx's phases).
  *
  * Forward.  The output is cut into m x m tiles (the last ones hanging past the border are computed
@@ -50,6 +50,9 @@
  *   points 0, +-1, +-2, +-1/2: one tile for a k4 s2 conv's 7x7 outputs) was measured and left out: its
  *   weight gradient F(2x2, 7x7) had 3.0-4.5e-6 here but 1.4e-5 on a k6 s3 conv's nine phases, and was
  *   no faster (1.39 against 1.36 ms on WGAN-GP's conv: its products of depth 16 run at 81 GFLOP/s).
+ *   7x7 kernels run F(2x2, 7x7) on those eight points (alpha 8; f = -1, -9/2, -9/2, 45/32, 90, 90,
+ *   45/32): forward 7-9e-7; its weight gradient F(7x7, 2x2) had 1.07e-5 (fails), so 7x7 weight
+ *   gradients stay direct.
  *
  * Transforms run on 16 lanes of channels (input and gy copied channels-last first, so a tile's
  * patch is whole vectors), unrolled with the matrices as constants; the products are vs_sgemm's, so
@@ -73,7 +76,7 @@
 #include <string.h>
 
 #define LANES 16
-#define MAX_ALPHA 6
+#define MAX_ALPHA 8
 /* Tiles per block of the forward. */
 #define BLOCK_TILES 64
 /* The weight gradient's blocks: the depth of its products (it adds every block's into the same M). */
@@ -118,7 +121,7 @@ static vs_conv_algorithm conv_algorithm(void)
 
 /* ---- the matrices -------------------------------------------------------------------------------- */
 
-int vs_conv_winograd_tile(int r) { return r == 2 || r == 3 ? 4 : r == 5 ? 2 : 0; }
+int vs_conv_winograd_tile(int r) { return r == 2 || r == 3 ? 4 : r == 5 || r == 7 ? 2 : 0; }
 
 /* alpha 6, points 0, 1, -1, 1/2, -2 and infinity (f = 1, 3, -3, -15/16, 15; tests/test_conv_winograd.c
  * derives them again from the points). */
@@ -153,14 +156,25 @@ static const float G2_5[5 * 2] = {2, 0, 1, 1, -1.0f / 3, 1.0f / 3, -8.0f / 3, -4
 static const float G4_5[5 * 4] = {2,          0,          0,          0,          1, 1, 1, 1, -1.0f / 3, 1.0f / 3,
                                   -1.0f / 3,  1.0f / 3,   -8.0f / 3,  -4.0f / 3,  -2.0f / 3, -1.0f / 3, 0, 0, 0, 1};
 
+/* alpha 8, points 0, 1, -1, 1/2, -2, 2, -1/2 and infinity (f = -1, -9/2, -9/2, 45/32, 90, 90, 45/32):
+ * F(2x2, 7x7) and its weight gradient F(7x7, 2x2). */
+static const float BT8[8 * 8] = {-1, 0, 21.0f / 4, 0, -21.0f / 4, 0, 1, 0, 0, 1, 1, -17.0f / 4, -17.0f / 4, 1, 1, 0, 0, -1, 1, 17.0f / 4, -17.0f / 4, -1, 1, 0, 0, 2, 4, -5.0f / 2, -5, 1.0f / 2, 1, 0, 0, -1.0f / 2, 1.0f / 4, 5.0f / 2, -5.0f / 4, -2, 1, 0, 0, 1.0f / 2, 1.0f / 4, -5.0f / 2, -5.0f / 4, 2, 1, 0, 0, -2, 4, 5.0f / 2, -5, -1.0f / 2, 1, 0, 0, -1, 0, 21.0f / 4, 0, -21.0f / 4, 0, 1};
+static const float AT2_8[2 * 8] = {1, 1, 1, 1, 1, 1, 1, 0, 0, 1, -1, 1.0f / 2, -2, 2, -1.0f / 2, 1};
+static const float AT7_8[7 * 8] = {1, 1, 1, 1, 1, 1, 1, 0, 0, 1, -1, 1.0f / 2, -2, 2, -1.0f / 2, 0, 0, 1, 1, 1.0f / 4, 4, 4, 1.0f / 4, 0, 0, 1, -1, 1.0f / 8, -8, 8, -1.0f / 8, 0, 0, 1, 1, 1.0f / 16, 16, 16, 1.0f / 16, 0, 0, 1, -1, 1.0f / 32, -32, 32, -1.0f / 32, 0, 0, 1, 1, 1.0f / 64, 64, 64, 1.0f / 64, 1};
+static const float G7_8[8 * 7] = {-1, 0, 0, 0, 0, 0, 0, -2.0f / 9, -2.0f / 9, -2.0f / 9, -2.0f / 9, -2.0f / 9, -2.0f / 9, -2.0f / 9, -2.0f / 9, 2.0f / 9, -2.0f / 9, 2.0f / 9, -2.0f / 9, 2.0f / 9, -2.0f / 9, 32.0f / 45, 16.0f / 45, 8.0f / 45, 4.0f / 45, 2.0f / 45, 1.0f / 45, 1.0f / 90, 1.0f / 90, -1.0f / 45, 2.0f / 45, -4.0f / 45, 8.0f / 45, -16.0f / 45, 32.0f / 45, 1.0f / 90, 1.0f / 45, 2.0f / 45, 4.0f / 45, 8.0f / 45, 16.0f / 45, 32.0f / 45, 32.0f / 45, -16.0f / 45, 8.0f / 45, -4.0f / 45, 2.0f / 45, -1.0f / 45, 1.0f / 90, 0, 0, 0, 0, 0, 0, 1};
+static const float G2_8[8 * 2] = {-1, 0, -2.0f / 9, -2.0f / 9, -2.0f / 9, 2.0f / 9, 32.0f / 45, 16.0f / 45, 1.0f / 90, -1.0f / 45, 1.0f / 90, 1.0f / 45, 32.0f / 45, -16.0f / 45, 0, 1};
+
 /* The matrices of one size for tests: which 0 B^T, 1 A^T (m x 6), 2 G (6 x r), 3 G' (6 x m), 4 A'^T
  * (r x 6) of F(m x m, r x r); NULL for other sizes. */
 const float *vs_conv_winograd_matrix(int r, int which)
 {
     const int m = vs_conv_winograd_tile(r);
     if (m == 0 || which < 0 || which > 4) return NULL;
-    const float *const ms[3][5] = {{BT5, AT4_5, G2_5, G4_5, AT2_5}, {BT6, AT4, G3, G4, AT3}, {BT6, AT2, G5, G2, AT5}};
-    return ms[r == 2 ? 0 : r == 3 ? 1 : 2][which];
+    const float *const ms[4][5] = {{BT5, AT4_5, G2_5, G4_5, AT2_5},
+                                   {BT6, AT4, G3, G4, AT3},
+                                   {BT6, AT2, G5, G2, AT5},
+                                   {BT8, AT2_8, G7_8, G2_8, AT7_8}};
+    return ms[r == 2 ? 0 : r == 3 ? 1 : r == 5 ? 2 : 3][which];
 }
 
 /* ---- transforms on 16 lanes ------------------------------------------------------------------------ */
@@ -253,6 +267,11 @@ XFORM(xf_at4_5, 4, 5, AT4_5) /* A^T M A, F(4x4, 2x2) */
 XFORM(xf_at2_5, 2, 5, AT2_5) /* A'^T M A', F(2x2, 4x4) */
 XFORM(xf_g2_5, 5, 2, G2_5)   /* G w G^T, F(4x4, 2x2) */
 XFORM(xf_g4_5, 5, 4, G4_5)   /* G' g G'^T, F(2x2, 4x4) */
+XFORM(xf_bt8, 8, 8, BT8)     /* B^T d B, F(2x2, 7x7) */
+XFORM(xf_at2_8, 2, 8, AT2_8) /* A^T M A, F(2x2, 7x7) */
+XFORM(xf_at7_8, 7, 8, AT7_8) /* A'^T M A', F(7x7, 2x2) */
+XFORM(xf_g7_8, 8, 7, G7_8)   /* G w G^T, F(2x2, 7x7) */
+XFORM(xf_g2_8, 8, 2, G2_8)   /* G' g G'^T, F(7x7, 2x2) */
 
 /* The transforms of F(m x m, r x r): data (B^T d B), out (A^T M A), weight (G w G^T), and the weight
  * gradient's grad (G' g G'^T) and finish (A'^T M A'). */
@@ -264,9 +283,10 @@ typedef struct wino_kind {
 static const wino_kind F4_3 = {4, 3, 6, xf_bt6, xf_at4, xf_g3, xf_g4, xf_at3};
 static const wino_kind F2_5 = {2, 5, 6, xf_bt6, xf_at2, xf_g5, xf_g2, xf_at5};
 static const wino_kind F4_2 = {4, 2, 5, xf_bt5, xf_at4_5, xf_g2_5, xf_g4_5, xf_at2_5};
+static const wino_kind F2_7 = {2, 7, 8, xf_bt8, xf_at2_8, xf_g7_8, xf_g2_8, xf_at7_8};
 
-/* The F(m x m, r x r) a kernel of size r (2, 3 or 5) runs. */
-static const wino_kind *kind_of(int r) { return r == 2 ? &F4_2 : r == 3 ? &F4_3 : &F2_5; }
+/* The F(m x m, r x r) a kernel of size r (2, 3, 5 or 7) runs. */
+static const wino_kind *kind_of(int r) { return r == 2 ? &F4_2 : r == 3 ? &F4_3 : r == 5 ? &F2_5 : &F2_7; }
 
 void vs_conv_winograd_transform(int r, int which, bool reference, const float *X, float *Z)
 {
@@ -845,7 +865,27 @@ bool vs_conv_winograd_weight_grad(const vs_conv_fast *g, const float *x, const f
  * of F(2x2) (77%) 0.82x, 15x15 (88%) 1.25x.  F(4x4, 2x2) over a k4 s2 conv's phases (16x64x14x14 -> 128,
  * WGAN-GP's second conv: 256 phase channels, 7x7 outputs): 1.56 / 1.52 / 1.43 ms (forward / transpose /
  * weight gradient) against the strided kernels' 1.63 / 1.69 / 1.77 when the phases are read in place;
- * through a stacked copy it had taken 2.04 / 1.86 / 2.37. */
+ * through a stacked copy it had taken 2.04 / 1.86 / 2.37.
+ * 7x7, F(2x2, 7x7): 16 multiply-adds per output and channel pair where the tiles are used, against the
+ * direct kernels' 49 less the taps in the padding (which they skip), so the bar is on used x inside (the
+ * taps' share inside the input), and the output channels must fill the products (32+): 16 x 16 outputs,
+ * padding 1 (0.98 inside): 16x16x20x20 -> 48 1.22x, -> 64 1.45x, 16x24x20x20 -> 48 1.23x, 16x32x22x22 -> 96
+ * 1.82x; 'same' padding 3: on 28 x 28 (0.88 inside) 8x32 -> 64 1.50x, 16x16 -> 48 1.10x, on 14 x 14 (0.77)
+ * 16x16 -> 48 0.99x; 16 output channels (a transpose of those: 48 -> 16) 0.65-0.83x.  Its weight
+ * gradient misses the error bar (vs_conv_winograd_weight_grad_fits). */
+/* The share of a 7x7 conv's taps (output, tap) that land inside the input, one dim: len input places,
+ * n outputs, offset off (the first output's first tap), dilation d. */
+static double inside_share(int64_t len, int64_t n, int64_t k, int64_t off, int64_t d)
+{
+    int64_t in = 0;
+    for (int64_t t = 0; t < k; t++) {
+        int64_t lo, hi;
+        vs_conv_reach(n, 1, off + t * d, len, &lo, &hi);
+        in += hi - lo;
+    }
+    return (double)in / (double)(n * k);
+}
+
 bool vs_conv_winograd_fits(const vs_conv_fast *g)
 {
     if (conv_algorithm() != VS_CONV_AUTO) return false;
@@ -855,5 +895,12 @@ bool vs_conv_winograd_fits(const vs_conv_fast *g)
     /* a dilated conv's tiles cover each of its d^2 phases (outputs i = I d + py) */
     const int64_t th = ((g->oh + d - 1) / d + m - 1) / m, tw = ((g->ow + d - 1) / d + m - 1) / m;
     const double used = (double)(g->oh * g->ow) / (double)(d * d * th * tw * m * m);
+    if (g->kh == 7) {
+        if (g->o < 32) return false;
+        const double inside = inside_share(g->h, g->oh, 7, g->y0 - g->ph, d) * inside_share(g->w, g->ow, 7, g->x0 - g->pw, d);
+        return used * inside >= (g->c >= 32 ? 0.65 : 0.88);
+    }
     return used >= (g->kh == 5 ? 0.85 : 0.65);
 }
+
+bool vs_conv_winograd_weight_grad_fits(const vs_conv_fast *g) { return g->kh != 7 && vs_conv_winograd_fits(g); }

@@ -1,7 +1,7 @@
-/* autograd/conv_winograd.h - Winograd (Cook-Toom) convolution F(m x m, r x r) for square 2x2, 3x3
- * and 5x5 kernels (dilated ones per dilation phase of the output): fewer multiply-adds than the direct
- * kernels (F(4x4, 3x3): 36 per 16 outputs and channel pair instead of 144; F(4x4, 2x2): 25 instead of
- * 64), the products run as one matrix product per transformed point through vs_sgemm.  Private to the
+/* autograd/conv_winograd.h - Winograd (Cook-Toom) convolution F(m x m, r x r) for square 2x2, 3x3,
+ * 5x5 and 7x7 kernels (dilated ones per dilation phase of the output; 7x7 forward only): fewer
+ * multiply-adds than the direct kernels (F(4x4, 3x3): 36 per 16 outputs and channel pair instead of 144;
+ * F(4x4, 2x2): 25 instead of 64; F(2x2, 7x7): 64 instead of 196), the products run as one matrix product per transformed point through vs_sgemm.  Private to the
  * conv ops (ops_conv.c) and the phase split (conv_phases.c), whose strided convs (kernel s r, stride s)
  * it runs over the input phases read in place.
  *
@@ -20,10 +20,13 @@
 
 #include <stdbool.h>
 
-/* Whether g is the kind of shape the Winograd kernels take (stride 1, a square dilation, a 2x2, 3x3 or
- * 5x5 kernel, enough channels) and they beat the direct ones there, and the algorithm is not forced to
+/* Whether g is the kind of shape the Winograd kernels take (stride 1, a square dilation, a 2x2, 3x3,
+ * 5x5 or 7x7 kernel, enough channels) and they beat the direct ones there, and the algorithm is not forced to
  * direct (vs_conv_set_algorithm, VERSUS_CONV). */
 bool vs_conv_winograd_fits(const vs_conv_fast *g);
+/* Whether its weight gradient takes g: where it fits, but for 7x7 kernels (F(7x7, 2x2)'s error, 1.1e-5 of
+ * sum |w x|, misses the bar of 1e-5). */
+bool vs_conv_winograd_weight_grad_fits(const vs_conv_fast *g);
 /* y = (accumulate ? y : bias, or 0 without one) + conv(x, W), the contract of vs_conv_avx512_forward
  * (strided: over the phases); false when out of memory. */
 bool vs_conv_winograd_forward(const vs_conv_fast *g, const float *x, const float *w, const float *bias, bool accumulate,
