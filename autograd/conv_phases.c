@@ -100,12 +100,14 @@ typedef struct phases {
     int64_t img, wsize; /* floats of one stacked image (the larger of input and transpose), of the weights */
 } phases;
 
-/* Of n outputs on tiles of 4, the share the tiles use. */
-static double tile_use(int64_t n) { return (double)n / (double)((n + 3) / 4 * 4); }
+/* Of n outputs on tiles of m, the share the tiles use. */
+static double tile_use(int64_t n, int64_t m) { return (double)n / (double)((n + m - 1) / m * m); }
 
 /* Whether Winograd takes g's kernel padded with zero taps up to a multiple of the stride: a 5x5 of
  * stride 2 as 6x6, F(4x4, 3x3) over the four phases (9 multiply-adds per output and channel pair
- * against 25, where the tiles and the phases' 16-channel blocks are used).  Measured at 1 thread (cpu
+ * against 25, where the tiles and the phases' 16-channel blocks are used), a 7x7 as 8x8, F(3x3, 4x4)
+ * (16 against 49: 16x16x28x28 -> 48 p3 1.32 / 1.51 / 1.45x, 16x32x27x27 -> 64 1.57 / 1.65 / 1.41x,
+ * 8x64x30x30 -> 32 1.55 / 1.29 / 1.46x; 10 x 10 outputs on tiles of 3, 69%: not taken).  Measured at 1 thread (cpu
  * clock) against the strided kernels, forward / input gradient / weight gradient: 16x32x28x28 -> 64 p0
  * (12 x 12 outputs: 3 x 3 tiles) 1.87 / 1.19 / 1.71x, -> 32 1.57 / 1.11 / 1.47x, 8x32x30x30 -> 96 p2 (15 x
  * 15: 88% used) 1.59 / 1.48 / 1.53x, 32x16x24x24 -> 32 1.23 / 1.46 / 1.15x, 16x48x25x25 -> 32 1.39 / 0.97
@@ -115,9 +117,10 @@ static double tile_use(int64_t n) { return (double)n / (double)((n + 3) / 4 * 4)
  * 32x24x20x20 -> 48 0.72 / 1.47 / 0.77x). */
 static bool kernel_padded(const vs_conv_fast *g)
 {
-    if (g->kh != 5 || g->kw != 5 || g->sh != 2 || g->sw != 2 || g->o < 32) return false;
+    if ((g->kh != 5 && g->kh != 7) || g->kw != g->kh || g->sh != 2 || g->sw != 2 || g->o < 32) return false;
     const double blocks = (double)g->c / (double)((g->c + 15) / 16 * 16);
-    return tile_use(g->oh) * tile_use(g->ow) * blocks >= 0.8;
+    const int64_t m = vs_conv_winograd_tile((int)(g->kh + 1) / 2);
+    return tile_use(g->oh, m) * tile_use(g->ow, m) * blocks >= 0.8;
 }
 
 static bool phases_of(const vs_conv_fast *g, phases *p)

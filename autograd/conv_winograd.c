@@ -22,7 +22,7 @@
  * at stacked row R is read in place at row R s + py - ph of x (columns likewise): the tiles' reads step
  * by s, the weights' taps of phase q are (a s + py, b s + px), and the transpose (the input gradient)
  * is the flipped stride-1 conv of gy whose output channel (q, c) at stacked row R is written to dx's
- * row R s + py - ph.  No stacked copy is made.  A kernel s does not divide (5x5, stride 2) runs padded
+ * row R s + py - ph.  No stacked copy is made.  A kernel s does not divide (5x5 or 7x7, stride 2) runs padded
  * with zero taps to s r (the weights' channels-last copy holds them): its weight gradient drops those
  * taps, and its transpose writes only the stacked rows each phase's own taps reach (a place only zero
  * taps reach would get the tile's rounding error alone instead of 0).
@@ -50,6 +50,8 @@
  *   points 0, +-1, +-2, +-1/2: one tile for a k4 s2 conv's 7x7 outputs) was measured and left out: its
  *   weight gradient F(2x2, 7x7) had 3.0-4.5e-6 here but 1.4e-5 on a k6 s3 conv's nine phases, and was
  *   no faster (1.39 against 1.36 ms on WGAN-GP's conv: its products of depth 16 run at 81 GFLOP/s).
+ *   4x4 kernels (a k7 s2 conv's phases, padded to 8x8) run F(3x3, 4x4) on the alpha-6 matrices: forward
+ *   4.5e-7, weight gradient F(4x4, 3x3) 7-9.6e-7.
  *   7x7 kernels run F(2x2, 7x7) on those eight points (alpha 8; f = -1, -9/2, -9/2, 45/32, 90, 90,
  *   45/32): forward 7-9e-7; its weight gradient F(7x7, 2x2) had 1.07e-5 (fails), so 7x7 weight
  *   gradients stay direct.
@@ -121,7 +123,7 @@ static vs_conv_algorithm conv_algorithm(void)
 
 /* ---- the matrices -------------------------------------------------------------------------------- */
 
-int vs_conv_winograd_tile(int r) { return r == 2 || r == 3 ? 4 : r == 5 || r == 7 ? 2 : 0; }
+int vs_conv_winograd_tile(int r) { return r == 2 || r == 3 ? 4 : r == 4 ? 3 : r == 5 || r == 7 ? 2 : 0; }
 
 /* alpha 6, points 0, 1, -1, 1/2, -2 and infinity (f = 1, 3, -3, -15/16, 15; tests/test_conv_winograd.c
  * derives them again from the points). */
@@ -170,11 +172,12 @@ const float *vs_conv_winograd_matrix(int r, int which)
 {
     const int m = vs_conv_winograd_tile(r);
     if (m == 0 || which < 0 || which > 4) return NULL;
-    const float *const ms[4][5] = {{BT5, AT4_5, G2_5, G4_5, AT2_5},
+    const float *const ms[5][5] = {{BT5, AT4_5, G2_5, G4_5, AT2_5},
                                    {BT6, AT4, G3, G4, AT3},
+                                   {BT6, AT3, G4, G3, AT4},
                                    {BT6, AT2, G5, G2, AT5},
                                    {BT8, AT2_8, G7_8, G2_8, AT7_8}};
-    return ms[r == 2 ? 0 : r == 3 ? 1 : r == 5 ? 2 : 3][which];
+    return ms[r - 2 - (r > 5)][which];
 }
 
 /* ---- transforms on 16 lanes ------------------------------------------------------------------------ */
@@ -255,12 +258,12 @@ typedef float v16 __attribute__((vector_size(LANES * sizeof(float))));
 #endif
 XFORM(xf_bt6, 6, 6, BT6) /* B^T d B */
 XFORM(xf_at2, 2, 6, AT2) /* A^T M A, F(2x2, 5x5) */
-XFORM(xf_at3, 3, 6, AT3) /* A'^T M A', F(3x3, 4x4) */
-XFORM(xf_at4, 4, 6, AT4) /* A^T M A, F(4x4, 3x3) */
+XFORM(xf_at3, 3, 6, AT3) /* A^T M A, F(3x3, 4x4); 3x3's weight gradient's A'^T M A' */
+XFORM(xf_at4, 4, 6, AT4) /* A^T M A, F(4x4, 3x3); 4x4's weight gradient's A'^T M A' */
 XFORM(xf_at5, 5, 6, AT5) /* A'^T M A', F(5x5, 2x2) */
 XFORM(xf_g2, 6, 2, G2)   /* G' g G'^T, F(5x5, 2x2) */
-XFORM(xf_g3, 6, 3, G3)   /* G w G^T, F(4x4, 3x3) */
-XFORM(xf_g4, 6, 4, G4)   /* G' g G'^T, F(3x3, 4x4) */
+XFORM(xf_g3, 6, 3, G3)   /* G w G^T, F(4x4, 3x3); 4x4's weight gradient's G' g G'^T */
+XFORM(xf_g4, 6, 4, G4)   /* G w G^T, F(3x3, 4x4); 3x3's weight gradient's G' g G'^T */
 XFORM(xf_g5, 6, 5, G5)   /* G w G^T, F(2x2, 5x5) */
 XFORM(xf_bt5, 5, 5, BT5)     /* B^T d B, F(4x4, 2x2) */
 XFORM(xf_at4_5, 4, 5, AT4_5) /* A^T M A, F(4x4, 2x2) */
@@ -283,10 +286,14 @@ typedef struct wino_kind {
 static const wino_kind F4_3 = {4, 3, 6, xf_bt6, xf_at4, xf_g3, xf_g4, xf_at3};
 static const wino_kind F2_5 = {2, 5, 6, xf_bt6, xf_at2, xf_g5, xf_g2, xf_at5};
 static const wino_kind F4_2 = {4, 2, 5, xf_bt5, xf_at4_5, xf_g2_5, xf_g4_5, xf_at2_5};
+static const wino_kind F3_4 = {3, 4, 6, xf_bt6, xf_at3, xf_g4, xf_g3, xf_at4};
 static const wino_kind F2_7 = {2, 7, 8, xf_bt8, xf_at2_8, xf_g7_8, xf_g2_8, xf_at7_8};
 
-/* The F(m x m, r x r) a kernel of size r (2, 3, 5 or 7) runs. */
-static const wino_kind *kind_of(int r) { return r == 2 ? &F4_2 : r == 3 ? &F4_3 : r == 5 ? &F2_5 : &F2_7; }
+/* The F(m x m, r x r) a kernel of size r (2, 3, 4, 5 or 7) runs. */
+static const wino_kind *kind_of(int r)
+{
+    return r == 2 ? &F4_2 : r == 3 ? &F4_3 : r == 4 ? &F3_4 : r == 5 ? &F2_5 : &F2_7;
+}
 
 void vs_conv_winograd_transform(int r, int which, bool reference, const float *X, float *Z)
 {
@@ -866,6 +873,8 @@ bool vs_conv_winograd_weight_grad(const vs_conv_fast *g, const float *x, const f
  * WGAN-GP's second conv: 256 phase channels, 7x7 outputs): 1.56 / 1.52 / 1.43 ms (forward / transpose /
  * weight gradient) against the strided kernels' 1.63 / 1.69 / 1.77 when the phases are read in place;
  * through a stacked copy it had taken 2.04 / 1.86 / 2.37.
+ * 4x4 (stride 1, 3x3 tiles) under the 3x3 rule: 16x32x16x16 -> 64 p1 2.28 / 1.46 / 1.75x, 32x64x12x12 ->
+ * 64 2.05 / 2.03 / 1.77x, 16x48x15x15 -> 16 1.08 / 1.44 / 0.93x.
  * 7x7, F(2x2, 7x7): 16 multiply-adds per output and channel pair where the tiles are used, against the
  * direct kernels' 49 less the taps in the padding (which they skip), so the bar is on used x inside (the
  * taps' share inside the input), and the output channels must fill the products (32+): 16 x 16 outputs,

@@ -1,7 +1,7 @@
 /* test_conv_phases.c - strided convolutions run as stride-1 convolutions over the stacked input phases
  * (autograd/conv_phases.c): the forward, the transpose (with bias and the output_padding that maps
  * odd sizes back) and the weight gradient of k4 / k6 stride 2 (and a k6 stride 3; k5 stride 2, the kernel
- * padded to 6x6 with zero taps under Winograd) with padding 0-3,
+ * padded to 6x6 with zero taps under Winograd, k7 stride 2 to 8x8) with padding 0-3,
  * odd and non-square sizes, against double-precision definitions, under every stride-1 engine and
  * instruction set, called directly and through the ops; the same bits for 1 and 2 threads; first
  * and second derivatives through the ops with the phases on. */
@@ -43,6 +43,9 @@ static const pgeom GEOMS[] = {
     {1, 32, 28, 27, 32, 5, 5, 2, 0, 0},  /* no padding, an input column no tap reaches */
     {2, 16, 25, 23, 40, 5, 5, 2, 1, 1},  /* odd sizes, 12 x 11 outputs */
     {1, 16, 21, 21, 32, 5, 5, 2, 3, 3},  /* padding 3 */
+    /* k7 s2: padded to 8x8, F(3x3, 4x4) on 4x4 phase kernels */
+    {2, 16, 28, 28, 48, 7, 7, 2, 3, 3},  /* 14 x 14 outputs on tiles of 3x3 */
+    {1, 32, 27, 25, 32, 7, 7, 2, 2, 2},  /* odd sizes, 13 x 12 outputs */
 };
 #define FIRST_WINOGRAD 9
 #define N_GEOMS (int)(sizeof GEOMS / sizeof GEOMS[0])

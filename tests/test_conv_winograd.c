@@ -1,6 +1,6 @@
 /* test_conv_winograd.c - Winograd convolutions (autograd/conv_winograd.c) against double-precision
  * direct sums: the forward, the flipped forward (a stride-1 transpose) with bias and accumulate, and the
- * weight gradient, for 2x2, 3x3, 5x5 and 7x7 kernels (dilated too), odd sizes (tiles cut by the border), padding 0-2, batches
+ * weight gradient, for 2x2, 3x3, 4x4, 5x5 and 7x7 kernels (dilated too), odd sizes (tiles cut by the border), padding 0-2, batches
  * of 1-3, channel counts that are not multiples of 16, under every instruction set; the error bar per
  * F(m, r) relative to sum |w x| (printed); 1 and 2 threads bit-identical; the ops dispatch to it and
  * VS_CONV_DIRECT switches it off. */
@@ -45,6 +45,8 @@ static const wgeom GEOMS[] = {
     {2, 16, 20, 20, 48, 7, 1, 1}, /* 7x7: the sweep's k7 on 16 x 16 outputs (8 x 8 tiles of 2x2) */
     {1, 19, 13, 12, 20, 7, 3, 1}, /* 7x7, odd, 'same' padding */
     {3, 16, 9, 8, 17, 7, 0, 1},   /* 7x7, 3 x 2 outputs */
+    {2, 32, 16, 17, 24, 4, 1, 1}, /* 4x4 (a k7 s2 conv's phases, padded to 8x8): 15 x 16 outputs on tiles of 3x3 */
+    {1, 17, 9, 10, 20, 4, 2, 1},  /* 4x4, odd */
 };
 #define N_GEOMS (int)(sizeof GEOMS / sizeof GEOMS[0])
 
@@ -137,18 +139,18 @@ START_TEST(test_winograd_against_double_sums)
 {
     for (int s = 0; s < 3; s++) {
         const vs_isa isa = vs_set_kernel_isa(ISAS[s]);
-        double worst[2][4] = {{0}}; /* forward, weight gradient; r 2, 3, 5, 7 */
+        double worst[2][5] = {{0}}; /* forward, weight gradient; r 2, 3, 4, 5, 7 */
         for (int t = 0; t < N_GEOMS; t++) {
             double w2[3] = {0, 0, 0};
             check_geometry(t, w2);
-            const int k = GEOMS[t].r == 2 ? 0 : GEOMS[t].r == 3 ? 1 : GEOMS[t].r == 5 ? 2 : 3;
+            const int k = GEOMS[t].r - 2 - (GEOMS[t].r > 5);
             worst[0][k] = fmax(worst[0][k], w2[0]);
             worst[1][k] = fmax(worst[1][k], w2[2]);
         }
         for (int d = 0; d < 2; d++) {
             printf("winograd %s %s:", vs_isa_name(isa), d ? "weight gradient" : "forward");
-            for (int k = 0; k < 4; k++) {
-                const int r = k == 0 ? 2 : k == 1 ? 3 : k == 2 ? 5 : 7, m = vs_conv_winograd_tile(r);
+            for (int k = 0; k < 5; k++) {
+                const int r = k + 2 + (k > 3), m = vs_conv_winograd_tile(r);
                 if (d == 0 || r != 7) printf(" F(%dx%d,%dx%d) %.2e", d ? r : m, d ? r : m, d ? m : r, d ? m : r, worst[d][k]);
             }
             printf(" (max |error| / sum |terms|)\n");
@@ -165,8 +167,8 @@ END_TEST
 START_TEST(test_winograd_matrices_and_transforms)
 {
     static const double p[7] = {0, 1, -1, 0.5, -2, 2, -0.5};
-    static const int rs[4] = {2, 3, 5, 7};
-    for (int ri = 0; ri < 4; ri++) {
+    static const int rs[5] = {2, 3, 4, 5, 7};
+    for (int ri = 0; ri < 5; ri++) {
         const int r = rs[ri], m = vs_conv_winograd_tile(r), al = m + r - 1, np = al - 1; /* np finite points */
         const int rows[5] = {al, m, al, al, r}, cols[5] = {al, al, r, m, al};
         for (int which = 0; which < 5; which++) {
