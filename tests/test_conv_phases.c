@@ -34,7 +34,7 @@ static const pgeom GEOMS[] = {
     {1, 8, 14, 13, 32, 6, 6, 3, 1, 2},   /* stride 3: nine phases */
     {2, 16, 8, 8, 32, 4, 4, 2, 1, 1},    /* StarGAN's k4 s2 (down; its transpose is the up-sampling) */
     /* from here on Winograd takes every direction (F(4x4, 2x2) on the phases read in place) */
-    {1, 6, 15, 13, 40, 4, 4, 2, 1, 1},   /* k4: 6 channels a phase (padded to 16 in Winograd), odd sizes */
+    {1, 6, 15, 13, 40, 4, 4, 2, 1, 1},   /* k4: 6 channels a phase (packed, 8 a place, in Winograd), odd sizes */
     {2, 8, 16, 15, 40, 4, 4, 2, 0, 0},   /* k4, no padding */
     {1, 8, 14, 14, 48, 4, 4, 2, 2, 2},   /* k4, padding 2 */
     {2, 16, 14, 14, 32, 4, 4, 2, 1, 1},  /* WGAN-GP's second conv, fewer channels: 7x7 outputs */
