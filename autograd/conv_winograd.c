@@ -56,8 +56,8 @@
  *   4x4 kernels (a k7 s2 conv's phases, padded to 8x8) run F(3x3, 4x4) on the alpha-6 matrices: forward
  *   4.5e-7, weight gradient F(4x4, 3x3) 7-9.6e-7.
  *   7x7 kernels run F(2x2, 7x7) on those eight points (alpha 8; f = -1, -9/2, -9/2, 45/32, 90, 90,
- *   45/32): forward 7-9e-7; its weight gradient F(7x7, 2x2) had 1.07e-5 (fails), so 7x7 weight
- *   gradients stay direct.
+ *   45/32): forward 7-9e-7; its weight gradient F(7x7, 2x2) had 1.07e-5 (fails), so a 7x7 weight
+ *   gradient runs as four 4x4 ones (weight_grad_split).
  *
  * Transforms run on 16 lanes of channels (input and gy copied channels-last first, so a tile's
  * patch is whole vectors), unrolled with the matrices as constants; the products are vs_sgemm's, so
@@ -856,8 +856,11 @@ static void wgrad_products(void *ctx, int64_t x0, int64_t x1)
                  j->in.ld, j->t0 == 0 ? 0.0f : 1.0f, j->M + xi * O * K, K);
 }
 
+static bool weight_grad_split(const vs_conv_fast *g, const float *x, const float *gy, float *dw);
+
 bool vs_conv_winograd_weight_grad(const vs_conv_fast *g, const float *x, const float *gy, float *dw)
 {
+    if (g->kh == 7) return weight_grad_split(g, x, gy, dw);
     wino_job j = {0};
     job_forward(&j, g);
     job_blocks(&j, WGRAD_BLOCK_TILES);
@@ -945,4 +948,38 @@ bool vs_conv_winograd_fits(const vs_conv_fast *g)
     return used >= (g->kh == 5 ? 0.85 : 0.65);
 }
 
-bool vs_conv_winograd_weight_grad_fits(const vs_conv_fast *g) { return g->kh != 7 && vs_conv_winograd_fits(g); }
+/* A 7x7 weight gradient as four 4x4 ones, F(4x4, 3x3), of the taps from (a0, b0) in {0, 4}^2 (the
+ * input shifted by them: padding less a0, b0), each a weight gradient of its own; the taps past 7 are
+ * dropped.  F(7x7, 2x2) would take one pass but misses the error bar (1.07e-5 of sum |w x|); the split
+ * runs 4 x 16 = 64 taps' worth at 36 multiply-adds per 9 outputs against the direct kernels' 49 taps. */
+static bool weight_grad_split(const vs_conv_fast *g, const float *x, const float *gy, float *dw)
+{
+    const int64_t oc = g->o * g->c;
+    float *sub = malloc((size_t)oc * 16 * sizeof(float));
+    if (!sub) return false;
+    for (int64_t a0 = 0; a0 < 7; a0 += 4)
+        for (int64_t b0 = 0; b0 < 7; b0 += 4) {
+            vs_conv_fast f = *g;
+            f.kh = f.kw = 4, f.ph = g->ph - a0, f.pw = g->pw - b0;
+            if (!vs_conv_winograd_weight_grad(&f, x, gy, sub)) {
+                free(sub);
+                return false;
+            }
+            for (int64_t k = 0; k < oc; k++)
+                for (int64_t a = 0; a < 4 && a0 + a < 7; a++)
+                    for (int64_t b = 0; b < 4 && b0 + b < 7; b++) dw[(k * 7 + a0 + a) * 7 + b0 + b] = sub[(k * 4 + a) * 4 + b];
+        }
+    free(sub);
+    return true;
+}
+
+/* A 7x7 weight gradient runs split (weight_grad_split) where its 4x4 parts fit and 32 input channels or
+ * more fill the products (1 thread against the direct kernels: 16x32x22x22 -> 96 p0 1.31x, 8x32x28x28 ->
+ * 64 p3 1.07x; with 16 channels 0.62-0.75x). */
+bool vs_conv_winograd_weight_grad_fits(const vs_conv_fast *g)
+{
+    if (g->kh != 7) return vs_conv_winograd_fits(g);
+    vs_conv_fast f = *g;
+    f.kh = f.kw = 4;
+    return g->dh == 1 && g->c >= 32 && vs_conv_winograd_fits(&f);
+}

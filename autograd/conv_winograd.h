@@ -24,8 +24,8 @@
  * 5x5 or 7x7 kernel, enough channels) and they beat the direct ones there, and the algorithm is not forced to
  * direct (vs_conv_set_algorithm, VERSUS_CONV). */
 bool vs_conv_winograd_fits(const vs_conv_fast *g);
-/* Whether its weight gradient takes g: where it fits, but for 7x7 kernels (F(7x7, 2x2)'s error, 1.1e-5 of
- * sum |w x|, misses the bar of 1e-5). */
+/* Whether its weight gradient takes g: where it fits, but 7x7 kernels by their own rule (F(7x7, 2x2)'s
+ * error, 1.1e-5 of sum |w x|, misses the bar of 1e-5: they run as four 4x4 parts). */
 bool vs_conv_winograd_weight_grad_fits(const vs_conv_fast *g);
 /* y = (accumulate ? y : bias, or 0 without one) + conv(x, W), the contract of vs_conv_avx512_forward
  * (strided: over the phases); false when out of memory. */
