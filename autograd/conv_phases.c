@@ -100,9 +100,6 @@ typedef struct phases {
     int64_t img, wsize; /* floats of one stacked image (the larger of input and transpose), of the weights */
 } phases;
 
-/* Of n outputs on tiles of m, the share the tiles use. */
-static double tile_use(int64_t n, int64_t m) { return (double)n / (double)((n + m - 1) / m * m); }
-
 /* Whether Winograd takes g's kernel padded with zero taps up to a multiple of the stride: a 5x5 of
  * stride 2 as 6x6, F(4x4, 3x3) over the four phases (9 multiply-adds per output and channel pair
  * against 25, where the tiles and the phases' 16-channel blocks are used), a 7x7 as 8x8, F(3x3, 4x4)
@@ -118,12 +115,15 @@ static double tile_use(int64_t n, int64_t m) { return (double)n / (double)((n + 
 static bool kernel_padded(const vs_conv_fast *g)
 {
     if ((g->kh != 5 && g->kh != 7) || g->kw != g->kh || g->sh != 2 || g->sw != 2 || g->o < 32) return false;
-    /* 8 channels or fewer (packed two phases a block in conv_winograd.c) stay strided: 32x8x27x27 -> 48 k7
-     * ran 0.95 / 1.13 / 0.97x, -> 64 1.21 / 1.08 / 0.94x */
-    if (g->c <= 8) return false;
-    const double blocks = (double)g->c / (double)((g->c + 15) / 16 * 16);
-    const int64_t m = vs_conv_winograd_tile((int)(g->kh + 1) / 2);
-    return tile_use(g->oh, m) * tile_use(g->ow, m) * blocks >= 0.8;
+    /* 8 channels or fewer are packed two phases a block (conv_winograd.c): a 5x5's 9 x 9 outputs run F(3x3,
+     * 3x3), 32x8x17x17 -> 64 p2 1.12 / 1.15 / 0.86x, 64 images 1.14 / 1.18 / 0.92x (the weight gradient
+     * stays strided: vs_conv_phases_weight_grad_fits); a 7x7's stay strided: 32x8x27x27 -> 48 ran 0.95 /
+     * 1.13 / 0.97x, -> 64 1.21 / 1.08 / 0.94x */
+    if (g->c <= 8 && g->kh == 7) return false;
+    const double blocks = (double)g->c / (double)(g->c <= 8 ? 8 : (g->c + 15) / 16 * 16);
+    const int64_t m = vs_conv_winograd_tile((int)(g->kh + 1) / 2, g->oh, g->ow);
+    const double used = (double)(g->oh * g->ow) / (double)((g->oh + m - 1) / m * m * ((g->ow + m - 1) / m * m));
+    return used * blocks >= 0.8;
 }
 
 static bool phases_of(const vs_conv_fast *g, phases *p)
@@ -163,6 +163,7 @@ bool vs_conv_phases_weight_grad_fits(const vs_conv_fast *g)
 {
     const s1_engine *e = engine();
     phases p;
+    if (g->c <= 8 && (g->kh % g->sh || g->kw % g->sw)) return false; /* see kernel_padded */
     return e && phases_of(g, &p) && e->weight_grad_fits(&p.s1);
 }
 

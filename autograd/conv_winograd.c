@@ -126,7 +126,17 @@ static vs_conv_algorithm conv_algorithm(void)
 
 /* ---- the matrices -------------------------------------------------------------------------------- */
 
-int vs_conv_winograd_tile(int r) { return r == 2 || r == 3 ? 4 : r == 4 ? 3 : r == 5 || r == 7 ? 2 : 0; }
+/* Of n outputs on tiles of m, the share the tiles use. */
+static double use_of(int64_t n, int64_t m) { return (double)n / (double)((n + m - 1) / m * m); }
+
+/* 3x3 kernels run F(4x4, 3x3) (36 multiply-adds per 16 outputs) unless F(3x3, 3x3) (25 per 9) wastes
+ * less where the tiles hang past the output: 9 x 9 or 6 x 6 outputs (used 0.56 on tiles of 4, 1 on 3). */
+int vs_conv_winograd_tile(int r, int64_t oh, int64_t ow)
+{
+    if (r == 3 && oh > 0 && ow > 0)
+        return 25.0 / 9 / (use_of(oh, 3) * use_of(ow, 3)) < 36.0 / 16 / (use_of(oh, 4) * use_of(ow, 4)) ? 3 : 4;
+    return r == 2 || r == 3 ? 4 : r == 4 ? 3 : r == 5 || r == 7 ? 2 : 0;
+}
 
 /* alpha 6, points 0, 1, -1, 1/2, -2 and infinity (f = 1, 3, -3, -15/16, 15; tests/test_conv_winograd.c
  * derives them again from the points). */
@@ -152,11 +162,13 @@ static const float G5[6 * 5] = {1,           0,          0,          0,         
                                 16.0f / 15,  0,          0,          0,           0,          1};
 
 /* alpha 5, the first four of those points, 0, 1, -1, 1/2, and infinity (f = 1/2, 1, -3, -3/8): F(4x4, 2x2)
- * and its weight gradient F(2x2, 4x4). */
+ * and its weight gradient F(2x2, 4x4); F(3x3, 3x3) (its weight gradient the same F). */
 static const float BT5[5 * 5] = {1.0f / 2, -1, -1.0f / 2, 1, 0, 0, -1.0f / 2, 1.0f / 2, 1, 0, 0, 1.0f / 2, -3.0f / 2, 1, 0,
                                  0, -1, 0, 1, 0, 0, 1.0f / 2, -1, -1.0f / 2, 1};
 static const float AT2_5[2 * 5] = {1, 1, 1, 1, 0, 0, 1, -1, 1.0f / 2, 1};
 static const float AT4_5[4 * 5] = {1, 1, 1, 1, 0, 0, 1, -1, 1.0f / 2, 0, 0, 1, 1, 1.0f / 4, 0, 0, 1, -1, 1.0f / 8, 1};
+static const float AT3_5[3 * 5] = {1, 1, 1, 1, 0, 0, 1, -1, 1.0f / 2, 0, 0, 1, 1, 1.0f / 4, 1};
+static const float G3_5[5 * 3] = {2, 0, 0, 1, 1, 1, -1.0f / 3, 1.0f / 3, -1.0f / 3, -8.0f / 3, -4.0f / 3, -2.0f / 3, 0, 0, 1};
 static const float G2_5[5 * 2] = {2, 0, 1, 1, -1.0f / 3, 1.0f / 3, -8.0f / 3, -4.0f / 3, 0, 1};
 static const float G4_5[5 * 4] = {2,          0,          0,          0,          1, 1, 1, 1, -1.0f / 3, 1.0f / 3,
                                   -1.0f / 3,  1.0f / 3,   -8.0f / 3,  -4.0f / 3,  -2.0f / 3, -1.0f / 3, 0, 0, 0, 1};
@@ -169,18 +181,24 @@ static const float AT7_8[7 * 8] = {1, 1, 1, 1, 1, 1, 1, 0, 0, 1, -1, 1.0f / 2, -
 static const float G7_8[8 * 7] = {-1, 0, 0, 0, 0, 0, 0, -2.0f / 9, -2.0f / 9, -2.0f / 9, -2.0f / 9, -2.0f / 9, -2.0f / 9, -2.0f / 9, -2.0f / 9, 2.0f / 9, -2.0f / 9, 2.0f / 9, -2.0f / 9, 2.0f / 9, -2.0f / 9, 32.0f / 45, 16.0f / 45, 8.0f / 45, 4.0f / 45, 2.0f / 45, 1.0f / 45, 1.0f / 90, 1.0f / 90, -1.0f / 45, 2.0f / 45, -4.0f / 45, 8.0f / 45, -16.0f / 45, 32.0f / 45, 1.0f / 90, 1.0f / 45, 2.0f / 45, 4.0f / 45, 8.0f / 45, 16.0f / 45, 32.0f / 45, 32.0f / 45, -16.0f / 45, 8.0f / 45, -4.0f / 45, 2.0f / 45, -1.0f / 45, 1.0f / 90, 0, 0, 0, 0, 0, 0, 1};
 static const float G2_8[8 * 2] = {-1, 0, -2.0f / 9, -2.0f / 9, -2.0f / 9, 2.0f / 9, 32.0f / 45, 16.0f / 45, 1.0f / 90, -1.0f / 45, 1.0f / 90, 1.0f / 45, 32.0f / 45, -16.0f / 45, 0, 1};
 
-/* The matrices of one size for tests: which 0 B^T, 1 A^T (m x 6), 2 G (6 x r), 3 G' (6 x m), 4 A'^T
- * (r x 6) of F(m x m, r x r); NULL for other sizes. */
-const float *vs_conv_winograd_matrix(int r, int which)
+/* The F(m x m, r x r) the kernels run, 0 to 5 (-1: none). */
+static int kind_index(int m, int r)
 {
-    const int m = vs_conv_winograd_tile(r);
-    if (m == 0 || which < 0 || which > 4) return NULL;
-    const float *const ms[5][5] = {{BT5, AT4_5, G2_5, G4_5, AT2_5},
-                                   {BT6, AT4, G3, G4, AT3},
-                                   {BT6, AT3, G4, G3, AT4},
-                                   {BT6, AT2, G5, G2, AT5},
-                                   {BT8, AT2_8, G7_8, G2_8, AT7_8}};
-    return ms[r - 2 - (r > 5)][which];
+    static const int ms[6] = {4, 4, 3, 3, 2, 2}, rs[6] = {2, 3, 3, 4, 5, 7};
+    for (int k = 0; k < 6; k++)
+        if (ms[k] == m && rs[k] == r) return k;
+    return -1;
+}
+
+/* The matrices of one F for tests: which 0 B^T, 1 A^T (m x alpha), 2 G (alpha x r), 3 G' (alpha x m), 4
+ * A'^T (r x alpha) of F(m x m, r x r); NULL for other sizes. */
+const float *vs_conv_winograd_matrix(int m, int r, int which)
+{
+    const int k = kind_index(m, r);
+    if (k < 0 || which < 0 || which > 4) return NULL;
+    const float *const ms[6][5] = {{BT5, AT4_5, G2_5, G4_5, AT2_5}, {BT6, AT4, G3, G4, AT3},   {BT5, AT3_5, G3_5, G3_5, AT3_5},
+                                   {BT6, AT3, G4, G3, AT4},        {BT6, AT2, G5, G2, AT5}, {BT8, AT2_8, G7_8, G2_8, AT7_8}};
+    return ms[k][which];
 }
 
 /* ---- transforms on 16 lanes ------------------------------------------------------------------------ */
@@ -273,6 +291,8 @@ XFORM(xf_at4_5, 4, 5, AT4_5) /* A^T M A, F(4x4, 2x2) */
 XFORM(xf_at2_5, 2, 5, AT2_5) /* A'^T M A', F(2x2, 4x4) */
 XFORM(xf_g2_5, 5, 2, G2_5)   /* G w G^T, F(4x4, 2x2) */
 XFORM(xf_g4_5, 5, 4, G4_5)   /* G' g G'^T, F(2x2, 4x4) */
+XFORM(xf_at3_5, 3, 5, AT3_5) /* A^T M A and A'^T M A', F(3x3, 3x3) */
+XFORM(xf_g3_5, 5, 3, G3_5)   /* G w G^T and G' g G'^T, F(3x3, 3x3) */
 XFORM(xf_bt8, 8, 8, BT8)     /* B^T d B, F(2x2, 7x7) */
 XFORM(xf_at2_8, 2, 8, AT2_8) /* A^T M A, F(2x2, 7x7) */
 XFORM(xf_at7_8, 7, 8, AT7_8) /* A'^T M A', F(7x7, 2x2) */
@@ -290,22 +310,24 @@ static const wino_kind F4_3 = {4, 3, 6, xf_bt6, xf_at4, xf_g3, xf_g4, xf_at3};
 static const wino_kind F2_5 = {2, 5, 6, xf_bt6, xf_at2, xf_g5, xf_g2, xf_at5};
 static const wino_kind F4_2 = {4, 2, 5, xf_bt5, xf_at4_5, xf_g2_5, xf_g4_5, xf_at2_5};
 static const wino_kind F3_4 = {3, 4, 6, xf_bt6, xf_at3, xf_g4, xf_g3, xf_at4};
+static const wino_kind F3_3 = {3, 3, 5, xf_bt5, xf_at3_5, xf_g3_5, xf_g3_5, xf_at3_5};
 static const wino_kind F2_7 = {2, 7, 8, xf_bt8, xf_at2_8, xf_g7_8, xf_g2_8, xf_at7_8};
 
-/* The F(m x m, r x r) a kernel of size r (2, 3, 4, 5 or 7) runs. */
-static const wino_kind *kind_of(int r)
+/* F(m x m, r x r) (a pair kind_index takes). */
+static const wino_kind *kind_of(int m, int r)
 {
-    return r == 2 ? &F4_2 : r == 3 ? &F4_3 : r == 4 ? &F3_4 : r == 5 ? &F2_5 : &F2_7;
+    static const wino_kind *const kinds[6] = {&F4_2, &F4_3, &F3_3, &F3_4, &F2_5, &F2_7};
+    return kinds[kind_index(m, r)];
 }
 
-void vs_conv_winograd_transform(int r, int which, bool reference, const float *X, float *Z)
+void vs_conv_winograd_transform(int m, int r, int which, bool reference, const float *X, float *Z)
 {
-    const wino_kind *k = kind_of(r);
+    const wino_kind *k = kind_of(m, r);
     const int a = k->alpha, rows[5] = {a, k->m, a, a, r}, cols[5] = {a, a, r, k->m, a};
     const xform_fn fn[5] = {k->data, k->out, k->weight, k->grad, k->finish};
     const int p = cols[which];
     if (reference)
-        xform_ref(rows[which], p, vs_conv_winograd_matrix(r, which), X, p * LANES, LANES, Z, rows[which] * LANES, LANES);
+        xform_ref(rows[which], p, vs_conv_winograd_matrix(m, r, which), X, p * LANES, LANES, Z, rows[which] * LANES, LANES);
     else
         fn[which](X, p * LANES, LANES, Z, rows[which] * LANES, LANES);
 }
@@ -369,9 +391,9 @@ typedef struct wino_job {
  * are toh / dl rows, rounded up). */
 static void job_init(wino_job *j, const vs_conv_fast *g, int64_t r, int64_t toh, int64_t tow, int64_t dl)
 {
-    const int m = vs_conv_winograd_tile((int)r);
+    const int m = vs_conv_winograd_tile((int)r, (toh + dl - 1) / dl, (tow + dl - 1) / dl);
     j->g = g;
-    j->t = *kind_of((int)r);
+    j->t = *kind_of(m, (int)r);
     j->kw = g->kh;
     j->kp = r * (g->sh > 1 ? g->sh : 1);
     j->toh = toh, j->tow = tow;
@@ -407,7 +429,9 @@ typedef struct wino_tile {
 
 static wino_tile tile_at(const wino_job *j, int64_t t)
 {
-    const int64_t per = j->th * j->tw, rem = t % per, ph = t / per % (j->dl * j->dl);
+    const int64_t per = j->th * j->tw, rem = t % per;
+    if (j->dl == 1) return (wino_tile){t / per, 0, 0, rem / j->tw * j->t.m, rem % j->tw * j->t.m};
+    const int64_t ph = t / per % (j->dl * j->dl);
     return (wino_tile){t / per / (j->dl * j->dl), ph / j->dl, ph % j->dl, rem / j->tw * j->t.m, rem % j->tw * j->t.m};
 }
 
@@ -593,7 +617,8 @@ static void output_transform(const wino_job *j, int64_t t0, int64_t k0, int64_t 
     for (int64_t k = k0; k < nt; k++) {
         const wino_tile t = tile_at(j, t0 + k);
         /* the products' outputs of this tile's phase past i0, j0 */
-        const int64_t ri = (j->toh - t.py + j->dl - 1) / j->dl - t.i0, ci = (j->tow - t.px + j->dl - 1) / j->dl - t.j0;
+        const int64_t ri = (j->dl == 1 ? j->toh : (j->toh - t.py + j->dl - 1) / j->dl) - t.i0;
+        const int64_t ci = (j->dl == 1 ? j->tow : (j->tow - t.px + j->dl - 1) / j->dl) - t.j0;
         const int rows = ri < m ? (int)ri : m, cols = ci < m ? (int)ci : m;
         float *img = j->yt + t.n * d->h * d->w * d->cl;
         for (int64_t q = 0; q < s * s; q++) {
@@ -917,8 +942,11 @@ bool vs_conv_winograd_weight_grad(const vs_conv_fast *g, const float *x, const f
  * padding 1 (0.98 inside): 16x16x20x20 -> 48 1.22x, -> 64 1.45x, 16x24x20x20 -> 48 1.23x, 16x32x22x22 -> 96
  * 1.82x; 'same' padding 3: on 28 x 28 (0.88 inside) 8x32 -> 64 1.50x, 16x16 -> 48 1.10x, on 14 x 14 (0.77)
  * 16x16 -> 48 0.99x; 16 output channels (a transpose of those: 48 -> 16) 0.65-0.83x.  Its weight
- * gradient misses the error bar (vs_conv_winograd_weight_grad_fits). */
-/* The share of a 7x7 conv's taps (output, tap) that land inside the input, one dim: len input places,
+ * gradient F(7x7, 2x2) misses the error bar: four 4x4 parts instead (vs_conv_winograd_weight_grad_fits).
+ * 3x3 on F(3x3, 3x3) (9 x 9 or 5 x 5 outputs, where tiles of 4 hang past them) under the same bar on
+ * used x inside: 32x32x11x11 -> 64 p0 (9 x 9) 1.96 / - / 1.65x, 32x64x5x5 -> 64 p0 (3 x 3) 2.86 / - /
+ * 2.27x; their transposes (padding 2 around 9 x 9 or 3 x 3) fall under the bar (0.95x, 0.86x). */
+/* The share of a conv's taps (output, tap) that land inside the input, one dim: len input places,
  * n outputs, offset off (the first output's first tap), dilation d. */
 static double inside_share(int64_t len, int64_t n, int64_t k, int64_t off, int64_t d)
 {
@@ -935,16 +963,15 @@ bool vs_conv_winograd_fits(const vs_conv_fast *g)
 {
     if (conv_algorithm() != VS_CONV_AUTO) return false;
     if (g->sh != 1 || g->sw != 1 || g->dh != g->dw || g->dh < 1 || g->kh != g->kw) return false;
-    const int64_t m = vs_conv_winograd_tile((int)g->kh), min_ch = g->kh == 5 ? 24 : 16, d = g->dh;
+    const int64_t d = g->dh, min_ch = g->kh == 5 ? 24 : 16;
+    const int64_t m = vs_conv_winograd_tile((int)g->kh, (g->oh + d - 1) / d, (g->ow + d - 1) / d);
     if (m == 0 || g->n * g->oh * g->ow == 0 || g->c < min_ch || g->o < min_ch || g->c + g->o < 64) return false;
     /* a dilated conv's tiles cover each of its d^2 phases (outputs i = I d + py) */
     const int64_t th = ((g->oh + d - 1) / d + m - 1) / m, tw = ((g->ow + d - 1) / d + m - 1) / m;
     const double used = (double)(g->oh * g->ow) / (double)(d * d * th * tw * m * m);
-    if (g->kh == 7) {
-        if (g->o < 32) return false;
-        const double inside = inside_share(g->h, g->oh, 7, g->y0 - g->ph, d) * inside_share(g->w, g->ow, 7, g->x0 - g->pw, d);
-        return used * inside >= (g->c >= 32 ? 0.65 : 0.88);
-    }
+    const double inside = inside_share(g->h, g->oh, g->kh, g->y0 - g->ph, d) * inside_share(g->w, g->ow, g->kh, g->x0 - g->pw, d);
+    if (g->kh == 7) return g->o >= 32 && used * inside >= (g->c >= 32 ? 0.65 : 0.88);
+    if (g->kh == 3 && m == 3) return used * inside >= 0.65;
     return used >= (g->kh == 5 ? 0.85 : 0.65);
 }
 

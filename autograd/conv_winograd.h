@@ -32,7 +32,7 @@ bool vs_conv_winograd_weight_grad_fits(const vs_conv_fast *g);
 bool vs_conv_winograd_forward(const vs_conv_fast *g, const float *x, const float *w, const float *bias, bool accumulate,
                               float *y);
 /* dx = bias (or 0) + conv_transpose2d(gy, w) of the strided conv g (flip unset, y0 = x0 = 0, sh = sw = s,
- * kh = kw, r = kh / s rounded up a kernel size vs_conv_winograd_tile takes): the flipped stride-1 conv of gy
+ * kh = kw, r = kh / s rounded up a kernel size Winograd takes): the flipped stride-1 conv of gy
  * onto the s x s phases of dx; false when out of memory. */
 bool vs_conv_winograd_transpose(const vs_conv_fast *g, const float *gy, const float *w, const float *bias, float *dx);
 /* dw[o,c,ki,kj] (overwritten) = sum_{n,i,j} gy[n,o,i,j] x[n, c, i s + ki - ph, j s + kj - pw] (flip unset,
@@ -44,13 +44,15 @@ bool vs_conv_winograd_weight_grad(const vs_conv_fast *g, const float *x, const f
  * engine, which later adds and removes single columns exactly (nn/path_grads.c). */
 void vs_conv_winograd_hold(bool hold);
 
-/* The tile size m of F(m x m, r x r) used for a kernel of size r (0: none). */
-int vs_conv_winograd_tile(int r);
-/* Its matrices, for the tests: which 0 B^T (alpha x alpha, alpha = m + r - 1), 1 A^T (m x alpha), 2 G
- * (alpha x r), 3 G' (alpha x m), 4 A'^T (r x alpha), row-major; NULL for other r or which. */
-const float *vs_conv_winograd_matrix(int r, int which);
-/* Z = P X P^T on 16 lanes for P = vs_conv_winograd_matrix(r, which) (r 2, 3 or 5, which 0-4; X [p][p][16],
- * Z [a][a][16]) by the kernels' unrolled code, or by the portable reference loops: the same bits. */
-void vs_conv_winograd_transform(int r, int which, bool reference, const float *X, float *Z);
+/* The tile size m of F(m x m, r x r) used for a kernel of size r on oh x ow outputs (0: none): 4 for 2
+ * and 3 (3 for 3 where F(3x3, 3x3) wastes less), 3 for 4, 2 for 5 and 7. */
+int vs_conv_winograd_tile(int r, int64_t oh, int64_t ow);
+/* The matrices of F(m x m, r x r), for the tests: which 0 B^T (alpha x alpha, alpha = m + r - 1), 1 A^T (m
+ * x alpha), 2 G (alpha x r), 3 G' (alpha x m), 4 A'^T (r x alpha), row-major; NULL for other m, r or which. */
+const float *vs_conv_winograd_matrix(int m, int r, int which);
+/* Z = P X P^T on 16 lanes for P = vs_conv_winograd_matrix(m, r, which) (an F the kernels run, which 0-4; X
+ * [p][p][16], Z [a][a][16]) by the kernels' unrolled code, or by the portable reference loops: the same
+ * bits. */
+void vs_conv_winograd_transform(int m, int r, int which, bool reference, const float *X, float *Z);
 
 #endif

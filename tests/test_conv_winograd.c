@@ -47,10 +47,16 @@ static const wgeom GEOMS[] = {
     {3, 16, 9, 8, 17, 7, 0, 1},   /* 7x7, 3 x 2 outputs */
     {2, 32, 16, 17, 24, 4, 1, 1}, /* 4x4 (a k7 s2 conv's phases, padded to 8x8): 15 x 16 outputs on tiles of 3x3 */
     {1, 17, 9, 10, 20, 4, 2, 1},  /* 4x4, odd */
+    {2, 20, 11, 11, 24, 3, 0, 1}, /* 3x3 on 9 x 9 outputs: F(3x3, 3x3) */
+    {3, 16, 8, 6, 17, 3, 1, 1},   /* 3x3 on 8 x 6 outputs: F(3x3, 3x3) */
 };
 #define N_GEOMS (int)(sizeof GEOMS / sizeof GEOMS[0])
 
 static const vs_isa ISAS[3] = {VS_ISA_SCALAR, VS_ISA_AVX2, VS_ISA_AVX512};
+
+/* The F(m x m, r x r) the kernels run. */
+#define N_KINDS 6
+static const int KIND_M[N_KINDS] = {4, 4, 3, 3, 2, 2}, KIND_R[N_KINDS] = {2, 3, 3, 4, 5, 7};
 
 static int dil(const wgeom *g) { return g->d ? g->d : 1; }
 
@@ -139,18 +145,21 @@ START_TEST(test_winograd_against_double_sums)
 {
     for (int s = 0; s < 3; s++) {
         const vs_isa isa = vs_set_kernel_isa(ISAS[s]);
-        double worst[2][5] = {{0}}; /* forward, weight gradient; r 2, 3, 4, 5, 7 */
+        double worst[2][N_KINDS] = {{0}}; /* forward, weight gradient; per F */
         for (int t = 0; t < N_GEOMS; t++) {
             double w2[3] = {0, 0, 0};
             check_geometry(t, w2);
-            const int k = GEOMS[t].r - 2 - (GEOMS[t].r > 5);
+            const vs_conv_fast f = fast_of(&GEOMS[t]);
+            const int d = dil(&GEOMS[t]), m = vs_conv_winograd_tile(GEOMS[t].r, (f.oh + d - 1) / d, (f.ow + d - 1) / d);
+            int k = 0;
+            while (KIND_M[k] != m || KIND_R[k] != GEOMS[t].r) k++;
             worst[0][k] = fmax(worst[0][k], w2[0]);
             worst[1][k] = fmax(worst[1][k], w2[2]);
         }
         for (int d = 0; d < 2; d++) {
             printf("winograd %s %s:", vs_isa_name(isa), d ? "weight gradient" : "forward");
-            for (int k = 0; k < 5; k++) {
-                const int r = k + 2 + (k > 3), m = vs_conv_winograd_tile(r);
+            for (int k = 0; k < N_KINDS; k++) {
+                const int r = KIND_R[k], m = KIND_M[k];
                 if (d == 0 || r != 7)
                     printf(" F(%dx%d,%dx%d) %.2e", d ? r : m, d ? r : m, d ? m : r, d ? m : r, worst[d][k]);
                 else
@@ -170,12 +179,11 @@ END_TEST
 START_TEST(test_winograd_matrices_and_transforms)
 {
     static const double p[7] = {0, 1, -1, 0.5, -2, 2, -0.5};
-    static const int rs[5] = {2, 3, 4, 5, 7};
-    for (int ri = 0; ri < 5; ri++) {
-        const int r = rs[ri], m = vs_conv_winograd_tile(r), al = m + r - 1, np = al - 1; /* np finite points */
+    for (int ri = 0; ri < N_KINDS; ri++) {
+        const int r = KIND_R[ri], m = KIND_M[ri], al = m + r - 1, np = al - 1; /* np finite points */
         const int rows[5] = {al, m, al, al, r}, cols[5] = {al, al, r, m, al};
         for (int which = 0; which < 5; which++) {
-            const float *P = vs_conv_winograd_matrix(r, which);
+            const float *P = vs_conv_winograd_matrix(m, r, which);
             ck_assert_ptr_nonnull(P);
             for (int a = 0; a < rows[which]; a++)
                 for (int b = 0; b < cols[which]; b++) {
@@ -201,8 +209,8 @@ START_TEST(test_winograd_matrices_and_transforms)
                 }
             float X[64 * 16], Z[2][64 * 16];
             for (int k = 0; k < 64 * 16; k++) X[k] = 2 * vs_rng_uniformf(&R) - 1;
-            vs_conv_winograd_transform(r, which, false, X, Z[0]);
-            vs_conv_winograd_transform(r, which, true, X, Z[1]);
+            vs_conv_winograd_transform(m, r, which, false, X, Z[0]);
+            vs_conv_winograd_transform(m, r, which, true, X, Z[1]);
             ck_assert_msg(memcmp(Z[0], Z[1], (size_t)rows[which] * rows[which] * 16 * sizeof(float)) == 0,
                           "r %d transform %d: the unrolled code and the reference differ", r, which);
         }
