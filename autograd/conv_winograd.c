@@ -856,6 +856,13 @@ static void grad_transform(const wino_job *j, int64_t t0, int64_t k0, int64_t k1
     }
 }
 
+/* The taps a < r of phase p whose a s + p lies in a kernel of kw. */
+static int64_t taps_of(int64_t kw, int64_t p, int64_t s, int64_t r)
+{
+    const int64_t t = (kw - p + s - 1) / s;
+    return t < r ? t : r;
+}
+
 /* dw(o,c) = A'^T M(o,c) A' (dw is j->y) for output channels [o0, o1), 16 of the products' input channels
  * at a time, dealt to their phase's taps. */
 static void weight_grad_finish(void *ctx, int64_t o0, int64_t o1)
@@ -879,13 +886,18 @@ static void weight_grad_finish(void *ctx, int64_t o0, int64_t o1)
                     for (int v = 0; v < LANES; v++) X[xi * LANES + v] = v < nv ? M[(xi * O + o) * K + k0 + v] : 0;
                 j->t.finish(X, alpha * LANES, LANES, Z, r * LANES, LANES);
             }
+            /* the phase (py, px) of the lanes; with phases cl is 8 (packed: lanes from 8 on are the next
+             * phase's, px + 1, q0 being even) or a multiple of 16.  A padded kernel's taps past kw are
+             * dropped: ra rows, rb[next] columns. */
+            const int64_t py = q0 / s, px = q0 % s, ra = taps_of(kw, py, s, r);
+            const int64_t rb[2] = {taps_of(kw, px, s, r), taps_of(kw, px + 1, s, r)};
             for (int v = 0; v < nv; v++) {
-                const int64_t q = s > 1 ? (k0 + v) / in->cl : q0, c = s > 1 ? (k0 + v) % in->cl : c0 + v;
+                const int next = s > 1 && c0 + v >= in->cl;
+                const int64_t c = next ? c0 + v - in->cl : c0 + v;
                 if (c >= in->ch) continue;
-                const int64_t py = q / s, px = q % s; /* taps past kw (a padded kernel's) are dropped */
-                float *d = dw + ((o * in->ch) + c) * kw * kw + py * kw + px;
-                for (int64_t a = 0; a < r && a * s + py < kw; a++)
-                    for (int64_t b = 0; b < r && b * s + px < kw; b++) d[(a * kw + b) * s] = Z[(a * r + b) * LANES + v];
+                float *d = dw + ((o * in->ch) + c) * kw * kw + py * kw + px + next;
+                for (int64_t a = 0; a < ra; a++)
+                    for (int64_t e = 0; e < rb[next]; e++) d[(a * kw + e) * s] = Z[(a * r + e) * LANES + v];
             }
         }
 }
