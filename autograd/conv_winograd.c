@@ -272,8 +272,8 @@ typedef float v16 __attribute__((vector_size(LANES * sizeof(float))));
 #define MULADD(acc, s, x) ((s) == 1 ? (acc) + (x) : (s) == -1 ? (acc) - (x) : (acc) + (s) * (x))
 
 #define XFORM(NAME, A, PP, P)                                                                                \
-    VS_VECTOR_CLONES512 static void NAME(const float *restrict X, int64_t xr, int64_t xc, float *restrict Z,    \
-                                         int64_t zr, int64_t zc)                                            \
+    VS_VECTOR_CLONES512 __attribute__((aligned(64))) static void NAME(const float *restrict X, int64_t xr, int64_t xc, \
+                                                                      float *restrict Z, int64_t zr, int64_t zc)      \
     {                                                                                                       \
         v16 t[PP * A];                                                                                      \
         _Pragma("GCC unroll 8") for (int i = 0; i < PP; i++)                                                \
