@@ -924,7 +924,7 @@ static bool weight_grad_split(const vs_conv_fast *g, const float *x, const float
 
 bool vs_conv_winograd_weight_grad(const vs_conv_fast *g, const float *x, const float *gy, float *dw)
 {
-    if (g->kh == 7) return weight_grad_split(g, x, gy, dw);
+    if (g->kh == 7 && g->sh == 1) return weight_grad_split(g, x, gy, dw); /* a k7 s2's phases are 4x4 */
     wino_job j = {0};
     job_forward(&j, g);
     job_blocks(&j, WGRAD_BLOCK_TILES);
