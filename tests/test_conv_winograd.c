@@ -219,13 +219,22 @@ START_TEST(test_winograd_matrices_and_transforms)
 END_TEST
 
 /* Blocks of a fixed tile count: 1 and 2 threads give the same bits (forward and weight gradient).
- * Two blocks run whole on 1 thread and spread over 2; five run whole on either. */
+ * Two blocks run whole on 1 thread and spread over 2; five run whole on either; and the newer kinds. */
 START_TEST(test_winograd_threads_bit_identical)
 {
-    for (int n = 3; n <= 9; n += 6) {
-        const wgeom g = {n, 24, 21, 19, 40, 3, 1, 1}; /* n x 6 x 5 tiles of 4x4: 90 (two blocks) or 270 (five) */
+    const wgeom gs[6] = {
+        {3, 24, 21, 19, 40, 3, 1, 1}, /* 3 x 6 x 5 tiles of 4x4: 90 (two blocks) */
+        {9, 24, 21, 19, 40, 3, 1, 1}, /* 270 (five) */
+        {5, 20, 16, 16, 24, 3, 0, 2}, /* dilation 2: 5 x 4 phases x 2 x 2 tiles */
+        {6, 16, 12, 13, 33, 7, 1, 1}, /* 7x7: F(2x2, 7x7), the weight gradient in 4x4 parts */
+        {6, 18, 11, 11, 20, 3, 0, 1}, /* 9 x 9 outputs: F(3x3, 3x3) */
+        {4, 17, 14, 15, 19, 4, 1, 1}, /* 4x4: F(3x3, 4x4) */
+    };
+    for (int k = 0; k < 6; k++) {
+        const wgeom g = gs[k];
+        const int n = g.n;
         const vs_conv_fast f = fast_of(&g);
-        const int64_t nx = (int64_t)g.n * g.c * g.h * g.w, nw = (int64_t)g.o * g.c * 9, ny = (int64_t)g.n * g.o * f.oh * f.ow;
+        const int64_t nx = (int64_t)g.n * g.c * g.h * g.w, nw = (int64_t)g.o * g.c * g.r * g.r, ny = (int64_t)g.n * g.o * f.oh * f.ow;
         float *x = rand_floats(nx), *w = rand_floats(nw), *gy = rand_floats(ny), *b = rand_floats(g.o);
         float *y[2], *dw[2];
         for (int t = 0; t < 2; t++) {
