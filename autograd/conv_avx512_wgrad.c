@@ -109,8 +109,9 @@ static inline __attribute__((always_inline)) T512 void wg_body(const wg_args *a,
 }
 
 typedef void (*wg_fn)(const wg_args *a);
+/* On 64-byte boundaries, as conv_avx512.c's tiles (their loops do not move with the rest of the library). */
 #define WG_FN(V, T)                                                                                                              \
-    T512 static void wg##V##_##T(const wg_args *a) { wg_body(a, V, T); }
+    T512 __attribute__((aligned(64))) static void wg##V##_##T(const wg_args *a) { wg_body(a, V, T); }
 WG_FN(1, 1)
 WG_FN(1, 2)
 WG_FN(1, 3)

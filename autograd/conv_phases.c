@@ -40,7 +40,7 @@ vs_phases_engine vs_conv_phases_engine(vs_phases_engine e) { return (vs_phases_e
 
 static const s1_engine direct = {vs_conv_avx512_fits, vs_conv_avx512_forward, vs_conv_avx512_weight_grad_fits,
                                  vs_conv_avx512_weight_grad};
-static const s1_engine winograd = {vs_conv_winograd_fits, NULL, vs_conv_winograd_fits, NULL};
+static const s1_engine winograd = {vs_conv_winograd_fits, NULL, vs_conv_winograd_weight_grad_fits, NULL};
 
 /* The engine in use, or NULL when the phases are off. */
 static const s1_engine *engine(void)
@@ -100,13 +100,40 @@ typedef struct phases {
     int64_t img, wsize; /* floats of one stacked image (the larger of input and transpose), of the weights */
 } phases;
 
+/* Whether Winograd takes g's kernel padded with zero taps up to a multiple of the stride: a 5x5 of
+ * stride 2 as 6x6, F(4x4, 3x3) over the four phases (9 multiply-adds per output and channel pair
+ * against 25, where the tiles and the phases' 16-channel blocks are used), a 7x7 as 8x8, F(3x3, 4x4)
+ * (16 against 49: 16x16x28x28 -> 48 p3 1.32 / 1.51 / 1.45x, 16x32x27x27 -> 64 1.57 / 1.65 / 1.41x,
+ * 8x64x30x30 -> 32 1.55 / 1.29 / 1.46x; 10 x 10 outputs on tiles of 3, 69%: not taken).  Measured at 1 thread (cpu
+ * clock) against the strided kernels, forward / input gradient / weight gradient: 16x32x28x28 -> 64 p0
+ * (12 x 12 outputs: 3 x 3 tiles) 1.87 / 1.19 / 1.71x, -> 32 1.57 / 1.11 / 1.47x, 8x32x30x30 -> 96 p2 (15 x
+ * 15: 88% used) 1.59 / 1.48 / 1.53x, 32x16x24x24 -> 32 1.23 / 1.46 / 1.15x, 16x48x25x25 -> 32 1.39 / 0.97
+ * / 1.21x; left out: 16 or 24 output channels (16x32x28x28 -> 16 0.99 / 0.89 / 1.11x, 8x48x25x25 -> 24
+ * 1.11 / 0.92 / 1.64x), tiles or channel blocks used below 0.8 (7 x 7 outputs, 77%: 32x64x14x14 -> 64
+ * 1.06 / 1.20 / 1.08x; 8 channels, 50%: 64x8x16x16 -> 64 0.80 / 1.12 / 0.67x; 24 of 32 and 69%:
+ * 32x24x20x20 -> 48 0.72 / 1.47 / 0.77x). */
+static bool kernel_padded(const vs_conv_fast *g)
+{
+    if ((g->kh != 5 && g->kh != 7) || g->kw != g->kh || g->sh != 2 || g->sw != 2 || g->o < 32) return false;
+    /* 8 channels or fewer are packed two phases a block (conv_winograd.c): a 5x5's 9 x 9 outputs run F(3x3,
+     * 3x3), 32x8x17x17 -> 64 p2 1.12 / 1.15 / 0.86x, 64 images 1.14 / 1.18 / 0.92x (the weight gradient
+     * stays strided: vs_conv_phases_weight_grad_fits); a 7x7's stay strided: 32x8x27x27 -> 48 ran 0.95 /
+     * 1.13 / 0.97x, -> 64 1.21 / 1.08 / 0.94x */
+    if (g->c <= 8 && g->kh == 7) return false;
+    const double blocks = (double)g->c / (double)(g->c <= 8 ? 8 : (g->c + 15) / 16 * 16);
+    const int64_t m = vs_conv_winograd_tile((int)(g->kh + 1) / 2, g->oh, g->ow);
+    const double used = (double)(g->oh * g->ow) / (double)((g->oh + m - 1) / m * m * ((g->ow + m - 1) / m * m));
+    return used * blocks >= 0.8;
+}
+
 static bool phases_of(const vs_conv_fast *g, phases *p)
 {
     if (in_place() && g->sh != g->sw) return false; /* Winograd's phases are square */
-    if (g->flip || g->sh < 2 || g->sw < 2 || g->dh != 1 || g->dw != 1 || g->kh % g->sh || g->kw % g->sw || g->y0 || g->x0)
-        return false;
-    p->rh = g->kh / g->sh;
-    p->rw = g->kw / g->sw;
+    if (g->flip || g->sh < 2 || g->sw < 2 || g->dh != 1 || g->dw != 1 || g->y0 || g->x0) return false;
+    /* Winograd reads a kernel the stride does not divide as one padded with zero taps (kernel_padded) */
+    if ((g->kh % g->sh || g->kw % g->sw) && !(in_place() && kernel_padded(g))) return false;
+    p->rh = (g->kh + g->sh - 1) / g->sh;
+    p->rw = (g->kw + g->sw - 1) / g->sw;
     p->rows = phase_dim_of(g->h, p->rh, g->sh, g->ph, g->oh);
     p->cols = phase_dim_of(g->w, p->rw, g->sw, g->pw, g->ow);
     const int64_t c = g->c * g->sh * g->sw, h = p->rows.stop - p->rows.first, w = p->cols.stop - p->cols.first;
@@ -136,6 +163,7 @@ bool vs_conv_phases_weight_grad_fits(const vs_conv_fast *g)
 {
     const s1_engine *e = engine();
     phases p;
+    if (g->c <= 8 && (g->kh % g->sh || g->kw % g->sw)) return false; /* see kernel_padded */
     return e && phases_of(g, &p) && e->weight_grad_fits(&p.s1);
 }
 

@@ -24,7 +24,8 @@ typedef enum vs_phases_engine { VS_PHASES_WINOGRAD = 0, VS_PHASES_DIRECT, VS_PHA
 /* Use engine e from now (call it between ops, like vs_set_kernel_isa); returns the previous one. */
 vs_phases_engine vs_conv_phases_engine(vs_phases_engine e);
 
-/* Whether the engine takes g (a conv2d: flip unset, stride above 1 dividing the kernel, dilation 1)
+/* Whether the engine takes g (a conv2d: flip unset, stride above 1 dividing the kernel - or for Winograd a
+ * 5x5 or 7x7 of stride 2, padded with zero taps to 6x6 or 8x8 - dilation 1)
  * in each direction: its forward, its transpose (the input gradient) and its weight gradient. */
 bool vs_conv_phases_forward_fits(const struct vs_conv_fast *g);
 bool vs_conv_phases_transpose_fits(const struct vs_conv_fast *g);

@@ -1,5 +1,5 @@
-/* autograd/conv_winograd.c - Winograd convolution F(m x m, r x r) (Lavin & Gray 2016) for 2x2, 3x3 and
- * 5x5 kernels: forward (and so stride-1 transposes, flipped) and weight gradient, at stride 1 or over
+/* autograd/conv_winograd.c - Winograd convolution F(m x m, r x r) (Lavin & Gray 2016) for 2x2, 3x3,
+ * 5x5 and 7x7 kernels: forward (and so stride-1 transposes, flipped) and weight gradient, at stride 1 or over
  * the s x s input phases of a stride-s conv whose kernel is s r (and its transpose onto dx's phases).
  *
  * Forward.  The output is cut into m x m tiles (the last ones hanging past the border are computed
@@ -12,12 +12,23 @@
  * is the filter and the same input patch the data,
  *   M[xi][o][c] = sum_t (G' g_t(o) G'^T)[xi] (B^T d_t(c) B)[xi]   K = every tile of the batch
  *   dw(o,c) = A'^T M(o,c) A'   (r x r), once at the end.
+ * Dilation.  A conv with dilation d (stride 1) is d^2 undilated ones: the outputs i = I d + py, j = J d + px
+ * of the phase (py, px) read only the input's rows R d + py - ph and columns likewise, so each phase is
+ * cut into tiles of its own (tiles per image: d^2 th tw) whose reads and writes step by d.  Measured at
+ * 1 thread (cpu clock): the sweep's 32x64x12x12 -> 32 k3 d2 (four phases of 4 x 4 outputs, one tile each)
+ * forward 0.70 -> 0.36 ms, forward + backward 2.35 -> 1.66 ms against the direct kernels.
  * Phases.  A stride-s conv with a kernel of s r taps is the stride-1 r x r conv over the s^2 phases of
  * its input stacked as channels (conv_phases.h).  Here the channel (q, c), q = py s + px, of the patch
  * at stacked row R is read in place at row R s + py - ph of x (columns likewise): the tiles' reads step
  * by s, the weights' taps of phase q are (a s + py, b s + px), and the transpose (the input gradient)
  * is the flipped stride-1 conv of gy whose output channel (q, c) at stacked row R is written to dx's
- * row R s + py - ph.  No stacked copy is made.
+ * row R s + py - ph.  No stacked copy is made.  A kernel s does not divide (5x5 or 7x7, stride 2) runs padded
+ * with zero taps to s r (the weights' channels-last copy holds them): its weight gradient drops those
+ * taps, and its transpose writes only the stacked rows each phase's own taps reach (a place only zero
+ * taps reach would get the tile's rounding error alone instead of 0).
+ * Stride 2 with 8 input channels or fewer packs the phases px = 0 and 1 into one vector: x is copied
+ * with 8 channels a place, so the 16 floats at a place are both columns' (the products' depth 4 x 8, not
+ * 4 x 16): 32x8x16x16 -> 64 k4 s2 forward 382 -> 240 us, weight gradient 450 -> 320 us (1 thread).
  *
  * The matrices come from Cook-Toom with alpha - 1 finite points p_j and the point at infinity.
  * E_k (alpha x k) evaluates a polynomial of k coefficients there: E_k[j][i] = p_j^i, and its
@@ -42,6 +53,11 @@
  *   points 0, +-1, +-2, +-1/2: one tile for a k4 s2 conv's 7x7 outputs) was measured and left out: its
  *   weight gradient F(2x2, 7x7) had 3.0-4.5e-6 here but 1.4e-5 on a k6 s3 conv's nine phases, and was
  *   no faster (1.39 against 1.36 ms on WGAN-GP's conv: its products of depth 16 run at 81 GFLOP/s).
+ *   4x4 kernels (a k7 s2 conv's phases, padded to 8x8) run F(3x3, 4x4) on the alpha-6 matrices: forward
+ *   4.5e-7, weight gradient F(4x4, 3x3) 7-9.6e-7.
+ *   7x7 kernels run F(2x2, 7x7) on those eight points (alpha 8; f = -1, -9/2, -9/2, 45/32, 90, 90,
+ *   45/32): forward 7-9e-7; its weight gradient F(7x7, 2x2) had 1.07e-5 (fails), so a 7x7 weight
+ *   gradient runs as four 4x4 ones (weight_grad_split).
  *
  * Transforms run on 16 lanes of channels (input and gy copied channels-last first, so a tile's
  * patch is whole vectors), unrolled with the matrices as constants; the products are vs_sgemm's, so
@@ -65,7 +81,7 @@
 #include <string.h>
 
 #define LANES 16
-#define MAX_ALPHA 6
+#define MAX_ALPHA 8
 /* Tiles per block of the forward. */
 #define BLOCK_TILES 64
 /* The weight gradient's blocks: the depth of its products (it adds every block's into the same M). */
@@ -110,7 +126,17 @@ static vs_conv_algorithm conv_algorithm(void)
 
 /* ---- the matrices -------------------------------------------------------------------------------- */
 
-int vs_conv_winograd_tile(int r) { return r == 2 || r == 3 ? 4 : r == 5 ? 2 : 0; }
+/* Of n outputs on tiles of m, the share the tiles use. */
+static double use_of(int64_t n, int64_t m) { return (double)n / (double)((n + m - 1) / m * m); }
+
+/* 3x3 kernels run F(4x4, 3x3) (36 multiply-adds per 16 outputs) unless F(3x3, 3x3) (25 per 9) wastes
+ * less where the tiles hang past the output: 9 x 9 or 6 x 6 outputs (used 0.56 on tiles of 4, 1 on 3). */
+int vs_conv_winograd_tile(int r, int64_t oh, int64_t ow)
+{
+    if (r == 3 && oh > 0 && ow > 0)
+        return 25.0 / 9 / (use_of(oh, 3) * use_of(ow, 3)) < 36.0 / 16 / (use_of(oh, 4) * use_of(ow, 4)) ? 3 : 4;
+    return r == 2 || r == 3 ? 4 : r == 4 ? 3 : r == 5 || r == 7 ? 2 : 0;
+}
 
 /* alpha 6, points 0, 1, -1, 1/2, -2 and infinity (f = 1, 3, -3, -15/16, 15; tests/test_conv_winograd.c
  * derives them again from the points). */
@@ -136,23 +162,70 @@ static const float G5[6 * 5] = {1,           0,          0,          0,         
                                 16.0f / 15,  0,          0,          0,           0,          1};
 
 /* alpha 5, the first four of those points, 0, 1, -1, 1/2, and infinity (f = 1/2, 1, -3, -3/8): F(4x4, 2x2)
- * and its weight gradient F(2x2, 4x4). */
+ * and its weight gradient F(2x2, 4x4); F(3x3, 3x3) (its weight gradient the same F). */
 static const float BT5[5 * 5] = {1.0f / 2, -1, -1.0f / 2, 1, 0, 0, -1.0f / 2, 1.0f / 2, 1, 0, 0, 1.0f / 2, -3.0f / 2, 1, 0,
                                  0, -1, 0, 1, 0, 0, 1.0f / 2, -1, -1.0f / 2, 1};
 static const float AT2_5[2 * 5] = {1, 1, 1, 1, 0, 0, 1, -1, 1.0f / 2, 1};
 static const float AT4_5[4 * 5] = {1, 1, 1, 1, 0, 0, 1, -1, 1.0f / 2, 0, 0, 1, 1, 1.0f / 4, 0, 0, 1, -1, 1.0f / 8, 1};
+static const float AT3_5[3 * 5] = {1, 1, 1, 1, 0, 0, 1, -1, 1.0f / 2, 0, 0, 1, 1, 1.0f / 4, 1};
+static const float G3_5[5 * 3] = {2, 0, 0, 1, 1, 1, -1.0f / 3, 1.0f / 3, -1.0f / 3, -8.0f / 3, -4.0f / 3, -2.0f / 3, 0, 0, 1};
 static const float G2_5[5 * 2] = {2, 0, 1, 1, -1.0f / 3, 1.0f / 3, -8.0f / 3, -4.0f / 3, 0, 1};
 static const float G4_5[5 * 4] = {2,          0,          0,          0,          1, 1, 1, 1, -1.0f / 3, 1.0f / 3,
                                   -1.0f / 3,  1.0f / 3,   -8.0f / 3,  -4.0f / 3,  -2.0f / 3, -1.0f / 3, 0, 0, 0, 1};
 
-/* The matrices of one size for tests: which 0 B^T, 1 A^T (m x 6), 2 G (6 x r), 3 G' (6 x m), 4 A'^T
- * (r x 6) of F(m x m, r x r); NULL for other sizes. */
-const float *vs_conv_winograd_matrix(int r, int which)
+/* alpha 8, points 0, 1, -1, 1/2, -2, 2, -1/2 and infinity (f = -1, -9/2, -9/2, 45/32, 90, 90, 45/32):
+ * F(2x2, 7x7) and its weight gradient F(7x7, 2x2). */
+static const float BT8[8 * 8] = {
+    -1, 0, 21.0f / 4, 0, -21.0f / 4, 0, 1, 0,
+    0, 1, 1, -17.0f / 4, -17.0f / 4, 1, 1, 0,
+    0, -1, 1, 17.0f / 4, -17.0f / 4, -1, 1, 0,
+    0, 2, 4, -5.0f / 2, -5, 1.0f / 2, 1, 0,
+    0, -1.0f / 2, 1.0f / 4, 5.0f / 2, -5.0f / 4, -2, 1, 0,
+    0, 1.0f / 2, 1.0f / 4, -5.0f / 2, -5.0f / 4, 2, 1, 0,
+    0, -2, 4, 5.0f / 2, -5, -1.0f / 2, 1, 0,
+    0, -1, 0, 21.0f / 4, 0, -21.0f / 4, 0, 1};
+static const float AT2_8[2 * 8] = {
+    1, 1, 1, 1, 1, 1, 1, 0,
+    0, 1, -1, 1.0f / 2, -2, 2, -1.0f / 2, 1};
+static const float AT7_8[7 * 8] = {
+    1, 1, 1, 1, 1, 1, 1, 0,
+    0, 1, -1, 1.0f / 2, -2, 2, -1.0f / 2, 0,
+    0, 1, 1, 1.0f / 4, 4, 4, 1.0f / 4, 0,
+    0, 1, -1, 1.0f / 8, -8, 8, -1.0f / 8, 0,
+    0, 1, 1, 1.0f / 16, 16, 16, 1.0f / 16, 0,
+    0, 1, -1, 1.0f / 32, -32, 32, -1.0f / 32, 0,
+    0, 1, 1, 1.0f / 64, 64, 64, 1.0f / 64, 1};
+static const float G7_8[8 * 7] = {
+    -1, 0, 0, 0, 0, 0, 0,
+    -2.0f / 9, -2.0f / 9, -2.0f / 9, -2.0f / 9, -2.0f / 9, -2.0f / 9, -2.0f / 9,
+    -2.0f / 9, 2.0f / 9, -2.0f / 9, 2.0f / 9, -2.0f / 9, 2.0f / 9, -2.0f / 9,
+    32.0f / 45, 16.0f / 45, 8.0f / 45, 4.0f / 45, 2.0f / 45, 1.0f / 45, 1.0f / 90,
+    1.0f / 90, -1.0f / 45, 2.0f / 45, -4.0f / 45, 8.0f / 45, -16.0f / 45, 32.0f / 45,
+    1.0f / 90, 1.0f / 45, 2.0f / 45, 4.0f / 45, 8.0f / 45, 16.0f / 45, 32.0f / 45,
+    32.0f / 45, -16.0f / 45, 8.0f / 45, -4.0f / 45, 2.0f / 45, -1.0f / 45, 1.0f / 90,
+    0, 0, 0, 0, 0, 0, 1};
+static const float G2_8[8 * 2] = {
+    -1, 0, -2.0f / 9, -2.0f / 9, -2.0f / 9, 2.0f / 9, 32.0f / 45, 16.0f / 45,
+    1.0f / 90, -1.0f / 45, 1.0f / 90, 1.0f / 45, 32.0f / 45, -16.0f / 45, 0, 1};
+
+/* The F(m x m, r x r) the kernels run, 0 to 5 (-1: none). */
+static int kind_index(int m, int r)
 {
-    const int m = vs_conv_winograd_tile(r);
-    if (m == 0 || which < 0 || which > 4) return NULL;
-    const float *const ms[3][5] = {{BT5, AT4_5, G2_5, G4_5, AT2_5}, {BT6, AT4, G3, G4, AT3}, {BT6, AT2, G5, G2, AT5}};
-    return ms[r == 2 ? 0 : r == 3 ? 1 : 2][which];
+    static const int ms[6] = {4, 4, 3, 3, 2, 2}, rs[6] = {2, 3, 3, 4, 5, 7};
+    for (int k = 0; k < 6; k++)
+        if (ms[k] == m && rs[k] == r) return k;
+    return -1;
+}
+
+/* The matrices of one F for tests: which 0 B^T, 1 A^T (m x alpha), 2 G (alpha x r), 3 G' (alpha x m), 4
+ * A'^T (r x alpha) of F(m x m, r x r); NULL for other sizes. */
+const float *vs_conv_winograd_matrix(int m, int r, int which)
+{
+    const int k = kind_index(m, r);
+    if (k < 0 || which < 0 || which > 4) return NULL;
+    const float *const ms[6][5] = {{BT5, AT4_5, G2_5, G4_5, AT2_5}, {BT6, AT4, G3, G4, AT3},   {BT5, AT3_5, G3_5, G3_5, AT3_5},
+                                   {BT6, AT3, G4, G3, AT4},        {BT6, AT2, G5, G2, AT5}, {BT8, AT2_8, G7_8, G2_8, AT7_8}};
+    return ms[k][which];
 }
 
 /* ---- transforms on 16 lanes ------------------------------------------------------------------------ */
@@ -199,8 +272,8 @@ typedef float v16 __attribute__((vector_size(LANES * sizeof(float))));
 #define MULADD(acc, s, x) ((s) == 1 ? (acc) + (x) : (s) == -1 ? (acc) - (x) : (acc) + (s) * (x))
 
 #define XFORM(NAME, A, PP, P)                                                                                \
-    VS_VECTOR_CLONES512 static void NAME(const float *restrict X, int64_t xr, int64_t xc, float *restrict Z,    \
-                                         int64_t zr, int64_t zc)                                            \
+    VS_VECTOR_CLONES512 __attribute__((aligned(64))) static void NAME(const float *restrict X, int64_t xr, int64_t xc, \
+                                                                      float *restrict Z, int64_t zr, int64_t zc)      \
     {                                                                                                       \
         v16 t[PP * A];                                                                                      \
         _Pragma("GCC unroll 8") for (int i = 0; i < PP; i++)                                                \
@@ -233,18 +306,25 @@ typedef float v16 __attribute__((vector_size(LANES * sizeof(float))));
 #endif
 XFORM(xf_bt6, 6, 6, BT6) /* B^T d B */
 XFORM(xf_at2, 2, 6, AT2) /* A^T M A, F(2x2, 5x5) */
-XFORM(xf_at3, 3, 6, AT3) /* A'^T M A', F(3x3, 4x4) */
-XFORM(xf_at4, 4, 6, AT4) /* A^T M A, F(4x4, 3x3) */
+XFORM(xf_at3, 3, 6, AT3) /* A^T M A, F(3x3, 4x4); 3x3's weight gradient's A'^T M A' */
+XFORM(xf_at4, 4, 6, AT4) /* A^T M A, F(4x4, 3x3); 4x4's weight gradient's A'^T M A' */
 XFORM(xf_at5, 5, 6, AT5) /* A'^T M A', F(5x5, 2x2) */
 XFORM(xf_g2, 6, 2, G2)   /* G' g G'^T, F(5x5, 2x2) */
-XFORM(xf_g3, 6, 3, G3)   /* G w G^T, F(4x4, 3x3) */
-XFORM(xf_g4, 6, 4, G4)   /* G' g G'^T, F(3x3, 4x4) */
+XFORM(xf_g3, 6, 3, G3)   /* G w G^T, F(4x4, 3x3); 4x4's weight gradient's G' g G'^T */
+XFORM(xf_g4, 6, 4, G4)   /* G w G^T, F(3x3, 4x4); 3x3's weight gradient's G' g G'^T */
 XFORM(xf_g5, 6, 5, G5)   /* G w G^T, F(2x2, 5x5) */
 XFORM(xf_bt5, 5, 5, BT5)     /* B^T d B, F(4x4, 2x2) */
 XFORM(xf_at4_5, 4, 5, AT4_5) /* A^T M A, F(4x4, 2x2) */
 XFORM(xf_at2_5, 2, 5, AT2_5) /* A'^T M A', F(2x2, 4x4) */
 XFORM(xf_g2_5, 5, 2, G2_5)   /* G w G^T, F(4x4, 2x2) */
 XFORM(xf_g4_5, 5, 4, G4_5)   /* G' g G'^T, F(2x2, 4x4) */
+XFORM(xf_at3_5, 3, 5, AT3_5) /* A^T M A and A'^T M A', F(3x3, 3x3) */
+XFORM(xf_g3_5, 5, 3, G3_5)   /* G w G^T and G' g G'^T, F(3x3, 3x3) */
+XFORM(xf_bt8, 8, 8, BT8)     /* B^T d B, F(2x2, 7x7) */
+XFORM(xf_at2_8, 2, 8, AT2_8) /* A^T M A, F(2x2, 7x7) */
+XFORM(xf_at7_8, 7, 8, AT7_8) /* A'^T M A', F(7x7, 2x2) */
+XFORM(xf_g7_8, 8, 7, G7_8)   /* G w G^T, F(2x2, 7x7) */
+XFORM(xf_g2_8, 8, 2, G2_8)   /* G' g G'^T, F(7x7, 2x2) */
 
 /* The transforms of F(m x m, r x r): data (B^T d B), out (A^T M A), weight (G w G^T), and the weight
  * gradient's grad (G' g G'^T) and finish (A'^T M A'). */
@@ -256,18 +336,25 @@ typedef struct wino_kind {
 static const wino_kind F4_3 = {4, 3, 6, xf_bt6, xf_at4, xf_g3, xf_g4, xf_at3};
 static const wino_kind F2_5 = {2, 5, 6, xf_bt6, xf_at2, xf_g5, xf_g2, xf_at5};
 static const wino_kind F4_2 = {4, 2, 5, xf_bt5, xf_at4_5, xf_g2_5, xf_g4_5, xf_at2_5};
+static const wino_kind F3_4 = {3, 4, 6, xf_bt6, xf_at3, xf_g4, xf_g3, xf_at4};
+static const wino_kind F3_3 = {3, 3, 5, xf_bt5, xf_at3_5, xf_g3_5, xf_g3_5, xf_at3_5};
+static const wino_kind F2_7 = {2, 7, 8, xf_bt8, xf_at2_8, xf_g7_8, xf_g2_8, xf_at7_8};
 
-/* The F(m x m, r x r) a kernel of size r (2, 3 or 5) runs. */
-static const wino_kind *kind_of(int r) { return r == 2 ? &F4_2 : r == 3 ? &F4_3 : &F2_5; }
-
-void vs_conv_winograd_transform(int r, int which, bool reference, const float *X, float *Z)
+/* F(m x m, r x r) (a pair kind_index takes). */
+static const wino_kind *kind_of(int m, int r)
 {
-    const wino_kind *k = kind_of(r);
+    static const wino_kind *const kinds[6] = {&F4_2, &F4_3, &F3_3, &F3_4, &F2_5, &F2_7};
+    return kinds[kind_index(m, r)];
+}
+
+void vs_conv_winograd_transform(int m, int r, int which, bool reference, const float *X, float *Z)
+{
+    const wino_kind *k = kind_of(m, r);
     const int a = k->alpha, rows[5] = {a, k->m, a, a, r}, cols[5] = {a, a, r, k->m, a};
     const xform_fn fn[5] = {k->data, k->out, k->weight, k->grad, k->finish};
     const int p = cols[which];
     if (reference)
-        xform_ref(rows[which], p, vs_conv_winograd_matrix(r, which), X, p * LANES, LANES, Z, rows[which] * LANES, LANES);
+        xform_ref(rows[which], p, vs_conv_winograd_matrix(m, r, which), X, p * LANES, LANES, Z, rows[which] * LANES, LANES);
     else
         fn[which](X, p * LANES, LANES, Z, rows[which] * LANES, LANES);
 }
@@ -282,6 +369,8 @@ typedef struct wino_side {
     int64_t s, h, w, ch, cl, oy, ox;
     int64_t k;  /* the products' channels: ch (s = 1) or s^2 cl, with the padding channels of each phase */
     int64_t ld; /* the rows of V or M: s^2 cl */
+    int64_t dl; /* a dilated conv's dilation (s = 1): a tile of the phase (py, px) reads and writes rows
+                 * and columns dl apart, its row R at R dl + py (+ oy) */
 } wino_side;
 
 static int64_t round_lanes(int64_t k) { return (k + LANES - 1) / LANES * LANES; }
@@ -289,17 +378,28 @@ static int64_t round_lanes(int64_t k) { return (k + LANES - 1) / LANES * LANES; 
 static wino_side side_of(int64_t s, int64_t h, int64_t w, int64_t ch, int64_t oy, int64_t ox)
 {
     const int64_t cl = round_lanes(ch);
-    return (wino_side){s, h, w, ch, cl, oy, ox, s == 1 ? ch : s * s * cl, s * s * cl};
+    return (wino_side){s, h, w, ch, cl, oy, ox, s == 1 ? ch : s * s * cl, s * s * cl, 1};
+}
+
+/* A stride-2 input side of 8 channels or fewer, packed: copied with 8 channels a place (cl = 8), so
+ * that the 16 floats at a place are the phases px = 0 and 1 of its (py, .) - the products' channels
+ * (q, c) and (q + 1, c) in one vector, and their depth 4 x 8 instead of 4 x 16. */
+static wino_side side_packed(int64_t h, int64_t w, int64_t ch, int64_t oy, int64_t ox)
+{
+    return (wino_side){2, h, w, ch, LANES / 2, oy, ox, 2 * LANES, 2 * LANES, 1};
 }
 
 typedef struct wino_job {
     const vs_conv_fast *g;
     wino_kind t;
     int64_t toh, tow;      /* the products' output rows and columns (the stacked ones of a transpose) */
-    int64_t th, tw, tiles; /* tile rows and columns per image, tiles of the batch */
+    int64_t dl;            /* dilation: tiles per image and dilation phase (py, px), dl^2 phases */
+    int64_t th, tw, tiles; /* tile rows and columns per image (and phase), tiles of the batch */
     int64_t blocks, block; /* blocks of `block` tiles */
     wino_side in, out;     /* x (gy for a transpose) and y (dx); the weight gradient's gy is `out` */
-    int64_t kw;            /* the weights' taps per row: r times the stride */
+    int64_t kw;            /* the weights' taps per row (g->kh) */
+    int64_t kp;            /* r times the stride: kw, or past it when the stride does not divide kw (the
+                            * taps from kw on are zeros) */
     bool flip;             /* the weights as [in][out][kw][kw], rotated (else [out][in][kw][kw]) */
     const float *x, *w, *bias, *gy;
     float *xt, *gyt;   /* the inputs channels last, zero-padded */
@@ -310,29 +410,35 @@ typedef struct wino_job {
     float *wt; /* the weights with the output channels last (weights_channels_last) */
     bool accumulate;
     bool covered; /* a phased output: every place is written */
+    int64_t fr, fc; /* a phased output's first stacked row and column */
     atomic_int failed; /* a thread ran out of memory for its block's scratch */
 } wino_job;
 
-/* The job's kernel and tiles: r taps per phase, outputs toh x tow. */
-static void job_init(wino_job *j, const vs_conv_fast *g, int64_t r, int64_t toh, int64_t tow)
+/* The job's kernel and tiles: r taps per phase, outputs toh x tow, dilation dl (its phases' outputs
+ * are toh / dl rows, rounded up). */
+static void job_init(wino_job *j, const vs_conv_fast *g, int64_t r, int64_t toh, int64_t tow, int64_t dl)
 {
-    const int m = vs_conv_winograd_tile((int)r);
+    const int m = vs_conv_winograd_tile((int)r, (toh + dl - 1) / dl, (tow + dl - 1) / dl);
     j->g = g;
-    j->t = *kind_of((int)r);
+    j->t = *kind_of(m, (int)r);
     j->kw = g->kh;
+    j->kp = r * (g->sh > 1 ? g->sh : 1);
     j->toh = toh, j->tow = tow;
-    j->th = (toh + m - 1) / m;
-    j->tw = (tow + m - 1) / m;
-    j->tiles = g->n * j->th * j->tw;
+    j->dl = dl;
+    j->th = ((toh + dl - 1) / dl + m - 1) / m;
+    j->tw = ((tow + dl - 1) / dl + m - 1) / m;
+    j->tiles = g->n * dl * dl * j->th * j->tw;
 }
 
 /* The forward of g, strided (phases of the input) or not. */
 static void job_forward(wino_job *j, const vs_conv_fast *g)
 {
     const int64_t s = g->sh;
-    job_init(j, g, g->kh / s, g->oh, g->ow);
-    j->in = side_of(s, g->h, g->w, g->c, g->y0 - g->ph, g->x0 - g->pw);
+    job_init(j, g, (g->kh + s - 1) / s, g->oh, g->ow, g->dh);
+    j->in = s == 2 && g->c <= LANES / 2 ? side_packed(g->h, g->w, g->c, g->y0 - g->ph, g->x0 - g->pw)
+                                        : side_of(s, g->h, g->w, g->c, g->y0 - g->ph, g->x0 - g->pw);
     j->out = side_of(1, g->oh, g->ow, g->o, 0, 0);
+    j->in.dl = j->out.dl = g->dh;
     j->flip = g->flip;
 }
 
@@ -343,13 +449,17 @@ static void job_blocks(wino_job *j, int64_t block)
     j->blocks = (j->tiles + block - 1) / block;
 }
 
-/* Where tile t starts: image *n, output row *i0 and column *j0. */
-static void tile_at(const wino_job *j, int64_t t, int64_t *n, int64_t *i0, int64_t *j0)
+/* Where a tile starts: image n, dilation phase (py, px), the phase's output row i0 and column j0. */
+typedef struct wino_tile {
+    int64_t n, py, px, i0, j0;
+} wino_tile;
+
+static wino_tile tile_at(const wino_job *j, int64_t t)
 {
     const int64_t per = j->th * j->tw, rem = t % per;
-    *n = t / per;
-    *i0 = rem / j->tw * j->t.m;
-    *j0 = rem % j->tw * j->t.m;
+    if (j->dl == 1) return (wino_tile){t / per, 0, 0, rem / j->tw * j->t.m, rem % j->tw * j->t.m};
+    const int64_t ph = t / per % (j->dl * j->dl);
+    return (wino_tile){t / per / (j->dl * j->dl), ph / j->dl, ph % j->dl, rem / j->tw * j->t.m, rem % j->tw * j->t.m};
 }
 
 /* Channels last: dst[n][i][c] = src[n][c][i] for i < plane, c < ch, zero for ch <= c < cl. */
@@ -365,6 +475,13 @@ static void channels_last_images(void *ctx, int64_t p0, int64_t p1)
 {
     const channels_last *q = ctx;
     const int64_t groups = q->cl / LANES;
+    if (groups == 0) { /* packed (cl = 8): whole images */
+        for (int64_t n = p0; n < p1; n++)
+            for (int64_t i = 0; i < q->plane; i++)
+                for (int64_t v = 0; v < q->cl; v++)
+                    q->dst[(n * q->plane + i) * q->cl + v] = v < q->ch ? q->src[(n * q->ch + v) * q->plane + i] : 0;
+        return;
+    }
     for (int64_t p = p0; p < p1; p++) {
         const int64_t n = p / groups, c0 = p % groups * LANES;
         const int nv = q->ch - c0 < LANES ? (int)(q->ch - c0) : LANES;
@@ -387,47 +504,58 @@ static void channels_last_images(void *ctx, int64_t p0, int64_t p1)
 static void to_channels_last(const float *src, float *dst, int64_t n, const wino_side *d)
 {
     channels_last q = {src, dst, d->ch, d->cl, d->h * d->w, vs_kernel_isa() >= VS_ISA_AVX2};
-    const int64_t pairs = n * (d->cl / LANES);
+    const int64_t pairs = n * (d->cl >= LANES ? d->cl / LANES : 1);
     /* a few planes' worth of copying per task */
     vs_parallel_for(pairs, q.plane >= 4096 ? 1 : 4096 / (q.plane > 0 ? q.plane : 1), channels_last_images, &q);
 }
 
 /* X[a][b] = the 16 channels c0.. of img (channels last, planes h x w, cl channels) at (r0 + a s, c0 + b s),
- * a, b < size; zero outside the plane. */
+ * a, b < size; zero outside the plane.  Packed (cl = 8): their 8 and the next column's 8. */
 VS_SHORT_COPIES static void gather(const float *img, int64_t h, int64_t w, int64_t cl, int64_t r0, int64_t col0, int64_t s,
                                    int size, float *restrict X)
 {
+    enum { HALF = LANES / 2 };
     for (int a = 0; a < size; a++) {
         const int64_t row = r0 + a * s;
+        const bool in_rows = row >= 0 && row < h;
         for (int b = 0; b < size; b++) {
             const int64_t col = col0 + b * s;
             float *dst = X + (a * size + b) * LANES;
-            if (row >= 0 && row < h && col >= 0 && col < w)
-                memcpy(dst, img + (row * w + col) * cl, LANES * sizeof(float));
-            else
-                memset(dst, 0, LANES * sizeof(float));
+            if (cl >= LANES) {
+                if (in_rows && col >= 0 && col < w)
+                    memcpy(dst, img + (row * w + col) * cl, LANES * sizeof(float));
+                else
+                    memset(dst, 0, LANES * sizeof(float));
+                continue;
+            }
+            for (int u = 0; u < 2; u++) /* packed: two columns' 8 */
+                if (in_rows && col + u >= 0 && col + u < w)
+                    memcpy(dst + u * HALF, img + (row * w + col + u) * cl, HALF * sizeof(float));
+                else
+                    memset(dst + u * HALF, 0, HALF * sizeof(float));
         }
     }
 }
 
-/* One tile's size x size patch of side d's image img at the products' row i0, column j0, transformed by
- * f on 16 channels at a time into dst + the channel (the transformed points zr apart, rows of the
- * block zs apart): each phase's rows and columns s apart, read in place when they lie inside the
- * image, else gathered with their zeros. */
-static void patch_transform(xform_fn f, const wino_side *d, const float *img, int64_t i0, int64_t j0, int size, float *dst,
+/* One tile's size x size patch of side d's image img at tile t, transformed by f on 16 channels at a
+ * time into dst + the channel (the transformed points zr apart, rows of the block zs apart): each
+ * phase's rows and columns s (or dl) apart, read in place when they lie inside the image, else
+ * gathered with their zeros. */
+static void patch_transform(xform_fn f, const wino_side *d, const float *img, const wino_tile *t, int size, float *dst,
                             int64_t zr, int64_t zs)
 {
     float X[MAX_ALPHA * MAX_ALPHA * LANES];
-    const int64_t s = d->s, reach = (size - 1) * s;
-    for (int64_t q = 0; q < s * s; q++) {
-        const int64_t r0 = i0 * s + q / s + d->oy, c0 = j0 * s + q % s + d->ox;
-        const bool inside = r0 >= 0 && r0 + reach < d->h && c0 >= 0 && c0 + reach < d->w;
+    const int64_t s = d->s, step = s * d->dl, reach = (size - 1) * step;
+    const int64_t pack = d->cl < LANES ? LANES / d->cl : 1; /* phases a vector holds: packed, px = 0 and 1 */
+    for (int64_t q = 0; q < s * s; q += pack) {
+        const int64_t r0 = t->i0 * step + q / s + t->py + d->oy, c0 = t->j0 * step + q % s + t->px + d->ox;
+        const bool inside = r0 >= 0 && r0 + reach < d->h && c0 >= 0 && c0 + reach + pack - 1 < d->w;
         float *dq = dst + q * d->cl;
         for (int64_t ch = 0; ch < d->cl; ch += LANES) {
             if (inside) {
-                f(img + (r0 * d->w + c0) * d->cl + ch, s * d->w * d->cl, s * d->cl, dq + ch, zr, zs);
+                f(img + (r0 * d->w + c0) * d->cl + ch, step * d->w * d->cl, step * d->cl, dq + ch, zr, zs);
             } else {
-                gather(img + ch, d->h, d->w, d->cl, r0, c0, s, size, X);
+                gather(img + ch, d->h, d->w, d->cl, r0, c0, step, size, X);
                 f(X, size * LANES, LANES, dq + ch, zr, zs);
             }
         }
@@ -440,10 +568,9 @@ static void input_transform(const wino_job *j, int64_t t0, int64_t k0, int64_t k
 {
     const int64_t ld = j->in.ld, zs = j->block * ld;
     for (int64_t k = k0; k < k1; k++) {
-        int64_t n, i0, j0;
-        tile_at(j, t0 + k, &n, &i0, &j0);
-        patch_transform(j->t.data, &j->in, j->xt + n * j->in.h * j->in.w * j->in.cl, i0, j0, j->t.alpha, V + k * ld,
-                        j->t.alpha * zs, zs);
+        const wino_tile t = tile_at(j, t0 + k);
+        patch_transform(j->t.data, &j->in, j->xt + t.n * j->in.h * j->in.w * j->in.cl, &t, j->t.alpha, V + k * ld, j->t.alpha * zs,
+                        zs);
     }
 }
 
@@ -451,12 +578,24 @@ static void input_transform(const wino_job *j, int64_t t0, int64_t k0, int64_t k
 
 /* The weights with the output channels last, zero-padded to out.cl: wt[b][tap][o] = w[b][o][tap], b the
  * input channel (flipped: [in][out][kw][kw]), or wt[c][tap][o] = w[o][c][tap] (one block of in.ch kw^2
- * rows). */
+ * rows); with kp > kw each b's taps on a kp x kp grid, zeros past kw (copied channels last at wt's end,
+ * in.ch kw^2 rows past its in.ch kp^2, then spread forward: a row never lands past where it is read). */
 static void weights_channels_last(const wino_job *j, float *wt)
 {
-    const int64_t taps = j->kw * j->kw;
-    const wino_side d = {1, j->flip ? taps : j->in.ch * taps, 1, j->out.ch, j->out.cl, 0, 0, 0, 0};
-    to_channels_last(j->w, wt, j->flip ? j->in.ch : 1, &d);
+    const int64_t kw = j->kw, kp = j->kp, taps = kw * kw, cl = j->out.cl, padded = j->in.ch * kp * kp * cl;
+    const wino_side d = {1, j->flip ? taps : j->in.ch * taps, 1, j->out.ch, cl, 0, 0, 0, 0, 1};
+    float *raw = kp > kw ? wt + padded : wt;
+    to_channels_last(j->w, raw, j->flip ? j->in.ch : 1, &d);
+    if (kp == kw) return;
+    for (int64_t b = 0; b < j->in.ch; b++)
+        for (int64_t a = 0; a < kp; a++)
+            for (int64_t e = 0; e < kp; e++) {
+                float *dst = wt + ((b * kp + a) * kp + e) * cl;
+                if (a < kw && e < kw)
+                    memmove(dst, raw + ((b * kw + a) * kw + e) * cl, (size_t)cl * sizeof(float));
+                else
+                    memset(dst, 0, (size_t)cl * sizeof(float));
+            }
 }
 
 /* U[xi][k][n] = (G W(n,k) G^T)[xi] for the products' input channels k in [k0, k1), 16 output channels n
@@ -467,7 +606,7 @@ static void weight_transform(void *ctx, int64_t k0, int64_t k1)
 {
     const wino_job *j = ctx;
     const wino_side *in = &j->in, *out = &j->out;
-    const int64_t r = j->t.r, alpha = j->t.alpha, a2 = alpha * alpha, kw = j->kw, ocl = out->cl, K = in->k, N = out->k;
+    const int64_t r = j->t.r, alpha = j->t.alpha, a2 = alpha * alpha, kw = j->kp, ocl = out->cl, K = in->k, N = out->k;
     const int64_t s = in->s > 1 ? in->s : out->s;
     float Z[MAX_ALPHA * MAX_ALPHA * LANES];
     for (int64_t k = k0; k < k1; k++) {
@@ -500,27 +639,37 @@ static void output_transform(const wino_job *j, int64_t t0, int64_t k0, int64_t 
 {
     const wino_side *d = &j->out;
     const int m = j->t.m, alpha = j->t.alpha;
-    const int64_t ld = d->ld, xc = j->block * ld, s = d->s;
+    const int64_t ld = d->ld, xc = j->block * ld, s = d->s, step = s * d->dl, kw = j->kw;
     float Z[MAX_ALPHA * MAX_ALPHA * LANES];
     for (int64_t k = k0; k < nt; k++) {
-        int64_t n, i0, j0;
-        tile_at(j, t0 + k, &n, &i0, &j0);
-        const int rows = j->toh - i0 < m ? (int)(j->toh - i0) : m, cols = j->tow - j0 < m ? (int)(j->tow - j0) : m;
-        float *img = j->yt + n * d->h * d->w * d->cl;
+        const wino_tile t = tile_at(j, t0 + k);
+        /* the products' outputs of this tile's phase past i0, j0 */
+        const int64_t ri = (j->dl == 1 ? j->toh : (j->toh - t.py + j->dl - 1) / j->dl) - t.i0;
+        const int64_t ci = (j->dl == 1 ? j->tow : (j->tow - t.px + j->dl - 1) / j->dl) - t.j0;
+        const int rows = ri < m ? (int)ri : m, cols = ci < m ? (int)ci : m;
+        float *img = j->yt + t.n * d->h * d->w * d->cl;
         for (int64_t q = 0; q < s * s; q++) {
-            const int64_t r0 = i0 * s + q / s + d->oy, c0 = j0 * s + q % s + d->ox;
+            const int64_t r0 = t.i0 * step + q / s + t.py + d->oy, c0 = t.j0 * step + q % s + t.px + d->ox;
+            /* a padded kernel's phase (py, px) has (kw - py) / s taps rounded up, and reaches the
+             * stacked rows below oh plus them less one: places past those are its zero taps' alone */
+            int rq = rows, cq = cols;
+            if (j->kp > kw) {
+                const int64_t re = j->g->oh + (kw - q / s + s - 1) / s - 1 - j->fr - t.i0;
+                const int64_t ce = j->g->ow + (kw - q % s + s - 1) / s - 1 - j->fc - t.j0;
+                rq = re < rq ? (int)re : rq, cq = ce < cq ? (int)ce : cq;
+            }
             for (int64_t ch = 0; ch < d->cl; ch += LANES) {
                 const float *src = M + k * ld + q * d->cl + ch;
                 if (s == 1 && rows == m && cols == m) {
-                    j->t.out(src, alpha * xc, xc, img + (r0 * d->w + c0) * d->cl + ch, d->w * d->cl, d->cl);
+                    j->t.out(src, alpha * xc, xc, img + (r0 * d->w + c0) * d->cl + ch, step * d->w * d->cl, step * d->cl);
                     continue;
                 }
                 j->t.out(src, alpha * xc, xc, Z, m * LANES, LANES);
-                for (int a = 0; a < rows; a++) {
-                    const int64_t y = r0 + a * s;
+                for (int a = 0; a < rq; a++) {
+                    const int64_t y = r0 + a * step;
                     if (y < 0 || y >= d->h) continue;
-                    for (int b = 0; b < cols; b++) {
-                        const int64_t x = c0 + b * s;
+                    for (int b = 0; b < cq; b++) {
+                        const int64_t x = c0 + b * step;
                         if (x >= 0 && x < d->w)
                             memcpy(img + (y * d->w + x) * d->cl + ch, Z + (a * m + b) * LANES, LANES * sizeof(float));
                     }
@@ -616,7 +765,7 @@ static bool forward_run(wino_job *j, const float *x, const float *w, const float
     j->x = x, j->w = w, j->bias = bias, j->y = y, j->accumulate = accumulate;
     const int64_t a2 = j->t.alpha * j->t.alpha, nu = a2 * j->in.k * j->out.k;
     const int64_t nx = g->n * j->in.h * j->in.w * j->in.cl, ny = g->n * j->out.h * j->out.w * j->out.cl;
-    const int64_t nwt = j->in.ch * j->kw * j->kw * j->out.cl;
+    const int64_t nwt = j->in.ch * (j->kp * j->kp + (j->kp > j->kw ? j->kw * j->kw : 0)) * j->out.cl;
     void *owned_u, *owned_x;
     j->u = vs_scratch_or_own(VS_SCRATCH_WINO_U, (size_t)nu * sizeof(float), &owned_u);
     j->xt = j->u ? vs_scratch_or_own(VS_SCRATCH_WINO_X, (size_t)(nx + ny + nwt) * sizeof(float), &owned_x) : NULL;
@@ -672,18 +821,19 @@ bool vs_conv_winograd_forward(const vs_conv_fast *g, const float *x, const float
 
 bool vs_conv_winograd_transpose(const vs_conv_fast *g, const float *gy, const float *w, const float *bias, float *dx)
 {
-    const int64_t s = g->sh, r = g->kh / s;
+    const int64_t s = g->sh, r = (g->kh + s - 1) / s;
     int64_t fr, er, fc, ec;
     vs_conv_phases_span(g->h, r, s, g->ph, g->oh, &fr, &er);
     vs_conv_phases_span(g->w, r, s, g->pw, g->ow, &fc, &ec);
     wino_job j = {0};
-    job_init(&j, g, r, er - fr, ec - fc);
+    job_init(&j, g, r, er - fr, ec - fc, 1);
     /* the flipped stride-1 conv of gy (padding r - 1) onto the stacked rows from fr, dealt to dx's places */
     j.in = side_of(1, g->oh, g->ow, g->o, fr - (r - 1), fc - (r - 1));
     j.out = side_of(s, g->h, g->w, g->c, fr * s - g->ph, fc * s - g->pw);
     j.flip = true;
     /* dx's row y is the stacked row (y + ph) / s of its phase: written unless past the taps' rows */
-    j.covered = (g->h - 1 + g->ph) / s < g->oh + r - 1 && (g->w - 1 + g->pw) / s < g->ow + r - 1;
+    j.covered = (g->h - 1 + g->ph) / s < g->oh + r - 1 && (g->w - 1 + g->pw) / s < g->ow + r - 1 && j.kp == j.kw;
+    j.fr = fr, j.fc = fc;
     if (j.tiles == 0) {
         for (int64_t nc = 0; nc < g->n * g->c; nc++)
             for (int64_t i = 0; i < g->h * g->w; i++) dx[nc * g->h * g->w + i] = bias ? bias[nc % g->c] : 0.0f;
@@ -701,10 +851,16 @@ static void grad_transform(const wino_job *j, int64_t t0, int64_t k0, int64_t k1
     const wino_side *d = &j->out;
     const int64_t zs = j->block * d->ld;
     for (int64_t k = k0; k < k1; k++) {
-        int64_t n, i0, j0;
-        tile_at(j, t0 + k, &n, &i0, &j0);
-        patch_transform(j->t.grad, d, j->gyt + n * d->h * d->w * d->cl, i0, j0, j->t.m, Gt + k * d->ld, j->t.alpha * zs, zs);
+        const wino_tile t = tile_at(j, t0 + k);
+        patch_transform(j->t.grad, d, j->gyt + t.n * d->h * d->w * d->cl, &t, j->t.m, Gt + k * d->ld, j->t.alpha * zs, zs);
     }
+}
+
+/* The taps a < r of phase p whose a s + p lies in a kernel of kw. */
+static int64_t taps_of(int64_t kw, int64_t p, int64_t s, int64_t r)
+{
+    const int64_t t = (kw - p + s - 1) / s;
+    return t < r ? t : r;
 }
 
 /* dw(o,c) = A'^T M(o,c) A' (dw is j->y) for output channels [o0, o1), 16 of the products' input channels
@@ -719,20 +875,29 @@ static void weight_grad_finish(void *ctx, int64_t o0, int64_t o1)
     float X[MAX_ALPHA * MAX_ALPHA * LANES], Z[MAX_ALPHA * MAX_ALPHA * LANES];
     for (int64_t o = o0; o < o1; o++)
         for (int64_t k0 = 0; k0 < K; k0 += LANES) {
-            const int64_t q = s > 1 ? k0 / in->cl : 0, c0 = s > 1 ? k0 % in->cl : k0;
-            const int nv = c0 >= in->ch ? 0 : in->ch - c0 < LANES ? (int)(in->ch - c0) : LANES;
-            if (nv == 0) continue;
-            if (K - k0 >= LANES) {
+            /* lane v is the products' channel k0 + v: (q, c) with phases (q a packed pair's two), c alone without */
+            const int64_t q0 = s > 1 ? k0 / in->cl : 0, c0 = s > 1 ? k0 % in->cl : k0;
+            if (c0 >= in->ch) continue; /* a phase's padding channels */
+            const int nv = K - k0 < LANES ? (int)(K - k0) : LANES;
+            if (nv == LANES) {
                 j->t.finish(M + o * K + k0, alpha * O * K, O * K, Z, r * LANES, LANES);
             } else {
                 for (int64_t xi = 0; xi < a2; xi++)
                     for (int v = 0; v < LANES; v++) X[xi * LANES + v] = v < nv ? M[(xi * O + o) * K + k0 + v] : 0;
                 j->t.finish(X, alpha * LANES, LANES, Z, r * LANES, LANES);
             }
+            /* the phase (py, px) of the lanes; with phases cl is 8 (packed: lanes from 8 on are the next
+             * phase's, px + 1, q0 being even) or a multiple of 16.  A padded kernel's taps past kw are
+             * dropped: ra rows, rb[next] columns. */
+            const int64_t py = q0 / s, px = q0 % s, ra = taps_of(kw, py, s, r);
+            const int64_t rb[2] = {taps_of(kw, px, s, r), taps_of(kw, px + 1, s, r)};
             for (int v = 0; v < nv; v++) {
-                float *d = dw + ((o * in->ch) + c0 + v) * kw * kw + q / s * kw + q % s;
-                for (int64_t a = 0; a < r; a++)
-                    for (int64_t b = 0; b < r; b++) d[(a * kw + b) * s] = Z[(a * r + b) * LANES + v];
+                const int next = s > 1 && c0 + v >= in->cl;
+                const int64_t c = next ? c0 + v - in->cl : c0 + v;
+                if (c >= in->ch) continue;
+                float *d = dw + ((o * in->ch) + c) * kw * kw + py * kw + px + next;
+                for (int64_t a = 0; a < ra; a++)
+                    for (int64_t e = 0; e < rb[next]; e++) d[(a * kw + e) * s] = Z[(a * r + e) * LANES + v];
             }
         }
 }
@@ -755,8 +920,11 @@ static void wgrad_products(void *ctx, int64_t x0, int64_t x1)
                  j->in.ld, j->t0 == 0 ? 0.0f : 1.0f, j->M + xi * O * K, K);
 }
 
+static bool weight_grad_split(const vs_conv_fast *g, const float *x, const float *gy, float *dw);
+
 bool vs_conv_winograd_weight_grad(const vs_conv_fast *g, const float *x, const float *gy, float *dw)
 {
+    if (g->kh == 7 && g->sh == 1) return weight_grad_split(g, x, gy, dw); /* a k7 s2's phases are 4x4 */
     wino_job j = {0};
     job_forward(&j, g);
     job_blocks(&j, WGRAD_BLOCK_TILES);
@@ -804,13 +972,80 @@ bool vs_conv_winograd_weight_grad(const vs_conv_fast *g, const float *x, const f
  * of F(2x2) (77%) 0.82x, 15x15 (88%) 1.25x.  F(4x4, 2x2) over a k4 s2 conv's phases (16x64x14x14 -> 128,
  * WGAN-GP's second conv: 256 phase channels, 7x7 outputs): 1.56 / 1.52 / 1.43 ms (forward / transpose /
  * weight gradient) against the strided kernels' 1.63 / 1.69 / 1.77 when the phases are read in place;
- * through a stacked copy it had taken 2.04 / 1.86 / 2.37. */
+ * through a stacked copy it had taken 2.04 / 1.86 / 2.37.
+ * 4x4 (stride 1, 3x3 tiles) under the 3x3 rule: 16x32x16x16 -> 64 p1 2.28 / 1.46 / 1.75x, 32x64x12x12 ->
+ * 64 2.05 / 2.03 / 1.77x, 16x48x15x15 -> 16 1.08 / 1.44 / 0.93x.
+ * 7x7, F(2x2, 7x7): 16 multiply-adds per output and channel pair where the tiles are used, against the
+ * direct kernels' 49 less the taps in the padding (which they skip), so the bar is on used x inside (the
+ * taps' share inside the input), and the output channels must fill the products (32+): 16 x 16 outputs,
+ * padding 1 (0.98 inside): 16x16x20x20 -> 48 1.22x, -> 64 1.45x, 16x24x20x20 -> 48 1.23x, 16x32x22x22 -> 96
+ * 1.82x; 'same' padding 3: on 28 x 28 (0.88 inside) 8x32 -> 64 1.50x, 16x16 -> 48 1.10x, on 14 x 14 (0.77)
+ * 16x16 -> 48 0.99x; 16 output channels (a transpose of those: 48 -> 16) 0.65-0.83x.  Its weight
+ * gradient F(7x7, 2x2) misses the error bar: four 4x4 parts instead (vs_conv_winograd_weight_grad_fits).
+ * 3x3 on F(3x3, 3x3) (9 x 9 or 5 x 5 outputs, where tiles of 4 hang past them) under the same bar on
+ * used x inside: 32x32x11x11 -> 64 p0 (9 x 9) 1.96 / - / 1.65x, 32x64x5x5 -> 64 p0 (3 x 3) 2.86 / - /
+ * 2.27x; their transposes (padding 2 around 9 x 9 or 3 x 3) fall under the bar (0.95x, 0.86x). */
+/* The share of a conv's taps (output, tap) that land inside the input, one dim: len input places,
+ * n outputs, offset off (the first output's first tap), dilation d. */
+static double inside_share(int64_t len, int64_t n, int64_t k, int64_t off, int64_t d)
+{
+    int64_t in = 0;
+    for (int64_t t = 0; t < k; t++) {
+        int64_t lo, hi;
+        vs_conv_reach(n, 1, off + t * d, len, &lo, &hi);
+        in += hi - lo;
+    }
+    return (double)in / (double)(n * k);
+}
+
 bool vs_conv_winograd_fits(const vs_conv_fast *g)
 {
     if (conv_algorithm() != VS_CONV_AUTO) return false;
-    if (g->sh != 1 || g->sw != 1 || g->dh != 1 || g->dw != 1 || g->kh != g->kw) return false;
-    const int64_t m = vs_conv_winograd_tile((int)g->kh), min_ch = g->kh == 5 ? 24 : 16;
+    if (g->sh != 1 || g->sw != 1 || g->dh != g->dw || g->dh < 1 || g->kh != g->kw) return false;
+    const int64_t d = g->dh, min_ch = g->kh == 5 ? 24 : 16;
+    const int64_t m = vs_conv_winograd_tile((int)g->kh, (g->oh + d - 1) / d, (g->ow + d - 1) / d);
     if (m == 0 || g->n * g->oh * g->ow == 0 || g->c < min_ch || g->o < min_ch || g->c + g->o < 64) return false;
-    const double used = (double)(g->oh * g->ow) / (double)((g->oh + m - 1) / m * ((g->ow + m - 1) / m) * m * m);
+    /* a dilated conv's tiles cover each of its d^2 phases (outputs i = I d + py) */
+    const int64_t th = ((g->oh + d - 1) / d + m - 1) / m, tw = ((g->ow + d - 1) / d + m - 1) / m;
+    const double used = (double)(g->oh * g->ow) / (double)(d * d * th * tw * m * m);
+    const double inside = inside_share(g->h, g->oh, g->kh, g->y0 - g->ph, d) * inside_share(g->w, g->ow, g->kh, g->x0 - g->pw, d);
+    if (g->kh == 7) return g->o >= 32 && used * inside >= (g->c >= 32 ? 0.65 : 0.88);
+    if (g->kh == 3 && m == 3) return used * inside >= 0.65;
     return used >= (g->kh == 5 ? 0.85 : 0.65);
+}
+
+/* A 7x7 weight gradient as four 4x4 ones, F(4x4, 3x3), of the taps from (a0, b0) in {0, 4}^2 (the
+ * input shifted by them: padding less a0, b0), each a weight gradient of its own; the taps past 7 are
+ * dropped.  F(7x7, 2x2) would take one pass but misses the error bar (1.07e-5 of sum |w x|); the split
+ * runs 4 x 16 = 64 taps' worth at 36 multiply-adds per 9 outputs against the direct kernels' 49 taps. */
+static bool weight_grad_split(const vs_conv_fast *g, const float *x, const float *gy, float *dw)
+{
+    const int64_t oc = g->o * g->c;
+    float *sub = malloc((size_t)oc * 16 * sizeof(float));
+    if (!sub) return false;
+    for (int64_t a0 = 0; a0 < 7; a0 += 4)
+        for (int64_t b0 = 0; b0 < 7; b0 += 4) {
+            vs_conv_fast f = *g;
+            f.kh = f.kw = 4, f.ph = g->ph - a0, f.pw = g->pw - b0;
+            if (!vs_conv_winograd_weight_grad(&f, x, gy, sub)) {
+                free(sub);
+                return false;
+            }
+            for (int64_t k = 0; k < oc; k++)
+                for (int64_t a = 0; a < 4 && a0 + a < 7; a++)
+                    for (int64_t b = 0; b < 4 && b0 + b < 7; b++) dw[(k * 7 + a0 + a) * 7 + b0 + b] = sub[(k * 4 + a) * 4 + b];
+        }
+    free(sub);
+    return true;
+}
+
+/* A 7x7 weight gradient runs split (weight_grad_split) where its 4x4 parts fit and 32 input channels or
+ * more fill the products (1 thread against the direct kernels: 16x32x22x22 -> 96 p0 1.31x, 8x32x28x28 ->
+ * 64 p3 1.07x; with 16 channels 0.62-0.75x). */
+bool vs_conv_winograd_weight_grad_fits(const vs_conv_fast *g)
+{
+    if (g->kh != 7) return vs_conv_winograd_fits(g);
+    vs_conv_fast f = *g;
+    f.kh = f.kw = 4;
+    return g->dh == 1 && g->c >= 32 && vs_conv_winograd_fits(&f);
 }

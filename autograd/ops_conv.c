@@ -665,7 +665,7 @@ static bool conv_fast(conv_batch *j, float *dw, bool *done)
     } else if (!flip_geom(g, &f)) {
         return true;
     }
-    if (vs_conv_winograd_fits(&f)) {
+    if (j->kind == CONV_WEIGHT_GRAD ? vs_conv_winograd_weight_grad_fits(&f) : vs_conv_winograd_fits(&f)) {
         *done = true;
         if (j->kind == CONV_WEIGHT_GRAD ? vs_conv_winograd_weight_grad(&f, j->a, j->b, dw)
                                         : vs_conv_winograd_forward(&f, j->a, j->b, out_bias(j), false, j->out))

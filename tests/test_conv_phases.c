@@ -1,6 +1,7 @@
 /* test_conv_phases.c - strided convolutions run as stride-1 convolutions over the stacked input phases
  * (autograd/conv_phases.c): the forward, the transpose (with bias and the output_padding that maps
- * odd sizes back) and the weight gradient of k4 / k6 stride 2 (and a k6 stride 3) with padding 0-3,
+ * odd sizes back) and the weight gradient of k4 / k6 stride 2 (and a k6 stride 3; k5 stride 2, the kernel
+ * padded to 6x6 with zero taps under Winograd, k7 stride 2 to 8x8) with padding 0-3,
  * odd and non-square sizes, against double-precision definitions, under every stride-1 engine and
  * instruction set, called directly and through the ops; the same bits for 1 and 2 threads; first
  * and second derivatives through the ops with the phases on. */
@@ -33,10 +34,20 @@ static const pgeom GEOMS[] = {
     {1, 8, 14, 13, 32, 6, 6, 3, 1, 2},   /* stride 3: nine phases */
     {2, 16, 8, 8, 32, 4, 4, 2, 1, 1},    /* StarGAN's k4 s2 (down; its transpose is the up-sampling) */
     /* from here on Winograd takes every direction (F(4x4, 2x2) on the phases read in place) */
-    {1, 6, 15, 13, 40, 4, 4, 2, 1, 1},   /* k4: 6 channels a phase (padded to 16 in Winograd), odd sizes */
+    {1, 6, 15, 13, 40, 4, 4, 2, 1, 1},   /* k4: 6 channels a phase (packed, 8 a place, in Winograd), odd sizes */
     {2, 8, 16, 15, 40, 4, 4, 2, 0, 0},   /* k4, no padding */
     {1, 8, 14, 14, 48, 4, 4, 2, 2, 2},   /* k4, padding 2 */
     {2, 16, 14, 14, 32, 4, 4, 2, 1, 1},  /* WGAN-GP's second conv, fewer channels: 7x7 outputs */
+    /* k5 s2: the kernel padded with zero taps to 6x6, F(4x4, 3x3) on 3x3 phase kernels */
+    {2, 16, 24, 24, 32, 5, 5, 2, 2, 2},  /* 12 x 12 outputs */
+    {1, 32, 28, 27, 32, 5, 5, 2, 0, 0},  /* no padding, an input column no tap reaches */
+    {2, 16, 25, 23, 40, 5, 5, 2, 1, 1},  /* odd sizes, 12 x 11 outputs */
+    {1, 16, 21, 21, 32, 5, 5, 2, 3, 3},  /* padding 3 */
+    /* k7 s2: padded to 8x8, F(3x3, 4x4) on 4x4 phase kernels */
+    {2, 16, 28, 28, 48, 7, 7, 2, 3, 3},  /* 14 x 14 outputs on tiles of 3x3 */
+    {1, 32, 27, 25, 32, 7, 7, 2, 2, 2},  /* odd sizes, 13 x 12 outputs */
+    {3, 8, 17, 17, 64, 5, 5, 2, 2, 2},   /* the sweep's 8 channels, packed: F(3x3, 3x3) on 9 x 9 outputs */
+    {2, 7, 17, 15, 40, 5, 5, 2, 2, 3},   /* 7 channels, padding 2 and 3: 9 x 9 outputs */
 };
 #define FIRST_WINOGRAD 9
 #define N_GEOMS (int)(sizeof GEOMS / sizeof GEOMS[0])
@@ -114,12 +125,14 @@ static const vs_phases_engine ENGINES[] = {VS_PHASES_WINOGRAD, VS_PHASES_DIRECT,
 #define N_ENGINES (int)(sizeof ENGINES / sizeof ENGINES[0])
 #define TOL 1e-5
 
-/* Winograd takes g in every direction (the direct engine's bars are its own: it may not). */
+/* Winograd takes g in every direction (the direct engine's bars are its own: it may not), but the weight
+ * gradient of a padded kernel of 8 channels or fewer. */
 static void expect_taken(const pgeom *g, vs_phases_engine e)
 {
     const vs_conv_fast f = fast_of(g);
+    const bool wgrad = g->c > 8 || g->kh % g->s == 0;
     if (e == VS_PHASES_WINOGRAD)
-        ck_assert_msg(vs_conv_phases_forward_fits(&f) && vs_conv_phases_transpose_fits(&f) && vs_conv_phases_weight_grad_fits(&f),
+        ck_assert_msg(vs_conv_phases_forward_fits(&f) && vs_conv_phases_transpose_fits(&f) && vs_conv_phases_weight_grad_fits(&f) == wgrad,
                       "%d x %d -> %d k%d s%d p%d: Winograd declined (forward %d, transpose %d, weight gradient %d)", g->h, g->w,
                       g->o, g->kh, g->s, g->ph, vs_conv_phases_forward_fits(&f), vs_conv_phases_transpose_fits(&f),
                       vs_conv_phases_weight_grad_fits(&f));
@@ -197,8 +210,15 @@ START_TEST(test_phases_off_takes_nothing)
     /* shapes the map does not cover, whatever the engine */
     vs_conv_phases_engine(VS_PHASES_DIRECT);
     vs_conv_fast f = fast_of(&GEOMS[1]);
-    f.kh = 5; /* odd kernel */
+    f.kh = 5; /* odd kernel: padded only for Winograd */
     ck_assert(!vs_conv_phases_forward_fits(&f));
+    f = fast_of(&GEOMS[FIRST_WINOGRAD + 4]); /* the k5 s2 one Winograd pads */
+    ck_assert(!vs_conv_phases_forward_fits(&f));
+    vs_conv_phases_engine(VS_PHASES_WINOGRAD);
+    ck_assert(vs_conv_phases_forward_fits(&f));
+    f.o = 16; /* too few output channels for the padded taps */
+    ck_assert(!vs_conv_phases_forward_fits(&f));
+    vs_conv_phases_engine(VS_PHASES_DIRECT);
     f = fast_of(&GEOMS[1]);
     f.sh = f.sw = 1; /* stride 1 */
     ck_assert(!vs_conv_phases_forward_fits(&f));
@@ -260,6 +280,13 @@ static vs_tensor *fn_conv_k4(vs_tensor **x, void *c)
     return sq(vs_conv2d(x[0], x[1], x[2], &o));
 }
 
+static vs_tensor *fn_conv_k5(vs_tensor **x, void *c)
+{
+    (void)c;
+    vs_conv_opts o = {.stride = {2, 2}, .padding = {2, 2}};
+    return sq(vs_conv2d(x[0], x[1], x[2], &o));
+}
+
 static vs_tensor *fn_transpose_k6(vs_tensor **x, void *c)
 {
     (void)c;
@@ -289,6 +316,12 @@ START_TEST(test_phases_gradcheck)
                        vs_tensor_rand(VS_SHAPE(48), &R, -1, 1)};
     gradcheck_full("conv2d k4 s2 through the phases", fn_conv_k4, NULL, 3, k, 1e-3, 3e-2, true);
     for (int i = 0; i < 3; i++) vs_tensor_free(k[i]);
+    /* k5 s2 p2 on 7 x 7: 4 x 4 outputs, the kernel padded to 6x6 under Winograd */
+    expect_taken(&(pgeom){1, 16, 7, 7, 32, 5, 5, 2, 2, 2}, ENGINES[_i]);
+    vs_tensor *f5[3] = {vs_tensor_rand(VS_SHAPE(1, 16, 7, 7), &R, -1, 1), vs_tensor_rand(VS_SHAPE(32, 16, 5, 5), &R, -0.3f, 0.3f),
+                        vs_tensor_rand(VS_SHAPE(32), &R, -1, 1)};
+    gradcheck_full("conv2d k5 s2 through the phases", fn_conv_k5, NULL, 3, f5, 1e-3, 3e-2, true);
+    for (int i = 0; i < 3; i++) vs_tensor_free(f5[i]);
     vs_conv_phases_engine(default_engine);
 }
 END_TEST

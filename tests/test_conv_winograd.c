@@ -1,6 +1,6 @@
 /* test_conv_winograd.c - Winograd convolutions (autograd/conv_winograd.c) against double-precision
  * direct sums: the forward, the flipped forward (a stride-1 transpose) with bias and accumulate, and the
- * weight gradient, for 3x3 and 5x5 kernels, odd sizes (tiles cut by the border), padding 0-2, batches
+ * weight gradient, for 2x2, 3x3, 4x4, 5x5 and 7x7 kernels (dilated too), odd sizes (tiles cut by the border), padding 0-2, batches
  * of 1-3, channel counts that are not multiples of 16, under every instruction set; the error bar per
  * F(m, r) relative to sum |w x| (printed); 1 and 2 threads bit-identical; the ops dispatch to it and
  * VS_CONV_DIRECT switches it off. */
@@ -21,28 +21,46 @@ static vs_rng R;
 #define BAR 1e-5
 
 typedef struct wgeom {
-    int n, c, h, w, o, r, p;
+    int n, c, h, w, o, r, p, d; /* d: dilation (0: 1) */
 } wgeom;
 
 static const wgeom GEOMS[] = {
-    /* n   c   h   w   o  r  p */
-    {1, 16, 9, 11, 16, 3, 1},  /* odd sizes: the last tiles hang past the border */
-    {2, 19, 14, 14, 21, 3, 0}, /* channels not multiples of 16, no padding */
-    {3, 17, 7, 13, 33, 3, 2},  /* more padding than a 'same' conv */
-    {1, 32, 14, 14, 64, 5, 2}, /* CEM's k5 on 14x14 */
-    {2, 20, 11, 9, 17, 5, 1},  /* 5x5, odd, padding 1 */
-    {3, 16, 6, 5, 18, 5, 0},   /* 5x5, two output rows, one column */
-    {2, 24, 12, 12, 24, 3, 1}, /* more than one block of tiles (2 x 9 tiles of 4x4 ... and 64 per block) */
-    {1, 16, 40, 40, 16, 3, 1}, /* 100 tiles: a full block and a partial one */
-    {2, 64, 8, 8, 32, 2, 0},   /* 2x2: a k4 s2 conv's stacked phases (7x7 outputs on 2 x 2 tiles of 4x4) */
-    {3, 20, 9, 11, 17, 2, 1},  /* 2x2, odd, padding 1 */
-    {1, 16, 5, 4, 19, 2, 1},   /* 2x2, 6 x 5 outputs: one tile row and column cut */
+    /* n   c   h   w   o  r  p  d */
+    {1, 16, 9, 11, 16, 3, 1, 1},  /* odd sizes: the last tiles hang past the border */
+    {2, 19, 14, 14, 21, 3, 0, 1}, /* channels not multiples of 16, no padding */
+    {3, 17, 7, 13, 33, 3, 2, 1},  /* more padding than a 'same' conv */
+    {1, 32, 14, 14, 64, 5, 2, 1}, /* CEM's k5 on 14x14 */
+    {2, 20, 11, 9, 17, 5, 1, 1},  /* 5x5, odd, padding 1 */
+    {3, 16, 6, 5, 18, 5, 0, 1},   /* 5x5, two output rows, one column */
+    {2, 24, 12, 12, 24, 3, 1, 1}, /* more than one block of tiles (2 x 9 tiles of 4x4 ... and 64 per block) */
+    {1, 16, 40, 40, 16, 3, 1, 1}, /* 100 tiles: a full block and a partial one */
+    {2, 64, 8, 8, 32, 2, 0, 1},   /* 2x2: a k4 s2 conv's stacked phases (7x7 outputs on 2 x 2 tiles of 4x4) */
+    {3, 20, 9, 11, 17, 2, 1, 1},  /* 2x2, odd, padding 1 */
+    {1, 16, 5, 4, 19, 2, 1, 1},   /* 2x2, 6 x 5 outputs: one tile row and column cut */
+    {2, 64, 12, 12, 32, 3, 0, 2}, /* dilation 2: four phases of 4 x 4 outputs, one tile each */
+    {2, 17, 13, 11, 20, 3, 1, 2}, /* dilation 2, odd: phases of 5 and 4 rows, 4 and 3 columns */
+    {1, 16, 16, 17, 18, 3, 2, 3}, /* dilation 3, padding 2 */
+    {2, 24, 15, 14, 25, 5, 2, 2}, /* 5x5, dilation 2 */
+    {1, 16, 12, 11, 16, 2, 1, 2}, /* 2x2, dilation 2 */
+    {2, 16, 20, 20, 48, 7, 1, 1}, /* 7x7: the sweep's k7 on 16 x 16 outputs (8 x 8 tiles of 2x2) */
+    {1, 19, 13, 12, 20, 7, 3, 1}, /* 7x7, odd, 'same' padding */
+    {3, 16, 9, 8, 17, 7, 0, 1},   /* 7x7, 3 x 2 outputs */
+    {2, 32, 16, 17, 24, 4, 1, 1}, /* 4x4 (a k7 s2 conv's phases, padded to 8x8): 15 x 16 outputs on tiles of 3x3 */
+    {1, 17, 9, 10, 20, 4, 2, 1},  /* 4x4, odd */
+    {2, 20, 11, 11, 24, 3, 0, 1}, /* 3x3 on 9 x 9 outputs: F(3x3, 3x3) */
+    {3, 16, 8, 6, 17, 3, 1, 1},   /* 3x3 on 8 x 6 outputs: F(3x3, 3x3) */
 };
 #define N_GEOMS (int)(sizeof GEOMS / sizeof GEOMS[0])
 
 static const vs_isa ISAS[3] = {VS_ISA_SCALAR, VS_ISA_AVX2, VS_ISA_AVX512};
 
-static int out_len(const wgeom *g, int in) { return in + 2 * g->p - g->r + 1; }
+/* The F(m x m, r x r) the kernels run. */
+#define N_KINDS 6
+static const int KIND_M[N_KINDS] = {4, 4, 3, 3, 2, 2}, KIND_R[N_KINDS] = {2, 3, 3, 4, 5, 7};
+
+static int dil(const wgeom *g) { return g->d ? g->d : 1; }
+
+static int out_len(const wgeom *g, int in) { return in + 2 * g->p - dil(g) * (g->r - 1); }
 
 static float xat(const wgeom *g, const float *x, int n, int c, int i, int j)
 {
@@ -52,8 +70,8 @@ static float xat(const wgeom *g, const float *x, int n, int c, int i, int j)
 
 static vs_conv_fast fast_of(const wgeom *g)
 {
-    return (vs_conv_fast){g->n, g->c, g->h, g->w, g->o, out_len(g, g->h), out_len(g, g->w), g->r, g->r, 1, 1, g->p, g->p, 1, 1,
-                          false, 0, 0};
+    return (vs_conv_fast){g->n, g->c, g->h, g->w, g->o, out_len(g, g->h), out_len(g, g->w), g->r, g->r, 1, 1, g->p, g->p, dil(g),
+                          dil(g), false, 0, 0};
 }
 
 static float *rand_floats(int64_t n)
@@ -95,7 +113,8 @@ static void check_geometry(int t, double *worst)
     if (fs.oh > 0 && fs.ow > 0) ck_assert(vs_conv_winograd_forward(&fs, x, w, b, false, ys));
     ck_assert(vs_conv_winograd_forward(&f, x, w, b, false, y));
     ck_assert(vs_conv_winograd_forward(&ff, x, wt, b, true, yf));
-    ck_assert(vs_conv_winograd_weight_grad(&f, x, gy, dw));
+    const bool wgrad = r != 7 || g->d < 2; /* 7x7: four 4x4 parts (F(7x7, 2x2) misses the bar), undilated */
+    if (wgrad) ck_assert(vs_conv_winograd_weight_grad(&f, x, gy, dw));
     double *rw = calloc((size_t)nw, sizeof *rw), *mw = calloc((size_t)nw, sizeof *mw);
     for (int n = 0; n < g->n; n++)
         for (int o = 0; o < g->o; o++)
@@ -107,7 +126,7 @@ static void check_geometry(int t, double *worst)
                         for (int ki = 0; ki < r; ki++)
                             for (int kj = 0; kj < r; kj++) {
                                 const int64_t wi = ((int64_t)(o * g->c + c) * r + ki) * r + kj;
-                                const double v = xat(g, x, n, c, i + ki - g->p, j + kj - g->p), p = w[wi] * v, q = gy[at] * v;
+                                const double v = xat(g, x, n, c, i + ki * dil(g) - g->p, j + kj * dil(g) - g->p), p = w[wi] * v, q = gy[at] * v;
                                 sum += p, mag += fabs(p);
                                 rw[wi] += q, mw[wi] += fabs(q);
                             }
@@ -118,7 +137,7 @@ static void check_geometry(int t, double *worst)
                     /* accumulate: the bias is not added */
                     check_rel("flipped forward, accumulated", t, at, yf[at], y0[at] + sum, mag + fabs(y0[at]), worst);
                 }
-    for (int64_t k = 0; k < nw; k++) check_rel("weight gradient", t, k, dw[k], rw[k], mw[k], worst + 2);
+    for (int64_t k = 0; wgrad && k < nw; k++) check_rel("weight gradient", t, k, dw[k], rw[k], mw[k], worst + 2);
     free(x), free(w), free(gy), free(b), free(y), free(yf), free(dw), free(wt), free(y0), free(rw), free(mw), free(ys);
 }
 
@@ -126,19 +145,25 @@ START_TEST(test_winograd_against_double_sums)
 {
     for (int s = 0; s < 3; s++) {
         const vs_isa isa = vs_set_kernel_isa(ISAS[s]);
-        double worst[2][3] = {{0}}; /* forward, weight gradient; r 2, 3, 5 */
+        double worst[2][N_KINDS] = {{0}}; /* forward, weight gradient; per F */
         for (int t = 0; t < N_GEOMS; t++) {
             double w2[3] = {0, 0, 0};
             check_geometry(t, w2);
-            const int k = GEOMS[t].r == 2 ? 0 : GEOMS[t].r == 3 ? 1 : 2;
+            const vs_conv_fast f = fast_of(&GEOMS[t]);
+            const int d = dil(&GEOMS[t]), m = vs_conv_winograd_tile(GEOMS[t].r, (f.oh + d - 1) / d, (f.ow + d - 1) / d);
+            int k = 0;
+            while (KIND_M[k] != m || KIND_R[k] != GEOMS[t].r) k++;
             worst[0][k] = fmax(worst[0][k], w2[0]);
             worst[1][k] = fmax(worst[1][k], w2[2]);
         }
         for (int d = 0; d < 2; d++) {
             printf("winograd %s %s:", vs_isa_name(isa), d ? "weight gradient" : "forward");
-            for (int k = 0; k < 3; k++) {
-                const int r = k == 0 ? 2 : k == 1 ? 3 : 5, m = vs_conv_winograd_tile(r);
-                printf(" F(%dx%d,%dx%d) %.2e", d ? r : m, d ? r : m, d ? m : r, d ? m : r, worst[d][k]);
+            for (int k = 0; k < N_KINDS; k++) {
+                const int r = KIND_R[k], m = KIND_M[k];
+                if (d == 0 || r != 7)
+                    printf(" F(%dx%d,%dx%d) %.2e", d ? r : m, d ? r : m, d ? m : r, d ? m : r, worst[d][k]);
+                else
+                    printf(" 7x7 as 4x4 parts %.2e", worst[d][k]);
             }
             printf(" (max |error| / sum |terms|)\n");
         }
@@ -147,28 +172,27 @@ START_TEST(test_winograd_against_double_sums)
 }
 END_TEST
 
-/* The hardcoded matrices are Cook-Toom's for the first alpha - 1 of the points 0, 1, -1, 1/2, -2 and infinity (derived here
+/* The hardcoded matrices are Cook-Toom's for the first alpha - 1 of the points 0, 1, -1, 1/2, -2, 2, -1/2 and infinity (derived here
  * again, in double: E_k[j][i] = p_j^i, E_k[inf][i] = [i = k-1]; B^T[j] = the coefficients of
  * prod_{l != j} (x - p_l); G = diag(1/f, 1) E_k, f_j = prod_{l != j} (p_j - p_l)), and the unrolled
  * transforms give the reference loops' bits. */
 START_TEST(test_winograd_matrices_and_transforms)
 {
-    static const double p[5] = {0, 1, -1, 0.5, -2};
-    static const int rs[3] = {2, 3, 5};
-    for (int ri = 0; ri < 3; ri++) {
-        const int r = rs[ri], m = vs_conv_winograd_tile(r), al = m + r - 1, np = al - 1; /* np finite points */
+    static const double p[7] = {0, 1, -1, 0.5, -2, 2, -0.5};
+    for (int ri = 0; ri < N_KINDS; ri++) {
+        const int r = KIND_R[ri], m = KIND_M[ri], al = m + r - 1, np = al - 1; /* np finite points */
         const int rows[5] = {al, m, al, al, r}, cols[5] = {al, al, r, m, al};
         for (int which = 0; which < 5; which++) {
-            const float *P = vs_conv_winograd_matrix(r, which);
+            const float *P = vs_conv_winograd_matrix(m, r, which);
             ck_assert_ptr_nonnull(P);
             for (int a = 0; a < rows[which]; a++)
                 for (int b = 0; b < cols[which]; b++) {
                     double want;
                     if (which == 0) { /* B^T[a][b]: coefficient of x^b in prod_{l != a} (x - p_l) */
-                        double c[6] = {1, 0, 0, 0, 0, 0};
+                        double c[8] = {1, 0, 0, 0, 0, 0, 0, 0};
                         for (int l = 0; l < np; l++) {
                             if (l == a) continue;
-                            for (int e = 5; e >= 0; e--) c[e] = (e > 0 ? c[e - 1] : 0) - p[l] * c[e];
+                            for (int e = 7; e >= 0; e--) c[e] = (e > 0 ? c[e - 1] : 0) - p[l] * c[e];
                         }
                         want = c[b];
                     } else {
@@ -183,10 +207,10 @@ START_TEST(test_winograd_matrices_and_transforms)
                     ck_assert_msg(P[a * cols[which] + b] == (float)want, "r %d matrix %d [%d][%d]: %.9g, expected %.9g", r, which,
                                   a, b, (double)P[a * cols[which] + b], want);
                 }
-            float X[36 * 16], Z[2][36 * 16];
-            for (int k = 0; k < 36 * 16; k++) X[k] = 2 * vs_rng_uniformf(&R) - 1;
-            vs_conv_winograd_transform(r, which, false, X, Z[0]);
-            vs_conv_winograd_transform(r, which, true, X, Z[1]);
+            float X[64 * 16], Z[2][64 * 16];
+            for (int k = 0; k < 64 * 16; k++) X[k] = 2 * vs_rng_uniformf(&R) - 1;
+            vs_conv_winograd_transform(m, r, which, false, X, Z[0]);
+            vs_conv_winograd_transform(m, r, which, true, X, Z[1]);
             ck_assert_msg(memcmp(Z[0], Z[1], (size_t)rows[which] * rows[which] * 16 * sizeof(float)) == 0,
                           "r %d transform %d: the unrolled code and the reference differ", r, which);
         }
@@ -195,13 +219,22 @@ START_TEST(test_winograd_matrices_and_transforms)
 END_TEST
 
 /* Blocks of a fixed tile count: 1 and 2 threads give the same bits (forward and weight gradient).
- * Two blocks run whole on 1 thread and spread over 2; five run whole on either. */
+ * Two blocks run whole on 1 thread and spread over 2; five run whole on either; and the newer kinds. */
 START_TEST(test_winograd_threads_bit_identical)
 {
-    for (int n = 3; n <= 9; n += 6) {
-        const wgeom g = {n, 24, 21, 19, 40, 3, 1}; /* n x 6 x 5 tiles of 4x4: 90 (two blocks) or 270 (five) */
+    const wgeom gs[6] = {
+        {3, 24, 21, 19, 40, 3, 1, 1}, /* 3 x 6 x 5 tiles of 4x4: 90 (two blocks) */
+        {9, 24, 21, 19, 40, 3, 1, 1}, /* 270 (five) */
+        {5, 20, 16, 16, 24, 3, 0, 2}, /* dilation 2: 5 x 4 phases x 2 x 2 tiles */
+        {6, 16, 12, 13, 33, 7, 1, 1}, /* 7x7: F(2x2, 7x7), the weight gradient in 4x4 parts */
+        {6, 18, 11, 11, 20, 3, 0, 1}, /* 9 x 9 outputs: F(3x3, 3x3) */
+        {4, 17, 14, 15, 19, 4, 1, 1}, /* 4x4: F(3x3, 4x4) */
+    };
+    for (int k = 0; k < 6; k++) {
+        const wgeom g = gs[k];
+        const int n = g.n;
         const vs_conv_fast f = fast_of(&g);
-        const int64_t nx = (int64_t)g.n * g.c * g.h * g.w, nw = (int64_t)g.o * g.c * 9, ny = (int64_t)g.n * g.o * f.oh * f.ow;
+        const int64_t nx = (int64_t)g.n * g.c * g.h * g.w, nw = (int64_t)g.o * g.c * g.r * g.r, ny = (int64_t)g.n * g.o * f.oh * f.ow;
         float *x = rand_floats(nx), *w = rand_floats(nw), *gy = rand_floats(ny), *b = rand_floats(g.o);
         float *y[2], *dw[2];
         for (int t = 0; t < 2; t++) {
@@ -245,6 +278,16 @@ START_TEST(test_winograd_ops_dispatch)
     ragged.oh = ragged.ow = 5; /* 2 x 2 tiles of 4 x 4 for 25 outputs */
     k5.kh = k5.kw = 5, k5.c = k5.o = 24;
     ck_assert(!vs_conv_winograd_fits(&few) && !vs_conv_winograd_fits(&ragged) && !vs_conv_winograd_fits(&k5));
+    /* 7x7: the sweep's 16x16x20x20 -> 48 (padding 1) forward, not its transpose (16 output channels), nor
+     * 'same' padding on 14 x 14 (a quarter of the taps in the padding), nor its weight gradient (32 input
+     * channels or more: four 4x4 parts) */
+    const vs_conv_fast k7 = {16, 16, 20, 20, 48, 16, 16, 7, 7, 1, 1, 1, 1, 1, 1, false, 0, 0};
+    const vs_conv_fast k7t = {16, 48, 16, 16, 16, 20, 20, 7, 7, 1, 1, 5, 5, 1, 1, true, 0, 0};
+    const vs_conv_fast k7same = {16, 16, 14, 14, 48, 14, 14, 7, 7, 1, 1, 3, 3, 1, 1, false, 0, 0};
+    vs_conv_fast k7c = k7;
+    k7c.c = 32;
+    ck_assert(vs_conv_winograd_fits(&k7) && !vs_conv_winograd_weight_grad_fits(&k7) && vs_conv_winograd_weight_grad_fits(&k7c));
+    ck_assert(!vs_conv_winograd_fits(&k7t) && !vs_conv_winograd_fits(&k7same));
     for (int k = 0; k < 3; k++) {
         double diff = 0, mag = 0;
         for (int64_t e = 0; e < out[0][k]->size; e++) {
@@ -258,25 +301,56 @@ START_TEST(test_winograd_ops_dispatch)
 }
 END_TEST
 
-static vs_tensor *fn_conv_k5(vs_tensor **x, void *c)
+static vs_tensor *fn_conv(vs_tensor **x, void *c)
 {
-    (void)c;
-    const vs_conv_opts o = {.stride = {1, 1}, .padding = {2, 2}};
-    vs_tensor *y = vs_conv2d(x[0], x[1], x[2], &o);
+    vs_tensor *y = vs_conv2d(x[0], x[1], x[2], c);
     return vs_mul(y, y);
 }
 
-/* First and second derivatives of a 5x5 conv2d of 32 -> 32 channels on 4 x 4 (2 x 2 tiles of F(2x2, 5x5)):
- * the forward, its input gradient (the flipped forward) and its weight gradient all run Winograd (the
- * 3x3 one runs in test_conv.c's "32 -> 32 channels, rows of 7"). */
-START_TEST(test_winograd_gradcheck_k5)
+/* First and second derivatives of two convs of 32 -> 32 channels whose forward, input gradient (the
+ * flipped forward) and weight gradient run Winograd (the 3x3 one runs in test_conv.c's "32 -> 32
+ * channels, rows of 7"): a 5x5 on 4 x 4 (2 x 2 tiles of F(2x2, 5x5)), and a 3x3 with dilation 2 on 10 x
+ * 10 (four dilation phases of 4 x 4 outputs, one tile of F(4x4, 3x3) each; its input gradient, 7 x 7 per
+ * phase on 2 x 2 tiles, stays direct). */
+START_TEST(test_winograd_gradcheck)
 {
-    vs_tensor *x[3] = {vs_tensor_rand(VS_SHAPE(1, 32, 4, 4), &R, -1, 1), vs_tensor_rand(VS_SHAPE(32, 32, 5, 5), &R, -0.2f, 0.2f),
-                       vs_tensor_rand(VS_SHAPE(32), &R, -1, 1)};
-    const vs_conv_fast f = {1, 32, 4, 4, 32, 4, 4, 5, 5, 1, 1, 2, 2, 1, 1, false, 0, 0};
+    const struct {
+        const char *what;
+        int h, k, p, d;
+    } cases[2] = {{"conv2d k5 32 -> 32 (Winograd)", 4, 5, 2, 1}, {"conv2d k3 dilation 2, 32 -> 32 (Winograd)", 10, 3, 1, 2}};
+    for (int t = 0; t < 2; t++) {
+        const int h = cases[t].h, k = cases[t].k, p = cases[t].p, d = cases[t].d, oh = h + 2 * p - d * (k - 1);
+        vs_tensor *x[3] = {vs_tensor_rand(VS_SHAPE(1, 32, h, h), &R, -1, 1), vs_tensor_rand(VS_SHAPE(32, 32, k, k), &R, -0.2f, 0.2f),
+                           vs_tensor_rand(VS_SHAPE(32), &R, -1, 1)};
+        const vs_conv_fast f = {1, 32, h, h, 32, oh, oh, k, k, 1, 1, p, p, d, d, false, 0, 0};
+        ck_assert(vs_conv_winograd_fits(&f));
+        vs_conv_opts o = {.stride = {1, 1}, .padding = {p, p}, .dilation = {d, d}};
+        gradcheck(cases[t].what, fn_conv, &o, 3, x);
+        for (int e = 0; e < 3; e++) vs_tensor_free(x[e]);
+    }
+}
+END_TEST
+
+/* conv2d(x, w) + b with w fixed (the context): 7x7 weights of 48 x 16 channels are too many to
+ * difference one by one, and F(7x7, 2x2) does not run their gradient anyway. */
+static vs_tensor *fn_conv_k7(vs_tensor **x, void *w)
+{
+    const vs_conv_opts o = {.stride = {1, 1}};
+    vs_tensor *y = vs_conv2d(x[0], w, x[1], &o);
+    return vs_mul(y, y);
+}
+
+/* First and second derivatives in x and the bias of a 7x7 conv2d of 16 -> 48 channels on 10 x 10 (2 x 2
+ * tiles of F(2x2, 7x7) in the forward and in the Hessian products' forwards). */
+START_TEST(test_winograd_gradcheck_k7)
+{
+    vs_tensor *x[2] = {vs_tensor_rand(VS_SHAPE(1, 16, 10, 10), &R, -1, 1), vs_tensor_rand(VS_SHAPE(48), &R, -1, 1)};
+    vs_tensor *w = vs_tensor_rand(VS_SHAPE(48, 16, 7, 7), &R, -0.1f, 0.1f);
+    const vs_conv_fast f = {1, 16, 10, 10, 48, 4, 4, 7, 7, 1, 1, 0, 0, 1, 1, false, 0, 0};
     ck_assert(vs_conv_winograd_fits(&f));
-    gradcheck("conv2d k5 32 -> 32 (Winograd)", fn_conv_k5, NULL, 3, x);
-    for (int k = 0; k < 3; k++) vs_tensor_free(x[k]);
+    gradcheck("conv2d k7 16 -> 48 (Winograd forward)", fn_conv_k7, w, 2, x);
+    for (int e = 0; e < 2; e++) vs_tensor_free(x[e]);
+    vs_tensor_free(w);
 }
 END_TEST
 
@@ -289,7 +363,8 @@ static Suite *conv_winograd_suite(void)
     tcase_add_test(tc, test_winograd_against_double_sums);
     tcase_add_test(tc, test_winograd_threads_bit_identical);
     tcase_add_test(tc, test_winograd_ops_dispatch);
-    tcase_add_test(tc, test_winograd_gradcheck_k5);
+    tcase_add_test(tc, test_winograd_gradcheck);
+    tcase_add_test(tc, test_winograd_gradcheck_k7);
     return s;
 }
 
