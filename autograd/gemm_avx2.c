@@ -9,7 +9,7 @@
 
 #define UK_NAME gemm_ukernel_avx2
 #define UK_NAME_PACKED gemm_ukernel_avx2_packed
-#define UK_TARGET __attribute__((target("avx2,fma")))
+#define UK_TARGET __attribute__((target("avx2,fma"), aligned(64))) /* aligned: see gemm_avx512.c */
 #define UK_V __m256
 #define UK_VL 8
 #define UK_LOAD(p) _mm256_loadu_ps(p)

@@ -104,8 +104,9 @@ vs_tensor *vs_conv_transpose2d(vs_tensor *x, vs_tensor *w, vs_tensor *b, const v
 /* dw = d<conv2d(x, w), g>/dw, i.e. <dw, v> = <conv2d(x, v), g>: the weight gradient as an op of its
  * own.  x [n,c,h,w], g [n,o,oh,ow] (conv2d's output shape) -> [o, c/groups, kh, kw]. */
 vs_tensor *vs_conv2d_weight_grad(vs_tensor *x, vs_tensor *g, int kh, int kw, const vs_conv_opts *o);
-/* Algorithm of stride-1 2x2, 3x3 and 5x5 convolutions with 16 or more channels and of stride-2 4x4
- * and 6x6 ones (2x2 and 3x3 over their four input phases), forward, transpose and weight gradient: AUTO takes Winograd
+/* Algorithm of stride-1 2x2, 3x3, 4x4 and 5x5 convolutions with 16 or more channels (dilated ones per
+ * dilation phase), stride-1 7x7 forwards, and stride-2 4x4, 5x5, 6x6 and 7x7 ones (over their four input
+ * phases, kernels padded with zero taps to a multiple of 2), forward, transpose and weight gradient: AUTO takes Winograd
  * F(m x m, r x r) where it is faster (fewer multiply-adds; outputs differ from the direct sums by a
  * few ulps of sum |w x|), DIRECT keeps the direct kernels' bits.  The default is AUTO, or DIRECT
  * when the environment has VERSUS_CONV=direct (read once); vs_conv_set_algorithm(VS_CONV_AUTO) goes
