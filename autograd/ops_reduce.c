@@ -401,14 +401,21 @@ static float axis_max(const float *p, int64_t len, int64_t inner)
     return isinf(m) && m < 0 ? 0 : m;
 }
 
+/* t[k] = p[k inner] - m in double, k < n: the exponents vs_exp_pd takes. */
+static void shifted(const float *p, int64_t inner, int64_t n, float m, double *t)
+{
+    for (int64_t k = 0; k < n; k++) t[k] = (double)p[k * inner] - m;
+}
+
 /* One row's outputs from its max m and s = sum e^(x - m) (t[k] = e^(p[k inner] - m) when the row's
- * exponentials are at hand, else NULL: softmax then recomputes them a chunk at a time). */
+ * exponentials are at hand, else NULL: softmax then recomputes them a chunk at a time): lse at
+ * q[0], or the row at q, q[k inner]. */
 static void axis_finish(axis_fn fn, const float *p, int64_t len, int64_t inner, float m, double s, const double *t,
-                        float *q, float *lse_out)
+                        float *q)
 {
     const float lse = m + (float)log(s);
     if (fn == AX_LSE) {
-        *lse_out = lse;
+        q[0] = lse;
     } else if (fn == AX_LOGSOFTMAX) {
         for (int64_t k = 0; k < len; k++) q[k * inner] = p[k * inner] - lse;
     } else if (t) {
@@ -417,7 +424,7 @@ static void axis_finish(axis_fn fn, const float *p, int64_t len, int64_t inner, 
         double c[AXIS_CHUNK];
         for (int64_t k0 = 0; k0 < len; k0 += AXIS_CHUNK) {
             const int64_t n = len - k0 < AXIS_CHUNK ? len - k0 : AXIS_CHUNK;
-            for (int64_t k = 0; k < n; k++) c[k] = (double)p[(k0 + k) * inner] - m;
+            shifted(p + k0 * inner, inner, n, m, c);
             vs_exp_pd(c, c, n);
             for (int64_t k = 0; k < n; k++) q[(k0 + k) * inner] = (float)(c[k] / s);
         }
@@ -439,14 +446,13 @@ static void axis_kernel(axis_fn fn, const vs_tensor *x, int axis, float *y)
             const float *p = x->data + r0 * len;
             for (int64_t r = 0; r < nr; r++) {
                 m[r] = axis_max(p + r * len, len, 1);
-                for (int64_t k = 0; k < len; k++) t[r * len + k] = (double)p[r * len + k] - m[r];
+                shifted(p + r * len, 1, len, m[r], t + r * len);
             }
             vs_exp_pd(t, t, nr * len);
             for (int64_t r = 0; r < nr; r++) {
                 double s = 0;
                 for (int64_t k = 0; k < len; k++) s += t[r * len + k];
-                axis_finish(fn, p + r * len, len, 1, m[r], s, t + r * len,
-                            fn == AX_LSE ? NULL : y + (r0 + r) * len, fn == AX_LSE ? y + r0 + r : NULL);
+                axis_finish(fn, p + r * len, len, 1, m[r], s, t + r * len, y + (r0 + r) * (fn == AX_LSE ? 1 : len));
             }
         }
         return;
@@ -458,12 +464,12 @@ static void axis_kernel(axis_fn fn, const vs_tensor *x, int axis, float *y)
             double s = 0;
             for (int64_t k0 = 0; k0 < len; k0 += AXIS_CHUNK) {
                 const int64_t n = len - k0 < AXIS_CHUNK ? len - k0 : AXIS_CHUNK;
-                for (int64_t k = 0; k < n; k++) t[k] = (double)p[(k0 + k) * inner] - mx;
+                shifted(p + k0 * inner, inner, n, mx, t);
                 vs_exp_pd(t, t, n);
                 for (int64_t k = 0; k < n; k++) s += t[k];
             }
             axis_finish(fn, p, len, inner, mx, s, len <= AXIS_CHUNK ? t : NULL,
-                        fn == AX_LSE ? NULL : y + o * len * inner + i, fn == AX_LSE ? y + o * inner + i : NULL);
+                        y + (fn == AX_LSE ? o * inner + i : o * len * inner + i));
         }
 }
 
