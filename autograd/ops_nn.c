@@ -192,12 +192,14 @@ static vs_tensor *one_hot(const char *op, const vs_tensor *scores, const int64_t
     return oh;
 }
 
+/* -1 / rows, the negative mean's factor (NaN for no rows). */
+static float nll_scale(const vs_tensor *scores) { return scores->shape[0] ? -1.0f / (float)scores->shape[0] : NAN; }
+
 /* -mean_i sum_c p[i,c] logp[i,c] */
 static vs_tensor *soft_nll(vs_tensor *logp, vs_tensor *p)
 {
     if (!logp || !p) return NULL;
-    float inv = logp->shape[0] ? -1.0f / (float)logp->shape[0] : NAN;
-    return vs_mul_scalar(vs_sum(vs_mul(p, logp), VS_ALL_AXES, false), inv);
+    return vs_mul_scalar(vs_sum(vs_mul(p, logp), VS_ALL_AXES, false), nll_scale(logp));
 }
 
 static vs_tensor *nll_loss_impl(vs_tensor *logp, const int64_t *labels)
@@ -212,16 +214,12 @@ static vs_tensor *nll_loss_impl(vs_tensor *logp, const int64_t *labels)
  * node and two passes where ten ops and their tensors took 28 us for 256 x 10 logits.  The forward's
  * one-hot p and log_softmax are the node's second and third inputs; a backward that records a graph
  * composes the ops' rules on a log_softmax of x recorded anew, so second derivatives flow. */
-typedef struct ce_params {
-    float inv; /* -1 / rows */
-} ce_params;
-
 static void cross_entropy_backward(vs_node *n, vs_tensor *out, vs_tensor *g, vs_tensor **gin)
 {
     (void)out;
     if (!vs_node_needs(n, 0)) return;
     vs_tensor *x = n->in[0], *p = n->in[1], *logp = n->in[2];
-    const float inv = VS_PARAMS(n, ce_params)->inv;
+    const float inv = nll_scale(x);
     if (vs_grad_enabled()) {
         vs_tensor *d = vs_mul(vs_expand(vs_reshape(vs_mul_scalar(g, inv), 2, (int64_t[]){1, 1}), 2, x->shape), p);
         gin[0] = vs_sub(d, vs_mul(vs_exp(vs_log_softmax(x, 1)), vs_sum(d, VS_AXIS(1), true)));
@@ -252,9 +250,8 @@ static vs_tensor *cross_entropy_impl(vs_tensor *logits, const int64_t *labels)
     vs_tensor *y = soft_nll(logp, oh);
     vs_set_grad_enabled(prev);
     if (!y) return NULL;
-    const ce_params cp = {logits->shape[0] ? -1.0f / (float)logits->shape[0] : NAN};
     vs_tensor *ins[3] = {logits, oh, logp};
-    return vs_record(y, "cross_entropy", cross_entropy_backward, 3, ins, &cp, sizeof cp);
+    return vs_record(y, "cross_entropy", cross_entropy_backward, 3, ins, NULL, 0);
 }
 
 static vs_tensor *cross_entropy_soft_impl(vs_tensor *logits, vs_tensor *p)
