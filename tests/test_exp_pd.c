@@ -2,8 +2,8 @@
  * edges (0 below -708, +inf above ln(DBL_MAX), NaN), and the same bits under every instruction set. */
 #include "autograd/kernels.h"
 #include "versus/rng.h"
+#include "vs_check.h"
 
-#include <check.h>
 #include <float.h>
 #include <math.h>
 #include <stdlib.h>
@@ -86,17 +86,14 @@ START_TEST(test_exp_same_bits_every_isa)
 }
 END_TEST
 
-int main(void)
+static Suite *exp_pd_suite(void)
 {
     Suite *s = suite_create("exp_pd");
-    TCase *tc = tcase_create("exp_pd");
+    TCase *tc = vs_tcase(s, "exp_pd", 30);
     tcase_add_test(tc, test_exp_accuracy);
     tcase_add_test(tc, test_exp_edges);
     tcase_add_test(tc, test_exp_same_bits_every_isa);
-    suite_add_tcase(s, tc);
-    SRunner *sr = srunner_create(s);
-    srunner_run_all(sr, CK_NORMAL);
-    const int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+    return s;
 }
+
+VS_TEST_MAIN(exp_pd_suite)
