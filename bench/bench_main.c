@@ -94,7 +94,7 @@ static void usage(FILE *out, const char *prog)
     fprintf(out, "usage: %s [--threads 1,2] [--filter SUBSTR[,SUBSTR...]] [--reps N] [--json FILE] [--list] [--rss]\n"
                  "       [--clock wall|cpu]\n"
                  "  --threads  thread counts to run every workload at (default: 1 and all cores)\n"
-                 "  --filter   run only workloads whose name contains one of the substrings (SUBSTR$: ends with)\n"
+                 "  --filter   run only workloads whose name contains one of the substrings (SUBSTR$: ends with, ^SUBSTR: starts with)\n"
                  "  --reps     timed samples per workload; the median is reported (default 15)\n"
                  "  --json     also write the JSON lines to FILE\n"
                  "  --list     print the workload names and exit\n"
@@ -179,7 +179,8 @@ static bool parse_args(const char *prog, int argc, char **argv, options *o)
 }
 
 /* Name matches the comma-separated substrings of filter (NULL: everything); a substring ending in
- * '$' must end the name (sweep_x_fwd$ leaves out sweep_x_fwdbwd). */
+ * '$' must end the name (sweep_x_fwd$ leaves out sweep_x_fwdbwd), one starting with '^' must start
+ * it (^vae_mlp_step leaves out dipvae_mlp_step). */
 static bool selected(const char *filter, const char *name)
 {
     if (!filter) return true;
@@ -187,10 +188,13 @@ static bool selected(const char *filter, const char *name)
     while (*p) {
         const char *comma = strchr(p, ',');
         size_t len = comma ? (size_t)(comma - p) : strlen(p);
-        const bool at_end = len && p[len - 1] == '$';
+        const bool at_start = len && p[0] == '^';
+        const char *sub = p + at_start;
+        len -= at_start;
+        const bool at_end = len && sub[len - 1] == '$';
         len -= at_end;
-        for (const char *s = name; len && strlen(s) >= len; s++)
-            if (!strncmp(s, p, len) && (!at_end || !s[len])) return true;
+        for (const char *s = name; len && strlen(s) >= len && (!at_start || s == name); s++)
+            if (!strncmp(s, sub, len) && (!at_end || !s[len])) return true;
         if (!comma) break;
         p = comma + 1;
     }
