@@ -138,6 +138,9 @@ grep_out "perf sweep conv line" '"name":"sweep_64x12_32_k3s1_d2_fwd","suite":"sw
 grep_out "perf sweep conv shape" '"k":3,"stride":1,"pad":0,"backward":0,"dilation":2}' out.txt
 if grep -q '"name":"sweep_64x12_32_k3s1_d2_fwdbwd"' out.txt; then bad "perf filter: fwd\$ also ran fwdbwd"; else ok; fi
 grep_out "perf sweep step line" '"name":"sweep_mlp_step","suite":"sweep".*"batch":256}' out.txt
+check "perf filter anchored at the start" 0 $V bench perf --filter '^vae_mlp_step' --reps 1 --threads 1
+grep_out "perf ^ keeps the name it starts" '"name":"vae_mlp_step"' out.txt
+if grep -q '"name":"dipvae_mlp_step"' out.txt; then bad "perf filter: ^vae_mlp_step also ran dipvae_mlp_step"; else ok; fi
 check "perf one case" 0 $V bench perf --filter sgemm_nn_64 --reps 2 --threads 1 --json perf.jsonl
 grep_out "perf prints a JSON line" '"name":"sgemm_nn_64","suite":"sgemm","impl":"versus","threads":1' out.txt
 grep_out "perf prints the table" "| sgemm_nn_64 | C = A B, 64 x 64 x 64 | 1 |" out.txt
