@@ -31,7 +31,8 @@ const vs_bench vs_benchmark_perf = {
     "(for one thread on a machine that other programs share); every line says which clock it used.\n"
     "The same program is bench/vs_bench; `make bench-compare` runs PyTorch on the same workloads (and\n"
     "the whole `versus train` process against a PyTorch script doing the same work) and prints the\n"
-    "ratios with the ISA and the measured FMA peak.",
+    "ratios with the ISA and the measured FMA peak; `make bench-compare-rounds` repeats it (BENCH_ROUNDS, 3)\n"
+    "and prints every ratio per round with its median.",
     run_perf,
     true,
 };
