@@ -44,7 +44,7 @@ bench-compare: bench/vs_bench$(EXEEXT) versus$(EXEEXT)
 	    echo "bench-compare: $(BENCH_PY3) lacks torch or numpy; skipping the PyTorch/numpy comparison"; \
 	fi
 
-# The same comparison BENCH_ROUNDS times (default 3), each round's versus, PyTorch and whole-process lines
+# The same comparison BENCH_ROUNDS times (default 3): each round is `make bench-compare` with its lines
 # kept in bench/rounds/N/, then every ratio per round with its median across rounds (compare.py --summary,
 # bench/summary.md): one run's ratio moves with the machine by several percent (bench/results/perf.md).
 BENCH_ROUNDS = 3
@@ -52,16 +52,12 @@ bench-compare-rounds: bench/vs_bench$(EXEEXT) versus$(EXEEXT)
 	@if ! $(BENCH_PY3) -c 'import torch, numpy' >/dev/null 2>&1; then \
 	    echo "bench-compare-rounds: $(BENCH_PY3) lacks torch or numpy; skipping the PyTorch/numpy comparison"; exit 0; fi; \
 	case "$(BENCH_ROUNDS)" in ''|*[!0-9]*|0) echo "bench-compare-rounds: BENCH_ROUNDS=$(BENCH_ROUNDS): expected a count of 1 or more" >&2; exit 2;; esac; \
-	clock=$$(case " $(BENCH_FLAGS) " in *" --clock cpu "*) echo --clock cpu;; esac); \
 	rm -rf bench/rounds; dirs=; \
 	for r in $$(seq $(BENCH_ROUNDS)); do \
-	    d=bench/rounds/$$r; mkdir -p $$d && dirs="$$dirs $$d" && \
-	    ./bench/vs_bench$(EXEEXT) --json $$d/versus.jsonl $(BENCH_FLAGS) >/dev/null && \
-	    env -u OPENBLAS_CORETYPE -u OPENBLAS_L2_SIZE $(BENCH_PY3) $(srcdir)/bench/torch_reference.py \
-	        $$d/versus.jsonl > $$d/reference.jsonl && \
-	    VERSUS_DATA="$${VERSUS_DATA:-$(abs_top_srcdir)/../shared/datasets}" $(BENCH_PY3) $(srcdir)/bench/train_process.py \
-	        ./versus$(EXEEXT) $(TRAIN_PROCESS_FLAGS) $$clock > $$d/process.jsonl || exit 1; \
-	    echo "bench-compare-rounds: round $$r of $(BENCH_ROUNDS) done"; \
+	    d=bench/rounds/$$r; \
+	    $(MAKE) --no-print-directory bench-compare >/dev/null && mkdir -p $$d && \
+	    cp bench/versus.jsonl bench/reference.jsonl bench/process.jsonl bench/rss.jsonl $$d/ || exit 1; \
+	    dirs="$$dirs $$d"; echo "bench-compare-rounds: round $$r of $(BENCH_ROUNDS) done"; \
 	done; \
 	$(BENCH_PY3) $(srcdir)/bench/compare.py --summary \
 	    --commit "$$(git -C $(srcdir) rev-parse --short HEAD 2>/dev/null || echo unknown)" $$dirs > bench/summary.md && \
