@@ -224,7 +224,7 @@ static const vs_gemm_arch *current_arch(void)
 {
 #if defined(__x86_64__) || defined(__i386__)
     switch (vs_kernel_isa()) {
-    case VS_ISA_AVX512: return &vs_gemm_arch_avx512;
+    case VS_ISA_AVX512: return vs_avx512_split() ? &vs_gemm_arch_avx512_split : &vs_gemm_arch_avx512;
     case VS_ISA_AVX2: return &vs_gemm_arch_avx2;
     default: break;
     }

@@ -1,4 +1,4 @@
-/* gemm_avx512.c - the AVX-512F SGEMM micro-kernel (6 x 32) and its cache blocking.
+/* gemm_avx512.c - the AVX-512F SGEMM micro-kernels (6 x 32) and their cache blocking.
  * The same source as the AVX2 kernel (gemm_ukernel.h) at twice the width; gemm.c calls it only
  * when cpuid reports AVX-512F and xgetbv shows the OS saves the ZMM state. */
 #include "autograd/gemm_kernel.h"
@@ -7,8 +7,17 @@
 #include <immintrin.h>
 #include <string.h>
 
-#define UK_NAME gemm_ukernel_avx512
-#define UK_NAME_PACKED gemm_ukernel_avx512_packed
+/* Two instances of the same kernel, identical in their arithmetic (same FMAs in the same order, so
+ * the same bits): they differ in how A's broadcast values reach the FMAs.
+ *   split: vfmadd231ps m32{1to16}, the broadcast inside the FMA (one instruction per FMA pair
+ *     fewer), for cores that run a zmm FMA as two ymm halves (Zen 4).  Written out because GCC
+ *     keeps one vbroadcastss for the two FMAs of a row instead; the separate broadcasts cost 1-2%
+ *     of the VAE's and DIP-VAE's products and of sgemm 1024 at 1 thread (Zen 4).
+ *   wide: one vbroadcastss per row into a register, for cores with two full-width FMA pipes
+ *     (Zen 5): there the embedded broadcast re-loads A for each of a row's two FMAs, 14 loads per
+ *     12 FMAs, more than the two vector loads a cycle those cores sustain.  Measured at 1 thread
+ *     on Zen 5, a packed 6 x 32 tile with B in L1, kc 64-256: 216-222 -> 257-266 GFLOP/s (peak
+ *     264-273). */
 /* fma: the narrow (ymm) step; aligned: a 32-byte shift of the kernel's loops by edits elsewhere in the
  * library moved products by 5-10% (conv_avx512.c's kernels measured it) */
 #define UK_TARGET __attribute__((target("avx512f,fma"), aligned(64)))
@@ -21,16 +30,7 @@
 #define UK_ZERO() _mm512_setzero_ps()
 #define UK_FMA(a, b, c) _mm512_fmadd_ps((a), (b), (c))
 #define UK_MUL(a, b) _mm512_mul_ps((a), (b))
-/* c + *p b with *p broadcast by the FMA itself (vfmadd231ps m32{1to16}).  Written out because GCC
- * keeps one vbroadcastss for the two FMAs of a row instead; the separate broadcasts cost 1-2% of
- * the VAE's and DIP-VAE's products and of sgemm 1024 at 1 thread (Zen 4). */
-__attribute__((target("avx512f"), always_inline)) static inline __m512 fma_bcast(const float *p, __m512 b, __m512 c)
-{
-    __asm__("vfmadd231ps %[a]%{1to16%}, %[b], %[c]" : [c] "+v"(c) : [b] "v"(b), [a] "m"(*p));
-    return c;
-}
-#define UK_FMA_BCAST(p, b, c) fma_bcast((p), (b), (c))
-/* Zen 4 runs a zmm FMA as two ymm halves: a tile of at most 8 columns runs on ymm, at half the cost. */
+/* A tile of at most 8 columns runs on ymm: half the cost on Zen 4, the same on full-width cores. */
 #define UK_NARROW_V __m256
 #define UK_NARROW_VL 8
 #define UK_NARROW_LOAD(p) _mm256_loadu_ps(p)
@@ -42,14 +42,33 @@ __attribute__((target("avx512f"), always_inline)) static inline __m512 fma_bcast
 #define UK_MASK(n) ((__mmask16)((1u << (n)) - 1u))
 #define UK_LOAD_MASK(p, m) _mm512_maskz_loadu_ps((m), (p))
 #define UK_STORE_MASK(p, m, v) _mm512_mask_storeu_ps((p), (m), (v))
+
+#define UK_NAME gemm_ukernel_avx512
+#define UK_NAME_PACKED gemm_ukernel_avx512_packed
+#include "autograd/gemm_ukernel.h"
+#undef UK_NAME
+#undef UK_NAME_PACKED
+
+__attribute__((target("avx512f"), always_inline)) static inline __m512 fma_bcast(const float *p, __m512 b, __m512 c)
+{
+    __asm__("vfmadd231ps %[a]%{1to16%}, %[b], %[c]" : [c] "+v"(c) : [b] "v"(b), [a] "m"(*p));
+    return c;
+}
+#define UK_FMA_BCAST(p, b, c) fma_bcast((p), (b), (c))
+#define UK_NAME gemm_ukernel_avx512_split
+#define UK_NAME_PACKED gemm_ukernel_avx512_split_packed
 #include "autograd/gemm_ukernel.h"
 
 /* Skylake-X-class caches: a 128 x 32 sliver of B is 16 KiB of L1; a 240 x 128 block of A is
  * 120 KiB of a 1 MiB L2; a 128 x 3072 panel of B is 1.5 MiB of L3. */
-const vs_gemm_arch vs_gemm_arch_avx512 = {
-    .name = "avx512", .mr = UK_MR, .nr = UK_NR, .mc = 240, .kc = 128, .kc_big = 256, .nc = 3072, .kernel = UK_NAME,
-    .kernel_packed = UK_NAME_PACKED,
-    .transpose = vs_gemm_transpose_avx2, /* AVX-512F machines have AVX2 */
-    .pack_transpose6 = vs_gemm_pack_transpose6_avx2, .thin = vs_gemm_thin_fma,
-};
+#define AVX512_ARCH(name_, kernel_, packed_)                                                      \
+    {                                                                                            \
+        .name = name_, .mr = UK_MR, .nr = UK_NR, .mc = 240, .kc = 128, .kc_big = 256, .nc = 3072, \
+        .kernel = kernel_, .kernel_packed = packed_,                                             \
+        .transpose = vs_gemm_transpose_avx2, /* AVX-512F machines have AVX2 */                  \
+        .pack_transpose6 = vs_gemm_pack_transpose6_avx2, .thin = vs_gemm_thin_fma,               \
+    }
+const vs_gemm_arch vs_gemm_arch_avx512 = AVX512_ARCH("avx512", gemm_ukernel_avx512, gemm_ukernel_avx512_packed);
+const vs_gemm_arch vs_gemm_arch_avx512_split =
+    AVX512_ARCH("avx512-split", gemm_ukernel_avx512_split, gemm_ukernel_avx512_split_packed);
 #endif

@@ -33,8 +33,22 @@ static vs_isa detect(void)
     if (avx512f && (xcr0 & 0xe6) == 0xe6) return VS_ISA_AVX512;
     return VS_ISA_AVX2;
 }
+
+/* AMD family 0x19 (Zen 3 and Zen 4; only Zen 4 has AVX-512) splits each 512-bit operation into two
+ * 256-bit halves; family 0x1A (Zen 5) and Intel's AVX-512 cores run them at full width. */
+static bool detect_split(void)
+{
+    unsigned a, b, c, d;
+    if (!__get_cpuid(0, &a, &b, &c, &d)) return false;
+    const bool amd = b == 0x68747541u && d == 0x69746e65u && c == 0x444d4163u; /* "AuthenticAMD" */
+    if (!amd || !__get_cpuid(1, &a, &b, &c, &d)) return false;
+    unsigned family = (a >> 8) & 0xf;
+    if (family == 0xf) family += (a >> 20) & 0xff;
+    return family == 0x19;
+}
 #else
 static vs_isa detect(void) { return VS_ISA_SCALAR; }
+static bool detect_split(void) { return false; }
 #endif
 
 static atomic_int cpu_isa = -1;    /* -1: not detected yet */
@@ -80,6 +94,30 @@ vs_isa vs_set_kernel_isa(vs_isa isa)
     vs_isa now = lower_to_cpu(isa == VS_ISA_AUTO ? isa_from_env() : isa);
     atomic_store(&forced_isa, now);
     return now;
+}
+
+static atomic_int cpu_split = -1, forced_split = -1; /* -1: not decided yet */
+
+static bool cpu_avx512_split(void)
+{
+    int split = atomic_load(&cpu_split);
+    if (split < 0) {
+        split = detect_split();
+        atomic_store(&cpu_split, split);
+    }
+    return split;
+}
+
+bool vs_avx512_split(void)
+{
+    const int split = atomic_load(&forced_split);
+    return split < 0 ? cpu_avx512_split() : split;
+}
+
+bool vs_set_avx512_split(int split)
+{
+    atomic_store(&forced_split, split < 0 ? -1 : split > 0);
+    return vs_avx512_split();
 }
 
 const char *vs_isa_name(vs_isa isa)

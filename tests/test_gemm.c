@@ -1,7 +1,7 @@
 /* test_gemm.c - vs_sgemm against the reference triple loop: every transpose combination, odd
  * shapes, padded strides, alpha/beta cases, NaN handling, bit-identical results for 1, 2 and 3
  * threads, the transposed, narrow, bias and thin (a side of 1) products against the tiled path bit
- * for bit, and the scalar and SIMD kernels against each other. */
+ * for bit, the scalar and SIMD kernels against each other, and AVX-512's two kernels bit for bit. */
 #include "vs_check.h"
 #include "autograd/kernels.h"
 #include "versus/rng.h"
@@ -480,6 +480,41 @@ START_TEST(test_scalar_and_simd_agree)
 }
 END_TEST
 
+/* The AVX-512 kernels for cores that split a zmm FMA into halves (broadcast inside the FMA) and for
+ * full-width cores (broadcast into a register) form the same FMAs in the same order: the same bits,
+ * over every transpose, the packed and in-place paths, partial tiles and narrow (ymm) tiles. */
+START_TEST(test_avx512_split_same_bits)
+{
+    if (vs_cpu_isa() != VS_ISA_AVX512) {
+        printf("SKIP: test_avx512_split_same_bits: this CPU has no AVX-512\n");
+        return;
+    }
+    vs_set_kernel_isa(VS_ISA_AVX512);
+    vs_rng r;
+    vs_rng_seed(&r, 77);
+    static const int64_t split_shapes[][3] = {{64, 256, 784}, {7, 13, 5}, {300, 520, 257}, {128, 8, 300},
+                                              {61, 520, 203}, {256, 200, 300}, {20, 40, 1024}};
+    for (size_t i = 0; i < sizeof split_shapes / sizeof split_shapes[0]; i++)
+        for (int combo = 0; combo < 4; combo++) {
+            const int64_t *sh = split_shapes[i];
+            mats m = make_mats(&r, combo & 1, combo & 2, sh[0], sh[1], sh[2], 3);
+            ck_assert(vs_set_avx512_split(1));
+            float *Cs = run_gemm(&m, 0.75f, 1.5f);
+            ck_assert(!vs_set_avx512_split(0));
+            float *Cw = run_gemm(&m, 0.75f, 1.5f);
+            if (memcmp(Cs, Cw, sizeof(float) * (size_t)(m.M * m.ldc)) != 0)
+                ck_abort_msg("ta=%d tb=%d %ldx%ldx%ld: the split and full-width AVX-512 kernels differ", m.ta, m.tb,
+                             (long)m.M, (long)m.N, (long)m.K);
+            if (combo == 3) check_against_ref(&m, Cw, 0.75f, 1.5f);
+            free(Cs);
+            free(Cw);
+            free_mats(&m);
+        }
+    vs_set_avx512_split(-1);
+    vs_set_kernel_isa(VS_ISA_AUTO);
+}
+END_TEST
+
 START_TEST(test_isa_selection)
 {
     unsetenv("VERSUS_ISA"); /* AUTO falls back to the environment; test the CPU's choice */
@@ -516,6 +551,7 @@ static Suite *gemm_suite(void)
     tc = vs_tcase(s, "isa", 60);
     tcase_add_test(tc, test_scalar_and_simd_agree);
     tcase_add_test(tc, test_isa_selection);
+    tcase_add_test(tc, test_avx512_split_same_bits);
     return s;
 }
 
