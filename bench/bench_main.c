@@ -366,8 +366,10 @@ int vs_bench_perf(const char *prog, int argc, char **argv)
     size_t nres = 0;
 
     for (FILE *out = stdout; out; out = out == stdout ? json : NULL)
-        fprintf(out, "{\"name\":\"machine\",\"suite\":\"info\",\"impl\":\"versus\",\"version\":\"%s\",\"isa\":\"%s\",\"cores\":%d}\n",
-                vs_version(), vs_isa_name(vs_kernel_isa()), vs_get_threads());
+        fprintf(out, "{\"name\":\"machine\",\"suite\":\"info\",\"impl\":\"versus\",\"version\":\"%s\",\"isa\":\"%s\",%s\"cores\":%d}\n",
+                vs_version(), vs_isa_name(vs_kernel_isa()),
+                vs_kernel_isa() != VS_ISA_AVX512 ? "" : vs_avx512_split() ? "\"zmm_fma\":\"split\"," : "\"zmm_fma\":\"full\",",
+                vs_get_threads());
     int status = 0;
     for (int t = 0; t < o.nthreads; t++) {
         const int threads = o.threads[t];

@@ -96,7 +96,8 @@ def main(argv):
     if commit:
         meta.append("commit `%s`" % commit)
     if info:
-        meta.append("versus %s, %s kernels, %s cores" % (info.get("version", "?"), info.get("isa", "?"), info.get("cores", "?")))
+        zmm = {"split": " (zmm FMAs as two ymm halves, Zen 4 tuning)", "full": " (full-width zmm FMAs)"}.get(info.get("zmm_fma"), "")
+        meta.append("versus %s, %s kernels%s, %s cores" % (info.get("version", "?"), info.get("isa", "?"), zmm, info.get("cores", "?")))
     meta.append(peak_note(rows, order))
     clocks = sorted({r[i].get("clock", "wall") for r in rows.values() for i in r})
     meta.append("times are " + " and ".join({"wall": "wall-clock", "cpu": "the process's CPU time (--clock cpu)"}.get(c, c)

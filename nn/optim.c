@@ -169,7 +169,7 @@ vs_optim *vs_optim_new_module(const vs_optim_opts *opts, vs_module *m, vs_error 
  * exactly when its bits without the sign are below those of infinity (0x7f800000), so one running
  * integer maximum over the bit patterns decides it (a max has a one-cycle latency: the vectorised
  * loop runs at the speed of the loads); only when it fails is the index looked for. */
-VS_VECTOR_CLONES static int64_t first_nonfinite(const float *restrict g, int64_t n)
+VS_VECTOR_CLONES512 static int64_t first_nonfinite(const float *restrict g, int64_t n)
 {
     uint32_t top = 0;
     for (int64_t i = 0; i < n; i++) {
@@ -229,8 +229,9 @@ typedef struct adam_coef {
  * so (tests/test_optim.c holds the update to 2 ulps of the exact one).  The numerator is formed as
  * PyTorch's addcdiv forms it, value * m first.  torch.lerp(m, g, w) is m + w (g - m) for w < 0.5
  * and g - (g - m)(1 - w) otherwise; the two forms are two copies of the loop, so the choice is not
- * made per element. */
-VS_VECTOR_CLONES static void adam_loop(float *restrict p, const float *restrict g, float *restrict m, float *restrict v,
+ * made per element.  The AVX-512 clone: on Zen 5 (full-width zmm) the MLP training steps 2-5% faster
+ * at 1 thread than with the AVX2 one (on Zen 4, which splits zmm operations, no faster). */
+VS_VECTOR_CLONES512 static void adam_loop(float *restrict p, const float *restrict g, float *restrict m, float *restrict v,
                                        int64_t n, adam_coef c)
 {
     const float wd = c.wd, w1 = c.w1, w1c = 1.0f - c.w1, b2 = c.b2, w2 = c.w2, step_size = c.step_size,
