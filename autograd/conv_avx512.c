@@ -34,12 +34,16 @@
  * channels x 12, so that such rows fill their tiles (32x8x17x17 -> 64 k5 s2, rows of 9: 1.36x as
  * fast as in the wide tiles at use 0.64; 8x48x25x25 -> 16 k5 s2, rows of 12: 1.11x), and 16 channels
  * x 14 for rows of 14 at 16 or 48 channels (32x8x27x27 -> 48 k7 s2 1.05x as fast as in the row
- * tiles at use 0.875; 48 channels x rows of 7 there ran 4% slower). */
+ * tiles at use 0.875; 48 channels x rows of 7 there ran 4% slower on Zen 4).  On cores with
+ * full-width zmm FMAs (Zen 5: two FMAs and at best two vector loads a cycle) a tile of one vector
+ * is bound by its loads (1 + P per P multiply-adds), so there 48 channels x 7 or 8 pixels (21 or 24
+ * accumulators, 3 + P loads) join, and best_kind weighs each kind by its loads per multiply-add:
+ * 32x8x27x27 -> 48 k7 s2 forward 963 -> 845 us, 16x16x20x20 -> 48 k7 1249 -> 1189 us (1 thread). */
 typedef struct tile_kind {
     int v, r, pr;
 } tile_kind;
-#define NKINDS 9
-static const tile_kind KINDS[NKINDS] = {{4, 1, 7}, {2, 1, 14}, {2, 2, 7}, {1, 1, 16}, {1, 2, 8}, {2, 1, 12}, {2, 1, 9}, {1, 1, 12}, {1, 1, 14}};
+#define NKINDS 11
+static const tile_kind KINDS[NKINDS] = {{4, 1, 7}, {2, 1, 14}, {2, 2, 7}, {1, 1, 16}, {1, 2, 8}, {2, 1, 12}, {2, 1, 9}, {1, 1, 12}, {1, 1, 14}, {3, 1, 7}, {3, 1, 8}};
 #define TILE_MAX_FLOATS (16 * 16 * 4) /* 16 V channels x 16 pixel slots */
 
 /* Classes of a tap within a tile: which pixels it reaches.  Columns: COL_CLASSES ranges
@@ -75,15 +79,19 @@ static double tile_use(const vs_conv_fast *g, const tile_kind *k)
 #define TAP_COST 10.0
 
 /* The kind with the least time per useful lane, (1 + TAP_COST / (c V R PR)) / use (the first of
- * equals). */
+ * equals), times (V + R PR) / (V R PR) where that exceeds 1 on full-width cores (load-bound tiles). */
 static int best_kind(const vs_conv_fast *g)
 {
     int best = 0;
     double cost = 0;
+    const bool full_width = !vs_avx512_split();
     for (int k = 0; k < NKINDS; k++) {
         const tile_kind *t = &KINDS[k];
-        const double u = tile_use(g, t), c = (1.0 + TAP_COST / (double)(g->c * t->v * t->r * t->pr)) / (u > 0 ? u : 1e-9);
-        if (k == 0 || c < cost) best = k, cost = c;
+        if (t->v == 3 && !full_width) continue; /* measured only on full-width cores */
+        const int fmas = t->v * t->r * t->pr, loads = t->v + t->r * t->pr;
+        const double u = tile_use(g, t), c = (1.0 + TAP_COST / (double)(g->c * fmas)) / (u > 0 ? u : 1e-9) *
+                                             (full_width && loads > fmas ? (double)loads / fmas : 1.0);
+        if (k == 0 || c < cost) best = k, cost = c; /* kind 0 is never skipped */
     }
     return best;
 }
@@ -228,11 +236,18 @@ TILE_FN(tile_one12_sn, 7, 0)
 TILE_FN(tile_one14_s1, 8, 1)
 TILE_FN(tile_one14_s2, 8, 2)
 TILE_FN(tile_one14_sn, 8, 0)
+TILE_FN(tile_three_s1, 9, 1)
+TILE_FN(tile_three_s2, 9, 2)
+TILE_FN(tile_three_sn, 9, 0)
+TILE_FN(tile_three8_s1, 10, 1)
+TILE_FN(tile_three8_s2, 10, 2)
+TILE_FN(tile_three8_sn, 10, 0)
 static const tile_fn TILES[NKINDS][3] = {{tile_wide_sn, tile_wide_s1, tile_wide_s2}, {tile_tall_sn, tile_tall_s1, tile_tall_s2},
                                          {tile_pair_sn, tile_pair_s1, tile_pair_s2}, {tile_row_sn, tile_row_s1, tile_row_s2},
                                          {tile_rows_sn, tile_rows_s1, tile_rows_s2}, {tile_r12_sn, tile_r12_s1, tile_r12_s2},
                                          {tile_r9_sn, tile_r9_s1, tile_r9_s2}, {tile_one12_sn, tile_one12_s1, tile_one12_s2},
-                                         {tile_one14_sn, tile_one14_s1, tile_one14_s2}};
+                                         {tile_one14_sn, tile_one14_s1, tile_one14_s2}, {tile_three_sn, tile_three_s1, tile_three_s2},
+                                         {tile_three8_sn, tile_three8_s1, tile_three8_s2}};
 
 static tile_fn tile_for(const fast_plan *f, int64_t sw) { return TILES[f->kind][sw <= 2 ? sw : 0]; }
 

@@ -18,7 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define V_MAX 4  /* vectors of output channels in a tile: 1, 2 or 4 */
+#define V_MAX 4  /* vectors of output channels in a tile: 1, 2, 4, or 3 on full-width cores */
 #define T_MAX 24 /* input channels of a tile (one vector; 12 with two, 6 with four) */
 #define ACC_MAX 24 /* running sums of a tile, V T: 24 of the 32 vector registers */
 
@@ -42,11 +42,22 @@ static double wg_use(int64_t o, int64_t ob) { return (double)o / (double)((o + o
 /* The most vectors of o that fill as well as fewer: per pixel 4 loads and T <= 6 broadcasts feed
  * 4 T multiply-adds, against 2 loads and T <= 12 broadcasts for 2 T, 1 and T <= 24 for T (o = 10:
  * one vector at use 0.63 instead of two at 0.31; 48: three blocks of one at 1.0, not 0.75 of
- * four, 8x27->48 k7 forward + backward 1.17x as fast). */
-static int wg_vectors(int64_t o)
+ * four, 8x27->48 k7 forward + backward 1.17x as fast).  On cores with full-width zmm FMAs (two a
+ * cycle, as many vector loads as FMAs at best) a tile of V vectors x T channels costs max(V T, V +
+ * T) per pixel, so one vector x 16 channels is bound by its 17 loads: there three vectors (T <= 8)
+ * join the choice, taken when they fill strictly better per cycle (48 channels, 1 thread on Zen 5,
+ * with conv_avx512.c's three-vector tiles: 16x16x20x20 -> 48 k7 forward + backward 4.31 -> 4.08 ms,
+ * 32x8x27x27 -> 48 k7 s2 3.63 -> 3.35 ms, 8x16x28x28 -> 48 k3 s2 359 -> 333 us). */
+static int wg_vectors(int64_t o, int64_t c)
 {
     const double u64 = wg_use(o, 64), u32 = wg_use(o, 32), u16 = wg_use(o, 16);
-    return u64 >= u32 && u64 >= u16 ? 4 : u32 >= u16 ? 2 : 1;
+    const int v = u64 >= u32 && u64 >= u16 ? 4 : u32 >= u16 ? 2 : 1;
+    if (vs_avx512_split()) return v;
+    /* cycles per multiply-add of a tile of V vectors x T channels: max(V T, V + T) / (V T) */
+    const int64_t t3 = c < T_MAX / 3 ? c : T_MAX / 3, tv = c < T_MAX / v ? c : T_MAX / v;
+    const double per_v = v + tv > v * tv ? (double)(v + tv) / (double)(v * tv) : 1.0;
+    const double per_3 = 3 + t3 > 3 * t3 ? (double)(3 + t3) / (double)(3 * t3) : 1.0;
+    return per_3 / wg_use(o, 48) < per_v / wg_use(o, 16 * v) ? 3 : v;
 }
 
 /* Blocks of c differ in size by
@@ -57,7 +68,7 @@ static int wg_vectors(int64_t o)
 static wg_plan wg_plan_of(const vs_conv_fast *g)
 {
     wg_plan f;
-    f.v = wg_vectors(g->o);
+    f.v = wg_vectors(g->o, g->c);
     f.ob = 16 * f.v;
     const int64_t tmax = T_MAX / f.v;
     f.nob = (g->o + f.ob - 1) / f.ob;
@@ -148,17 +159,26 @@ WG_FN(2, 9)
 WG_FN(2, 10)
 WG_FN(2, 11)
 WG_FN(2, 12)
+WG_FN(3, 1)
+WG_FN(3, 2)
+WG_FN(3, 3)
+WG_FN(3, 4)
+WG_FN(3, 5)
+WG_FN(3, 6)
+WG_FN(3, 7)
+WG_FN(3, 8)
 WG_FN(4, 1)
 WG_FN(4, 2)
 WG_FN(4, 3)
 WG_FN(4, 4)
 WG_FN(4, 5)
 WG_FN(4, 6)
-/* [v / 2][t]: v vectors of output channels x t input channels */
-static const wg_fn WG_TILES[3][T_MAX + 1] = {
+/* [v - 1][t]: v vectors of output channels x t input channels */
+static const wg_fn WG_TILES[V_MAX][T_MAX + 1] = {
     {NULL,   wg1_1,  wg1_2,  wg1_3,  wg1_4,  wg1_5,  wg1_6,  wg1_7,  wg1_8,  wg1_9,  wg1_10, wg1_11, wg1_12,
      wg1_13, wg1_14, wg1_15, wg1_16, wg1_17, wg1_18, wg1_19, wg1_20, wg1_21, wg1_22, wg1_23, wg1_24},
     {NULL, wg2_1, wg2_2, wg2_3, wg2_4, wg2_5, wg2_6, wg2_7, wg2_8, wg2_9, wg2_10, wg2_11, wg2_12},
+    {NULL, wg3_1, wg3_2, wg3_3, wg3_4, wg3_5, wg3_6, wg3_7, wg3_8},
     {NULL, wg4_1, wg4_2, wg4_3, wg4_4, wg4_5, wg4_6}};
 
 typedef struct wg_job {
@@ -283,7 +303,7 @@ static void wg_tasks(void *ctx, int64_t b, int64_t e)
                 a.row = g->sh * f->wq * g->c, a.col = g->sw * g->c, a.cs = 1;
                 a.x = j->xt + n * img + ((a.i0 * g->sh + k.ki * g->dh) * f->wq + a.j0 * g->sw) * g->c;
                 a.acc = acc + (task - b) * per_task;
-                WG_TILES[f->v / 2][g->kw * g->c](&a);
+                WG_TILES[f->v - 1][g->kw * g->c](&a);
                 continue;
             }
             /* the input read in place: the tiles' pixels are those whose taps land on the image */
@@ -295,7 +315,7 @@ static void wg_tasks(void *ctx, int64_t b, int64_t e)
                           ? xn + (a.i0 * g->sh + k.ki * g->dh - g->ph) * g->w + a.j0 * g->sw + kj * g->dw - g->pw
                           : xn;
                 a.acc = acc + (task - b) * per_task + kj * f->v * k.nt;
-                WG_TILES[f->v / 2][k.nt](&a);
+                WG_TILES[f->v - 1][k.nt](&a);
             }
         }
     /* dw[o, c, ki, kj] = lane o - o0 of vector (o - o0) / 16, column c - c0, of tile kj (a row
@@ -338,7 +358,7 @@ bool vs_conv_avx512_weight_grad_fits(const vs_conv_fast *g)
      * vectors at 0.31, 48x20->10 k3, 432 long, 7% slower; with one at 0.63, 1.23x as fast, and
      * 64x22->10 k7 s2 1.29x, 96x11->10 k7 s2 1.2x, 48x25->16 k5 s2 at 1.0 1.68x: forward +
      * backward, 1 thread); few pixels leave the sums too short. */
-    const int v = wg_vectors(g->o);
+    const int v = wg_vectors(g->o, g->c);
     const double bar = vs_conv_avx512_short_sums(g) ? 0.25 : v == 1 ? 0.6 : 0.7;
     return wg_use(g->o, 16 * v) >= bar && g->oh * g->ow >= 16;
 #else

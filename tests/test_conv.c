@@ -219,12 +219,22 @@ static const geom GEOMS[] = {
 /* The forward and transpose tests run every geometry under each instruction set the machine has
  * (a missing one is lowered to the best present): the portable and AVX2 paths and the AVX-512 one. */
 static const vs_isa ISAS[3] = {VS_ISA_SCALAR, VS_ISA_AVX2, VS_ISA_AVX512};
+/* Variant k of N_ISA_VARIANTS: the three instruction sets, then AVX-512 once more tuned for the other
+ * kind of core (split zmm FMAs or full-width: the tile choices differ, so both sets of tiles run on
+ * any AVX-512 machine). */
+#define N_ISA_VARIANTS 4
+static void set_isa_variant(int k)
+{
+    vs_set_avx512_split(-1);
+    vs_set_kernel_isa(ISAS[k < 3 ? k : 2]);
+    if (k == 3) vs_set_avx512_split(!vs_avx512_split());
+}
 
 START_TEST(test_conv2d_forward)
 {
     vs_conv_set_algorithm(VS_CONV_DIRECT); /* the direct kernels' bars; Winograd's: test_conv_winograd.c */
-    for (int t = 0; t < N_GEOMS * 3; t++) {
-        vs_set_kernel_isa(ISAS[t / N_GEOMS]);
+    for (int t = 0; t < N_GEOMS * N_ISA_VARIANTS; t++) {
+        set_isa_variant(t / N_GEOMS);
         const geom *g = &GEOMS[t % N_GEOMS];
         vs_scope_begin();
         int oh = out_len(g->h, g->kh, g->sh, g->ph, g->dh), ow = out_len(g->w, g->kw, g->sw, g->pw, g->dw);
@@ -252,6 +262,7 @@ START_TEST(test_conv2d_forward)
         vs_scope_end();
     }
     vs_set_kernel_isa(VS_ISA_AUTO);
+    vs_set_avx512_split(-1);
     vs_conv_set_algorithm(VS_CONV_AUTO);
 }
 END_TEST
@@ -261,8 +272,8 @@ END_TEST
 START_TEST(test_conv_transpose2d_forward_and_adjoint)
 {
     vs_conv_set_algorithm(VS_CONV_DIRECT); /* the direct kernels' bars; Winograd's: test_conv_winograd.c */
-    for (int t = 0; t < N_GEOMS * 3; t++) {
-        vs_set_kernel_isa(ISAS[t / N_GEOMS]);
+    for (int t = 0; t < N_GEOMS * N_ISA_VARIANTS; t++) {
+        set_isa_variant(t / N_GEOMS);
         const geom *g = &GEOMS[t % N_GEOMS];
         vs_scope_begin();
         int oh = out_len(g->h, g->kh, g->sh, g->ph, g->dh), ow = out_len(g->w, g->kw, g->sw, g->pw, g->dw);
@@ -300,6 +311,7 @@ START_TEST(test_conv_transpose2d_forward_and_adjoint)
         vs_scope_end();
     }
     vs_set_kernel_isa(VS_ISA_AUTO);
+    vs_set_avx512_split(-1);
     vs_conv_set_algorithm(VS_CONV_AUTO);
 }
 END_TEST
@@ -309,8 +321,8 @@ END_TEST
 START_TEST(test_weight_grad_forward)
 {
     vs_conv_set_algorithm(VS_CONV_DIRECT); /* the direct kernels' bars; Winograd's: test_conv_winograd.c */
-    for (int t = 0; t < N_GEOMS * 3; t++) {
-        vs_set_kernel_isa(ISAS[t / N_GEOMS]);
+    for (int t = 0; t < N_GEOMS * N_ISA_VARIANTS; t++) {
+        set_isa_variant(t / N_GEOMS);
         const geom *g = &GEOMS[t % N_GEOMS];
         vs_scope_begin();
         int oh = out_len(g->h, g->kh, g->sh, g->ph, g->dh), ow = out_len(g->w, g->kw, g->sw, g->pw, g->dw);
@@ -347,6 +359,7 @@ START_TEST(test_weight_grad_forward)
         vs_scope_end();
     }
     vs_set_kernel_isa(VS_ISA_AUTO);
+    vs_set_avx512_split(-1);
     vs_conv_set_algorithm(VS_CONV_AUTO);
 }
 END_TEST
