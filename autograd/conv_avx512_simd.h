@@ -1,6 +1,6 @@
 /* autograd/conv_avx512_simd.h - 16 x 16 register transposes shared by the AVX-512F convolution
- * kernels (conv_avx512.c, conv_avx512_wgrad.c): the layout changes between NCHW planes and the
- * channel-blocked copies the tiles read.  Private; x86-64 GCC/Clang only (include it inside the
+ * kernels (conv_avx512.c, conv_avx512_wgrad.c) and the AVX-512 GEMM's transpose (gemm_avx512.c): the
+ * layout changes between NCHW planes and the channel-blocked copies the tiles read.  Private; x86-64 GCC/Clang only (include it inside the
  * kernels' #if). */
 #ifndef VERSUS_AUTOGRAD_CONV_AVX512_SIMD_H
 #define VERSUS_AUTOGRAD_CONV_AVX512_SIMD_H

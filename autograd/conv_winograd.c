@@ -467,7 +467,6 @@ typedef struct channels_last {
     const float *src;
     float *dst;
     int64_t ch, cl, plane;
-    bool avx2; /* the kernels run AVX2 or better: transpose with vs_gemm_transpose_avx2 */
 } channels_last;
 
 /* The (image, group of 16 channels) pairs [p0, p1). */
@@ -487,23 +486,16 @@ static void channels_last_images(void *ctx, int64_t p0, int64_t p1)
         const int nv = q->ch - c0 < LANES ? (int)(q->ch - c0) : LANES;
         const float *s = q->src + (n * q->ch + c0) * q->plane;
         float *d = q->dst + n * q->plane * q->cl + c0;
-#if defined(__x86_64__) || defined(__i386__)
-        if (q->avx2) { /* 8 x 8 blocks in registers; then the padding lanes */
-            vs_gemm_transpose_avx2(nv, q->plane, s, q->plane, d, q->cl);
-            if (nv < LANES)
-                for (int64_t i = 0; i < q->plane; i++) memset(d + i * q->cl + nv, 0, (size_t)(LANES - nv) * sizeof(float));
-            continue;
-        }
-#endif
-        for (int64_t i = 0; i < q->plane; i++)
-            for (int v = 0; v < LANES; v++) d[i * q->cl + v] = v < nv ? s[v * q->plane + i] : 0;
+        vs_transpose_floats(nv, q->plane, s, q->plane, d, q->cl); /* blocks transposed in registers */
+        if (nv < LANES)
+            for (int64_t i = 0; i < q->plane; i++) memset(d + i * q->cl + nv, 0, (size_t)(LANES - nv) * sizeof(float));
     }
 }
 
 /* The tensor of side d ([n][ch][h][w]) channels last into dst. */
 static void to_channels_last(const float *src, float *dst, int64_t n, const wino_side *d)
 {
-    channels_last q = {src, dst, d->ch, d->cl, d->h * d->w, vs_kernel_isa() >= VS_ISA_AVX2};
+    channels_last q = {src, dst, d->ch, d->cl, d->h * d->w};
     const int64_t pairs = n * (d->cl >= LANES ? d->cl / LANES : 1);
     /* a few planes' worth of copying per task */
     vs_parallel_for(pairs, q.plane >= 4096 ? 1 : 4096 / (q.plane > 0 ? q.plane : 1), channels_last_images, &q);
@@ -693,13 +685,7 @@ static void output_images(void *ctx, int64_t n0, int64_t n1)
                 for (int64_t i = 0; i < plane; i++) d[c * plane + i] += s[i * op + c];
             continue;
         }
-#if defined(__x86_64__) || defined(__i386__)
-        if (vs_kernel_isa() >= VS_ISA_AVX2)
-            vs_gemm_transpose_avx2(plane, o->ch, s, op, d, plane);
-        else
-#endif
-            for (int64_t c = 0; c < o->ch; c++)
-                for (int64_t i = 0; i < plane; i++) d[c * plane + i] = s[i * op + c];
+        vs_transpose_floats(plane, o->ch, s, op, d, plane);
         if (j->bias)
             for (int64_t c = 0; c < o->ch; c++) {
                 const float b = j->bias[c];

@@ -272,7 +272,7 @@ static const vs_gemm_arch *current_arch(void);
 /* dst[j*ldd + i] = src[i*lds + j] for i < rows, j < cols: the ISA's transpose, else 16 x 16 blocks
  * copied element by element so that both sides stay in L1 while a block is copied. */
 #define TRANSPOSE_BLOCK 16
-static void transpose(int64_t rows, int64_t cols, const float *restrict src, int64_t lds, float *restrict dst, int64_t ldd)
+void vs_transpose_floats(int64_t rows, int64_t cols, const float *restrict src, int64_t lds, float *restrict dst, int64_t ldd)
 {
     const vs_gemm_arch *arch = current_arch();
     if (arch->transpose) {
@@ -326,9 +326,9 @@ static bool gemm_swapped(bool trans_a, bool trans_b, int64_t M, int64_t N, int64
     if (bias)
         bias_rows(t, bias, N, M);
     else if (beta != 0)
-        transpose(M, N, C, ldc, t, M);
+        vs_transpose_floats(M, N, C, ldc, t, M);
     gemm_direct(!trans_b, !trans_a, N, M, K, alpha, B, ldb, A, lda, bias ? 1.0f : beta, NULL, t, M);
-    transpose(N, M, t, M, C, ldc);
+    vs_transpose_floats(N, M, t, M, C, ldc);
     return true;
 }
 

@@ -66,6 +66,7 @@ extern const vs_gemm_arch vs_gemm_arch_avx2;
 extern const vs_gemm_arch vs_gemm_arch_avx512;       /* cores with full-width zmm FMAs */
 extern const vs_gemm_arch vs_gemm_arch_avx512_split; /* cores running a zmm FMA as two halves */
 void vs_gemm_transpose_avx2(int64_t rows, int64_t cols, const float *src, int64_t lds, float *dst, int64_t ldd);
+void vs_gemm_transpose_avx512(int64_t rows, int64_t cols, const float *src, int64_t lds, float *dst, int64_t ldd);
 void vs_gemm_pack_transpose6_avx2(float *dst, const float *src, int64_t rs, int64_t kc);
 #endif
 

@@ -153,6 +153,10 @@ void vs_sgemm(bool trans_a, bool trans_b, int64_t M, int64_t N, int64_t K, float
 void vs_sgemm_bias(bool trans_a, bool trans_b, int64_t M, int64_t N, int64_t K, float alpha, const float *A,
                    int64_t lda, const float *B, int64_t ldb, const float *bias, float *C, int64_t ldc);
 
+/* dst[c*ldd + r] = src[r*lds + c] for r < rows, c < cols, through the current ISA's register
+ * transposes (gemm.c); a copy, so the same bits on every ISA.  src and dst must not overlap. */
+void vs_transpose_floats(int64_t rows, int64_t cols, const float *src, int64_t lds, float *dst, int64_t ldd);
+
 /* Reference for the tests: the same product by a plain triple loop accumulating in double. */
 void vs_sgemm_ref(bool trans_a, bool trans_b, int64_t M, int64_t N, int64_t K, float alpha, const float *A,
                   int64_t lda, const float *B, int64_t ldb, float beta, float *C, int64_t ldc);

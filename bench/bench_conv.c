@@ -15,6 +15,7 @@ static const vs_bench_conv_shape SHAPES[] = {
     {16, 128, 7, 7, 128, 3, 1, 1, 1, false}, /* StarGAN generator, residual block */
     {16, 4, 28, 28, 32, 7, 1, 3, 1, false},  /* StarGAN generator, first conv */
     {16, 128, 7, 7, 64, 4, 2, 1, 1, true},   /* StarGAN generator, first transposed conv (upsampling) */
+    {64, 1, 28, 28, 32, 6, 2, 2, 1, false},  /* GANMEX MNIST classifier, first conv */
 };
 
 typedef struct conv_state {
@@ -120,5 +121,7 @@ const vs_bench_case vs_bench_conv_cases[] = {
     CONV("conv_stem7_fwdbwd", "the same, forward + backward (dx, dw, db)", 3, 1),
     CONV("conv_up4_fwd", "conv_transpose2d 16x128x7x7 -> 64, k4 s2 p1 (StarGAN upsampling), forward", 4, 0),
     CONV("conv_up4_fwdbwd", "the same, forward + backward (dx, dw, db)", 4, 1),
+    CONV("conv_ganmex1_fwd", "conv2d 64x1x28x28 -> 32, k6 s2 p2 (GANMEX first conv), forward", 5, 0),
+    CONV("conv_ganmex1_fwdbwd", "the same, forward + backward (dx, dw, db)", 5, 1),
 };
 const size_t vs_bench_conv_count = sizeof vs_bench_conv_cases / sizeof vs_bench_conv_cases[0];

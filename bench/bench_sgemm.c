@@ -99,5 +99,6 @@ const vs_bench_case vs_bench_sgemm_cases[] = {
     LINEAR(256, 300, 200), /* the sweep's MLP (sweep_mlp_step) */
     LINEAR(256, 200, 100),
     LINEAR(256, 100, 10),
+    LINEAR(64, 3136, 256), /* the GANMEX classifier's first linear layer (ganmex_mnist_step) */
 };
 const size_t vs_bench_sgemm_count = sizeof vs_bench_sgemm_cases / sizeof vs_bench_sgemm_cases[0];
