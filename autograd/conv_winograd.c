@@ -966,7 +966,9 @@ bool vs_conv_winograd_weight_grad(const vs_conv_fast *g, const float *x, const f
  * taps' share inside the input), and the output channels must fill the products (32+): 16 x 16 outputs,
  * padding 1 (0.98 inside): 16x16x20x20 -> 48 1.22x, -> 64 1.45x, 16x24x20x20 -> 48 1.23x, 16x32x22x22 -> 96
  * 1.82x; 'same' padding 3: on 28 x 28 (0.88 inside) 8x32 -> 64 1.50x, 16x16 -> 48 1.10x, on 14 x 14 (0.77)
- * 16x16 -> 48 0.99x; 16 output channels (a transpose of those: 48 -> 16) 0.65-0.83x.  Its weight
+ * 16x16 -> 48 0.99x; 16 output channels (a transpose of those: 48 -> 16) 0.65-0.83x.  On Zen 5 (full-width
+ * zmm FMAs) the direct kernels' 48-channel tiles ran 16x16x20x20 -> 48 faster (1211 -> 1167 us, CPU time):
+ * there 7x7 needs 32 input channels as well.  Its weight
  * gradient F(7x7, 2x2) misses the error bar: four 4x4 parts instead (vs_conv_winograd_weight_grad_fits).
  * 3x3 on F(3x3, 3x3) (9 x 9 or 5 x 5 outputs, where tiles of 4 hang past them) under the same bar on
  * used x inside: 32x32x11x11 -> 64 p0 (9 x 9) 1.96 / - / 1.65x, 32x64x5x5 -> 64 p0 (3 x 3) 2.86 / - /
@@ -995,7 +997,11 @@ bool vs_conv_winograd_fits(const vs_conv_fast *g)
     const int64_t th = ((g->oh + d - 1) / d + m - 1) / m, tw = ((g->ow + d - 1) / d + m - 1) / m;
     const double used = (double)(g->oh * g->ow) / (double)(d * d * th * tw * m * m);
     const double inside = inside_share(g->h, g->oh, g->kh, g->y0 - g->ph, d) * inside_share(g->w, g->ow, g->kh, g->x0 - g->pw, d);
-    if (g->kh == 7) return g->o >= 32 && used * inside >= (g->c >= 32 ? 0.65 : 0.88);
+    if (g->kh == 7) {
+        /* the direct kernels' 48-channel tiles on full-width cores beat it below 32 input channels */
+        const bool full_width = vs_kernel_isa() == VS_ISA_AVX512 && !vs_avx512_split();
+        return g->o >= 32 && (g->c >= 32 || !full_width) && used * inside >= (g->c >= 32 ? 0.65 : 0.88);
+    }
     if (g->kh == 3 && m == 3) return used * inside >= 0.65;
     return used >= (g->kh == 5 ? 0.85 : 0.65);
 }

@@ -286,8 +286,14 @@ START_TEST(test_winograd_ops_dispatch)
     const vs_conv_fast k7same = {16, 16, 14, 14, 48, 14, 14, 7, 7, 1, 1, 3, 3, 1, 1, false, 0, 0};
     vs_conv_fast k7c = k7;
     k7c.c = 32;
+    vs_set_avx512_split(1); /* the rule measured on Zen 4 (and on any machine without AVX-512) */
     ck_assert(vs_conv_winograd_fits(&k7) && !vs_conv_winograd_weight_grad_fits(&k7) && vs_conv_winograd_weight_grad_fits(&k7c));
     ck_assert(!vs_conv_winograd_fits(&k7t) && !vs_conv_winograd_fits(&k7same));
+    /* full-width AVX-512 cores: 7x7 needs 32 input channels as well (16 -> 48 runs the direct 48-channel tiles) */
+    vs_set_avx512_split(0);
+    ck_assert(vs_conv_winograd_fits(&k7c));
+    if (vs_kernel_isa() == VS_ISA_AVX512) ck_assert(!vs_conv_winograd_fits(&k7));
+    vs_set_avx512_split(-1);
     for (int k = 0; k < 3; k++) {
         double diff = 0, mag = 0;
         for (int64_t e = 0; e < out[0][k]->size; e++) {
@@ -347,8 +353,10 @@ START_TEST(test_winograd_gradcheck_k7)
     vs_tensor *x[2] = {vs_tensor_rand(VS_SHAPE(1, 16, 10, 10), &R, -1, 1), vs_tensor_rand(VS_SHAPE(48), &R, -1, 1)};
     vs_tensor *w = vs_tensor_rand(VS_SHAPE(48, 16, 7, 7), &R, -0.1f, 0.1f);
     const vs_conv_fast f = {1, 16, 10, 10, 48, 4, 4, 7, 7, 1, 1, 0, 0, 1, 1, false, 0, 0};
+    vs_set_avx512_split(1); /* where 16 input channels take Winograd (not on full-width AVX-512 cores) */
     ck_assert(vs_conv_winograd_fits(&f));
     gradcheck("conv2d k7 16 -> 48 (Winograd forward)", fn_conv_k7, w, 2, x);
+    vs_set_avx512_split(-1);
     for (int e = 0; e < 2; e++) vs_tensor_free(x[e]);
     vs_tensor_free(w);
 }
