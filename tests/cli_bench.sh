@@ -145,6 +145,12 @@ check "perf one case" 0 $V bench perf --filter sgemm_nn_64 --reps 2 --threads 1 
 grep_out "perf prints a JSON line" '"name":"sgemm_nn_64","suite":"sgemm","impl":"versus","threads":1' out.txt
 grep_out "perf prints the table" "| sgemm_nn_64 | C = A B, 64 x 64 x 64 | 1 |" out.txt
 grep_out "perf writes --json" '"name":"sgemm_nn_64"' perf.jsonl
+# the machine line: on AVX-512 how the core runs zmm FMAs, on any other ISA no such field
+if grep -q '"name":"machine".*"isa":"avx512"' perf.jsonl; then
+    grep_out "perf says how zmm FMAs run" '"isa":"avx512","zmm_fma":"\(full\|split\)"' perf.jsonl
+fi
+check "perf under VERSUS_ISA=avx2" 0 env VERSUS_ISA=avx2 $V bench perf --filter sgemm_nn_64 --reps 1 --threads 1
+if grep -q '"name":"machine".*zmm_fma' out.txt; then bad "perf: zmm_fma named without AVX-512 kernels"; else ok; fi
 check "perf pairwise scaling" 0 $V bench perf --filter sgemm_nn_512 --reps 3 --threads 1,2
 grep_out "perf prints the pairwise scaling line" '"name":"sgemm_nn_512","suite":"scaling","impl":"versus","threads":2,"pairs":3' out.txt
 check "perf unknown flag" 2 $V bench perf --fast
