@@ -972,7 +972,20 @@ bool vs_conv_winograd_weight_grad(const vs_conv_fast *g, const float *x, const f
  * gradient F(7x7, 2x2) misses the error bar: four 4x4 parts instead (vs_conv_winograd_weight_grad_fits).
  * 3x3 on F(3x3, 3x3) (9 x 9 or 5 x 5 outputs, where tiles of 4 hang past them) under the same bar on
  * used x inside: 32x32x11x11 -> 64 p0 (9 x 9) 1.96 / - / 1.65x, 32x64x5x5 -> 64 p0 (3 x 3) 2.86 / - /
- * 2.27x; their transposes (padding 2 around 9 x 9 or 3 x 3) fall under the bar (0.95x, 0.86x). */
+ * 2.27x; their transposes (padding 2 around 9 x 9 or 3 x 3) fall under the bar (0.95x, 0.86x).
+ * Zen 5 (full-width zmm FMAs: the direct kernels twice as fast per cycle, Winograd's copies and transforms
+ * much less so), 1 thread, CPU time, Winograd against direct (forward / transpose / weight gradient, us):
+ * 3x3 on 64x14x14: 16 -> 64 853 / 1499 / 1892 against 1049 / 1086 / 1011, 64 -> 16 1600 / 803 / 1533 against
+ * 1110 / 1050 / 1114, 32 -> 32 840 / 840 / 1212 against 903 / 906 / 928, 32 -> 64 1523 / 1816 / 2198 against
+ * 2032 / 1951 / 2080, 64 -> 64 and 16x128x7x7 -> 128 15-27% faster on all three.  5x5 on 64x14x14 (CEM):
+ * 32 -> 64 3692 / 4490 / 5683 against 4626 / 4477 / 4623, 64 -> 32 4504 / 3653 / 5862 against 4363 / 4618 /
+ * 4571, 32 -> 32 2213 / 2259 / 3341 against 2146 / 2248 / 2253; on 32x14x14 24 -> 48 1499 / 1780 / 2536
+ * against 1248 / 1635 / 1239, 48 -> 24 1759 / 1495 / 2372 against 1580 / 1272 / 1673; on 32x10x10 96 -> 24
+ * 1079 / 1055 / 1155 against 1239 / 1087 / 1238, 24 -> 96 702 / 1711 / 1197 against 857 / 1598 / 937;
+ * 16x64x16x16 -> 128 and 32x128x8x8 -> 128 faster on all three (the weight gradient by 0-9%).  So there
+ * a 3x3 forward needs 32 output channels, a 5x5 one c o > 16 (c + o) (its copies and transforms cost c + o
+ * per tile, its savings c o), and the 3x3 and 5x5 weight gradients 64 input channels (conv_cem_fwdbwd
+ * 15.2 -> 14.2 ms). */
 /* The share of a conv's taps (output, tap) that land inside the input, one dim: len input places,
  * n outputs, offset off (the first output's first tap), dilation d. */
 static double inside_share(int64_t len, int64_t n, int64_t k, int64_t off, int64_t d)
@@ -997,11 +1010,11 @@ bool vs_conv_winograd_fits(const vs_conv_fast *g)
     const int64_t th = ((g->oh + d - 1) / d + m - 1) / m, tw = ((g->ow + d - 1) / d + m - 1) / m;
     const double used = (double)(g->oh * g->ow) / (double)(d * d * th * tw * m * m);
     const double inside = inside_share(g->h, g->oh, g->kh, g->y0 - g->ph, d) * inside_share(g->w, g->ow, g->kh, g->x0 - g->pw, d);
-    if (g->kh == 7) {
-        /* the direct kernels' 48-channel tiles on full-width cores beat it below 32 input channels */
-        const bool full_width = vs_kernel_isa() == VS_ISA_AVX512 && !vs_avx512_split();
-        return g->o >= 32 && (g->c >= 32 || !full_width) && used * inside >= (g->c >= 32 ? 0.65 : 0.88);
-    }
+    /* on full-width AVX-512 cores the direct kernels (48-channel tiles, loads weighed) beat it on fewer
+     * channels than on Zen 4: see the dispatch notes above */
+    const bool full_width = vs_kernel_isa() == VS_ISA_AVX512 && !vs_avx512_split();
+    if (full_width && ((g->kh == 3 && g->o < 32) || (g->kh == 5 && g->c * g->o <= 16 * (g->c + g->o)))) return false;
+    if (g->kh == 7) return g->o >= 32 && (g->c >= 32 || !full_width) && used * inside >= (g->c >= 32 ? 0.65 : 0.88);
     if (g->kh == 3 && m == 3) return used * inside >= 0.65;
     return used >= (g->kh == 5 ? 0.85 : 0.65);
 }
@@ -1036,6 +1049,9 @@ static bool weight_grad_split(const vs_conv_fast *g, const float *x, const float
  * 64 p3 1.07x; with 16 channels 0.62-0.75x). */
 bool vs_conv_winograd_weight_grad_fits(const vs_conv_fast *g)
 {
+    /* full-width AVX-512 cores: 3x3 and 5x5 weight gradients need 64 input channels (notes above) */
+    if ((g->kh == 3 || g->kh == 5) && g->c < 64 && vs_kernel_isa() == VS_ISA_AVX512 && !vs_avx512_split())
+        return false;
     if (g->kh != 7) return vs_conv_winograd_fits(g);
     vs_conv_fast f = *g;
     f.kh = f.kw = 4;

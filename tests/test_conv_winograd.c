@@ -256,6 +256,7 @@ END_TEST
  * and VS_CONV_DIRECT gives the direct kernels' bits back; few channels and badly used tiles stay direct. */
 START_TEST(test_winograd_ops_dispatch)
 {
+    vs_set_avx512_split(1); /* the dispatch measured on Zen 4 (full-width cores: test_winograd_full_width_dispatch) */
     vs_scope_begin();
     vs_tensor *x = vs_tensor_rand(VS_SHAPE(2, 32, 12, 12), &R, -1, 1);
     vs_tensor *w = vs_tensor_rand(VS_SHAPE(32, 32, 3, 3), &R, -1, 1);
@@ -304,6 +305,37 @@ START_TEST(test_winograd_ops_dispatch)
         ck_assert_msg(diff <= 1e-4 * mag, "op %d: Winograd differs from the direct kernels by %g (largest %g)", k, diff, mag);
     }
     vs_scope_end();
+    vs_set_avx512_split(-1);
+}
+END_TEST
+
+/* On full-width AVX-512 cores (Zen 5) the direct kernels beat Winograd on fewer channels than on Zen 4:
+ * 3x3 forwards need 32 output channels, 5x5 ones c o > 16 (c + o), 3x3 and 5x5 weight gradients 64 input
+ * channels, 7x7 forwards 32 input channels. */
+START_TEST(test_winograd_full_width_dispatch)
+{
+    if (vs_cpu_isa() != VS_ISA_AVX512) {
+        printf("SKIP: test_winograd_full_width_dispatch: this CPU has no AVX-512\n");
+        return;
+    }
+    vs_set_kernel_isa(VS_ISA_AVX512);
+    const vs_conv_fast k3 = {64, 64, 14, 14, 16, 14, 14, 3, 3, 1, 1, 1, 1, 1, 1, false, 0, 0};
+    const vs_conv_fast k5 = {32, 24, 14, 14, 48, 14, 14, 5, 5, 1, 1, 2, 2, 1, 1, false, 0, 0};
+    vs_conv_fast k3o = k3, k5c = k5, k5w = k5;
+    k3o.o = 32;
+    k5c.c = 32, k5c.o = 64;     /* CEM's second conv: 32 x 64 > 16 x 96 */
+    k5w.c = 64, k5w.o = 64;
+    for (int split = 1; split >= 0; split--) {
+        vs_set_avx512_split(split);
+        ck_assert(vs_conv_winograd_fits(&k3) == (split == 1));
+        ck_assert(vs_conv_winograd_fits(&k3o));
+        ck_assert(vs_conv_winograd_fits(&k5) == (split == 1));
+        ck_assert(vs_conv_winograd_fits(&k5c));
+        ck_assert(vs_conv_winograd_weight_grad_fits(&k5c) == (split == 1));
+        ck_assert(vs_conv_winograd_weight_grad_fits(&k5w));
+    }
+    vs_set_avx512_split(-1);
+    vs_set_kernel_isa(VS_ISA_AUTO);
 }
 END_TEST
 
@@ -320,6 +352,7 @@ static vs_tensor *fn_conv(vs_tensor **x, void *c)
  * phase on 2 x 2 tiles, stays direct). */
 START_TEST(test_winograd_gradcheck)
 {
+    vs_set_avx512_split(1); /* the dispatch measured on Zen 4 (full-width cores: test_winograd_full_width_dispatch) */
     const struct {
         const char *what;
         int h, k, p, d;
@@ -334,6 +367,7 @@ START_TEST(test_winograd_gradcheck)
         gradcheck(cases[t].what, fn_conv, &o, 3, x);
         for (int e = 0; e < 3; e++) vs_tensor_free(x[e]);
     }
+    vs_set_avx512_split(-1);
 }
 END_TEST
 
@@ -371,6 +405,7 @@ static Suite *conv_winograd_suite(void)
     tcase_add_test(tc, test_winograd_against_double_sums);
     tcase_add_test(tc, test_winograd_threads_bit_identical);
     tcase_add_test(tc, test_winograd_ops_dispatch);
+    tcase_add_test(tc, test_winograd_full_width_dispatch);
     tcase_add_test(tc, test_winograd_gradcheck);
     tcase_add_test(tc, test_winograd_gradcheck_k7);
     return s;
