@@ -130,7 +130,9 @@ vs_isa vs_set_kernel_isa(vs_isa isa);
 const char *vs_isa_name(vs_isa isa);
 /* Whether the AVX-512 kernels are tuned for a core that runs a zmm FMA as two ymm halves (AMD Zen
  * 4, cpuid family 0x19) rather than on full-width pipes (Zen 5, Intel): the two choices read
- * operands differently and compute the same bits.  vs_set_avx512_split forces it (0 or 1; -1: back
+ * operands differently and compute the same bits; the convolutions' choices follow it too (tile kinds,
+ * and Winograd or the direct kernels: the latter moves results by rounding, as a change of ISA does, so a
+ * run is reproducible on the same kind of core).  vs_set_avx512_split forces it (0 or 1; -1: back
  * to the CPU's answer) and returns the value now in use; call it between kernels. */
 bool vs_avx512_split(void);
 bool vs_set_avx512_split(int split);
