@@ -84,13 +84,12 @@ static int best_kind(const vs_conv_fast *g)
 {
     int best = 0;
     double cost = 0;
-    const bool full_width = !vs_avx512_split();
+    const bool full_width = vs_avx512_full_width();
     for (int k = 0; k < NKINDS; k++) {
         const tile_kind *t = &KINDS[k];
         if (t->v == 3 && !full_width) continue; /* measured only on full-width cores */
-        const int fmas = t->v * t->r * t->pr, loads = t->v + t->r * t->pr;
-        const double u = tile_use(g, t), c = (1.0 + TAP_COST / (double)(g->c * fmas)) / (u > 0 ? u : 1e-9) *
-                                             (full_width && loads > fmas ? (double)loads / fmas : 1.0);
+        const double u = tile_use(g, t), c = (1.0 + TAP_COST / (double)(g->c * t->v * t->r * t->pr)) / (u > 0 ? u : 1e-9) *
+                                             (full_width ? vs_avx512_tile_cycles(t->v, t->r * t->pr) : 1.0);
         if (k == 0 || c < cost) best = k, cost = c; /* kind 0 is never skipped */
     }
     return best;

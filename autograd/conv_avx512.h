@@ -50,6 +50,14 @@ static inline void vs_conv_strided_row(float *restrict d, const float *restrict 
  * 96x25->10 k1 at use 0.29, 15% against 9%; forwards of longer sums at use 0.18-0.57 ran 13-47%
  * slower direct). */
 bool vs_conv_avx512_short_sums(const vs_conv_fast *g);
+
+/* Cycles per multiply-add of a register tile of v weight vectors x p broadcast inputs on a full-width
+ * AVX-512 core (two FMAs and at best two vector loads a cycle): max(v p, v + p) / (v p).  One
+ * vector's tiles are bound by their loads there; both kernels' tile choices weigh by it. */
+static inline double vs_avx512_tile_cycles(int64_t v, int64_t p)
+{
+    return v + p > v * p ? (double)(v + p) / (double)(v * p) : 1.0;
+}
 /* Whether the kernels run now (AVX-512 chosen, see vs_kernel_isa) and suit g's shape. */
 bool vs_conv_avx512_fits(const vs_conv_fast *g);
 /* y = (accumulate ? y : bias, or 0 without one) + conv(x, W); false when out of memory. */

@@ -52,12 +52,9 @@ static int wg_vectors(int64_t o, int64_t c)
 {
     const double u64 = wg_use(o, 64), u32 = wg_use(o, 32), u16 = wg_use(o, 16);
     const int v = u64 >= u32 && u64 >= u16 ? 4 : u32 >= u16 ? 2 : 1;
-    if (vs_avx512_split()) return v;
-    /* cycles per multiply-add of a tile of V vectors x T channels: max(V T, V + T) / (V T) */
+    if (!vs_avx512_full_width()) return v;
     const int64_t t3 = c < T_MAX / 3 ? c : T_MAX / 3, tv = c < T_MAX / v ? c : T_MAX / v;
-    const double per_v = v + tv > v * tv ? (double)(v + tv) / (double)(v * tv) : 1.0;
-    const double per_3 = 3 + t3 > 3 * t3 ? (double)(3 + t3) / (double)(3 * t3) : 1.0;
-    return per_3 / wg_use(o, 48) < per_v / wg_use(o, 16 * v) ? 3 : v;
+    return vs_avx512_tile_cycles(3, t3) / wg_use(o, 48) < vs_avx512_tile_cycles(v, tv) / wg_use(o, 16 * v) ? 3 : v;
 }
 
 /* Blocks of c differ in size by

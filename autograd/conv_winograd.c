@@ -1012,7 +1012,7 @@ bool vs_conv_winograd_fits(const vs_conv_fast *g)
     const double inside = inside_share(g->h, g->oh, g->kh, g->y0 - g->ph, d) * inside_share(g->w, g->ow, g->kh, g->x0 - g->pw, d);
     /* on full-width AVX-512 cores the direct kernels (48-channel tiles, loads weighed) beat it on fewer
      * channels than on Zen 4: see the dispatch notes above */
-    const bool full_width = vs_kernel_isa() == VS_ISA_AVX512 && !vs_avx512_split();
+    const bool full_width = vs_avx512_full_width();
     if (full_width && ((g->kh == 3 && g->o < 32) || (g->kh == 5 && g->c * g->o <= 16 * (g->c + g->o)))) return false;
     if (g->kh == 7) return g->o >= 32 && (g->c >= 32 || !full_width) && used * inside >= (g->c >= 32 ? 0.65 : 0.88);
     if (g->kh == 3 && m == 3) return used * inside >= 0.65;
@@ -1050,7 +1050,7 @@ static bool weight_grad_split(const vs_conv_fast *g, const float *x, const float
 bool vs_conv_winograd_weight_grad_fits(const vs_conv_fast *g)
 {
     /* full-width AVX-512 cores: 3x3 and 5x5 weight gradients need 64 input channels (notes above) */
-    if ((g->kh == 3 || g->kh == 5) && g->c < 64 && vs_kernel_isa() == VS_ISA_AVX512 && !vs_avx512_split())
+    if ((g->kh == 3 || g->kh == 5) && g->c < 64 && vs_avx512_full_width())
         return false;
     if (g->kh != 7) return vs_conv_winograd_fits(g);
     vs_conv_fast f = *g;

@@ -114,6 +114,8 @@ bool vs_avx512_split(void)
     return split < 0 ? cpu_avx512_split() : split;
 }
 
+bool vs_avx512_full_width(void) { return vs_kernel_isa() == VS_ISA_AVX512 && !vs_avx512_split(); }
+
 bool vs_set_avx512_split(int split)
 {
     atomic_store(&forced_split, split < 0 ? -1 : split > 0);

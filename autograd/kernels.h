@@ -136,6 +136,8 @@ const char *vs_isa_name(vs_isa isa);
  * to the CPU's answer) and returns the value now in use; call it between kernels. */
 bool vs_avx512_split(void);
 bool vs_set_avx512_split(int split);
+/* The kernels run AVX-512 on a full-width core: vs_kernel_isa() is AVX-512 and vs_avx512_split() false. */
+bool vs_avx512_full_width(void);
 
 /* ---- matrix products (gemm.c, gemm_ref.c) ---- */
 
