@@ -1,8 +1,8 @@
-# datasets: sources of libversus (or the program) and their headers.
+# datasets: data sets, their loaders, and (in io/) every file format.  It knows no models.
 versusinclude_HEADERS += include/versus/dataset.h
-libversus_la_SOURCES += datasets/dataset.c
+libversus_la_SOURCES += datasets/dataset.c datasets/graph_dir.c
 # Each part of datasets/ keeps its own fragment so people working on them do not collide.
-include $(top_srcdir)/datasets/io.mk
+include $(top_srcdir)/datasets/io/formats.mk
 include $(top_srcdir)/datasets/picture.mk
 include $(top_srcdir)/datasets/synth.mk
 include $(top_srcdir)/datasets/tabular.mk

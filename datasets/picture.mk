@@ -1,8 +1,8 @@
 # datasets/picture.mk
 # Pictures: 8-bit images and PNG files, attribution heatmaps and grids, SVG plots, SLIC superpixels.
 versusinclude_HEADERS += include/versus/picture.h include/versus/plot.h include/versus/superpixel.h
-noinst_HEADERS += datasets/sbuf.h datasets/write_atomic.h datasets/deflate_tables.h
-libversus_la_SOURCES += datasets/write_atomic.c datasets/image.c datasets/font.c datasets/png.c \
+noinst_HEADERS += datasets/sbuf.h
+libversus_la_SOURCES += datasets/image.c datasets/font.c datasets/png.c \
 	datasets/heatmap.c datasets/sbuf.c datasets/svg.c datasets/svg_graph.c datasets/slic.c
 
 if HAVE_CHECK

@@ -11,8 +11,8 @@
 
 #include "versus/data_io.h"
 
-#include "datasets/deflate_tables.h"
-#include "datasets/write_atomic.h"
+#include "datasets/io/deflate_tables.h"
+#include "datasets/io/write_atomic.h"
 
 #include <limits.h>
 #include <stdlib.h>

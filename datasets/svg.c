@@ -2,7 +2,7 @@
 #include "versus/plot.h"
 
 #include "datasets/sbuf.h"
-#include "datasets/write_atomic.h"
+#include "datasets/io/write_atomic.h"
 
 #include <math.h>
 #include <stdarg.h>

@@ -2,7 +2,7 @@
  * model ("model.<name>"), every optimiser's state ("optim.<optimiser>.<name>") and, in its metadata,
  * the loop's state as a small JSON object: counters, every random stream, the loss terms' sums and
  * history, and the options a resumed run must share (see versus/train.h). */
-#include "nn/io_util.h"
+#include "datasets/io/io_util.h"
 #include "nn/train_internal.h"
 #include "versus/json.h"
 #include "versus/safetensors.h"

@@ -1,6 +1,6 @@
 /* train_opts.c - the loop's options and results: defaults, per-optimiser settings (parsed from
  * "NAME:key=value,...;..."), a task's options (parsed from "name=value,..."), named metrics. */
-#include "nn/io_util.h"
+#include "datasets/io/io_util.h"
 #include "nn/train_internal.h"
 
 #include <assert.h>

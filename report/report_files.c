@@ -1,7 +1,7 @@
 /* report_files.c - a report's figures as SVG (through versus/plot.h), and a report directory:
  * results.json, table.md, index.html and one SVG per figure, each written atomically; rebuilding the
  * page from results.json. */
-#include "datasets/write_atomic.h"
+#include "datasets/io/write_atomic.h"
 #include "report/internal.h"
 #include "versus/plot.h"
 

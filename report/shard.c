@@ -3,7 +3,7 @@
  * format is in shard_internal.h; merging parts is shard_merge.c. */
 #include "report/internal.h"
 #include "report/shard_internal.h"
-#include "nn/io_util.h"
+#include "datasets/io/io_util.h"
 #include "versus/versus.h"
 
 #include <errno.h>

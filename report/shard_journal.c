@@ -1,7 +1,7 @@
 /* shard_journal.c - the journal file: framing and checking records, the header as JSON, reading a
  * journal back, and comparing the commands two journals belong to (format in shard_internal.h). */
 #include "report/shard_internal.h"
-#include "nn/io_util.h"
+#include "datasets/io/io_util.h"
 #include "versus/json.h"
 
 #include <stdlib.h>

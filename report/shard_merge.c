@@ -1,7 +1,7 @@
 /* shard_merge.c - partial results (the journals of shards 1..N of one command) checked and joined
  * into the journal of the whole run, which the command then resumes to write its files. */
 #include "report/shard_internal.h"
-#include "nn/io_util.h"
+#include "datasets/io/io_util.h"
 #include "versus/versus.h"
 
 #include <inttypes.h>

@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "nn/io_util.h"
+#include "datasets/io/io_util.h"
 
 #define JSON_DEPTH_CAP 4096 /* recursion guard even when a caller asks for more */
 

@@ -1,6 +1,6 @@
 /* nn/io_util.c - bounded whole-file reads, atomic file replacement (devices and pipes written in place,
  * stale temporaries removed) and the C-locale bracket (see io_util.h). */
-#include "nn/io_util.h"
+#include "datasets/io/io_util.h"
 
 #include <dirent.h>
 #include <errno.h>

@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "nn/io_util.h"
+#include "datasets/io/io_util.h"
 #include "versus/json.h"
 
 #define ST_MAX_FILE ((size_t)1 << 40)

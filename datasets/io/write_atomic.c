@@ -1,8 +1,8 @@
 /* write_atomic.c - atomic file replacement for the PNG and SVG writers: the same writer as the model
  * files' (nn/io_util.c), so devices and pipes are written in place there too. */
-#include "datasets/write_atomic.h"
+#include "datasets/io/write_atomic.h"
 
-#include "nn/io_util.h"
+#include "datasets/io/io_util.h"
 
 vs_status vs_write_file_atomic(const char *path, const void *data, size_t n, vs_error *err)
 {

@@ -18,7 +18,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "nn/io_util.h"
+#include "datasets/io/io_util.h"
 
 #define NPY_STAGE 65536 /* bytes converted per chunk */
 #define NPY_ALIGN 64    /* numpy pads the header so the data starts on this boundary */

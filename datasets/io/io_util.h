@@ -1,9 +1,10 @@
-/* nn/io_util.h - private helpers shared by the JSON, .npy and safetensors code (not installed).
+/* datasets/io/io_util.h - the file layer's private helpers, shared by every format reader and writer
+ * in datasets/io/ and by the floors above that read or write files (report's journals; not installed).
  *
  * Whole-file reads with a size cap, atomic file replacement, a C-locale bracket for strtod/printf,
  * and byte-order/half-float conversions.  Nothing here is public API. */
-#ifndef VERSUS_NN_IO_UTIL_H
-#define VERSUS_NN_IO_UTIL_H
+#ifndef VERSUS_DATASETS_IO_UTIL_H
+#define VERSUS_DATASETS_IO_UTIL_H
 
 #include <stddef.h>
 #include <stdint.h>

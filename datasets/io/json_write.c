@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "nn/io_util.h"
+#include "datasets/io/io_util.h"
 
 /* A growable string; the first failure sticks and later appends do nothing. */
 typedef struct sbuf {

@@ -3,8 +3,8 @@
  * reading that gunzips transparently.  Compression lives elsewhere (the PNG writer's deflate in png.c). */
 #include "versus/data_io.h"
 
-#include "datasets/deflate_tables.h"
-#include "nn/io_util.h"
+#include "datasets/io/deflate_tables.h"
+#include "datasets/io/io_util.h"
 
 #include <errno.h>
 #include <stdarg.h>
