@@ -1,0 +1,65 @@
+#!/bin/sh
+# docs_formats.sh - docs/formats/ kept current by the code: every ```json example of model.md is
+# built with random weights (tests/docs_model_tool), saved with the page's text as its model.json
+# and run through `versus predict`; and every format id the code writes ("versus-.../N", grepped from
+# the sources outside tests/) is named on a page.  A new format, a changed one or an example that no
+# longer loads fails here until the docs follow.
+set -u
+. "$(dirname "$0")/cli_lib.sh"
+SRC=${VERSUS_SRCDIR:-$(cd "$(dirname "$0")/.." && pwd)}
+DOCS=$SRC/docs/formats
+V=$(pwd)/versus
+TOOL=$(pwd)/tests/docs_model_tool
+W=docs_formats.dir
+rm -rf "$W"
+mkdir -p "$W"
+cd "$W" || exit 1
+
+# ---- the pages exist and the index links each ----
+for p in README model checkpoint arrays data outputs results journal; do
+    exists "page $p.md" "$DOCS/$p.md"
+    [ "$p" = README ] || grep_out "the index links $p.md" "($p.md" "$DOCS/README.md"
+done
+
+# ---- every json example of model.md loads and predicts ----
+awk -v dir=. '/^```json$/ { n++; f = sprintf("%s/example%02d.json", dir, n); on = 1; next }
+              /^```$/ && on { on = 0; close(f); next }
+              on { print > f }' "$DOCS/model.md"
+n=$(ls example*.json 2>/dev/null | wc -l)
+# the page shows a classifier, a layer tour, a tabular net, a Siamese, a graph model, a VAE, a GAN,
+# a wiring tour and the SVAE: fewer examples means some were lost
+if [ "$n" -ge 9 ]; then ok; else bad "model.md has $n json examples, expected at least 9"; fi
+for f in example*.json; do
+    d=${f%.json}
+    check "$f: builds and saves" 0 "$TOOL" "$f" "$d"
+    kind=$(cat out.txt)
+    same "$f: model.json is the page's text" "$f" "$d/model.json"
+    case $kind in
+    npy) check "$f: versus predict" 0 "$V" predict --model "$d" --input "$d/x.npy" --out "$d/y.npy" ;;
+    siamese) check "$f: versus predict --reference" 0 "$V" predict --model "$d" --input "$d/x.npy" --reference "$d/r.npy" --out "$d/y.npy" ;;
+    graph) check "$f: versus predict on graphs" 0 "$V" predict --model "$d" --input synthetic-graph --out "$d/y.npy" ;;
+    graph-siamese) check "$f: versus predict on graph pairs" 0 "$V" predict --model "$d" --input synthetic-graph --reference synthetic-graph --out "$d/y.npy" ;;
+    *) bad "$f: docs_model_tool printed '$kind'"; continue ;;
+    esac
+    exists "$f: predictions written" "$d/y.npy"
+done
+# a loaded example is checked, not only parsed: a wrong shape in the page's text must fail
+sed 's/"in": 3136/"in": 3000/' example01.json > bad.json
+mkdir -p bad && cp example01/model.safetensors bad/ && cp bad.json bad/model.json
+check "a wrong width in the example is refused" 1 "$V" predict --model bad --input example01/x.npy --out bad/y.npy
+grep_out "names the layer and field" 'layer 5 (linear): "in" is 3000' err.txt
+
+# ---- every format id the code writes is documented ----
+ids=$(cd "$SRC" && find autograd datasets nn report explain bench cli include -name '*.[ch]' 2>/dev/null |
+      xargs grep -ohE '"versus-[a-z0-9-]+/[0-9]+"' | tr -d '"' | sort -u)
+if [ -n "$ids" ]; then ok; else bad "no format ids found in the sources"; fi
+for id in $ids; do
+    if cat "$DOCS"/*.md | grep -qF -- "$id"; then ok; else bad "format id $id (written by the code) is on no page of docs/formats/"; fi
+done
+# and nothing points at the retired outside contract (../shared/INTERFACES.md) any more
+left=$(cd "$SRC" && grep -rl "INTERFACES\.md" README.md docs autograd datasets nn report explain bench cli include tests 2>/dev/null |
+       grep -v '^tests/docs_formats\.sh$')
+if [ -z "$left" ]; then ok; else bad "still pointing at INTERFACES.md: $left"; fi
+
+echo "docs_formats: $pass passed, $fails failed"
+[ "$fails" -eq 0 ]
