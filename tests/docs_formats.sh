@@ -50,7 +50,7 @@ check "a wrong width in the example is refused" 1 "$V" predict --model bad --inp
 grep_out "names the layer and field" 'layer 5 (linear): "in" is 3000' err.txt
 
 # ---- every format id the code writes is documented ----
-ids=$(cd "$SRC" && find autograd datasets nn report explain bench cli include -name '*.[ch]' 2>/dev/null |
+ids=$(cd "$SRC" && find -L autograd datasets nn report explain bench cli include -name '*.[ch]' 2>/dev/null |
       xargs grep -ohE '"versus-[a-z0-9-]+/[0-9]+"' | tr -d '"' | sort -u)
 if [ -n "$ids" ]; then ok; else bad "no format ids found in the sources"; fi
 for id in $ids; do
