@@ -49,6 +49,30 @@ mkdir -p bad && cp example01/model.safetensors bad/ && cp bad.json bad/model.jso
 check "a wrong width in the example is refused" 1 "$V" predict --model bad --input example01/x.npy --out bad/y.npy
 grep_out "names the layer and field" 'layer 5 (linear): "in" is 3000' err.txt
 
+# ---- the keys versus writes are the keys the pages name ----
+# named KEY PAGE FILE: KEY (from FILE) appears on PAGE as `KEY`
+named() {
+    if grep -qF -- "\`$1\`" "$DOCS/$2"; then ok; else bad "$3 holds \"$1\", which $2 does not name"; fi
+}
+# the top-level keys of a JSON file versus wrote (two-space indent: one key a line)
+top_keys() { grep -oE '^  "[A-Za-z0-9_]+":' "$1" | tr -d ' ":' | sort -u; }
+# a short training run: metrics.json, and its checkpoint's state (compact JSON escaped in the header)
+check "train for the training files" 0 "$V" train --arch mlp --data synthetic-tabular --n 120 --epochs 1 --out m
+for k in $(top_keys m/metrics.json); do named "$k" checkpoint.md m/metrics.json; done
+state=$(head -c 4096 m/checkpoint.safetensors | LC_ALL=C tr -cd '[:print:]' | grep -oE '\\"[A-Za-z0-9_]+\\":' | tr -d '\\":' | sort -u)
+if [ -n "$state" ]; then ok; else bad "no state keys found in m/checkpoint.safetensors"; fi
+for k in $state; do named "$k" checkpoint.md m/checkpoint.safetensors; done
+# a shard part: its header record
+check "a shard part for the journal" 0 "$V" attribute --model example03 --input example03/x.npy --method saliency --shard 1/2 --out part
+hdr=$(head -c 2048 part | LC_ALL=C tr -cd '[:print:]' | grep -oE '"[a-z_]+":' | tr -d '":' | sort -u)
+if [ -n "$hdr" ]; then ok; else bad "no header keys found in the shard part"; fi
+for k in $hdr; do named "$k" journal.md part; done
+# every committed bench result: its top-level keys on results.md
+for f in "$SRC"/bench/results/*/results.json; do
+    [ -f "$f" ] || continue
+    for k in $(top_keys "$f"); do named "$k" results.md "${f#"$SRC"/}"; done
+done
+
 # ---- every format id the code writes is documented ----
 ids=$(cd "$SRC" && find -L autograd datasets nn report explain bench cli include -name '*.[ch]' 2>/dev/null |
       xargs grep -ohE '"versus-[a-z0-9-]+/[0-9]+"' | tr -d '"' | sort -u)
