@@ -67,8 +67,8 @@ check "a shard part for the journal" 0 "$V" attribute --model example03 --input 
 hdr=$(head -c 2048 part | LC_ALL=C tr -cd '[:print:]' | grep -oE '"[a-z_]+":' | tr -d '":' | sort -u)
 if [ -n "$hdr" ]; then ok; else bad "no header keys found in the shard part"; fi
 for k in $hdr; do named "$k" journal.md part; done
-# every committed bench result (bench/**/results.json): its top-level keys on results.md
-results=$(find -L "$SRC/bench" -name results.json | sort)
+# every committed bench result (bench/**/results.json, tests/golden/*.json): its top-level keys on results.md
+results=$(find -L "$SRC/bench" -name results.json | sort; ls "$SRC"/tests/golden/*.json 2>/dev/null)
 if [ -n "$results" ]; then ok; else bad "no committed results.json under bench/"; fi
 for f in $results; do
     for k in $(top_keys "$f"); do named "$k" results.md "${f#"$SRC"/}"; done
