@@ -67,6 +67,15 @@ check "a shard part for the journal" 0 "$V" attribute --model example03 --input 
 hdr=$(head -c 2048 part | LC_ALL=C tr -cd '[:print:]' | grep -oE '"[a-z_]+":' | tr -d '":' | sort -u)
 if [ -n "$hdr" ]; then ok; else bad "no header keys found in the shard part"; fi
 for k in $hdr; do named "$k" journal.md part; done
+# the summaries for people: attribute --report, evaluate --out, explain snx's explanation.json
+all_keys() { LC_ALL=C tr -cd '[:print:]\n' < "$1" | grep -oE '"[A-Za-z0-9_]+":' | tr -d '":' | sort -u; }
+check "attribute --report" 0 "$V" attribute --model example03 --input example03/x.npy --method integrated_gradients --report r.json --out a.npy
+for k in $(all_keys r.json); do named "$k" outputs.md r.json; done
+check "evaluate --out" 0 "$V" evaluate --model example03 --input example03/x.npy --attributions a.npy --out s.json
+for k in $(top_keys s.json); do named "$k" outputs.md s.json; done
+check "a Siamese model to explain" 0 "$V" train --arch siamese-mlp --data synthetic-tabular --n 120 --epochs 1 --out sm
+check "explain snx" 0 "$V" explain snx --model sm --data synthetic-tabular --n 120 --query 0 --reference 1 --out e
+for k in $(all_keys e/explanation.json); do named "$k" outputs.md e/explanation.json; done
 # every committed bench result (bench/**/results.json, tests/golden/*.json): its top-level keys on results.md
 results=$(find -L "$SRC/bench" -name results.json | sort; ls "$SRC"/tests/golden/*.json 2>/dev/null)
 if [ -n "$results" ]; then ok; else bad "no committed results.json under bench/"; fi
