@@ -1,9 +1,12 @@
 #!/bin/sh
 # docs_formats.sh - docs/formats/ kept current by the code: every ```json example of model.md is
 # built with random weights (tests/docs_model_tool), saved with the page's text as its model.json
-# and run through `versus predict`; and every format id the code writes ("versus-.../N", grepped from
-# the sources outside tests/) is named on a page.  A new format, a changed one or an example that no
-# longer loads fails here until the docs follow.
+# and run through `versus predict`; the keys of the files versus writes (metrics.json, a checkpoint's
+# state, a journal's header, attribute's and evaluate's summaries, explanation.json, every committed
+# results.json) are named on their pages; every format id the code writes ("versus-.../N", grepped
+# from the sources outside tests/) is named on a page; and nothing points at the retired
+# ../shared/INTERFACES.md.  A new format or key, a changed one or an example that no longer loads
+# fails here until the docs follow.
 set -u
 . "$(dirname "$0")/cli_lib.sh"
 SRC=${VERSUS_SRCDIR:-$(cd "$(dirname "$0")/.." && pwd)}
