@@ -17,3 +17,6 @@ TESTS += tests/bench_regression.sh tests/report_chromium.sh
 EXTRA_DIST += tests/bench_regression.sh tests/compare_results.py tests/golden tests/report_chromium.sh tests/page_check.py
 TESTS += tests/cli_shard.sh tests/cli_shard_kill.sh
 EXTRA_DIST += tests/cli_shard.sh tests/cli_shard_kill.sh
+# every bench's and the demo's report, byte for byte against tests/golden/bench/
+TESTS += tests/bench_golden.sh
+EXTRA_DIST += tests/bench_golden.sh tests/golden_normalise.py
