@@ -1,60 +1,41 @@
-/* bench/bench.h - the benchmark registry: a workload is a vs_bench_case (set up, run, tear down,
- * flops per run); each bench_*.c file contributes one table of cases, listed in bench_main.c.
- * To add workloads (a training step, an explainer), write bench_foo.c with its table and add the
- * table to `suites` in bench_main.c. */
+/* bench/bench.h - the benchmarks behind `versus bench`: each reproduces one paper's evaluation on
+ * one data set and writes a report directory (bench/NAME/), or times the engine (bench/perf/).
+ * Private to the program. */
 #ifndef VERSUS_BENCH_BENCH_H
 #define VERSUS_BENCH_BENCH_H
 
-#include <stdbool.h>
+#include "cli/cli.h"
+
 #include <stddef.h>
-#include <stdint.h>
-#include <stdio.h>
 
-typedef struct vs_bench_case vs_bench_case;
-struct vs_bench_case {
-    const char *suite;  /* "peak", "sgemm", ... */
-    const char *name;   /* unique; what --filter matches and the comparison joins on */
-    const char *about;  /* one line for the table: shape and meaning */
-    int64_t p[6];       /* parameters the callbacks read (shape, flags) */
-    const void *data;   /* a row of the workload's own table (a conv shape), or NULL */
-    /* State for one run at `threads` threads (already set with vs_set_threads), NULL on failure. */
-    void *(*setup)(const vs_bench_case *c, int threads);
-    void (*run)(void *state);                 /* the timed work */
-    void (*teardown)(void *state);
-    double (*flops)(const vs_bench_case *c, int threads); /* floating-point operations per run */
-    /* Extra JSON fields (",\"m\":64,..." ) so other implementations can repeat the case; may be NULL. */
-    void (*json_fields)(const vs_bench_case *c, FILE *out);
-};
+/* One benchmark of `versus bench NAME`: bench/NAME/cli.c defines `const vs_bench vs_benchmark_NAME`
+ * with its own flags, and bench/registry.c lists it with one line; `versus help bench` prints the
+ * table, every usage, and every benchmark's manual and flags.  run gets argc/argv, the words after
+ * the verb (argv[0] is NAME, kept for the command line stamped into the report), and a, argv + 1
+ * parsed against opts (NULL when opts is NULL: the benchmark parses argv + 1 itself).  It returns 0,
+ * 1 (bad data, failed run) or 2 (usage). */
+typedef struct vs_bench {
+    const char *name;
+    const char *summary;      /* one line: the paper and what is reproduced */
+    const char *usage;        /* "versus bench NAME [--flag X] ..."; continuation lines indented */
+    const char *help;         /* what it runs, reports and writes */
+    const vs_cli_opt *opts;   /* its flags (parser and help), or NULL: parses its own */
+    int (*run)(const vs_args *a, int argc, char **argv);
+} vs_bench;
 
-extern const vs_bench_case vs_bench_peak_cases[];
-extern const size_t vs_bench_peak_count;
-extern const vs_bench_case vs_bench_sgemm_cases[];
-extern const size_t vs_bench_sgemm_count;
-extern const vs_bench_case vs_bench_conv_cases[];
-extern const size_t vs_bench_conv_count;
-extern const vs_bench_case vs_bench_train_cases[];
-extern const size_t vs_bench_train_count;
-extern const vs_bench_case vs_bench_sweep_cases[];
-extern const size_t vs_bench_sweep_count;
+/* The registry (bench/registry.c), in the order `versus help bench` lists it. */
+int vs_bench_count(void);
+const vs_bench *vs_bench_at(int i);                /* NULL outside [0, count) */
+const vs_bench *vs_bench_find(const char *name);   /* NULL when unknown */
 
-/* One convolution (bench_conv.c times it; the conv and sweep suites list shapes): input [n,c,h,w],
- * o output channels, k x k kernel.  A case points .data at its shape and sets p[0] to 1 for
- * forward + backward (dx, dw, db), 0 for the forward alone. */
-typedef struct vs_bench_conv_shape {
-    int64_t n, c, h, w, o, k, stride, pad, dilation; /* dilation 0 means 1 */
-    bool transpose; /* conv_transpose2d: c channels in, o out, output (h - 1) stride - 2 pad + k */
-} vs_bench_conv_shape;
-
-void *vs_bench_conv_setup(const vs_bench_case *c, int threads);
-void vs_bench_conv_run(void *state);
-void vs_bench_conv_teardown(void *state);
-/* Forward 2 n o oh ow c k^2 (transposed: 2 n c h w o k^2); forward + backward three times that. */
-double vs_bench_conv_flops(const vs_bench_case *c, int threads);
-void vs_bench_conv_json(const vs_bench_case *c, FILE *out);
-
-/* Run the workloads argv selects (argv[0] is skipped; flags as `PROG --help` prints), printing
- * JSON lines and a Markdown table to stdout; PROG names the program in messages.  0, 1 when a
- * workload or the JSON file failed, 2 on bad flags. */
-int vs_bench_perf(const char *prog, int argc, char **argv);
+/* "versus bench WORD..." with each word shell-quoted when needed (malloc'd; NULL when out of memory). */
+char *vs_bench_command_line(int argc, char **argv);
+/* bench/results/<bench>-<spec> with anything but [A-Za-z0-9._-] in spec turned into '-'. */
+void vs_bench_default_out(const char *bench, const char *spec, char *out, size_t n);
+/* OUT: --out, or the default above; rc (2 when --out is too long for n). */
+int vs_bench_out(const vs_args *a, const char *bench, const char *spec, char *out, size_t n);
+/* Write report r into the directory out, print its Markdown and "wrote out/what"; rc. */
+struct vs_report;
+int vs_bench_publish(const struct vs_report *r, const char *out, const char *what);
 
 #endif

@@ -2,7 +2,7 @@
 
 StarGAN's Generator and PatchGAN Discriminator (yunjey/stargan model.py, the image channel count made a
 parameter) and PyTorch's VAE example (examples/vae/main.py).  Imported by tests/torch_composite.py (the
-round trip of weights between PyTorch and versus) and bench/torch_reference.py (the training steps timed
+round trip of weights between PyTorch and versus) and bench/perf/torch_reference.py (the training steps timed
 against versus), so both use one copy.
 """
 import numpy as np

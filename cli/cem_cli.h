@@ -24,7 +24,7 @@
 /* o from the flags of a (defaults: vs_cem_opts_init); 0, or 2 after a usage message. */
 int vs_cli_cem_opts(const vs_args *a, vs_cem_opts *o);
 
-/* `versus explain cem` (cli/explain_cem.c) and `versus bench cem` (cli/bench_cem.c): argv[0] is
+/* `versus explain cem` (cli/explain_cem.c) and `versus bench cem` (bench/cem/cli.c): argv[0] is
  * "cem"; return 0, 1 (bad data, failed run) or 2 (usage). */
 int vs_explain_cem(int argc, char **argv);
 

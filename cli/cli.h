@@ -8,7 +8,6 @@
 
 #include "versus/data_spec.h"
 #include "versus/shard.h"
-#include "versus/snx.h"
 #include "versus/train.h"
 
 /* A flag a verb accepts.  has_arg: 0 = switch, 1 = takes a value. */
@@ -17,6 +16,10 @@ typedef struct vs_cli_opt {
     int has_arg;
     const char *help;   /* one line for `versus help VERB` */
 } vs_cli_opt;
+/* Whether the table opts (NULL-name terminated; may be NULL) has the flag name. */
+bool vs_cli_opts_have(const vs_cli_opt *opts, const char *name);
+/* `versus help`'s paragraph on --shard, --resume and `versus merge` (verbs that take --shard). */
+void vs_help_shards(void);
 
 #define VS_ARGS_MAX 64
 
@@ -82,11 +85,6 @@ typedef struct vs_cli_run {
     char path[4096];
 } vs_cli_run;
 int vs_cli_run_opts(const vs_args *a, const char *out, uint64_t seed, const char *unit, int argc, char **argv, vs_cli_run *r);
-
-/* `versus explain snx --pairs all` (cli/explain_pairs.c): every test pair of sp with method, options o
- * and scores eo; the model, data and split are the caller's.  0, 1 or 2. */
-int vs_explain_snx_pairs(const vs_args *a, int argc, char **argv, vs_module *m, const vs_dataset *d, const vs_train_split *sp,
-                         vs_snx_method method, const vs_snx_opts *o, const vs_snx_eval_opts *eo, const char *spec, const char *out);
 
 /* A number in JSON output: %.9g, or null when it is NaN or infinite (JSON has neither). */
 void vs_cli_put_num(FILE *f, double v);

@@ -1,5 +1,5 @@
 /* cmd_demo.c - `versus demo`: the main job end to end in about a minute.  Flags and printing only:
- * the demo itself is the library call vs_demo_experiment (explain/experiment_demo.c), whose report
+ * the demo itself is the library call vs_demo_experiment (bench/demo/demo.c), whose report
  * is written to a directory (index.html, results.json, table.md, SVG figures) and printed. */
 #include "cli/cli.h"
 #include "versus/versus.h"

@@ -3,6 +3,7 @@
  * lists, and writing OUT/explanation.json with the masks and their scores. */
 #include "cli/cem_cli.h"
 #include "cli/cli.h"
+#include "cli/explain_pairs.h"
 #include "versus/train.h"
 #include "versus/versus.h"
 

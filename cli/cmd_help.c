@@ -6,31 +6,28 @@
 #include <stdio.h>
 #include <string.h>
 
-static bool takes_data(const vs_verb *v)
+bool vs_cli_opts_have(const vs_cli_opt *opts, const char *name)
 {
-    for (const vs_cli_opt *o = v->opts; o && o->name; o++)
-        if (strcmp(o->name, "path") == 0) return true;
+    for (const vs_cli_opt *o = opts; o && o->name; o++)
+        if (strcmp(o->name, name) == 0) return true;
     return false;
 }
 
-static bool takes_shard(const vs_verb *v)
+void vs_help_shards(void)
 {
-    for (const vs_cli_opt *o = v->opts; o && o->name; o++)
-        if (strcmp(o->name, "shard") == 0) return true;
-    return false;
+    printf("\nShards and resume: every finished item is journalled (one checksummed append) in OUT.journal,\n"
+           "removed once the files are written; --resume keeps the journal's items after a kill and does the\n"
+           "rest.  --shard K/N does only shard K's items and writes them to --out PART; `versus merge PART...\n"
+           "--out OUT` joins shards 1..N into the files of a single run.  Progress (items, rate, time left)\n"
+           "goes to standard error.  Recipes for Slurm and GNU parallel: docs/CLUSTER.md.\n");
 }
 
 static void print_verb_help(const vs_verb *v)
 {
     printf("%s\n", v->usage);
-    if (takes_shard(v))
-        printf("\nShards and resume: every finished item is journalled (one checksummed append) in OUT.journal,\n"
-               "removed once the files are written; --resume keeps the journal's items after a kill and does the\n"
-               "rest.  --shard K/N does only shard K's items and writes them to --out PART; `versus merge PART...\n"
-               "--out OUT` joins shards 1..N into the files of a single run.  Progress (items, rate, time left)\n"
-               "goes to standard error.  Recipes for Slurm and GNU parallel: docs/CLUSTER.md.\n");
+    if (vs_cli_opts_have(v->opts, "shard")) vs_help_shards();
     if (v->more_help) v->more_help();
-    if (takes_data(v)) printf("\nSPEC (a data set) is one of:\n%s", vs_data_spec_help());
+    if (vs_cli_opts_have(v->opts, "path")) printf("\nSPEC (a data set) is one of:\n%s", vs_data_spec_help());
     if (v->opts && v->opts[0].name) {
         printf("\nOptions:\n");
         for (const vs_cli_opt *o = v->opts; o->name; o++) {

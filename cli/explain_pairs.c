@@ -2,6 +2,7 @@
  * one method, one item per pair (shardable with --shard K/N, journalled, --resume), written to
  * OUT/pairs.json with the masks and scores of each pair and their means. */
 #include "cli/cli.h"
+#include "cli/explain_pairs.h"
 #include "versus/train.h"
 #include "versus/versus.h"
 

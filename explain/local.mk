@@ -33,10 +33,7 @@ TESTS += tests/test_method
 endif
 # the papers' experiments: library calls that return a vs_report
 versusinclude_HEADERS += include/versus/experiment.h
-noinst_HEADERS += explain/experiment_snx.h
-libversus_la_SOURCES += explain/experiment_snx.c explain/experiment_snx_report.c explain/experiment_demo.c
-libversus_la_SOURCES += explain/experiment_interactions.c
-libversus_la_SOURCES += explain/experiment_snx_items.c
+libversus_la_SOURCES += explain/interactions_report.c
 # the new methods: known answers (Check), and Captum's definitions in PyTorch through the CLI
 if HAVE_CHECK
 check_PROGRAMS += tests/test_breadth tests/test_quantus

@@ -2,7 +2,7 @@
  * class targets and counterfactuals of z1, and the latent divergence of Eq. 9, d(x, x~) =
  * KL(q(z_k|x) || q(z_k|x~)), as a model the attribution methods explain (x fixed, x~ the input). */
 #include "versus/ops.h"
-#include "versus/svae.h"
+#include "versus/svae_explain.h"
 #include "versus/train.h"
 
 #include <stdlib.h>

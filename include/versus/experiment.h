@@ -8,6 +8,7 @@
 #ifndef VERSUS_EXPERIMENT_H
 #define VERSUS_EXPERIMENT_H
 
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 
@@ -87,6 +88,48 @@ typedef struct vs_search_experiment_opts {
 } vs_search_experiment_opts;
 void vs_search_experiment_opts_init(vs_search_experiment_opts *o);
 vs_status vs_search_experiment(const vs_search_experiment_opts *o, vs_report **out, vs_error *err);
+
+/* ---- the supervised VAE paper (bench/svae/) ---------------------------------------------------------- */
+
+/* Table 1, Figs. 2-7 on one data set: SVAE over (alpha, beta) in {alpha1, alpha2} x {beta1, beta2} and
+ * M2 over {alpha1, alpha2}, all for `epochs` (and the SVAE grid again for time_epochs), trained on
+ * `train` and evaluated on `test`; the invariance test; the explanations of one test image by the
+ * SVAE with (alpha2, beta2) at equal epochs.  Zero / negative fields take the
+ * defaults of vs_svae_experiment_opts_init. */
+typedef struct vs_svae_experiment_opts {
+    const char *spec;            /* data set name shown in the report (required) */
+    int64_t seed;                /* run r uses seed + r (default 1) */
+    int64_t runs;                /* trainings per setting (default 1) */
+    int64_t train_rows;          /* train on the first N rows (default 10000, mnist-train's size; 0: all) */
+    int64_t epochs;              /* default 8 */
+    int64_t time_epochs;         /* > 0: the SVAE grid is trained a second time for this many epochs, the
+                                    equal-time budget (M2's Eq. 8 decodes every class, so an M2 epoch costs
+                                    about C + 1 SVAE epochs); 0: equal epochs only */
+    int64_t batch;               /* default 64 */
+    double lr;                   /* Adam (default 1e-3) */
+    int64_t hidden, z1, z2;      /* default 256, 10, 5 */
+    double alpha[2], beta[2];    /* default (60, 6000) and (0.01, 0.9): the paper's MNIST values */
+    bool alpha_per_example;      /* false (default): alpha weights the batch MEAN of the classifier's
+                                    cross-entropy against the batch SUM of the ELBO terms (PyTorch's default
+                                    reductions), so an example's weight is alpha / batch; true: alpha is the
+                                    weight per example (the tasks' own option) */
+    double unlabelled;           /* M2's unlabelled weight (default 1: Eq. 8 as written; < 0: default) */
+    int64_t n_invariance;        /* test rows of the invariance test (default 1000) */
+    const char *sigmas;          /* comma-separated (default 0.1,0.25,0.5,1,1.5,2,3,4,5) */
+    const char *methods;         /* comma-separated registry names (default expected_gradients,
+                                    integrated_gradients,saliency,input_x_gradient) */
+    int64_t explain_class;       /* the explained image: the first correctly classified test image of this class (default 3) */
+    int64_t n_divergence;        /* test rows of the divergence and counterfactual statistics (default 200) */
+    const char *image_dir;       /* the PNG figures (Figs. 3-7) are written here, or NULL */
+    const char *tag, *command, *commit; /* stamped into the report, or NULL */
+    FILE *progress;              /* one line per stage, or NULL */
+} vs_svae_experiment_opts;
+void vs_svae_experiment_opts_init(vs_svae_experiment_opts *o);
+/* Run it; *out receives the report (data format "versus-bench-svae/1": models with accuracy and
+ * reconstruction per (alpha, beta), labels_kept and diversity per model and sigma, divergences,
+ * counterfactual success, command, commit; figures labels_kept, diversity). */
+vs_status vs_svae_experiment(const vs_dataset *train, const vs_dataset *test, const vs_svae_experiment_opts *o, vs_report **out,
+                             vs_error *err);
 
 /* The report of interaction matrices attr [N, F, F] of explained inputs of dim features per side
  * (F = dim, or 2 dim for side VS_SIDE_BOTH): a table per row of gap[i] (sum G - (S(x) - S(x'))),

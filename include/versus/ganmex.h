@@ -1,4 +1,4 @@
-/* versus/ganmex.h - the GANMEX paper's evaluation as a library call (explain/experiment_ganmex*.c):
+/* versus/ganmex.h - the GANMEX paper's evaluation as a library call (bench/ganmex/):
  * class-targeted baselines from a StarGAN trained against the explained classifier (task "ganmex",
  * versus/task.h; the baselines are vs_generator_baselines of versus/explain.h) compared with the zero
  * baseline, the minimum-distance training sample (MDTS) and a random target-class sample.

@@ -38,6 +38,7 @@
 #include "versus/pairs.h"
 #include "versus/synth.h"
 #include "versus/svae.h"
+#include "versus/svae_explain.h"
 #include "versus/cem.h"
 #include "versus/vae.h"
 

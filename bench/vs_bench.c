@@ -1,4 +1,0 @@
-/* bench/vs_bench.c - the vs_bench program of `make bench`: vs_bench_perf (bench_main.c) on its own. */
-#include "bench.h"
-
-int main(int argc, char **argv) { return vs_bench_perf("vs_bench", argc, argv); }
