@@ -29,8 +29,6 @@ vs_backward_rule vs_set_backward_rule(vs_backward_rule rule)
     return prev;
 }
 
-vs_backward_rule vs_current_rule(void) { return current_rule; }
-
 void vs_set_requires_grad(vs_tensor *t, bool on)
 {
     if (t) t->requires_grad = on;

@@ -72,9 +72,6 @@ void vs_node_adopt(vs_tensor *out, void *extra);
 void vs_retain(vs_tensor *t);
 void vs_release(vs_tensor *t);
 
-/* Any NULL among n tensors?  (ops return NULL at once when so.) */
-bool vs_any_null(int n, ...);
-
 /* Error helpers for ops: record the message (a shape error) and return NULL. */
 vs_tensor *vs_op_error(const char *op, const char *fmt, ...)
 #if defined(__GNUC__)
@@ -110,8 +107,5 @@ vs_tensor *vs_instance_norm_stats(vs_tensor *x, vs_tensor *gamma, vs_tensor *bet
 /* vs_softplusf and vs_sigmoidf of one float: the values of vs_softplus / vs_sigmoid and of the fused
  * loss rules that must match them, in arithmetic the vectoriser keeps vectorised. */
 #include "autograd/vmath.h"
-
-/* Current thread's rule for newly recorded nodes. */
-vs_backward_rule vs_current_rule(void);
 
 #endif

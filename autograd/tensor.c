@@ -32,17 +32,6 @@ vs_tensor *vs_op_nomem(const char *op, const char *what)
     return NULL;
 }
 
-bool vs_any_null(int n, ...)
-{
-    va_list ap;
-    bool any = false;
-    va_start(ap, n);
-    for (int i = 0; i < n; i++)
-        if (va_arg(ap, const vs_tensor *) == NULL) any = true;
-    va_end(ap);
-    return any;
-}
-
 int vs_norm_axis(const char *op, int axis, int ndim)
 {
     int a = axis < 0 ? axis + ndim : axis;

@@ -21,7 +21,7 @@ static const vs_cli_opt evaluate_opts[] = {
     {"per-step", 1, "features flipped per perturbation-curve point (default 1)"},
     {"aopc-steps", 1, "L of AOPC_L (default 100)"},
     {"edge", 1, "inverse localisation: width of the left and right edge bands in pixels (default W/7)"},
-    {"cascade", 1, "cascading randomisation with this attribution method (top layer down)"},
+    {"cascade", 1, "cascading randomisation with this feature method of the registry (top layer down)"},
     {"seed", 1, "random seed of the cascading randomisation (default 0)"},
     {"mask", 1, "localisation: ground-truth mask M.npy, one row [1, ...] or one per row [N, ...] (non-zero = inside)"},
     {"mask-data", 1, "localisation: the planted mask of a synthetic data SPEC (e.g. synthetic-shapes)"},
@@ -83,7 +83,8 @@ static void put_column(FILE *f, const char *name, const double *v, int64_t n)
 /* Cascading randomisation: parameterised layers of a sequential, output layer first. */
 typedef struct cascade_ctx {
     eval_ctx *c;
-    vs_attr_opts o;
+    const vs_method *m;       /* with its default options */
+    vs_explain_request r;
     vs_tensor *row;
 } cascade_ctx;
 
@@ -91,7 +92,7 @@ static vs_status cascade_attribute(void *ctx, vs_tensor **attr)
 {
     cascade_ctx *k = ctx;
     vs_error err;
-    return vs_attribute(&k->c->fn, k->row, &k->o, attr, NULL, &err);
+    return vs_explain(&k->c->fn, k->row, k->m, NULL, &k->r, attr, NULL, &err);
 }
 
 static int write_heatmaps(eval_ctx *c, const char *path, int64_t n)
@@ -246,47 +247,6 @@ static vs_status reexplain_row(void *ctx, vs_tensor *x, int64_t target, float *a
     return st;
 }
 
-/* b' = b - shift W 1: the first layer of f' absorbs an input shift, f'(x + shift) = f(x). */
-static void absorb_shift(vs_tensor *b, const vs_tensor *w, double shift)
-{
-    int64_t per = w->size / b->size;
-    for (int64_t o = 0; o < b->size; o++) {
-        double sum = 0;
-        for (int64_t k = 0; k < per; k++) sum += w->data[o * per + k];
-        b->data[o] = (float)(b->data[o] - shift * sum);
-    }
-}
-
-/* Input invariance of row x: its map a against the map of x + shift explained by the model whose first
- * layer's bias absorbs the shift (restored after).  NAN when the first layer has no bias or the shifted
- * model's score differs from S(x) (a zero-padded conv does not absorb a shift exactly). */
-static double input_invariance_row(eval_ctx *c, reexplain *re, vs_tensor *x, const float *a, int64_t target, double shift, vs_error *err)
-{
-    vs_module *seq = c->model->kind == VS_MODULE_SIAMESE ? vs_module_child(c->model, "encoder") : c->model;
-    vs_module *first = seq && seq->kind == VS_MODULE_SEQUENTIAL && seq->n_children ? seq->children[0] : NULL;
-    vs_tensor *b = first && (first->kind == VS_MODULE_LINEAR || first->kind == VS_MODULE_CONV2D) ? vs_module_param(first, "bias") : NULL;
-    if (!b) return NAN;
-    vs_tensor *xs = vs_copy(x);
-    float *saved = malloc((size_t)b->size * sizeof *saved), *as = malloc((size_t)x->size * sizeof *as);
-    double res = NAN;
-    if (xs && saved && as) {
-        memcpy(saved, b->data, (size_t)b->size * sizeof *saved);
-        for (int64_t i = 0; i < xs->size; i++) xs->data[i] += (float)shift;
-        vs_scope_begin();
-        vs_tensor *s0 = vs_explained_score(&c->fn, x, target, re->contrast);
-        absorb_shift(b, first->params[0], shift);
-        vs_tensor *s1 = vs_explained_score(&c->fn, xs, target, re->contrast);
-        bool same = s0 && s1 && fabs(s1->data[0] - s0->data[0]) <= 1e-4 * fmax(1, fabs(s0->data[0]));
-        vs_scope_end();
-        if (same && reexplain_row(re, xs, target, as, err) == VS_OK) res = vs_input_invariance(a, as, x->size, 1e-4);
-        memcpy(b->data, saved, (size_t)b->size * sizeof *saved);
-    }
-    vs_tensor_free(xs);
-    free(saved);
-    free(as);
-    return res;
-}
-
 /* Outputs per row of the model (classes), 0 for one score per row. */
 static int64_t n_outputs(eval_ctx *c, vs_tensor *row)
 {
@@ -326,7 +286,7 @@ static int quantus_row(eval_ctx *c, reexplain *re, vs_tensor *row, const float *
     int64_t classes = n_outputs(c, row), mh = row->ndim == 4 ? row->shape[2] : 1, mw = row->ndim == 4 ? row->shape[3] : dim;
     if (classes >= 2 && vs_random_logit(reexplain_row, re, row, a, po->target, classes, mh, mw, r, &q[LOGIT * n + i], &err) != VS_OK)
         return vs_fail("row %lld: random logit with %s: %s", (long long)i, re->m->name, err.msg);
-    q[INVARIANCE * n + i] = input_invariance_row(c, re, row, a, po->target, shift, &err);
+    q[INVARIANCE * n + i] = vs_input_invariance_shift(&c->fn, c->model, reexplain_row, re, row, a, po->target, re->contrast, shift, &err);
     return 0;
 }
 
@@ -355,8 +315,9 @@ static int run_evaluate(int argc, char **argv)
         return vs_usage_error("evaluate", "--method expects a feature method of the registry (versus help attribute), got '%s'", remethod);
     if (vs_args_has(&a, "mask") && vs_args_has(&a, "mask-data")) return vs_usage_error("evaluate", "give --mask or --mask-data, not both");
     const char *cascade = vs_args_get(&a, "cascade");
-    int cascade_method = cascade ? vs_attr_method_from_name(cascade) : -1;
-    if (cascade && cascade_method < 0) return vs_usage_error("evaluate", "unknown --cascade method '%s'", cascade);
+    const vs_method *cascade_method = cascade ? vs_method_find(cascade) : NULL;
+    if (cascade && (!cascade_method || cascade_method->output != VS_OUTPUT_FEATURES))
+        return vs_usage_error("evaluate", "--cascade expects a feature method of the registry (versus help attribute), got '%s'", cascade);
     const char *replace = vs_args_get(&a, "replace");
     bool zero_replace = replace && strcmp(replace, "zero") == 0;
     if (replace && !zero_replace && strcmp(replace, "one-minus") != 0 && !strstr(replace, ".npy"))
@@ -544,10 +505,10 @@ static int run_evaluate(int argc, char **argv)
                 layers[n_layers] = seq->children[l]->params;
                 n_params[n_layers++] = seq->children[l]->n_params;
             }
-        cascade_ctx k = {.c = &c};
-        vs_attr_opts_init(&k.o, (vs_attr_method)cascade_method);
-        k.o.target = targets_used;
-        k.o.contrast = contrast;
+        cascade_ctx k = {.c = &c, .m = cascade_method};
+        vs_explain_request_init(&k.r);
+        k.r.target = targets_used;
+        k.r.contrast = contrast;
         k.row = vs_tensor_from(nd, row_shape, c.x->data); /* the first row */
         vs_rng r;
         vs_rng_seed(&r, (uint64_t)seed);
@@ -665,7 +626,8 @@ const vs_verb vs_verb_evaluate = {
     "  random_logit_ssim     SSIM of the --method map for the target and for a random other class (Sixt et\n"
     "                        al. 2020) [RandomLogit]; lower = class-sensitive\n"
     "  --cascade METHOD      re-draws the layers' weights from the output down; per layer, rank correlation\n"
-    "                        and SSIM of the first row's maps (Adebayo et al. 2018) [MPRT]\n"
+    "                        and SSIM of the first row's maps by METHOD, a feature method of the registry\n"
+    "                        at its defaults (versus help attribute) (Adebayo et al. 2018) [MPRT]\n"
     "Axioms:\n"
     "  non_sensitivity       #features whose |A| < eps while replacing them moves S by eps or more, or the\n"
     "                        reverse (Nguyen & Martinez 2020) [NonSensitivity]; 0 is best\n"

@@ -1,6 +1,5 @@
 /* attribute.c - what every method's job shares: the explained score of model outputs, scores and
- * gradients of batches of rows, the resolved target; and vs_attribute, the legacy entry point, a
- * thin layer that runs the registry's method of the same name (explain.c). */
+ * gradients of batches of rows, the resolved target.  Methods are run by vs_explain (explain.c). */
 #include "explain/internal.h"
 
 #include <math.h>
@@ -8,36 +7,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-static const char *const method_names[VS_ATTR_COUNT] = {
-    "saliency", "input_x_gradient", "integrated_gradients", "smoothgrad", "expected_gradients", "deeplift",
-    "deepshap", "occlusion",        "gradcam",              "lime",       "kernel_shap",        "shapley_exact"};
-
-int vs_attr_method_from_name(const char *name)
-{
-    for (int i = 0; i < VS_ATTR_COUNT; i++)
-        if (strcmp(name, method_names[i]) == 0) return i;
-    return -1;
-}
-
-const char *vs_attr_method_name(vs_attr_method m) { return (unsigned)m < VS_ATTR_COUNT ? method_names[m] : NULL; }
-
-void vs_attr_opts_init(vs_attr_opts *o, vs_attr_method method)
-{
-    memset(o, 0, sizeof *o);
-    o->method = method;
-    o->target = -1;
-    o->contrast = -1;
-    o->steps = 50;
-    o->ig_rule = VS_IG_GAUSS_LEGENDRE;
-    o->samples = method == VS_ATTR_KERNEL_SHAP ? 2000 : method == VS_ATTR_LIME ? 1000 : 50;
-    o->noise = 0.15f;
-    o->layer = -1;
-    o->kernel_width = 0.25f;
-    o->ridge = 1.0f;
-    o->batch = 64;
-    o->seed = 0;
-}
 
 static vs_tensor *score_error(const char *fmt, ...)
 {
@@ -111,11 +80,26 @@ vs_status vs_job_scores(vs_attr_job *j, const float *xb, int64_t rows, double *s
     return st;
 }
 
-vs_status vs_job_box_scores(vs_attr_job *j, int64_t n, const int64_t *boxes, double *scores)
+const vs_accel *vs_job_accel(const vs_attr_job *j, const vs_accel *accels, int n, vs_module **m)
+{
+    vs_module *root = j->model->module;
+    *m = NULL;
+    if (j->r->plain || j->m != j->model || !root) return NULL; /* pairs: the model is seen through a wrapper */
+    for (int i = 0; i < n; i++)
+        if (accels[i].kind == root->kind && (!accels[i].holds || accels[i].holds(root))) {
+            *m = root;
+            return &accels[i];
+        }
+    return NULL;
+}
+
+vs_status vs_job_box_scores(vs_attr_job *j, const vs_accel *a, vs_module *m, int64_t n, const int64_t *boxes, double *scores)
 {
     bool prev = vs_set_grad_enabled(false);
     vs_scope_begin();
-    vs_tensor *out = j->m->forward_boxes(j->m->ctx, j->x, j->baseline, n, boxes);
+    vs_error e;
+    vs_tensor *out = a->box_outputs(m, j->x, j->baseline, n, boxes, &e);
+    if (!out) vs_set_last_error(e.code, "%s", e.msg);
     vs_tensor *s = score_of_outputs(out, n, j->target, j->contrast);
     vs_status st = s ? VS_OK : vs_job_model_error(j);
     for (int64_t i = 0; s && i < n; i++) scores[i] = s->data[i];
@@ -132,14 +116,21 @@ vs_tensor *vs_job_score_of(const vs_attr_job *j, vs_tensor *out)
 
 static vs_tensor *job_score(void *sctx, vs_tensor *out) { return vs_job_score_of(sctx, out); }
 
-vs_status vs_job_path_grads(vs_attr_job *j, int64_t n, const double *a, const double *w, float *grad_sum, bool *used)
+vs_status vs_job_path_grads(vs_attr_job *j, const vs_accel *accels, int n_accels, int64_t n, const double *a, const double *w,
+                            float *grad_sum, bool *used)
 {
+    vs_module *m;
+    const vs_accel *acc = vs_job_accel(j, accels, n_accels, &m);
     *used = false;
-    if (!j->m->path_grads) return VS_OK;
-    const int64_t chunk = vs_job_chunk(j);
-    if (j->m->path_grads(j->m->ctx, j->x, j->baseline, n, a, w, job_score, j, chunk, grad_sum, used) != VS_OK)
-        return vs_job_model_error(j);
-    if (*used) j->evaluations += n;
+    if (!acc) return VS_OK;
+    vs_error e;
+    vs_status st = acc->path_grads(m, j->x, j->baseline, n, a, w, job_score, j, vs_job_chunk(j), grad_sum, &e);
+    /* VS_ERR_ARG: the model does not take x this way (checked on the engine's own forward at x, not
+     * on one more): the caller evaluates point by point, and reports any real error */
+    if (st == VS_ERR_ARG) return VS_OK;
+    if (st != VS_OK) return vs_error_set(j->err, e.code, "model evaluation failed: %s", e.msg);
+    *used = true;
+    j->evaluations += n;
     return VS_OK;
 }
 
@@ -221,33 +212,5 @@ vs_status vs_job_resolve_target(vs_attr_job *j, int64_t want)
     vs_status st = vs_job_resolve_target_from(j, want, out);
     vs_scope_end();
     vs_set_grad_enabled(prev);
-    return st;
-}
-
-/* ---- the legacy interface ------------------------------------------------------------------------ */
-
-vs_status vs_attribute(const vs_model_fn *m, vs_tensor *x, const vs_attr_opts *o, vs_tensor **attr, vs_attr_report *report,
-                       vs_error *err)
-{
-    *attr = NULL;
-    const vs_method *meth = vs_method_find(vs_attr_method_name(o->method));
-    if (!meth) return vs_error_set(err, VS_ERR_ARG, "attribute: unknown method");
-    vs_method_opts *mo = vs_method_opts_new(meth);
-    if (!mo) return vs_error_set(err, VS_ERR_NOMEM, "attribute: out of memory");
-    if (meth->from_legacy) meth->from_legacy(o, vs_method_opts_data_mut(mo));
-    vs_explain_request r;
-    vs_explain_request_init(&r);
-    r.target = o->target;
-    r.contrast = o->contrast;
-    r.baseline = o->baseline;
-    r.baselines = o->baselines;
-    if (meth->flags & VS_METHOD_SEGMENTS) { /* the legacy struct carried segments for every method */
-        r.segments = o->segments;
-        r.n_segments = o->n_segments;
-    }
-    r.batch = o->batch;
-    r.seed = o->seed;
-    vs_status st = vs_explain(m, x, meth, mo, &r, attr, report, err);
-    vs_method_opts_free(mo);
     return st;
 }

@@ -11,8 +11,6 @@ typedef struct expected_gradients_opts {
 
 static void expected_gradients_defaults(void *o) { ((expected_gradients_opts *)o)->samples = 50; }
 
-static void expected_gradients_legacy(const vs_attr_opts *l, void *o) { ((expected_gradients_opts *)o)->samples = l->samples; }
-
 /* E_{x'~D, a~U(0,1)} (x - x') dS/dx (x' + a (x - x')), D the baseline set (Erion et al.); the
  * class-targeted variant of GANMEX is this with D drawn from the target class. */
 static vs_status expected_gradients_run(vs_attr_job *j, const void *opts, float *attr)
@@ -59,5 +57,5 @@ static const vs_method_param expected_gradients_params[] = {
 const vs_method vs_method_expected_gradients = {
     "expected_gradients", "integrated gradients averaged over a baseline set and random path positions (Erion et al. 2021)",
     VS_OUTPUT_FEATURES, VS_METHOD_BASELINE_SET, sizeof(expected_gradients_opts), expected_gradients_defaults,
-    expected_gradients_params, expected_gradients_run, expected_gradients_legacy,
+    expected_gradients_params, expected_gradients_run,
 };

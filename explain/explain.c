@@ -79,7 +79,7 @@ static vs_status check_request(const vs_model_fn *model, const vs_tensor *x, con
         if (r->reference && r->side == VS_SIDE_BOTH)
             return vs_error_set(err, VS_ERR_ARG, "%s: a layer of the shared encoder sees one side at a time: explain the query or the reference side",
                                 m->name);
-    } else if ((m->flags & VS_METHOD_LAYERS) && (!model->forward_layer || r->reference)) {
+    } else if ((m->flags & VS_METHOD_LAYERS) && (!model->sequential || r->reference)) {
         return vs_error_set(err, VS_ERR_ARG, "%s reads a layer's activations: it explains classifiers (sequential models) only", m->name);
     }
     if (r->baseline && r->baseline->size != dim)
@@ -126,27 +126,6 @@ vs_status vs_explain_shape(const vs_method *m, const vs_tensor *x, const vs_expl
     memcpy(shape, one, (size_t)nd * sizeof *shape);
     shape[0] = x->shape[0];
     return VS_OK;
-}
-
-vs_status vs_explain_layer_shape(const vs_model_fn *model, const vs_method *m, const vs_method_opts *opts, vs_tensor *x, int *ndim,
-                                 int64_t *shape, vs_error *err)
-{
-    const vs_method_param *p = m ? vs_method_param_find(m, "layer") : NULL;
-    if (!m || m->output != VS_OUTPUT_LAYER || !p || p->kind != VS_PARAM_PATH)
-        return vs_error_set(err, VS_ERR_ARG, "explain: not a layer method (a layer output and a --layer option)");
-    if (!model || !x || x->ndim < 2 || x->shape[0] < 1) return vs_error_set(err, VS_ERR_SHAPE, "%s: inputs must be [N, ...] with N >= 1", m->name);
-    if (opts && vs_method_opts_method(opts) != m) return vs_error_set(err, VS_ERR_ARG, "explain: options of another method");
-    char layer[VS_PARAM_PATH_MAX] = "";
-    if (opts) memcpy(layer, (const unsigned char *)vs_method_opts_data(opts) + p->offset, sizeof layer);
-    int64_t row_shape[VS_MAX_DIMS];
-    memcpy(row_shape, x->shape, sizeof row_shape);
-    row_shape[0] = 1;
-    vs_scope_begin();
-    vs_tensor *row = vs_tensor_from(x->ndim, row_shape, x->data);
-    vs_status st = row ? vs_layer_shape_of(model, row, layer, ndim, shape, err) : vs_error_set(err, VS_ERR_NOMEM, "explain: out of memory");
-    vs_scope_end();
-    if (st == VS_OK) shape[0] = x->shape[0];
-    return st;
 }
 
 static double now_seconds(void)
@@ -232,6 +211,34 @@ static vs_tensor *outputs_of_rows(const vs_model_fn *model, const float *data, i
     return outs;
 }
 
+/* The explanations of a layer method, row by row: the first row's gives the layer's shape. */
+typedef struct layer_rows {
+    float *data;               /* [n * per] malloc'd */
+    int nd;
+    int64_t shape[VS_MAX_DIMS]; /* [n, <the layer's shape>] */
+    int64_t per;
+} layer_rows;
+
+/* Row i of n's explanation (j->layer_out, of shape j->layer_shape) into L; *dst: the row in L. */
+static vs_status take_layer_output(vs_attr_job *j, const vs_method *m, int64_t i, int64_t n, layer_rows *L, float **dst)
+{
+    if (!j->layer_out || j->layer_nd < 2) return vs_error_set(j->err, VS_ERR_STATE, "%s: no layer output", m->name);
+    if (!L->data) {
+        L->nd = j->layer_nd;
+        memcpy(L->shape, j->layer_shape, sizeof L->shape);
+        L->shape[0] = n;
+        L->per = 1;
+        for (int d = 1; d < L->nd; d++) L->per *= L->shape[d];
+        if (!(L->data = malloc((size_t)(n * L->per) * sizeof *L->data)))
+            return vs_error_set(j->err, VS_ERR_NOMEM, "%s: out of memory for the explanation", m->name);
+    } else if (L->nd != j->layer_nd || memcmp(L->shape + 1, j->layer_shape + 1, (size_t)(L->nd - 1) * sizeof *L->shape) != 0) {
+        return vs_error_set(j->err, VS_ERR_SHAPE, "%s: row %lld's layer has another shape than row 0's", m->name, (long long)i);
+    }
+    *dst = L->data + i * L->per;
+    memcpy(*dst, j->layer_out, (size_t)L->per * sizeof **dst);
+    return VS_OK;
+}
+
 /* Row i of outputs [n, ...] as [1, ...] (in the current scope). */
 static vs_tensor *output_row(vs_tensor *outs, int64_t i) { return vs_slice(outs, 0, i, i + 1); }
 
@@ -287,23 +294,19 @@ vs_status vs_explain(const vs_model_fn *model, vs_tensor *x, const vs_method *m,
     int64_t n = x->shape[0], dim = x->size / n, ex_dim = both ? 2 * dim : dim;
     vs_status st = check_request(model, x, m, r, ex_dim, err);
     if (st != VS_OK) return st;
-    int out_nd;
+    int out_nd = 0;
     int64_t out_shape[VS_MAX_DIMS];
-    if ((st = m->output == VS_OUTPUT_LAYER ? vs_explain_layer_shape(model, m, opts, x, &out_nd, out_shape, err)
-                                           : vs_explain_shape(m, x, r, &out_nd, out_shape, err)) != VS_OK)
-        return st;
+    const bool layer = m->output == VS_OUTPUT_LAYER; /* the shape comes with the first row's explanation */
+    if (!layer && (st = vs_explain_shape(m, x, r, &out_nd, out_shape, err)) != VS_OK) return st;
     int64_t out_row = m->output == VS_OUTPUT_INTERACTIONS ? ex_dim * ex_dim : ex_dim;
-    if (m->output == VS_OUTPUT_LAYER) {
-        out_row = 1;
-        for (int d = 1; d < out_nd; d++) out_row *= out_shape[d];
-    }
     vs_method_opts *own = opts ? NULL : vs_method_opts_new(m);
     if (!opts && !own) return vs_error_set(err, VS_ERR_NOMEM, "explain: out of memory");
     const void *o = vs_method_opts_data(opts ? opts : own);
 
     double t0 = now_seconds();
-    vs_tensor *res = vs_tensor_zeros(out_nd, out_shape);
-    if (!res) {
+    vs_tensor *res = layer ? NULL : vs_tensor_zeros(out_nd, out_shape);
+    layer_rows lay = {0};
+    if (!layer && !res) {
         vs_method_opts_free(own);
         return vs_error_set(err, VS_ERR_NOMEM, "%s: out of memory for the explanation", m->name);
     }
@@ -332,8 +335,11 @@ vs_status vs_explain(const vs_model_fn *model, vs_tensor *x, const vs_method *m,
         vs_tensor *x_out = x_outs ? output_row(x_outs, i) : NULL;
         if (st == VS_OK) st = x_out ? vs_job_resolve_target_from(&j, r->target, x_out) : vs_job_resolve_target(&j, r->target);
         j.evaluations = 0; /* only the method's own model evaluations are reported */
-        float *dst = res->data + i * out_row;
+        float *dst = layer ? NULL : res->data + i * out_row;
         if (st == VS_OK) st = m->run(&j, o, dst);
+        if (st == VS_OK && layer) st = take_layer_output(&j, m, i, n, &lay, &dst);
+        if (layer) out_row = lay.per;
+        free(j.layer_out);
         int64_t method_evals = j.evaluations; /* the bookkeeping below is not the method's cost */
         if (st == VS_OK) {
             double sx, sb;
@@ -360,6 +366,9 @@ vs_status vs_explain(const vs_model_fn *model, vs_tensor *x, const vs_method *m,
     }
     vs_scope_end();
     vs_method_opts_free(own);
+    if (st == VS_OK && layer && !(res = vs_tensor_from(lay.nd, lay.shape, lay.data)))
+        st = vs_error_set(err, VS_ERR_NOMEM, "%s: out of memory for the explanation", m->name);
+    free(lay.data);
     if (st != VS_OK) {
         vs_tensor_free(res);
         return st;

@@ -21,8 +21,6 @@ vs_status vs_game_memo_init(vs_game_memo *m, vs_game *g, int64_t cap, vs_error *
 void vs_game_memo_free(vs_game_memo *m);
 /* Index of coalition z (n bytes), adding it (not yet evaluated) when new; -1 when full or out of memory. */
 int64_t vs_game_memo_add(vs_game_memo *m, const uint8_t *z, bool *added);
-/* Index of z, or -1 when it has not been added. */
-int64_t vs_game_memo_find(const vs_game_memo *m, const uint8_t *z);
 /* Evaluate every coalition added since the last call (in batches of the game's size). */
 vs_status vs_game_memo_eval(vs_game_memo *m, vs_error *err);
 

@@ -64,8 +64,6 @@ static int64_t slot(const vs_game_memo *m, const uint8_t *z)
     return (int64_t)t;
 }
 
-int64_t vs_game_memo_find(const vs_game_memo *m, const uint8_t *z) { return m->table[slot(m, z)]; }
-
 int64_t vs_game_memo_add(vs_game_memo *m, const uint8_t *z, bool *added)
 {
     int64_t t = slot(m, z);

@@ -16,12 +16,40 @@ typedef struct gradcam_opts {
 
 static void gradcam_defaults(void *o) { ((gradcam_opts *)o)->layer = -1; }
 
-static void gradcam_legacy(const vs_attr_opts *l, void *o) { ((gradcam_opts *)o)->layer = l->layer; }
+/* The last conv2d of a sequential, or -1. */
+static int64_t last_conv(const vs_module *m)
+{
+    for (int64_t i = m->n_children - 1; i >= 0; i--)
+        if (m->children[i]->kind == VS_MODULE_CONV2D) return i;
+    return -1;
+}
+
+/* The outputs of sequential m for x, and *act = the activation after layer `layer` (-1: the last
+ * conv2d), in evaluation mode. */
+static vs_tensor *forward_layer(vs_module *m, vs_tensor *x, int layer, vs_tensor **act)
+{
+    *act = NULL;
+    int64_t l = layer >= 0 ? layer : last_conv(m);
+    if (layer < 0 && l < 0) {
+        vs_set_last_error(VS_ERR_ARG, "the model has no conv2d layer");
+        return NULL;
+    }
+    if (l >= m->n_children) {
+        vs_set_last_error(VS_ERR_ARG, "layer %d outside the model's %lld layers", layer, (long long)m->n_children);
+        return NULL;
+    }
+    vs_forward_ctx fc = {0};
+    vs_tensor *a = vs_sequential_forward_range(m, x, &fc, 0, l + 1, NULL);
+    vs_tensor *y = vs_sequential_forward_range(m, a, &fc, l + 1, m->n_children, NULL);
+    *act = a;
+    return y;
+}
 
 vs_status vs_job_gradcam_map(vs_attr_job *j, int layer, float **cam_out, int64_t *ch, int64_t *cw)
 {
     *cam_out = NULL;
-    if (!j->m->forward_layer) return vs_error_set(j->err, VS_ERR_ARG, "gradcam: the model does not expose its layers");
+    vs_module *seq = j->m == j->model ? j->model->sequential : NULL;
+    if (!seq) return vs_error_set(j->err, VS_ERR_ARG, "gradcam: the model does not expose its layers (a sequential classifier)");
     if (j->x->ndim != 4) return vs_error_set(j->err, VS_ERR_SHAPE, "gradcam: inputs must be images [N,C,H,W]");
     vs_status st = VS_OK;
     bool prev = vs_set_grad_enabled(true);
@@ -29,7 +57,7 @@ vs_status vs_job_gradcam_map(vs_attr_job *j, int layer, float **cam_out, int64_t
     vs_tensor *act = NULL;
     vs_tensor *xt = vs_copy(j->x);
     vs_set_requires_grad(xt, true); /* so the graph is recorded through the model */
-    vs_tensor *out = j->m->forward_layer(j->m->ctx, xt, layer, &act);
+    vs_tensor *out = forward_layer(seq, xt, layer, &act);
     j->evaluations++;
     vs_tensor *s = act ? vs_job_score_of(j, out) : NULL, *g = NULL;
     if (!s || !act || act->ndim != 4 || !s->requires_grad) {
@@ -80,5 +108,5 @@ static const vs_method_param gradcam_params[] = {
 
 const vs_method vs_method_gradcam = {
     "gradcam", "a conv layer's activations weighted by their mean gradient, upsampled (Selvaraju et al. 2017)",
-    VS_OUTPUT_FEATURES, VS_METHOD_LAYERS, sizeof(gradcam_opts), gradcam_defaults, gradcam_params, gradcam_run, gradcam_legacy,
+    VS_OUTPUT_FEATURES, VS_METHOD_LAYERS, sizeof(gradcam_opts), gradcam_defaults, gradcam_params, gradcam_run,
 };

@@ -1,12 +1,18 @@
 /* integrated_gradients.c - integrated gradients (Sundararajan et al. 2017): (x - x') times the
  * gradient integrated along the straight path from the baseline, by a quadrature rule (Gauss-Legendre
- * or Riemann sums); the path's points are evaluated as batches, or through the model's path engine. */
+ * or Riemann sums); the path's points are evaluated as batches, or through an accelerator: the path
+ * engine of sequentials that start affine, then piecewise-linear layers (nn/path_grads.c). */
 #include "explain/internal.h"
 
 #include <math.h>
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
+
+/* Integrated gradients' accelerators. */
+static const vs_accel ig_accels[] = {
+    {VS_MODULE_SEQUENTIAL, vs_sequential_has_path_grads, NULL, vs_sequential_path_grads},
+};
 
 /* attr = (x - x') * sum_k w_k dS/dx (x' + a_k (x - x')) */
 vs_status vs_job_integrated_gradients(vs_attr_job *j, int n, vs_ig_rule rule, float *attr)
@@ -27,7 +33,7 @@ vs_status vs_job_integrated_gradients(vs_attr_job *j, int n, vs_ig_rule rule, fl
     vs_quadrature(rule, n, a, w);
     const float *x = j->x->data, *b = j->baseline->data;
     bool used;
-    st = vs_job_path_grads(j, n, a, w, g, &used); /* the sum at once, when the model can */
+    st = vs_job_path_grads(j, ig_accels, 1, n, a, w, g, &used); /* the sum at once, when an accelerator holds */
     if (st != VS_OK || used) {
         if (st == VS_OK)
             for (int64_t i = 0; i < j->dim; i++) attr[i] = (float)((x[i] - b[i]) * (double)g[i]);
@@ -65,8 +71,6 @@ typedef struct ig_opts {
 
 static void ig_defaults(void *o) { *(ig_opts *)o = (ig_opts){50, VS_IG_GAUSS_LEGENDRE}; }
 
-static void ig_legacy(const vs_attr_opts *l, void *o) { *(ig_opts *)o = (ig_opts){l->steps, (int)l->ig_rule}; }
-
 static vs_status ig_run(vs_attr_job *j, const void *opts, float *attr)
 {
     const ig_opts *o = opts;
@@ -81,5 +85,5 @@ static const vs_method_param ig_params[] = {
 
 const vs_method vs_method_integrated_gradients = {
     "integrated_gradients", "(x - x') times the mean gradient along the path from the baseline (Sundararajan et al. 2017)",
-    VS_OUTPUT_FEATURES, VS_METHOD_COMPLETE, sizeof(ig_opts), ig_defaults, ig_params, ig_run, ig_legacy,
+    VS_OUTPUT_FEATURES, VS_METHOD_COMPLETE, sizeof(ig_opts), ig_defaults, ig_params, ig_run,
 };

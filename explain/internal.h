@@ -19,6 +19,11 @@ typedef struct vs_attr_job {
     vs_error *err;
     const vs_model_fn *model; /* the caller's model (m wraps it for pairs) */
     vs_tensor *other;      /* pairs with one side explained: the other side's row [1, ...], else NULL */
+    /* VS_OUTPUT_LAYER methods: the row's explanation (malloc'd; vs_explain takes it) and its shape
+     * [1, ...], the layer's, learnt from the activations the method computes */
+    float *layer_out;
+    int layer_nd;
+    int64_t layer_shape[VS_MAX_DIMS];
 } vs_attr_job;
 
 /* Shape [n, <shape of one example>] of the job's input. */
@@ -26,12 +31,32 @@ void vs_job_batch_shape(const vs_attr_job *j, int64_t n, int *ndim, int64_t *sha
 
 /* S for rows xb [B, ...] (no graph); scores[B]. */
 vs_status vs_job_scores(vs_attr_job *j, const float *xb, int64_t rows, double *scores);
+/* An accelerator: a faster path of one method on models of one kind (the model's module tree root),
+ * equal to the method's plain path up to float rounding; the plain path is its tested reference
+ * (tests/test_forward_boxes.c, tests/test_path_grads.c compare them on random models of the kind).
+ * A method lists its accelerators beside its run (occlusion.c, integrated_gradients.c), each with
+ * the one entry point its method calls. */
+typedef struct vs_accel {
+    vs_module_kind kind;
+    bool (*holds)(const vs_module *m); /* NULL: every model of the kind */
+    /* occlusion: the outputs for n copies of x [1, C, H, W] whose box i {c0, y0, x0, channels,
+     * height, width} = boxes[6i..6i+5] takes fill's values */
+    vs_tensor *(*box_outputs)(vs_module *m, vs_tensor *x, vs_tensor *fill, int64_t n, const int64_t *boxes, vs_error *err);
+    /* integrated gradients: grad_sum = sum_k w[k] dS/dx at x' + a[k] (x - x') for n points, S =
+     * score(sctx, outputs), points in chunks of `chunk`; VS_ERR_ARG when m does not take x this way */
+    vs_status (*path_grads)(vs_module *m, vs_tensor *x, vs_tensor *baseline, int64_t n, const double *a, const double *w,
+                            vs_tensor *(*score)(void *sctx, vs_tensor *out), void *sctx, int64_t chunk, float *grad_sum, vs_error *err);
+} vs_accel;
+/* The first of accels[0..n) that holds for the job's model (*m: its module), or NULL: the request
+ * asks for the plain path, the row is seen through a pair's wrapper, or none holds. */
+const vs_accel *vs_job_accel(const vs_attr_job *j, const vs_accel *accels, int n, vs_module **m);
 /* S for n copies of the job's row whose box i (boxes[6i..6i+5] = {c0, y0, x0, channels, height,
- * width}) takes the baseline's values, through the model's forward_boxes (which must be set). */
-vs_status vs_job_box_scores(vs_attr_job *j, int64_t n, const int64_t *boxes, double *scores);
-/* grad_sum[dim] = sum_k w[k] dS/dx at x' + a[k] (x - x') through the model's path_grads hook;
- * *used false when the model has none (or not for this input): then nothing is done. */
-vs_status vs_job_path_grads(vs_attr_job *j, int64_t n, const double *a, const double *w, float *grad_sum, bool *used);
+ * width}) takes the baseline's values, through accelerator a (box_outputs) on m. */
+vs_status vs_job_box_scores(vs_attr_job *j, const vs_accel *a, vs_module *m, int64_t n, const int64_t *boxes, double *scores);
+/* grad_sum[dim] = sum_k w[k] dS/dx at x' + a[k] (x - x') through one of accels (path_grads); *used
+ * false when none holds (or not for this input): then nothing is done. */
+vs_status vs_job_path_grads(vs_attr_job *j, const vs_accel *accels, int n_accels, int64_t n, const double *a, const double *w,
+                            float *grad_sum, bool *used);
 /* S and dS/dx for rows xb [B, ...]: grads [B*dim] (float), scores [B] (may be NULL). Rows are sent to
  * the model in chunks of r->batch. */
 vs_status vs_job_grads(vs_attr_job *j, const float *xb, int64_t rows, float *grads, double *scores);
@@ -44,7 +69,6 @@ vs_status vs_job_resolve_target(vs_attr_job *j, int64_t want);
 vs_status vs_job_resolve_target_from(vs_attr_job *j, int64_t want, const vs_tensor *out);
 /* The method's options struct (registry.c). */
 const void *vs_method_opts_data(const vs_method_opts *o);
-void *vs_method_opts_data_mut(vs_method_opts *o);
 /* The choices of a quadrature-rule option, in the order of vs_ig_rule. */
 #define VS_IG_RULE_CHOICES "gauss-legendre|left|right|middle|trapezoid"
 /* Rows per model call of the job. */
@@ -98,10 +122,17 @@ vs_status vs_layer_site_find(vs_module *root, const char *path, vs_tensor *fixed
 vs_tensor *vs_layer_site_head(const vs_layer_site *s, vs_tensor *x);
 /* The model's outputs for inputs x [n, ...] with the layer's output replaced by a [n, ...]. */
 vs_tensor *vs_layer_site_tail(const vs_layer_site *s, vs_tensor *a, vs_tensor *x);
-/* The activation shape [1, ...] of the layer at path for x [1, ...] (layer_attribution.c). */
-vs_status vs_layer_shape_of(const vs_model_fn *model, vs_tensor *x, const char *path, int *ndim, int64_t *shape, vs_error *err);
-/* For n rows xb: acts[n * adim] = A(x) (may be NULL) and, with gx, gx[n * dim] = dA[neuron]/dx. */
-vs_status vs_job_layer_acts(vs_attr_job *j, const vs_layer_site *s, const float *xb, int64_t n, int64_t neuron, float *acts, float *gx);
+/* A layer's activations for n rows: data [n * adim] (malloc'd, vs_layer_acts_free), one row's shape [1, ...]. */
+typedef struct vs_layer_acts {
+    float *data;
+    int nd;
+    int64_t shape[VS_MAX_DIMS];
+    int64_t adim;
+} vs_layer_acts;
+void vs_layer_acts_free(vs_layer_acts *a);
+/* For n rows xb: *acts = A(x) and, with gx, gx[n * dim] = dA[neuron]/dx. */
+vs_status vs_job_layer_acts(vs_attr_job *j, const vs_layer_site *s, const float *xb, int64_t n, int64_t neuron, vs_layer_acts *acts,
+                            float *gx);
 /* ga[n * adim] = dS/dA for n activations ab of shape (nd, ashape; ashape[0] ignored) fed to the
  * tail, with inputs xb [n * dim] (NULL: the job's row for every activation). */
 vs_status vs_job_tail_grads(vs_attr_job *j, const vs_layer_site *s, int nd, const int64_t *ashape, const float *ab, const float *xb,

@@ -15,8 +15,6 @@ typedef struct kernel_shap_opts {
 
 static void kernel_shap_defaults(void *o) { ((kernel_shap_opts *)o)->samples = 2000; }
 
-static void kernel_shap_legacy(const vs_attr_opts *l, void *o) { ((kernel_shap_opts *)o)->samples = l->samples; }
-
 /* Random coalition of exactly s of the m players. */
 void vs_random_subset(vs_rng *r, int64_t m, int64_t s, uint8_t *z, int64_t *scratch)
 {
@@ -130,5 +128,5 @@ static const vs_method_param kernel_shap_params[] = {
 const vs_method vs_method_kernel_shap = {
     "kernel_shap", "Shapley values fitted by weighted least squares over coalitions (Lundberg & Lee 2017)", VS_OUTPUT_FEATURES,
     VS_METHOD_COMPLETE | VS_METHOD_SEGMENTS, sizeof(kernel_shap_opts), kernel_shap_defaults, kernel_shap_params,
-    kernel_shap_run, kernel_shap_legacy,
+    kernel_shap_run,
 };

@@ -17,28 +17,18 @@
 #include <stdlib.h>
 #include <string.h>
 
-vs_status vs_layer_shape_of(const vs_model_fn *model, vs_tensor *x, const char *path, int *ndim, int64_t *shape, vs_error *err)
+void vs_layer_acts_free(vs_layer_acts *a)
 {
-    vs_layer_site s;
-    vs_status st = vs_layer_site_find(model->module, path, NULL, &s, err);
-    if (st != VS_OK) return st;
-    bool prev = vs_set_grad_enabled(false);
-    vs_scope_begin();
-    vs_tensor *a = vs_layer_site_head(&s, x);
-    if (!a) st = vs_error_set(err, VS_ERR_SHAPE, "layer %s: %s", s.path, vs_last_error()->msg);
-    if (a) {
-        *ndim = a->ndim;
-        memcpy(shape, a->shape, (size_t)a->ndim * sizeof *shape);
-    }
-    vs_scope_end();
-    vs_set_grad_enabled(prev);
-    return st;
+    free(a->data);
+    a->data = NULL;
 }
 
-vs_status vs_job_layer_acts(vs_attr_job *j, const vs_layer_site *s, const float *xb, int64_t n, int64_t neuron, float *acts, float *gx)
+vs_status vs_job_layer_acts(vs_attr_job *j, const vs_layer_site *s, const float *xb, int64_t n, int64_t neuron, vs_layer_acts *acts,
+                            float *gx)
 {
     int64_t chunk = vs_job_chunk(j);
     vs_status st = VS_OK;
+    acts->data = NULL;
     bool prev = vs_set_grad_enabled(gx != NULL);
     for (int64_t r0 = 0; r0 < n && st == VS_OK; r0 += chunk) {
         int64_t m = n - r0 < chunk ? n - r0 : chunk;
@@ -63,7 +53,15 @@ vs_status vs_job_layer_acts(vs_attr_job *j, const vs_layer_site *s, const float 
             else
                 memcpy(gx + r0 * j->dim, g->data, (size_t)(m * j->dim) * sizeof *gx);
         }
-        if (st == VS_OK && acts) memcpy(acts + r0 * adim, a->data, (size_t)(m * adim) * sizeof *acts);
+        if (st == VS_OK && !acts->data) { /* the first chunk tells the layer's shape */
+            acts->nd = a->ndim;
+            memcpy(acts->shape, a->shape, (size_t)a->ndim * sizeof *acts->shape);
+            acts->shape[0] = 1;
+            acts->adim = adim;
+            acts->data = malloc((size_t)(n * adim) * sizeof *acts->data);
+            if (!acts->data) st = vs_error_set(j->err, VS_ERR_NOMEM, "layer %s: out of memory for its activations", s->path);
+        }
+        if (st == VS_OK) memcpy(acts->data + r0 * adim, a->data, (size_t)(m * adim) * sizeof *acts->data);
         j->evaluations += m;
         vs_scope_end();
     }
@@ -109,41 +107,49 @@ typedef struct layer_opts {
 
 static void layer_defaults(void *o) { *(layer_opts *)o = (layer_opts){"", -1, 50, VS_IG_GAUSS_LEGENDRE}; }
 
-/* The job's layer: where it sits, its activation shape [1, ...] and size. */
-typedef struct layer_at {
-    vs_layer_site site;
-    int64_t adim;
-    int nd;
-    int64_t shape[VS_MAX_DIMS];
-} layer_at;
-
-static vs_status layer_find(vs_attr_job *j, const layer_opts *o, layer_at *la)
+/* The output of a VS_OUTPUT_LAYER method: adim values of the layer's shape (a's), malloc'd and
+ * handed to vs_explain through the job, which learns the shape from it (no forward pass is run only
+ * to learn a shape). */
+static float *layer_output(vs_attr_job *j, const vs_layer_acts *a, const char *who)
 {
-    la->nd = 0;
-    vs_status st = vs_layer_site_find(j->model->module, o->layer, j->other, &la->site, j->err);
-    if (st == VS_OK) st = vs_layer_shape_of(j->model, j->x, la->site.path, &la->nd, la->shape, j->err);
-    la->adim = 1;
-    for (int d = 1; st == VS_OK && d < la->nd; d++) la->adim *= la->shape[d];
-    return st;
+    free(j->layer_out);
+    j->layer_out = malloc((size_t)a->adim * sizeof *j->layer_out);
+    if (!j->layer_out) {
+        vs_error_set(j->err, VS_ERR_NOMEM, "%s: out of memory", who);
+        return NULL;
+    }
+    j->layer_nd = a->nd;
+    memcpy(j->layer_shape, a->shape, (size_t)a->nd * sizeof *a->shape);
+    return j->layer_out;
 }
 
 static vs_status activation_run(vs_attr_job *j, const void *opts, float *attr)
 {
-    layer_at la;
-    vs_status st = layer_find(j, opts, &la);
-    return st == VS_OK ? vs_job_layer_acts(j, &la.site, j->x->data, 1, -1, attr, NULL) : st;
+    (void)attr; /* the output goes to layer_output */
+    const layer_opts *o = opts;
+    vs_layer_site site;
+    vs_layer_acts A = {0};
+    vs_status st = vs_layer_site_find(j->model->module, o->layer, j->other, &site, j->err);
+    if (st == VS_OK) st = vs_job_layer_acts(j, &site, j->x->data, 1, -1, &A, NULL);
+    float *out = st == VS_OK ? layer_output(j, &A, "layer_activation") : NULL;
+    if (out) memcpy(out, A.data, (size_t)A.adim * sizeof *out);
+    vs_layer_acts_free(&A);
+    return st == VS_OK && !out ? VS_ERR_NOMEM : st;
 }
 
 static vs_status grad_x_act_run(vs_attr_job *j, const void *opts, float *attr)
 {
-    layer_at la;
-    vs_status st = layer_find(j, opts, &la);
-    float *g = st == VS_OK ? malloc((size_t)la.adim * sizeof *g) : NULL;
-    if (st == VS_OK && !g) st = vs_error_set(j->err, VS_ERR_NOMEM, "layer_gradient_x_activation: out of memory");
-    if (st == VS_OK) st = vs_job_layer_acts(j, &la.site, j->x->data, 1, -1, attr, NULL);
-    if (st == VS_OK) st = vs_job_tail_grads(j, &la.site, la.nd, la.shape, attr, NULL, 1, g);
-    for (int64_t i = 0; st == VS_OK && i < la.adim; i++) attr[i] *= g[i];
-    free(g);
+    (void)attr;
+    const layer_opts *o = opts;
+    vs_layer_site site;
+    vs_layer_acts A = {0};
+    vs_status st = vs_layer_site_find(j->model->module, o->layer, j->other, &site, j->err);
+    if (st == VS_OK) st = vs_job_layer_acts(j, &site, j->x->data, 1, -1, &A, NULL);
+    float *out = st == VS_OK ? layer_output(j, &A, "layer_gradient_x_activation") : NULL;
+    if (st == VS_OK && !out) st = VS_ERR_NOMEM;
+    if (st == VS_OK) st = vs_job_tail_grads(j, &site, A.nd, A.shape, A.data, NULL, 1, out);
+    for (int64_t i = 0; st == VS_OK && i < A.adim; i++) out[i] *= A.data[i];
+    vs_layer_acts_free(&A);
     return st;
 }
 
@@ -159,32 +165,35 @@ static vs_status path_rule(vs_attr_job *j, const char *who, int n, int rule, dou
 
 static vs_status layer_ig_run(vs_attr_job *j, const void *opts, float *attr)
 {
+    (void)attr;
     const layer_opts *o = opts;
-    layer_at la;
+    vs_layer_site site;
+    vs_layer_acts Ax = {0}, Ab = {0};
     double *a = NULL, *w = NULL;
-    float *A = NULL, *pts = NULL, *g = NULL;
-    vs_status st = layer_find(j, o, &la);
+    float *pts = NULL, *g = NULL, *out = NULL;
+    vs_status st = vs_layer_site_find(j->model->module, o->layer, j->other, &site, j->err);
     if (st == VS_OK) st = path_rule(j, "layer_integrated_gradients", o->steps, o->rule, &a, &w);
+    if (st == VS_OK) st = vs_job_layer_acts(j, &site, j->x->data, 1, -1, &Ax, NULL);
+    if (st == VS_OK) st = vs_job_layer_acts(j, &site, j->baseline->data, 1, -1, &Ab, NULL);
+    const int64_t adim = Ax.adim;
     if (st == VS_OK) {
-        A = malloc((size_t)(2 * la.adim) * sizeof *A);
-        pts = malloc((size_t)(o->steps * la.adim) * sizeof *pts);
-        g = malloc((size_t)(o->steps * la.adim) * sizeof *g);
-        if (!A || !pts || !g) st = vs_error_set(j->err, VS_ERR_NOMEM, "layer_integrated_gradients: out of memory");
+        pts = malloc((size_t)(o->steps * adim) * sizeof *pts);
+        g = malloc((size_t)(o->steps * adim) * sizeof *g);
+        out = layer_output(j, &Ax, "layer_integrated_gradients");
+        if (!pts || !g || !out) st = vs_error_set(j->err, VS_ERR_NOMEM, "layer_integrated_gradients: out of memory");
     }
-    if (st == VS_OK) st = vs_job_layer_acts(j, &la.site, j->x->data, 1, -1, A, NULL);
-    if (st == VS_OK) st = vs_job_layer_acts(j, &la.site, j->baseline->data, 1, -1, A + la.adim, NULL);
-    const float *Ax = A, *Ab = A + la.adim;
     for (int k = 0; st == VS_OK && k < o->steps; k++)
-        for (int64_t i = 0; i < la.adim; i++) pts[k * la.adim + i] = Ab[i] + (float)a[k] * (Ax[i] - Ab[i]);
-    if (st == VS_OK) st = vs_job_tail_grads(j, &la.site, la.nd, la.shape, pts, NULL, o->steps, g);
-    for (int64_t i = 0; st == VS_OK && i < la.adim; i++) {
+        for (int64_t i = 0; i < adim; i++) pts[k * adim + i] = Ab.data[i] + (float)a[k] * (Ax.data[i] - Ab.data[i]);
+    if (st == VS_OK) st = vs_job_tail_grads(j, &site, Ax.nd, Ax.shape, pts, NULL, o->steps, g);
+    for (int64_t i = 0; st == VS_OK && i < adim; i++) {
         double s = 0;
-        for (int k = 0; k < o->steps; k++) s += w[k] * g[k * la.adim + i];
-        attr[i] = (float)((Ax[i] - Ab[i]) * s);
+        for (int k = 0; k < o->steps; k++) s += w[k] * g[k * adim + i];
+        out[i] = (float)((Ax.data[i] - Ab.data[i]) * s);
     }
     free(a);
     free(w);
-    free(A);
+    vs_layer_acts_free(&Ax);
+    vs_layer_acts_free(&Ab);
     free(pts);
     free(g);
     return st;
@@ -199,31 +208,34 @@ static void path_points(const vs_attr_job *j, int n, const double *a, float *pts
 
 static vs_status conductance_run(vs_attr_job *j, const void *opts, float *attr)
 {
+    (void)attr;
     const layer_opts *o = opts;
     int n = o->steps + 1;
-    layer_at la;
+    vs_layer_site site;
+    vs_layer_acts A = {0};
     double *a = NULL, *w = NULL;
-    float *pts = NULL, *A = NULL, *g = NULL;
-    vs_status st = layer_find(j, o, &la);
+    float *pts = NULL, *g = NULL, *out = NULL;
+    vs_status st = vs_layer_site_find(j->model->module, o->layer, j->other, &site, j->err);
     if (st == VS_OK) st = path_rule(j, "layer_conductance", n, o->rule, &a, &w);
-    if (st == VS_OK) {
-        pts = malloc((size_t)(n * j->dim) * sizeof *pts);
-        A = malloc((size_t)(n * la.adim) * sizeof *A);
-        g = malloc((size_t)(n * la.adim) * sizeof *g);
-        if (!pts || !A || !g) st = vs_error_set(j->err, VS_ERR_NOMEM, "layer_conductance: out of memory");
-    }
+    if (st == VS_OK && !(pts = malloc((size_t)(n * j->dim) * sizeof *pts))) st = vs_error_set(j->err, VS_ERR_NOMEM, "layer_conductance: out of memory");
     if (st == VS_OK) path_points(j, n, a, pts);
-    if (st == VS_OK) st = vs_job_layer_acts(j, &la.site, pts, n, -1, A, NULL);
-    if (st == VS_OK) st = vs_job_tail_grads(j, &la.site, la.nd, la.shape, A, pts, n, g);
-    for (int64_t i = 0; st == VS_OK && i < la.adim; i++) {
+    if (st == VS_OK) st = vs_job_layer_acts(j, &site, pts, n, -1, &A, NULL);
+    const int64_t adim = A.adim;
+    if (st == VS_OK) {
+        g = malloc((size_t)(n * adim) * sizeof *g);
+        out = layer_output(j, &A, "layer_conductance");
+        if (!g || !out) st = vs_error_set(j->err, VS_ERR_NOMEM, "layer_conductance: out of memory");
+    }
+    if (st == VS_OK) st = vs_job_tail_grads(j, &site, A.nd, A.shape, A.data, pts, n, g);
+    for (int64_t i = 0; st == VS_OK && i < adim; i++) {
         double s = 0;
-        for (int k = 0; k + 1 < n; k++) s += (double)g[k * la.adim + i] * (A[(k + 1) * la.adim + i] - A[k * la.adim + i]);
-        attr[i] = (float)s;
+        for (int k = 0; k + 1 < n; k++) s += (double)g[k * adim + i] * (A.data[(k + 1) * adim + i] - A.data[k * adim + i]);
+        out[i] = (float)s;
     }
     free(a);
     free(w);
     free(pts);
-    free(A);
+    vs_layer_acts_free(&A);
     free(g);
     return st;
 }
@@ -235,36 +247,37 @@ static vs_status conductance_run(vs_attr_job *j, const void *opts, float *attr)
 static vs_status neuron_path(vs_attr_job *j, const layer_opts *o, bool conductance, float *attr)
 {
     const char *who = conductance ? "neuron_conductance" : "neuron_integrated_gradients";
-    layer_at la;
+    vs_layer_site site;
+    vs_layer_acts A = {0};
     double *a = NULL, *w = NULL;
-    float *pts = NULL, *A = NULL, *gx = NULL, *gs = NULL;
-    vs_status st = layer_find(j, o, &la);
+    float *pts = NULL, *gx = NULL, *gs = NULL;
+    vs_status st = vs_layer_site_find(j->model->module, o->layer, j->other, &site, j->err);
     if (st == VS_OK) st = path_rule(j, who, o->steps, o->rule, &a, &w);
     int64_t n = o->steps, J = o->neuron;
     if (st == VS_OK) {
         pts = malloc((size_t)(n * j->dim) * sizeof *pts);
-        A = malloc((size_t)(n * la.adim) * sizeof *A);
         gx = malloc((size_t)(n * j->dim) * sizeof *gx);
-        gs = conductance ? malloc((size_t)(n * la.adim) * sizeof *gs) : NULL;
-        if (!pts || !A || !gx || (conductance && !gs)) st = vs_error_set(j->err, VS_ERR_NOMEM, "%s: out of memory", who);
+        if (!pts || !gx) st = vs_error_set(j->err, VS_ERR_NOMEM, "%s: out of memory", who);
     }
     if (st == VS_OK && J < 0) { /* the most active unit at x */
-        st = vs_job_layer_acts(j, &la.site, j->x->data, 1, -1, A, NULL);
+        st = vs_job_layer_acts(j, &site, j->x->data, 1, -1, &A, NULL);
         J = 0;
-        for (int64_t i = 1; st == VS_OK && i < la.adim; i++) J = A[i] > A[J] ? i : J;
+        for (int64_t i = 1; st == VS_OK && i < A.adim; i++) J = A.data[i] > A.data[J] ? i : J;
+        vs_layer_acts_free(&A);
     }
     if (st == VS_OK) path_points(j, (int)n, a, pts);
-    if (st == VS_OK) st = vs_job_layer_acts(j, &la.site, pts, n, J, A, gx);
-    if (st == VS_OK && conductance) st = vs_job_tail_grads(j, &la.site, la.nd, la.shape, A, pts, n, gs);
+    if (st == VS_OK) st = vs_job_layer_acts(j, &site, pts, n, J, &A, gx);
+    if (st == VS_OK && conductance && !(gs = malloc((size_t)(n * A.adim) * sizeof *gs))) st = vs_error_set(j->err, VS_ERR_NOMEM, "%s: out of memory", who);
+    if (st == VS_OK && conductance) st = vs_job_tail_grads(j, &site, A.nd, A.shape, A.data, pts, n, gs);
     for (int64_t i = 0; st == VS_OK && i < j->dim; i++) {
         double s = 0;
-        for (int64_t k = 0; k < n; k++) s += w[k] * (conductance ? gs[k * la.adim + J] : 1.0) * gx[k * j->dim + i];
+        for (int64_t k = 0; k < n; k++) s += w[k] * (conductance ? gs[k * A.adim + J] : 1.0) * gx[k * j->dim + i];
         attr[i] = (float)((j->x->data[i] - j->baseline->data[i]) * s);
     }
     free(a);
     free(w);
     free(pts);
-    free(A);
+    vs_layer_acts_free(&A);
     free(gx);
     free(gs);
     return st;
@@ -291,30 +304,30 @@ static const vs_method_param neuron_path_params[] = {
 
 const vs_method vs_method_layer_activation = {
     "layer_activation", "a layer's activation (Captum's LayerActivation)", VS_OUTPUT_LAYER, VS_METHOD_LAYERS, sizeof(layer_opts),
-    layer_defaults, layer_params, activation_run, NULL,
+    layer_defaults, layer_params, activation_run,
 };
 
 const vs_method vs_method_layer_gradient_x_activation = {
     "layer_gradient_x_activation", "a layer's activation times the gradient of the score in it (Captum's LayerGradientXActivation)",
-    VS_OUTPUT_LAYER, VS_METHOD_LAYERS, sizeof(layer_opts), layer_defaults, layer_params, grad_x_act_run, NULL,
+    VS_OUTPUT_LAYER, VS_METHOD_LAYERS, sizeof(layer_opts), layer_defaults, layer_params, grad_x_act_run,
 };
 
 const vs_method vs_method_layer_integrated_gradients = {
     "layer_integrated_gradients", "integrated gradients of a layer's units, the path in the layer's space (Captum's LayerIntegratedGradients)",
-    VS_OUTPUT_LAYER, VS_METHOD_LAYERS | VS_METHOD_COMPLETE, sizeof(layer_opts), layer_defaults, layer_path_params, layer_ig_run, NULL,
+    VS_OUTPUT_LAYER, VS_METHOD_LAYERS | VS_METHOD_COMPLETE, sizeof(layer_opts), layer_defaults, layer_path_params, layer_ig_run,
 };
 
 const vs_method vs_method_layer_conductance = {
     "layer_conductance", "the flow of integrated gradients through each unit of a layer (Dhamdhere et al. 2018)", VS_OUTPUT_LAYER,
-    VS_METHOD_LAYERS, sizeof(layer_opts), layer_defaults, layer_path_params, conductance_run, NULL,
+    VS_METHOD_LAYERS, sizeof(layer_opts), layer_defaults, layer_path_params, conductance_run,
 };
 
 const vs_method vs_method_neuron_integrated_gradients = {
     "neuron_integrated_gradients", "integrated gradients of one unit of a layer with respect to the input (Captum's NeuronIntegratedGradients)",
-    VS_OUTPUT_FEATURES, VS_METHOD_LAYERS, sizeof(layer_opts), layer_defaults, neuron_path_params, neuron_ig_run, NULL,
+    VS_OUTPUT_FEATURES, VS_METHOD_LAYERS, sizeof(layer_opts), layer_defaults, neuron_path_params, neuron_ig_run,
 };
 
 const vs_method vs_method_neuron_conductance = {
     "neuron_conductance", "the part of each input's integrated gradient that flows through one unit of a layer (Dhamdhere et al. 2018)",
-    VS_OUTPUT_FEATURES, VS_METHOD_LAYERS, sizeof(layer_opts), layer_defaults, neuron_path_params, neuron_conductance_run, NULL,
+    VS_OUTPUT_FEATURES, VS_METHOD_LAYERS, sizeof(layer_opts), layer_defaults, neuron_path_params, neuron_conductance_run,
 };

@@ -5,7 +5,8 @@
  * A composite child must be called once, with one input, by the composite's program; the tail runs
  * the rest of the program with the model's inputs given, so branches that skip the layer see x.  A
  * Siamese model's tail ends in the similarity to the fixed other side's embedding (site->fixed).
- * What does not resolve is refused with the path and what exists at that level. */
+ * What does not resolve is refused with the path and what exists at that level.  vs_explain_layer_shape:
+ * the layer's activation shape for a caller that sizes an explanation before asking for it. */
 #include "explain/internal.h"
 
 #include <stdio.h>
@@ -173,3 +174,32 @@ static vs_tensor *tail(vs_module *m, const char *path, vs_tensor *a, vs_tensor *
 vs_tensor *vs_layer_site_head(const vs_layer_site *s, vs_tensor *x) { return head(s->root, s->path, x); }
 
 vs_tensor *vs_layer_site_tail(const vs_layer_site *s, vs_tensor *a, vs_tensor *x) { return tail(s->root, s->path, a, x, s->fixed); }
+
+vs_status vs_explain_layer_shape(const vs_model_fn *model, const vs_method *m, const vs_method_opts *opts, vs_tensor *x, int *ndim,
+                                 int64_t *shape, vs_error *err)
+{
+    const vs_method_param *p = m ? vs_method_param_find(m, "layer") : NULL;
+    if (!m || m->output != VS_OUTPUT_LAYER || !p || p->kind != VS_PARAM_PATH)
+        return vs_error_set(err, VS_ERR_ARG, "explain: not a layer method (a layer output and a --layer option)");
+    if (!model || !x || x->ndim < 2 || x->shape[0] < 1) return vs_error_set(err, VS_ERR_SHAPE, "%s: inputs must be [N, ...] with N >= 1", m->name);
+    if (opts && vs_method_opts_method(opts) != m) return vs_error_set(err, VS_ERR_ARG, "explain: options of another method");
+    char layer[VS_PARAM_PATH_MAX] = "";
+    if (opts) memcpy(layer, (const unsigned char *)vs_method_opts_data(opts) + p->offset, sizeof layer);
+    int64_t row_shape[VS_MAX_DIMS];
+    memcpy(row_shape, x->shape, sizeof row_shape);
+    row_shape[0] = 1;
+    vs_scope_begin();
+    bool prev = vs_set_grad_enabled(false);
+    vs_layer_site s;
+    vs_status st = vs_layer_site_find(model->module, layer, NULL, &s, err);
+    vs_tensor *row = st == VS_OK ? vs_tensor_from(x->ndim, row_shape, x->data) : NULL, *a = row ? vs_layer_site_head(&s, row) : NULL;
+    if (st == VS_OK && !a) st = vs_error_set(err, VS_ERR_SHAPE, "layer %s: %s", s.path, vs_last_error()->msg);
+    if (a) {
+        *ndim = a->ndim;
+        memcpy(shape, a->shape, (size_t)a->ndim * sizeof *shape);
+    }
+    vs_scope_end();
+    vs_set_grad_enabled(prev);
+    if (st == VS_OK) shape[0] = x->shape[0];
+    return st;
+}

@@ -15,8 +15,6 @@ typedef struct lime_opts {
 
 static void lime_defaults(void *o) { *(lime_opts *)o = (lime_opts){1000, 0.25f, 1.0f}; }
 
-static void lime_legacy(const vs_attr_opts *l, void *o) { *(lime_opts *)o = (lime_opts){l->samples, l->kernel_width, l->ridge}; }
-
 /* LIME: random coalitions (number of kept features uniform in 1..M), exponential kernel on cosine
  * distance to the full input, ridge regression with an unpenalised intercept. */
 static vs_status lime_run(vs_attr_job *j, const void *opts, float *attr)
@@ -82,5 +80,5 @@ static const vs_method_param lime_params[] = {
 
 const vs_method vs_method_lime = {
     "lime", "a local linear surrogate fitted on random coalitions (Ribeiro et al. 2016)", VS_OUTPUT_FEATURES,
-    VS_METHOD_SEGMENTS, sizeof(lime_opts), lime_defaults, lime_params, lime_run, lime_legacy,
+    VS_METHOD_SEGMENTS, sizeof(lime_opts), lime_defaults, lime_params, lime_run,
 };

@@ -1,10 +1,12 @@
 /* metrics_axioms.c - Quantus's randomisation and axiomatic checks beside cascading randomisation
  * (metrics.c): the random logit test (Sixt et al. 2020), non-sensitivity (Nguyen & Martinez 2020) and
- * input invariance (Kindermans et al. 2019). */
+ * input invariance (Kindermans et al. 2019), with the shifted model a module whose first layer's bias
+ * absorbs the shift. */
 #include "versus/metrics.h"
 
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
 
 /* The map summed over channels as [h, w] (map_h * map_w values from n). */
 static void channel_sum(const float *a, int64_t n, int64_t hw, float *out)
@@ -54,4 +56,43 @@ double vs_input_invariance(const float *a, const float *a_shift, int64_t n, doub
     for (int64_t i = 0; i < n; i++)
         if (!(fabs((double)a[i] - a_shift[i]) <= atol)) return 0;
     return 1;
+}
+
+/* b' = b - shift W 1: the first layer of f' absorbs an input shift, f'(x + shift) = f(x). */
+static void absorb_shift(vs_tensor *b, const vs_tensor *w, double shift)
+{
+    int64_t per = w->size / b->size;
+    for (int64_t o = 0; o < b->size; o++) {
+        double sum = 0;
+        for (int64_t k = 0; k < per; k++) sum += w->data[o * per + k];
+        b->data[o] = (float)(b->data[o] - shift * sum);
+    }
+}
+
+double vs_input_invariance_shift(const vs_model_fn *m, vs_module *model, vs_explain_cb explain, void *ctx, vs_tensor *x, const float *a,
+                                 int64_t target, int64_t contrast, double shift, vs_error *err)
+{
+    vs_module *seq = model->kind == VS_MODULE_SIAMESE ? vs_module_child(model, "encoder") : model;
+    vs_module *first = seq && seq->kind == VS_MODULE_SEQUENTIAL && seq->n_children ? seq->children[0] : NULL;
+    vs_tensor *b = first && (first->kind == VS_MODULE_LINEAR || first->kind == VS_MODULE_CONV2D) ? vs_module_param(first, "bias") : NULL;
+    if (!b) return NAN;
+    vs_tensor *xs = vs_copy(x);
+    float *saved = malloc((size_t)b->size * sizeof *saved), *as = malloc((size_t)x->size * sizeof *as);
+    double res = NAN;
+    if (xs && saved && as) {
+        memcpy(saved, b->data, (size_t)b->size * sizeof *saved);
+        for (int64_t i = 0; i < xs->size; i++) xs->data[i] += (float)shift;
+        vs_scope_begin();
+        vs_tensor *s0 = vs_explained_score(m, x, target, contrast);
+        absorb_shift(b, first->params[0], shift);
+        vs_tensor *s1 = vs_explained_score(m, xs, target, contrast);
+        bool same = s0 && s1 && fabs(s1->data[0] - s0->data[0]) <= 1e-4 * fmax(1, fabs(s0->data[0]));
+        vs_scope_end();
+        if (same && explain(ctx, xs, target, as, err) == VS_OK) res = vs_input_invariance(a, as, x->size, 1e-4);
+        memcpy(b->data, saved, (size_t)b->size * sizeof *saved);
+    }
+    vs_tensor_free(xs);
+    free(saved);
+    free(as);
+    return res;
 }

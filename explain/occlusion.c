@@ -1,8 +1,8 @@
 /* occlusion.c - occlusion (Zeiler & Fergus): slide a window over the example, replace it with the
  * baseline, and credit each covered element with the score drop, averaged over the windows that
- * cover it (Captum's convention).  Occlusion-1 is the default 1-element window.  Models with an
- * incremental forward_boxes (sequential image classifiers) score the occluded copies without
- * materialising them: only the region each window changes is recomputed. */
+ * cover it (Captum's convention).  Occlusion-1 is the default 1-element window.  Its accelerator,
+ * the incremental forward of sequential image classifiers (nn/forward_boxes.c), scores the occluded
+ * copies without materialising them: only the region each window changes is recomputed. */
 #include "explain/internal.h"
 
 #include <stddef.h>
@@ -17,11 +17,16 @@ static void window_origin(int64_t q, const int64_t *pos, const int64_t *s, int64
     o[0] = (q / pos[2] / pos[1]) * s[0];
 }
 
-/* Scores of windows [w0, w0 + n) occluded by the baseline: through the model's incremental
- * forward_boxes when it has one and examples are [C, H, W] (box = the window), else on rows built
- * here (rows: scratch of n examples). */
-static vs_status window_scores(vs_attr_job *j, int64_t w0, int64_t n, const int64_t *d, const int64_t *w, const int64_t *s,
-                               const int64_t *pos, float *rows, int64_t *boxes, double *scores)
+/* Occlusion's accelerators. */
+static const vs_accel occlusion_accels[] = {
+    {VS_MODULE_SEQUENTIAL, NULL, vs_sequential_forward_boxes, NULL},
+};
+
+/* Scores of windows [w0, w0 + n) occluded by the baseline: through accelerator acc on m when one
+ * holds and examples are [C, H, W] (box = the window), else on rows built here (rows: scratch of n
+ * examples). */
+static vs_status window_scores(vs_attr_job *j, const vs_accel *acc, vs_module *m, int64_t w0, int64_t n, const int64_t *d, const int64_t *w,
+                               const int64_t *s, const int64_t *pos, float *rows, int64_t *boxes, double *scores)
 {
     int64_t o[3];
     for (int64_t r = 0; r < n; r++) {
@@ -40,19 +45,12 @@ static vs_status window_scores(vs_attr_job *j, int64_t w0, int64_t n, const int6
                     row[e] = j->baseline->data[e];
                 }
     }
-    return boxes ? vs_job_box_scores(j, n, boxes, scores) : vs_job_scores(j, rows, n, scores);
+    return boxes ? vs_job_box_scores(j, acc, m, n, boxes, scores) : vs_job_scores(j, rows, n, scores);
 }
 
 typedef struct occlusion_opts {
     int window[3], stride[3];
 } occlusion_opts;
-
-static void occlusion_legacy(const vs_attr_opts *l, void *o)
-{
-    occlusion_opts *oc = o;
-    memcpy(oc->window, l->window, sizeof oc->window);
-    memcpy(oc->stride, l->stride, sizeof oc->stride);
-}
 
 static vs_status occlusion_run(vs_attr_job *j, const void *opts, float *attr)
 {
@@ -71,7 +69,9 @@ static vs_status occlusion_run(vs_attr_job *j, const void *opts, float *attr)
         pos[i] = (d[i] - w[i]) / s[i] + 1;
         nwin *= pos[i];
     }
-    bool incremental = j->m->forward_boxes && k == 3;
+    vs_module *am = NULL;
+    const vs_accel *accel = k == 3 ? vs_job_accel(j, occlusion_accels, 1, &am) : NULL;
+    bool incremental = accel != NULL;
     /* The incremental path takes every window in one call: it chunks the copies itself, within a
      * memory budget, and makes the base pass and its weight layouts once instead of per batch. */
     int64_t chunk = incremental ? nwin : j->r->batch > 0 ? j->r->batch : 64;
@@ -84,7 +84,7 @@ static vs_status occlusion_run(vs_attr_job *j, const void *opts, float *attr)
     if (st == VS_OK) st = vs_job_scores(j, j->x->data, 1, &base);
     for (int64_t w0 = 0; w0 < nwin && st == VS_OK; w0 += chunk) {
         int64_t n = nwin - w0 < chunk ? nwin - w0 : chunk;
-        st = window_scores(j, w0, n, d, w, s, pos, rows, boxes, scores);
+        st = window_scores(j, accel, am, w0, n, d, w, s, pos, rows, boxes, scores);
         for (int64_t r = 0; r < n && st == VS_OK; r++) {
             window_origin(w0 + r, pos, s, o);
             for (int64_t a = o[0]; a < o[0] + w[0]; a++)
@@ -114,5 +114,5 @@ static const vs_method_param occlusion_params[] = {
 
 const vs_method vs_method_occlusion = {
     "occlusion", "score drop when a sliding window takes the baseline's values (Zeiler & Fergus 2014)", VS_OUTPUT_FEATURES, 0,
-    sizeof(occlusion_opts), NULL, occlusion_params, occlusion_run, occlusion_legacy,
+    sizeof(occlusion_opts), NULL, occlusion_params, occlusion_run,
 };

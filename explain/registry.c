@@ -112,8 +112,6 @@ const vs_method *vs_method_opts_method(const vs_method_opts *o) { return o->m; }
 
 const void *vs_method_opts_data(const vs_method_opts *o) { return o->data; }
 
-void *vs_method_opts_data_mut(vs_method_opts *o) { return o->data; }
-
 /* The index of word w in "a|b|c", or -1. */
 static int choice_index(const char *choices, const char *w)
 {
@@ -211,6 +209,40 @@ vs_status vs_method_opts_set(vs_method_opts *o, const char *name, const char *va
     }
     default: return vs_error_set(err, VS_ERR_ARG, "%s: option --%s has an unknown kind", m->name, name);
     }
+}
+
+vs_method_opts *vs_method_opts_parse(const vs_method *m, const char *settings, vs_error *err)
+{
+    if (!m) {
+        vs_error_set(err, VS_ERR_ARG, "explain: no method");
+        return NULL;
+    }
+    vs_method_opts *o = vs_method_opts_new(m);
+    if (!o) {
+        vs_error_set(err, VS_ERR_NOMEM, "%s: out of memory for its options", m->name);
+        return NULL;
+    }
+    for (const char *s = settings ? settings : ""; *s;) {
+        while (*s == ' ') s++;
+        size_t len = strcspn(s, " ");
+        if (!len) break;
+        char word[128];
+        if (len >= sizeof word) {
+            vs_error_set(err, VS_ERR_ARG, "%s: setting '%.*s...' is too long", m->name, 32, s);
+            vs_method_opts_free(o);
+            return NULL;
+        }
+        memcpy(word, s, len);
+        word[len] = '\0';
+        s += len;
+        char *eq = strchr(word, '=');
+        if (eq) *eq = '\0';
+        if (vs_method_opts_set(o, word, eq ? eq + 1 : NULL, err) != VS_OK) {
+            vs_method_opts_free(o);
+            return NULL;
+        }
+    }
+    return o;
 }
 
 void vs_method_opts_format(const vs_method_opts *o, const vs_method_param *p, char *buf, size_t n)

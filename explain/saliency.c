@@ -11,8 +11,6 @@ typedef struct saliency_opts {
 
 static void saliency_defaults(void *o) { ((saliency_opts *)o)->abs = false; }
 
-static void saliency_legacy(const vs_attr_opts *l, void *o) { ((saliency_opts *)o)->abs = l->abs; }
-
 static vs_status saliency_run(vs_attr_job *j, const void *opts, float *attr)
 {
     vs_status st = vs_job_grads(j, j->x->data, 1, attr, NULL);
@@ -28,5 +26,5 @@ static const vs_method_param saliency_params[] = {
 
 const vs_method vs_method_saliency = {
     "saliency", "the gradient dS/dx (Simonyan et al. 2014)", VS_OUTPUT_FEATURES, 0, sizeof(saliency_opts), saliency_defaults,
-    saliency_params, saliency_run, saliency_legacy,
+    saliency_params, saliency_run,
 };

@@ -11,8 +11,6 @@ typedef struct smoothgrad_opts {
 
 static void smoothgrad_defaults(void *o) { *(smoothgrad_opts *)o = (smoothgrad_opts){50, 0.15f}; }
 
-static void smoothgrad_legacy(const vs_attr_opts *l, void *o) { *(smoothgrad_opts *)o = (smoothgrad_opts){l->samples, l->noise}; }
-
 double vs_job_noise_sigma(const vs_attr_job *j, float noise)
 {
     const float *x = j->x->data;
@@ -62,5 +60,5 @@ static const vs_method_param smoothgrad_params[] = {
 
 const vs_method vs_method_smoothgrad = {
     "smoothgrad", "the gradient averaged over noisy copies of the input (Smilkov et al. 2017)", VS_OUTPUT_FEATURES, 0,
-    sizeof(smoothgrad_opts), smoothgrad_defaults, smoothgrad_params, smoothgrad_run, smoothgrad_legacy,
+    sizeof(smoothgrad_opts), smoothgrad_defaults, smoothgrad_params, smoothgrad_run,
 };

@@ -1,6 +1,6 @@
 /* composite.c - composite models: building the program (inputs, named sub-models, nodes, outputs),
- * evaluating it for wanted values from given ones, and introspection.  model.json reading and
- * writing, and the parsing of nodes, live in composite_json.c. */
+ * evaluating it for wanted values from given ones (vs_module_eval: any module by value names), and
+ * introspection.  model.json reading and writing, and the parsing of nodes, live in composite_json.c. */
 #include "nn/composite_internal.h"
 
 #include <stdio.h>
@@ -496,4 +496,26 @@ vs_tensor *vs_composite_forward_first(vs_module *m, vs_tensor *x, const vs_forwa
     const char *want = p->values[p->outputs[0]];
     vs_tensor *y = NULL;
     return vs_composite_eval(m, &given, 1, &want, &y, ctx) == VS_OK ? y : NULL;
+}
+
+vs_status vs_module_eval(vs_module *m, int n_given, const char *const *given_names, vs_tensor *const *given, int n_want,
+                         const char *const *want, vs_tensor **outs, vs_rng *rng, vs_error *err)
+{
+    vs_forward_ctx ctx = {.rng = rng};
+    vs_clear_last_error();
+    if (m->kind != VS_MODULE_COMPOSITE) {
+        if (n_given != 1 || n_want != 1)
+            return vs_error_set(err, VS_ERR_ARG, "a %s takes one input and gives one output, not %s", vs_module_kind_name(m->kind),
+                                n_want > 1 ? want[1] : given_names[1]);
+        outs[0] = vs_module_forward(m, given[0], &ctx);
+        return outs[0] ? VS_OK : vs_error_set(err, vs_last_error()->code, "%s", vs_last_error()->msg);
+    }
+    vs_named_tensors l = {0};
+    vs_status st = VS_OK;
+    for (int i = 0; i < n_given && st == VS_OK; i++) st = vs_named_tensors_push(&l, given_names[i], given[i], false);
+    if (st != VS_OK) st = vs_error_set(err, VS_ERR_NOMEM, "out of memory");
+    if (st == VS_OK && vs_composite_eval(m, &l, n_want, want, outs, &ctx) != VS_OK)
+        st = vs_error_set(err, vs_last_error()->code, "%s", vs_last_error()->msg);
+    vs_named_tensors_clear(&l);
+    return st;
 }

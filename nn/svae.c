@@ -81,7 +81,7 @@ vs_status vs_svae_layout_of(vs_module *m, vs_svae_layout *l, vs_error *err)
     int64_t shape[4] = {1, xs[0], xs[1], xs[2]};
     vs_tensor *given[2] = {vs_tensor_zeros(1 + nd, shape), vs_tensor_zeros(VS_SHAPE(1, ys[0]))}, *outs[4];
     const char *names[] = {"x", "y"};
-    vs_status st = vs_task_eval(m, 2, names, given, n_want, want, outs, NULL, err);
+    vs_status st = vs_module_eval(m, 2, names, given, n_want, want, outs, NULL, err);
     if (st == VS_OK) {
         vs_tensor *mu = outs[0], *logits = outs[n_want - 1];
         l->k1 = l->kind == VS_SVAE_SVAE ? outs[1]->shape[outs[1]->ndim - 1] : l->n_classes;
@@ -97,7 +97,7 @@ vs_status vs_svae_layout_of(vs_module *m, vs_svae_layout *l, vs_error *err)
 vs_status vs_svae_classify(vs_module *m, vs_tensor *x, vs_tensor **logits, vs_error *err)
 {
     const char *want = "class_logits";
-    return vs_task_eval(m, 1, x_name, &x, 1, &want, logits, NULL, err);
+    return vs_module_eval(m, 1, x_name, &x, 1, &want, logits, NULL, err);
 }
 
 static vs_status failed(vs_error *err, const char *what)
@@ -110,7 +110,7 @@ vs_status vs_svae_encode(vs_module *m, const vs_svae_layout *l, vs_tensor *x, vs
     vs_tensor *out;
     if (l->kind == VS_SVAE_SVAE) {
         const char *want = "mu_x";
-        vs_status st = vs_task_eval(m, 1, x_name, &x, 1, &want, &out, NULL, err);
+        vs_status st = vs_module_eval(m, 1, x_name, &x, 1, &want, &out, NULL, err);
         if (st != VS_OK) return st;
         *z1 = vs_slice(out, 1, 0, l->k1), *z2 = vs_slice(out, 1, l->k1, l->k1 + l->k2);
         return *z1 && *z2 ? VS_OK : failed(err, "svae encode");
@@ -125,7 +125,7 @@ vs_status vs_svae_encode(vs_module *m, const vs_svae_layout *l, vs_tensor *x, vs
     if (!y) return failed(err, "m2 encode");
     const char *names[] = {"x", "y"}, *want = "mu";
     vs_tensor *given[] = {x, y};
-    if ((st = vs_task_eval(m, 2, names, given, 1, &want, &out, NULL, err)) != VS_OK) return st;
+    if ((st = vs_module_eval(m, 2, names, given, 1, &want, &out, NULL, err)) != VS_OK) return st;
     *z1 = y, *z2 = out;
     return VS_OK;
 }
@@ -136,7 +136,7 @@ vs_status vs_svae_decode(vs_module *m, const vs_svae_layout *l, vs_tensor *z1, v
     vs_tensor *parts[2] = {svae ? z1 : z2, svae ? z2 : z1}, *z = vs_concat(2, parts, 1), *logits;
     if (!z) return failed(err, "decode");
     const char *given = svae ? "z" : "zy", *want = "x_logits";
-    vs_status st = vs_task_eval(m, 1, &given, &z, 1, &want, &logits, NULL, err);
+    vs_status st = vs_module_eval(m, 1, &given, &z, 1, &want, &logits, NULL, err);
     if (st != VS_OK) return st;
     *x = vs_sigmoid(logits);
     return *x ? VS_OK : failed(err, "decode");
@@ -149,7 +149,7 @@ vs_status vs_svae_posterior(vs_module *m, const vs_svae_layout *l, vs_tensor *x,
     if (part != 1 && part != 2) return vs_error_set(err, VS_ERR_ARG, "latent part %d: expected 1 (z1) or 2 (z2)", part);
     const char *want[] = {"mu_x", "logvar_x"};
     vs_tensor *outs[2];
-    vs_status st = vs_task_eval(m, 1, x_name, &x, 2, want, outs, NULL, err);
+    vs_status st = vs_module_eval(m, 1, x_name, &x, 2, want, outs, NULL, err);
     if (st != VS_OK) return st;
     int64_t a = part == 1 ? 0 : l->k1, b = part == 1 ? l->k1 : l->k1 + l->k2;
     *mu = vs_slice(outs[0], 1, a, b), *logvar = vs_slice(outs[1], 1, a, b);

@@ -107,13 +107,13 @@ static vs_tensor *generate(vs_gan_state *s, vs_tensor *x, const int64_t *cls, in
     if (s->conditional) {
         const char *names[2] = {"x", "c"}, *want = "y";
         vs_tensor *in[2] = {x, one_hot(cls, n, C)};
-        if (vs_task_eval(s->g, 2, names, in, 1, &want, &y, fwd, err) != VS_OK) return NULL;
+        if (vs_module_eval(s->g, 2, names, in, 1, &want, &y, fwd, err) != VS_OK) return NULL;
     } else {
         int64_t shape[VS_MAX_DIMS + 1] = {n};
         memcpy(shape + 1, s->z_shape, (size_t)s->z_ndim * sizeof *shape);
         const char *name = "z", *want = "y";
         vs_tensor *z = vs_tensor_randn((int)s->z_ndim + 1, shape, noise, 0, 1);
-        if (vs_task_eval(s->g, 1, &name, &z, 1, &want, &y, fwd, err) != VS_OK) return NULL;
+        if (vs_module_eval(s->g, 1, &name, &z, 1, &want, &y, fwd, err) != VS_OK) return NULL;
     }
     if (y && x && !vs_same_shape(x, y)) {
         char a[64], b[64];
@@ -131,7 +131,7 @@ static vs_status critic(vs_gan_state *s, vs_tensor *x, vs_rng *fwd, vs_tensor **
     const char *name = "x", *want[2] = {"src", "cls"};
     vs_tensor *outs[2] = {0};
     int n_want = cls && s->has_cls ? 2 : 1;
-    vs_status st = vs_task_eval(s->d, 1, &name, &x, n_want, want, outs, fwd, err);
+    vs_status st = vs_module_eval(s->d, 1, &name, &x, n_want, want, outs, fwd, err);
     if (st != VS_OK) return st;
     *src = outs[0];
     if (cls) *cls = outs[1];
@@ -207,7 +207,7 @@ static vs_tensor *judge_logits(const vs_task_run *r, const vs_gan_state *s, vs_t
     const char *name = "x", *want = "logits";
     vs_tensor *out = NULL;
     if (s->judge->kind == VS_MODULE_COMPOSITE) name = vs_composite_input_name(s->judge, 0), want = vs_composite_output_name(s->judge, 0);
-    if (vs_task_eval(s->judge, 1, &name, &y, 1, &want, &out, NULL, err) != VS_OK) return NULL;
+    if (vs_module_eval(s->judge, 1, &name, &y, 1, &want, &out, NULL, err) != VS_OK) return NULL;
     return out;
 }
 
@@ -407,7 +407,7 @@ vs_status vs_gan_predict(vs_module *m, const double *opt, vs_tensor *x, int64_t 
     } else {
         if (cls >= 0) return vs_error_set(err, VS_ERR_ARG, "the generator is unconditional; --class applies to conditional generators");
         const char *name = "z", *want = "y";
-        if (vs_task_eval(s.g, 1, &name, &x, 1, &want, &out, NULL, err) != VS_OK) return err->code;
+        if (vs_module_eval(s.g, 1, &name, &x, 1, &want, &out, NULL, err) != VS_OK) return err->code;
     }
     if (!out) return err->code;
     *y = tanh_range ? vs_mul_scalar(vs_add_scalar(out, 1), 0.5f) : out;

@@ -76,7 +76,7 @@ static vs_status ganmex_init(vs_task_run *r, vs_error *err)
     const char *name = judge->kind == VS_MODULE_COMPOSITE ? vs_composite_input_name(judge, 0) : "x";
     const char *want = judge->kind == VS_MODULE_COMPOSITE ? vs_composite_output_name(judge, 0) : "logits";
     bool grad = vs_set_grad_enabled(false);
-    st = x ? vs_task_eval(judge, 1, &name, &x, 1, &want, &y, NULL, err) : vs_error_set(err, VS_ERR_NOMEM, "ganmex: out of memory");
+    st = x ? vs_module_eval(judge, 1, &name, &x, 1, &want, &y, NULL, err) : vs_error_set(err, VS_ERR_NOMEM, "ganmex: out of memory");
     vs_set_grad_enabled(grad);
     if (st == VS_OK && (y->ndim != 2 || y->shape[1] != r->data->n_classes))
         st = vs_error_set(err, VS_ERR_SHAPE, "ganmex: the classifier gives %lld outputs per image; the data has %lld classes",

@@ -7,6 +7,7 @@
  *   loss        recon + kl + unlabelled * unlabelled_term + alpha ce
  * The constant log p(y) = -log C is left out.  Classification: q(y|x), the first output. */
 #include "nn/svae_internal.h"
+#include "versus/composite.h"
 #include "versus/ops.h"
 
 #include <stdlib.h>
@@ -40,7 +41,7 @@ static vs_tensor *unlabelled_term(vs_task_run *r, vs_tensor *x, vs_tensor *class
         vs_error_set(err, VS_ERR_NOMEM, "m2: out of memory");
         return NULL;
     }
-    if (vs_task_eval(r->model, 2, xy_names, given, 3, want, o, r->forward, err) != VS_OK) return NULL;
+    if (vs_module_eval(r->model, 2, xy_names, given, 3, want, o, r->forward, err) != VS_OK) return NULL;
     vs_tensor *neg_u = vs_add(vs_bernoulli_nll_rows(o[2], given[0]), vs_kl_diag_gaussian_rows(o[0], o[1], NULL, NULL));
     neg_u = vs_transpose(vs_reshape(neg_u, 2, (int64_t[]){c, n}), 0, 1); /* [n, c] */
     vs_tensor *q = vs_softmax(class_logits, 1), *logq = vs_log_softmax(class_logits, 1);
@@ -55,7 +56,7 @@ static vs_status m2_step(vs_task_run *r, const int64_t *rows, int64_t n, double 
     const int64_t *labels;
     vs_status st = vs_svae_batch(r, r->data, rows, n, &given[0], &given[1], &labels, err);
     const char *want[] = {"class_logits", "mu", "logvar", "x_logits"};
-    if (st == VS_OK) st = vs_task_eval(r->model, 2, xy_names, given, 4, want, o, r->forward, err);
+    if (st == VS_OK) st = vs_module_eval(r->model, 2, xy_names, given, 4, want, o, r->forward, err);
     if (st != VS_OK) return st;
     vs_tensor *recon = vs_mean(vs_bernoulli_nll_rows(o[3], given[0]), VS_ALL_AXES, false);
     vs_tensor *kl = vs_kl_diag_gaussian(o[1], o[2], NULL, NULL), *ce = vs_cross_entropy(o[0], labels);

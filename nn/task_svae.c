@@ -75,7 +75,7 @@ static vs_status svae_step(vs_task_run *r, const int64_t *rows, int64_t n, doubl
     const int64_t *labels;
     vs_status st = vs_svae_batch(r, r->data, rows, n, &given[0], &given[1], &labels, err);
     const char *want[] = {"mu", "logvar", "mu_x", "logvar_x", "y_logits", "x_logits"};
-    if (st == VS_OK) st = vs_task_eval(r->model, 2, xy_names, given, 6, want, o, r->forward, err);
+    if (st == VS_OK) st = vs_module_eval(r->model, 2, xy_names, given, 6, want, o, r->forward, err);
     if (st != VS_OK) return st;
     double alpha = r->opt[OPT_ALPHA], beta = r->opt[OPT_BETA];
     vs_tensor *recon = vs_mean(vs_bernoulli_nll_rows(o[5], given[0]), VS_ALL_AXES, false);
@@ -103,7 +103,7 @@ vs_status vs_svae_task_evaluate(vs_task_run *r, vs_train_result *res, vs_error *
         vs_tensor *given[2], *o[4];
         const int64_t *labels;
         st = vs_svae_batch(r, r->test, sp->test + i0, nb, &given[0], &given[1], &labels, err);
-        if (st == VS_OK) st = vs_task_eval(r->model, 2, xy_names, given, 4, want, o, &rng, err);
+        if (st == VS_OK) st = vs_module_eval(r->model, 2, xy_names, given, 4, want, o, &rng, err);
         if (st == VS_OK) {
             vs_argmax_rows(o[0], pred);
             for (int64_t k = 0; k < nb; k++) correct += pred[k] == labels[k];

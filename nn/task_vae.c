@@ -58,7 +58,7 @@ static vs_status vae_forward(vs_module *m, const vs_dataset *d, const int64_t *r
 {
     vs_tensor *x, *outs[3];
     vs_status st = vs_train_input(d, rows, n, &x, NULL, &(vs_forward_ctx){0}, err);
-    if (st == VS_OK) st = vs_task_eval(m, 1, x_name, &x, 3, vae_outputs, outs, rng, err);
+    if (st == VS_OK) st = vs_module_eval(m, 1, x_name, &x, 3, vae_outputs, outs, rng, err);
     if (st != VS_OK) return st;
     p->mu = outs[0], p->logvar = outs[1], p->logits = outs[2];
     if (p->logits->size != x->size || p->mu->ndim != 2 || !vs_same_shape(p->mu, p->logvar)) {
@@ -156,7 +156,7 @@ static vs_status vae_sample(vs_task_run *r, vs_rng *rng, vs_tensor **out, int *r
     if (st != VS_OK) return st;
     vs_tensor *z = vs_tensor_randn(VS_SHAPE(GRID * GRID / 2, p.mu->shape[1]), rng, 0, 1), *prior;
     const char *z_name = "z", *logits_name = "x_logits";
-    if ((st = vs_task_eval(r->model, 1, &z_name, &z, 1, &logits_name, &prior, NULL, err)) != VS_OK) return st;
+    if ((st = vs_module_eval(r->model, 1, &z_name, &z, 1, &logits_name, &prior, NULL, err)) != VS_OK) return st;
     vs_tensor *x;
     if ((st = vs_train_input(s->n_test > 0 ? d : r->data, idx, n_src, &x, NULL, &(vs_forward_ctx){0}, err)) != VS_OK) return st;
     int64_t img[4] = {0, d->shape[0], d->shape[1], d->shape[2]};
@@ -181,7 +181,7 @@ static vs_status vae_predict(vs_module *m, const double *opt, vs_tensor *x, int6
     if (cls >= 0) return vs_error_set(err, VS_ERR_ARG, "a VAE reconstructs its input; --class applies to conditional generators");
     const char *want = "x_logits";
     vs_tensor *logits;
-    vs_status st = vs_task_eval(m, 1, x_name, &x, 1, &want, &logits, NULL, err);
+    vs_status st = vs_module_eval(m, 1, x_name, &x, 1, &want, &logits, NULL, err);
     if (st != VS_OK) return st;
     if (logits->size != x->size) return vs_error_set(err, VS_ERR_SHAPE, "vae: x_logits has %lld values for %lld inputs", (long long)logits->size, (long long)x->size);
     *y = vs_reshape(vs_sigmoid(logits), x->ndim, x->shape);

@@ -1,7 +1,7 @@
 /* train.c - the training loop shared by every task (versus/task.h): seeded epochs of shuffled
  * minibatches, one vs_scope per step, learning-rate schedules, checkpoints (periodic, at epoch
  * ends, on a stop request), sample grids and the final evaluation.  The update of one optimiser
- * with its NaN/Inf guard and clipping is vs_task_update (train_update.c); checkpoint files are
+ * with its NaN/Inf guard and clipping is vs_task_update (task_run.c); checkpoint files are
  * train_ckpt.c's, the progress bar train_progress.c's, options and results train_opts.c's. */
 #include "nn/train_internal.h"
 #include "versus/ops.h"

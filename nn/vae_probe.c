@@ -1,6 +1,7 @@
 /* vae_probe.c - a trained VAE seen from outside the training loop: encoder and decoder as
  * functions, latent traversal grids as PNG, and DIP-VAE's disentanglement scores (label-free
  * off-diagonal covariance mass; supervised correlation gap against known factors). */
+#include "versus/composite.h"
 #include "versus/ops.h"
 #include "versus/picture.h"
 #include "versus/task.h"
@@ -17,7 +18,7 @@ vs_tensor *vs_vae_encode(vs_module *vae, vs_tensor *x, vs_error *err)
 {
     const char *in = "x", *want = "mu";
     vs_tensor *mu = NULL;
-    if (vs_task_eval(vae, 1, &in, &x, 1, &want, &mu, NULL, err) != VS_OK) return NULL;
+    if (vs_module_eval(vae, 1, &in, &x, 1, &want, &mu, NULL, err) != VS_OK) return NULL;
     if (mu->ndim != 2 || mu->shape[0] != x->shape[0]) {
         vs_error_set(err, VS_ERR_SHAPE, "vae: \"mu\" is not [n,k] for %lld inputs", (long long)x->shape[0]);
         return NULL;
@@ -29,7 +30,7 @@ vs_tensor *vs_vae_decode(vs_module *vae, vs_tensor *z, int ndim, const int64_t *
 {
     const char *in = "z", *want = "x_logits";
     vs_tensor *logits = NULL;
-    if (vs_task_eval(vae, 1, &in, &z, 1, &want, &logits, NULL, err) != VS_OK) return NULL;
+    if (vs_module_eval(vae, 1, &in, &z, 1, &want, &logits, NULL, err) != VS_OK) return NULL;
     int64_t s[VS_MAX_DIMS + 1] = {z->shape[0]}, per = 1;
     for (int i = 0; i < ndim; i++) s[i + 1] = shape[i], per *= shape[i];
     if (logits->size != z->shape[0] * per) {

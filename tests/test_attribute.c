@@ -1,5 +1,6 @@
 /* test_attribute.c - attribution methods against their axioms and known answers. */
 #include "vs_check.h"
+#include "explain_call.h"
 #include "versus/explain.h"
 #include "versus/versus.h"
 
@@ -57,31 +58,26 @@ static double rel_delta(const vs_attr_report *r)
 
 /* ---- linear model: every additive method gives w (x - x') --------------------------------------- */
 
-static void check_linear(vs_attr_method method, int64_t contrast, double tol)
+static void check_linear(const char *method, const char *settings, int64_t contrast, double tol)
 {
     mlp lin = make_mlp(1, D, 0, C, 0);
     vs_model_fn m = {.forward = mlp_forward, .ctx = &lin};
     vs_rng r;
     vs_rng_seed(&r, 7);
     vs_tensor *x = vs_tensor_randn(VS_SHAPE(2, D), &r, 0, 1);
-    vs_tensor *b = method == VS_ATTR_INPUT_X_GRADIENT ? vs_tensor_zeros(VS_SHAPE(1, D)) : vs_tensor_randn(VS_SHAPE(1, D), &r, 0, 1);
-    vs_attr_opts o;
-    vs_attr_opts_init(&o, method);
-    o.target = 1;
-    o.contrast = contrast;
+    vs_tensor *b = strcmp(method, "input_x_gradient") == 0 ? vs_tensor_zeros(VS_SHAPE(1, D)) : vs_tensor_randn(VS_SHAPE(1, D), &r, 0, 1);
+    vs_explain_request o = explain_req(1, contrast);
     o.baseline = b;
-    o.steps = 7;
-    o.samples = 100; /* kernel shap: >= 2^6 - 2, exact enumeration */
     vs_tensor *a;
     vs_error err;
     vs_attr_report rep;
-    ck_assert_msg(vs_attribute(&m, x, &o, &a, &rep, &err) == VS_OK, "%s: %s", vs_attr_method_name(method), err.msg);
+    ck_assert_msg(explain_with(&m, x, method, settings, &o, &a, &rep, &err) == VS_OK, "%s: %s", method, err.msg);
     for (int64_t n = 0; n < 2; n++)
         for (int64_t i = 0; i < D; i++) {
             double w = lin.w1->data[1 * D + i] - (contrast >= 0 ? lin.w1->data[contrast * D + i] : 0);
             double want = w * (x->data[n * D + i] - b->data[i]);
             ck_assert_msg(fabs(a->data[n * D + i] - want) <= tol * (1 + fabs(want)), "%s row %lld feature %lld: %g, expected %g",
-                          vs_attr_method_name(method), (long long)n, (long long)i, (double)a->data[n * D + i], want);
+                          method, (long long)n, (long long)i, (double)a->data[n * D + i], want);
         }
     ck_assert_int_eq(rep.target, 1);
     vs_tensor_free(a);
@@ -90,19 +86,19 @@ static void check_linear(vs_attr_method method, int64_t contrast, double tol)
     free_mlp(&lin);
 }
 
-START_TEST(test_linear_ig) { check_linear(VS_ATTR_INTEGRATED_GRADIENTS, -1, 1e-5); }
+START_TEST(test_linear_ig) { check_linear("integrated_gradients", "steps=7", -1, 1e-5); }
 END_TEST
-START_TEST(test_linear_deeplift) { check_linear(VS_ATTR_DEEPLIFT, -1, 1e-5); }
+START_TEST(test_linear_deeplift) { check_linear("deeplift", NULL, -1, 1e-5); }
 END_TEST
-START_TEST(test_linear_ixg) { check_linear(VS_ATTR_INPUT_X_GRADIENT, -1, 1e-5); }
+START_TEST(test_linear_ixg) { check_linear("input_x_gradient", NULL, -1, 1e-5); }
 END_TEST
-START_TEST(test_linear_shapley) { check_linear(VS_ATTR_SHAPLEY_EXACT, -1, 1e-4); }
+START_TEST(test_linear_shapley) { check_linear("shapley_exact", NULL, -1, 1e-4); }
 END_TEST
-START_TEST(test_linear_kernel_shap) { check_linear(VS_ATTR_KERNEL_SHAP, -1, 1e-4); }
+START_TEST(test_linear_kernel_shap) { check_linear("kernel_shap", "samples=100", -1, 1e-4); } /* >= 2^6 - 2: exact enumeration */
 END_TEST
-START_TEST(test_linear_occlusion) { check_linear(VS_ATTR_OCCLUSION, -1, 1e-4); }
+START_TEST(test_linear_occlusion) { check_linear("occlusion", NULL, -1, 1e-4); }
 END_TEST
-START_TEST(test_linear_one_vs_one) { check_linear(VS_ATTR_INTEGRATED_GRADIENTS, 2, 1e-5); check_linear(VS_ATTR_DEEPLIFT, 0, 1e-5); }
+START_TEST(test_linear_one_vs_one) { check_linear("integrated_gradients", "steps=7", 2, 1e-5); check_linear("deeplift", NULL, 0, 1e-5); }
 END_TEST
 
 START_TEST(test_linear_lime)
@@ -110,14 +106,10 @@ START_TEST(test_linear_lime)
     mlp lin = make_mlp(1, D, 0, C, 0);
     vs_model_fn m = {.forward = mlp_forward, .ctx = &lin};
     vs_tensor *x = vs_tensor_full(VS_SHAPE(1, D), 1.0f);
-    vs_attr_opts o;
-    vs_attr_opts_init(&o, VS_ATTR_LIME);
-    o.target = 0;
-    o.ridge = 1e-6f;
-    o.samples = 400;
+    vs_explain_request o = explain_req(0, -1);
     vs_tensor *a;
     vs_error err;
-    ck_assert_int_eq(vs_attribute(&m, x, &o, &a, NULL, &err), VS_OK);
+    ck_assert_int_eq(explain_with(&m, x, "lime", "ridge=1e-6 samples=400", &o, &a, NULL, &err), VS_OK);
     /* the surrogate of a linear score over kept features is exact: coefficients w */
     for (int i = 0; i < D; i++) ck_assert_float_near(a->data[i], lin.w1->data[i], 1e-3);
     vs_tensor_free(a);
@@ -128,19 +120,15 @@ END_TEST
 
 /* ---- nonlinear models ------------------------------------------------------------------------------ */
 
-static vs_attr_report run(mlp *net, vs_attr_method method, int steps, vs_ig_rule rule, const vs_tensor *x, const vs_tensor *b, vs_tensor **out)
+static vs_attr_report run(mlp *net, const char *method, const char *settings, const vs_tensor *x, const vs_tensor *b, vs_tensor **out)
 {
     vs_model_fn m = {.forward = mlp_forward, .ctx = net};
-    vs_attr_opts o;
-    vs_attr_opts_init(&o, method);
-    o.steps = steps;
-    o.ig_rule = rule;
+    vs_explain_request o = explain_req(2, -1);
     o.baseline = b;
-    o.target = 2;
     vs_tensor *a;
     vs_error err;
     vs_attr_report rep;
-    ck_assert_msg(vs_attribute(&m, (vs_tensor *)x, &o, &a, &rep, &err) == VS_OK, "%s", err.msg);
+    ck_assert_msg(explain_with(&m, (vs_tensor *)x, method, settings, &o, &a, &rep, &err) == VS_OK, "%s", err.msg);
     if (out)
         *out = a;
     else
@@ -154,16 +142,16 @@ START_TEST(test_ig_completeness_smooth)
     vs_rng r;
     vs_rng_seed(&r, 11);
     vs_tensor *x = vs_tensor_randn(VS_SHAPE(1, 20), &r, 0, 1);
-    vs_attr_report r10 = run(&net, VS_ATTR_INTEGRATED_GRADIENTS, 4, VS_IG_GAUSS_LEGENDRE, x, NULL, NULL);
-    vs_attr_report r200 = run(&net, VS_ATTR_INTEGRATED_GRADIENTS, 200, VS_IG_GAUSS_LEGENDRE, x, NULL, NULL);
+    vs_attr_report r10 = run(&net, "integrated_gradients", "steps=4 ig-rule=gauss-legendre", x, NULL, NULL);
+    vs_attr_report r200 = run(&net, "integrated_gradients", "steps=200 ig-rule=gauss-legendre", x, NULL, NULL);
     ck_assert_msg(rel_delta(&r200) < 1e-4, "relative completeness delta %g", rel_delta(&r200));
     ck_assert_msg(fabs(r200.delta) < fabs(r10.delta), "delta must fall with steps: %g vs %g", r200.delta, r10.delta);
     ck_assert_int_eq(r200.evaluations, 200);
     /* Riemann rules converge more slowly but converge */
-    vs_attr_report left = run(&net, VS_ATTR_INTEGRATED_GRADIENTS, 50, VS_IG_LEFT, x, NULL, NULL);
-    vs_attr_report mid = run(&net, VS_ATTR_INTEGRATED_GRADIENTS, 50, VS_IG_MIDDLE, x, NULL, NULL);
-    vs_attr_report trap = run(&net, VS_ATTR_INTEGRATED_GRADIENTS, 50, VS_IG_TRAPEZOID, x, NULL, NULL);
-    vs_attr_report right = run(&net, VS_ATTR_INTEGRATED_GRADIENTS, 50, VS_IG_RIGHT, x, NULL, NULL);
+    vs_attr_report left = run(&net, "integrated_gradients", "steps=50 ig-rule=left", x, NULL, NULL);
+    vs_attr_report mid = run(&net, "integrated_gradients", "steps=50 ig-rule=middle", x, NULL, NULL);
+    vs_attr_report trap = run(&net, "integrated_gradients", "steps=50 ig-rule=trapezoid", x, NULL, NULL);
+    vs_attr_report right = run(&net, "integrated_gradients", "steps=50 ig-rule=right", x, NULL, NULL);
     ck_assert(rel_delta(&mid) < rel_delta(&left) && rel_delta(&trap) < rel_delta(&right));
     vs_tensor_free(x);
     free_mlp(&net);
@@ -177,19 +165,17 @@ START_TEST(test_deeplift_summation_relu)
     vs_rng_seed(&r, 13);
     vs_tensor *x = vs_tensor_randn(VS_SHAPE(3, 12), &r, 0, 1);
     vs_tensor *b = vs_tensor_randn(VS_SHAPE(1, 12), &r, 0, 0.3f);
-    vs_attr_report rep = run(&net, VS_ATTR_DEEPLIFT, 0, VS_IG_LEFT, x, b, NULL);
+    vs_attr_report rep = run(&net, "deeplift", NULL, x, b, NULL);
     ck_assert_msg(rel_delta(&rep) < 1e-5, "summation to delta off by %g", rel_delta(&rep));
     ck_assert_int_eq(rep.evaluations, 3 * 2);
     /* DeepSHAP over a set: efficiency against the mean baseline score holds on average */
     vs_model_fn m = {.forward = mlp_forward, .ctx = &net};
     vs_tensor *set = vs_tensor_randn(VS_SHAPE(5, 12), &r, 0, 0.3f);
-    vs_attr_opts o;
-    vs_attr_opts_init(&o, VS_ATTR_DEEPSHAP);
+    vs_explain_request o = explain_req(2, -1);
     o.baselines = set;
-    o.target = 2;
     vs_tensor *a;
     vs_error err;
-    ck_assert_int_eq(vs_attribute(&m, x, &o, &a, NULL, &err), VS_OK);
+    ck_assert_int_eq(explain_with(&m, x, "deepshap", NULL, &o, &a, NULL, &err), VS_OK);
     vs_tensor *sx = vs_explained_score(&m, x, 2, -1), *sb = vs_explained_score(&m, set, 2, -1);
     double mb = 0;
     for (int k = 0; k < 5; k++) mb += sb->data[k] / 5;
@@ -215,17 +201,14 @@ START_TEST(test_one_vs_one_is_difference)
     vs_rng r;
     vs_rng_seed(&r, 17);
     vs_tensor *x = vs_tensor_randn(VS_SHAPE(1, 10), &r, 0, 1);
-    vs_attr_method methods[] = {VS_ATTR_INTEGRATED_GRADIENTS, VS_ATTR_SALIENCY, VS_ATTR_INPUT_X_GRADIENT, VS_ATTR_OCCLUSION};
+    const char *methods[] = {"integrated_gradients", "saliency", "input_x_gradient", "occlusion"};
     for (int k = 0; k < 4; k++) {
         vs_tensor *a[3];
         int64_t targets[3][2] = {{0, 1}, {0, -1}, {1, -1}};
         for (int t = 0; t < 3; t++) {
-            vs_attr_opts o;
-            vs_attr_opts_init(&o, methods[k]);
-            o.target = targets[t][0];
-            o.contrast = targets[t][1];
+            vs_explain_request o = explain_req(targets[t][0], targets[t][1]);
             vs_error err;
-            ck_assert_int_eq(vs_attribute(&m, x, &o, &a[t], NULL, &err), VS_OK);
+            ck_assert_int_eq(explain_with(&m, x, methods[k], NULL, &o, &a[t], NULL, &err), VS_OK);
         }
         for (int i = 0; i < 10; i++) ck_assert_float_near(a[0]->data[i], a[1]->data[i] - a[2]->data[i], 1e-5);
         for (int t = 0; t < 3; t++) vs_tensor_free(a[t]);
@@ -286,18 +269,15 @@ static void free_cnn(cnn *m)
     for (size_t i = 0; i < sizeof t / sizeof *t; i++) vs_tensor_free(t[i]);
 }
 
-static vs_attr_report run_cnn(cnn *net, vs_attr_method method, int steps, const vs_tensor *x, const vs_tensor *b)
+static vs_attr_report run_cnn(cnn *net, const char *method, const char *settings, const vs_tensor *x, const vs_tensor *b)
 {
     vs_model_fn m = {.forward = cnn_forward, .ctx = net};
-    vs_attr_opts o;
-    vs_attr_opts_init(&o, method);
-    o.steps = steps;
+    vs_explain_request o = explain_req(1, -1);
     o.baseline = b;
-    o.target = 1;
     vs_tensor *a;
     vs_error err;
     vs_attr_report rep;
-    ck_assert_msg(vs_attribute(&m, (vs_tensor *)x, &o, &a, &rep, &err) == VS_OK, "%s", err.msg);
+    ck_assert_msg(explain_with(&m, (vs_tensor *)x, method, settings, &o, &a, &rep, &err) == VS_OK, "%s", err.msg);
     vs_tensor_free(a);
     return rep;
 }
@@ -308,8 +288,8 @@ START_TEST(test_ig_completeness_cnn)
     vs_rng r;
     vs_rng_seed(&r, 43);
     vs_tensor *x = vs_tensor_rand(VS_SHAPE(1, 1, 8, 8), &r, 0, 1);
-    vs_attr_report few = run_cnn(&net, VS_ATTR_INTEGRATED_GRADIENTS, 3, x, NULL);
-    vs_attr_report many = run_cnn(&net, VS_ATTR_INTEGRATED_GRADIENTS, 200, x, NULL);
+    vs_attr_report few = run_cnn(&net, "integrated_gradients", "steps=3", x, NULL);
+    vs_attr_report many = run_cnn(&net, "integrated_gradients", "steps=200", x, NULL);
     ck_assert_msg(rel_delta(&many) < 1e-4, "relative completeness delta %g with 200 Gauss-Legendre steps", rel_delta(&many));
     ck_assert_msg(fabs(many.delta) < fabs(few.delta), "delta must fall with the step count (%g vs %g)", many.delta, few.delta);
     vs_tensor_free(x);
@@ -326,7 +306,7 @@ START_TEST(test_deeplift_summation_cnn)
     for (int trial = 0; trial < 5; trial++) {
         vs_tensor *x = vs_tensor_rand(VS_SHAPE(2, 1, 8, 8), &r, 0, 1);
         vs_tensor *b = trial == 0 ? NULL : vs_tensor_rand(VS_SHAPE(1, 1, 8, 8), &r, 0, 0.5f);
-        vs_attr_report rep = run_cnn(&net, VS_ATTR_DEEPLIFT, 0, x, b);
+        vs_attr_report rep = run_cnn(&net, "deeplift", NULL, x, b);
         ck_assert_msg(rel_delta(&rep) < 1e-5, "trial %d: summation to delta off by %g (relative)", trial, rel_delta(&rep));
         vs_tensor_free(x);
         vs_tensor_free(b);
@@ -371,22 +351,19 @@ START_TEST(test_kernel_shap_converges)
     vs_rng r;
     vs_rng_seed(&r, 31);
     vs_tensor *x = vs_tensor_randn(VS_SHAPE(1, 8), &r, 0, 1.5f);
-    vs_attr_opts o;
-    vs_attr_opts_init(&o, VS_ATTR_SHAPLEY_EXACT);
-    o.target = 1;
+    vs_explain_request o = explain_req(1, -1);
     vs_tensor *exact;
     vs_error err;
-    ck_assert_int_eq(vs_attribute(&m, x, &o, &exact, NULL, &err), VS_OK);
+    ck_assert_int_eq(explain_with(&m, x, "shapley_exact", NULL, &o, &exact, NULL, &err), VS_OK);
     double errs[3];
     int budgets[3] = {40, 160, 254};
     for (int k = 0; k < 3; k++) {
-        vs_attr_opts_init(&o, VS_ATTR_KERNEL_SHAP);
-        o.target = 1;
-        o.samples = budgets[k];
         o.seed = 3;
+        char samples[32];
+        snprintf(samples, sizeof samples, "samples=%d", budgets[k]);
         vs_tensor *a;
         vs_attr_report rep;
-        ck_assert_int_eq(vs_attribute(&m, x, &o, &a, &rep, &err), VS_OK);
+        ck_assert_int_eq(explain_with(&m, x, "kernel_shap", samples, &o, &a, &rep, &err), VS_OK);
         ck_assert_msg(fabs(rep.delta) < 1e-4, "efficiency is a constraint: delta %g", rep.delta);
         double e = 0;
         for (int i = 0; i < 8; i++) e += pow(a->data[i] - exact->data[i], 2);
@@ -411,14 +388,11 @@ START_TEST(test_kernel_shap_dummy_features)
     const float xv[D] = {1.5f, 0, -2, 0, 0.5f, 0};
     vs_tensor *x = vs_tensor_zeros(VS_SHAPE(1, D));
     memcpy(x->data, xv, sizeof xv);
-    vs_attr_opts o;
-    vs_attr_opts_init(&o, VS_ATTR_KERNEL_SHAP);
-    o.target = 2;
-    o.samples = 100;
+    vs_explain_request o = explain_req(2, -1);
     vs_tensor *a;
     vs_attr_report rep;
     vs_error err;
-    ck_assert_int_eq(vs_attribute(&m, x, &o, &a, &rep, &err), VS_OK);
+    ck_assert_int_eq(explain_with(&m, x, "kernel_shap", "samples=100", &o, &a, &rep, &err), VS_OK);
     ck_assert_int_eq(rep.evaluations, 8);
     for (int i = 0; i < D; i++) {
         double want = lin.w1->data[2 * D + i] * xv[i];
@@ -427,8 +401,7 @@ START_TEST(test_kernel_shap_dummy_features)
     vs_tensor_free(a);
     /* sampled coalitions: the same answer (the linear game is exact for any sample) from fewer
      * evaluations than the budget */
-    o.samples = 40;
-    ck_assert_int_eq(vs_attribute(&m, x, &o, &a, &rep, &err), VS_OK);
+    ck_assert_int_eq(explain_with(&m, x, "kernel_shap", "samples=40", &o, &a, &rep, &err), VS_OK);
     ck_assert_msg(rep.evaluations <= 8, "%lld evaluations for 8 distinct inputs", (long long)rep.evaluations);
     for (int i = 0; i < D; i++) ck_assert_float_near(a->data[i], lin.w1->data[2 * D + i] * xv[i], 1e-5);
     vs_tensor_free(a);
@@ -443,23 +416,19 @@ START_TEST(test_segments_and_smoothgrad)
     vs_model_fn m = {.forward = mlp_forward, .ctx = &lin};
     vs_tensor *x = vs_tensor_full(VS_SHAPE(1, D), 2.0f);
     int32_t seg[D] = {0, 0, 1, 1, 2, 2};
-    vs_attr_opts o;
-    vs_attr_opts_init(&o, VS_ATTR_SHAPLEY_EXACT);
+    vs_explain_request o = explain_req(0, -1);
     o.segments = seg;
     o.n_segments = 3;
-    o.target = 0;
     vs_tensor *a;
     vs_error err;
-    ck_assert_int_eq(vs_attribute(&m, x, &o, &a, NULL, &err), VS_OK);
+    ck_assert_int_eq(explain_with(&m, x, "shapley_exact", NULL, &o, &a, NULL, &err), VS_OK);
     /* a segment's Shapley value is shared by its elements */
     double want = (lin.w1->data[0] + lin.w1->data[1]) * 2.0 / 2;
     ck_assert_float_near(a->data[0], want, 1e-4);
     ck_assert_float_near(a->data[1], want, 1e-4);
     vs_tensor_free(a);
-    vs_attr_opts_init(&o, VS_ATTR_SMOOTHGRAD);
-    o.target = 0;
-    o.samples = 5;
-    ck_assert_int_eq(vs_attribute(&m, x, &o, &a, NULL, &err), VS_OK);
+    o = explain_req(0, -1);
+    ck_assert_int_eq(explain_with(&m, x, "smoothgrad", "samples=5", &o, &a, NULL, &err), VS_OK);
     for (int i = 0; i < D; i++) ck_assert_float_near(a->data[i], lin.w1->data[i], 1e-5);
     vs_tensor_free(a);
     vs_tensor_free(x);
@@ -473,25 +442,20 @@ START_TEST(test_bad_input)
     vs_model_fn m = {.forward = mlp_forward, .ctx = &lin};
     vs_tensor *x = vs_tensor_full(VS_SHAPE(1, D), 2.0f);
     vs_tensor *bad = vs_tensor_zeros(VS_SHAPE(1, D + 1));
-    vs_attr_opts o;
-    vs_attr_opts_init(&o, VS_ATTR_INTEGRATED_GRADIENTS);
+    vs_explain_request o = explain_req(7, -1);
     vs_tensor *a;
     vs_error err;
-    o.target = 7;
-    ck_assert_int_eq(vs_attribute(&m, x, &o, &a, NULL, &err), VS_ERR_ARG);
+    ck_assert_int_eq(explain_with(&m, x, "integrated_gradients", NULL, &o, &a, NULL, &err), VS_ERR_ARG);
     ck_assert(strstr(err.msg, "target class 7") != NULL);
     o.target = 0;
     o.baseline = bad;
-    ck_assert_int_eq(vs_attribute(&m, x, &o, &a, NULL, &err), VS_ERR_SHAPE);
+    ck_assert_int_eq(explain_with(&m, x, "integrated_gradients", NULL, &o, &a, NULL, &err), VS_ERR_SHAPE);
     o.baseline = NULL;
-    o.steps = 0;
-    ck_assert_int_eq(vs_attribute(&m, x, &o, &a, NULL, &err), VS_ERR_ARG);
-    vs_attr_opts_init(&o, VS_ATTR_GRADCAM);
-    ck_assert_int_eq(vs_attribute(&m, x, &o, &a, NULL, &err), VS_ERR_ARG);
-    vs_attr_opts_init(&o, VS_ATTR_DEEPSHAP);
-    ck_assert_int_eq(vs_attribute(&m, x, &o, &a, NULL, &err), VS_ERR_ARG);
-    ck_assert_int_eq(vs_attr_method_from_name("integrated_gradients"), VS_ATTR_INTEGRATED_GRADIENTS);
-    ck_assert_int_eq(vs_attr_method_from_name("nope"), -1);
+    ck_assert_int_eq(explain_with(&m, x, "integrated_gradients", "steps=0", &o, &a, NULL, &err), VS_ERR_ARG);
+    ck_assert_msg(strstr(err.msg, "--steps") != NULL, "%s", err.msg);
+    ck_assert_int_eq(explain_with(&m, x, "gradcam", NULL, &o, &a, NULL, &err), VS_ERR_ARG);
+    ck_assert_int_eq(explain_with(&m, x, "deepshap", NULL, &o, &a, NULL, &err), VS_ERR_ARG);
+    ck_assert_int_eq(explain_with(&m, x, "nope", NULL, &o, &a, NULL, &err), VS_ERR_ARG);
     vs_tensor_free(bad);
     vs_tensor_free(x);
     free_mlp(&lin);
@@ -518,25 +482,24 @@ END_TEST
  * attributions, the last row's score, target and baseline score, and the worst completeness gap
  * must be those of the rows explained one call each, bit for bit (a conv-pool model with a 4-row
  * batch over 6 rows, and an MLP; IG through the path engine, saliency through autograd). */
-static void check_rows_batched(vs_module *net, const vs_attr_method method, int64_t rows)
+static void check_rows_batched(vs_module *net, const char *method, int64_t rows)
 {
     vs_module_explainee e = {net, NULL};
     vs_model_fn fn = vs_model_fn_from_module(&e);
     vs_rng r;
     vs_rng_seed(&r, 47);
     vs_tensor *x = vs_tensor_rand(VS_SHAPE(rows, 1, 8, 8), &r, 0, 1);
-    vs_attr_opts o;
-    vs_attr_opts_init(&o, method);
-    o.steps = 16;
+    vs_explain_request o = explain_req(-1, -1);
     o.batch = 4;
+    const char *settings = strcmp(method, "integrated_gradients") == 0 ? "steps=16" : NULL;
     vs_tensor *all = NULL, *one = NULL;
     vs_attr_report rep_all, rep_one;
     vs_error err;
-    ck_assert_msg(vs_attribute(&fn, x, &o, &all, &rep_all, &err) == VS_OK, "%s", err.msg);
+    ck_assert_msg(explain_with(&fn, x, method, settings, &o, &all, &rep_all, &err) == VS_OK, "%s", err.msg);
     double worst = NAN;
     for (int64_t i = 0; i < rows; i++) {
         vs_tensor *xi = vs_tensor_from(VS_SHAPE(1, 1, 8, 8), x->data + i * 64);
-        ck_assert_msg(vs_attribute(&fn, xi, &o, &one, &rep_one, &err) == VS_OK, "%s", err.msg);
+        ck_assert_msg(explain_with(&fn, xi, method, settings, &o, &one, &rep_one, &err) == VS_OK, "%s", err.msg);
         ck_assert_int_eq(memcmp(one->data, all->data + i * 64, 64 * sizeof(float)), 0);
         if (isnan(worst) || fabs(rep_one.delta) > fabs(worst)) worst = rep_one.delta;
         vs_tensor_free(one);
@@ -565,8 +528,8 @@ START_TEST(test_rows_batched)
     for (size_t i = 0; i < sizeof dense / sizeof *dense; i++) ck_assert_int_eq(vs_sequential_add(nets[1], dense[i]), VS_OK);
     for (int k = 0; k < 2; k++) {
         vs_module_train(nets[k], false);
-        check_rows_batched(nets[k], VS_ATTR_INTEGRATED_GRADIENTS, 6);
-        check_rows_batched(nets[k], VS_ATTR_SALIENCY, 6);
+        check_rows_batched(nets[k], "integrated_gradients", 6);
+        check_rows_batched(nets[k], "saliency", 6);
         vs_module_free(nets[k]);
     }
 }

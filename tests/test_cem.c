@@ -5,6 +5,7 @@
 #include "tests/vs_check.h"
 #include "versus/arch.h"
 #include "versus/cem.h"
+#include "versus/composite.h"
 #include "versus/dataset.h"
 #include "versus/method.h"
 #include "versus/ops.h"
@@ -296,7 +297,7 @@ START_TEST(test_dip_vae_conv_shapes)
     vs_tensor *x = vs_tensor_rand(VS_SHAPE(2, 3, 32, 32), &r, 0, 1);
     const char *in = "x", *want[3] = {"mu", "logvar", "x_logits"};
     vs_tensor *outs[3];
-    ck_assert_int_eq(vs_task_eval(v, 1, &in, &x, 3, want, outs, NULL, &err), VS_OK);
+    ck_assert_int_eq(vs_module_eval(v, 1, &in, &x, 3, want, outs, NULL, &err), VS_OK);
     ck_assert_int_eq(outs[0]->shape[1], 5);
     ck_assert_int_eq(outs[2]->ndim, 4);
     ck_assert_int_eq(outs[2]->shape[1], 3);

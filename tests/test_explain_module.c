@@ -2,6 +2,7 @@
  * through a real conv layer, DeepLIFT and IG axioms on the GANMEX MNIST classifier, Siamese scores,
  * and the baselines. */
 #include "vs_check.h"
+#include "explain_call.h"
 #include "versus/versus.h"
 
 #include <math.h>
@@ -25,21 +26,17 @@ START_TEST(test_ganmex_classifier_axioms)
     vs_rng r;
     vs_rng_seed(&r, 5);
     vs_tensor *x = vs_tensor_rand(VS_SHAPE(1, 1, 28, 28), &r, 0, 1);
-    vs_attr_opts o;
+    vs_explain_request o = explain_req(3, 5);
     vs_attr_report rep;
     vs_tensor *a;
     vs_error err;
     /* DeepLIFT: summation to delta on conv/ReLU/linear/dropout(eval) */
-    vs_attr_opts_init(&o, VS_ATTR_DEEPLIFT);
-    o.target = 3;
-    o.contrast = 5;
-    ck_assert_msg(vs_attribute(&fn, x, &o, &a, &rep, &err) == VS_OK, "%s", err.msg);
+    ck_assert_msg(explain_with(&fn, x, "deeplift", NULL, &o, &a, &rep, &err) == VS_OK, "%s", err.msg);
     ck_assert_msg(fabs(rep.delta) <= 1e-5 * fmax(1, fabs(rep.score - rep.baseline_score)), "deeplift gap %g", rep.delta);
     vs_tensor_free(a);
     /* Grad-CAM through the last conv layer: non-negative, repeated over the channel, same shape */
-    vs_attr_opts_init(&o, VS_ATTR_GRADCAM);
-    o.target = 3;
-    ck_assert_msg(vs_attribute(&fn, x, &o, &a, &rep, &err) == VS_OK, "%s", err.msg);
+    o = explain_req(3, -1);
+    ck_assert_msg(explain_with(&fn, x, "gradcam", NULL, &o, &a, &rep, &err) == VS_OK, "%s", err.msg);
     ck_assert_int_eq(a->size, 784);
     double s = 0;
     for (int i = 0; i < 784; i++) {
@@ -48,11 +45,10 @@ START_TEST(test_ganmex_classifier_axioms)
     }
     ck_assert(s > 0 || rep.score <= 0);
     vs_tensor_free(a);
-    o.layer = 1; /* a ReLU after the first conv: also an activation [1,C,h,w] */
-    ck_assert_int_eq(vs_attribute(&fn, x, &o, &a, &rep, &err), VS_OK);
+    /* a ReLU after the first conv: also an activation [1,C,h,w] */
+    ck_assert_int_eq(explain_with(&fn, x, "gradcam", "layer=1", &o, &a, &rep, &err), VS_OK);
     vs_tensor_free(a);
-    o.layer = 99;
-    ck_assert_int_eq(vs_attribute(&fn, x, &o, &a, &rep, &err), VS_ERR_ARG);
+    ck_assert_int_eq(explain_with(&fn, x, "gradcam", "layer=99", &o, &a, &rep, &err), VS_ERR_ARG);
     ck_assert(strstr(err.msg, "layer 99") != NULL);
     vs_tensor_free(x);
     vs_module_free(m);
@@ -70,7 +66,7 @@ START_TEST(test_siamese_reference)
     vs_tensor *q = vs_tensor_rand(VS_SHAPE(2, 12), &r, 0, 1), *ref = vs_tensor_rand(VS_SHAPE(1, 12), &r, 0, 1);
     vs_module_explainee e = {m, ref};
     vs_model_fn fn = vs_model_fn_from_module(&e);
-    ck_assert_ptr_null(fn.forward_layer);
+    ck_assert_ptr_null(fn.sequential);
     vs_tensor *s = vs_explained_score(&fn, q, 0, -1);
     ck_assert_ptr_nonnull(s);
     ck_assert_int_eq(s->size, 2);
@@ -82,19 +78,16 @@ START_TEST(test_siamese_reference)
     vs_tensor *s0 = vs_explained_score(&fs, q0, 0, -1);
     ck_assert_float_near(s0->data[0], 1.0, 1e-5);
     /* IG on the similarity: completeness */
-    vs_attr_opts o;
-    vs_attr_opts_init(&o, VS_ATTR_INTEGRATED_GRADIENTS);
-    o.steps = 128;
+    vs_explain_request o = explain_req(-1, -1);
     vs_tensor *a;
     vs_attr_report rep;
-    ck_assert_msg(vs_attribute(&fn, q, &o, &a, &rep, &err) == VS_OK, "%s", err.msg);
+    ck_assert_msg(explain_with(&fn, q, "integrated_gradients", "steps=128", &o, &a, &rep, &err) == VS_OK, "%s", err.msg);
     /* a ReLU encoder: the gap is reported, and small against the score change */
     ck_assert_msg(fabs(rep.delta) < 0.02 * fabs(rep.score - rep.baseline_score), "IG gap %g for a change of %g", rep.delta,
                   rep.score - rep.baseline_score);
-    vs_attr_opts_init(&o, VS_ATTR_INTEGRATED_GRADIENTS);
     o.contrast = 1;
     vs_tensor *bad;
-    ck_assert_int_eq(vs_attribute(&fn, q, &o, &bad, NULL, &err), VS_ERR_ARG);
+    ck_assert_int_eq(explain_with(&fn, q, "integrated_gradients", NULL, &o, &bad, NULL, &err), VS_ERR_ARG);
     vs_module_explainee noref = {m, NULL};
     vs_model_fn fn2 = vs_model_fn_from_module(&noref);
     ck_assert_ptr_null(vs_explained_score(&fn2, q, 0, -1));

@@ -1,9 +1,10 @@
 /* test_forward_boxes.c - vs_sequential_forward_boxes (incremental inference on boxed copies of one
  * input) against vs_module_forward on the materialised copies, over random conv/pool/norm stacks,
  * models whose middle layer needs the materialised fallback, the GANMEX MNIST classifier, thread
- * counts, bad input, and occlusion through vs_attribute with and without the incremental path. */
+ * counts, bad input, and occlusion through vs_explain with and without the incremental path. */
 #include "vs_check.h"
 #include "versus/arch.h"
+#include "explain_call.h"
 #include "versus/explain.h"
 #include "versus/threads.h"
 #include "versus/versus.h"
@@ -351,23 +352,20 @@ START_TEST(test_bad_input)
 }
 END_TEST
 
-/* ---- occlusion through vs_attribute ------------------------------------------------------------------- */
+/* ---- occlusion through vs_explain --------------------------------------------------------------------- */
 
 static void check_occlusion(vs_model_fn *fn, vs_tensor *x, const int *window, const int *stride, int64_t contrast)
 {
-    vs_model_fn plain = *fn;
-    plain.forward_boxes = NULL;
-    vs_attr_opts o;
-    vs_attr_opts_init(&o, VS_ATTR_OCCLUSION);
-    o.target = 2;
-    o.contrast = contrast;
+    vs_explain_request o = explain_req(2, contrast);
     o.batch = 16;
-    for (int i = 0; i < 3; i++) o.window[i] = window[i], o.stride[i] = stride[i];
+    char settings[96];
+    snprintf(settings, sizeof settings, "window=%d,%d,%d stride=%d,%d,%d", window[0], window[1], window[2], stride[0], stride[1], stride[2]);
     vs_tensor *a, *b;
     vs_attr_report ra, rb;
     vs_error err;
-    ck_assert_msg(vs_attribute(fn, x, &o, &a, &ra, &err) == VS_OK, "%s", err.msg);
-    ck_assert_msg(vs_attribute(&plain, x, &o, &b, &rb, &err) == VS_OK, "%s", err.msg);
+    ck_assert_msg(explain_with(fn, x, "occlusion", settings, &o, &a, &ra, &err) == VS_OK, "%s", err.msg);
+    o.plain = true; /* the accelerator's reference */
+    ck_assert_msg(explain_with(fn, x, "occlusion", settings, &o, &b, &rb, &err) == VS_OK, "%s", err.msg);
     expect_close(a, b, "occlusion");
     double mag = 0;
     for (int64_t i = 0; i < b->size; i++) mag = fmax(mag, fabs(b->data[i]));
@@ -391,9 +389,9 @@ START_TEST(test_occlusion_hook)
     finish(m, &r);
     vs_module_explainee e = {m, NULL};
     vs_model_fn fn = vs_model_fn_from_module(&e);
-    ck_assert_ptr_nonnull(fn.forward_boxes);
+    ck_assert_ptr_nonnull(fn.module);
     vs_tensor *x = vs_tensor_rand(VS_SHAPE(2, 3, 12, 12), &r, 0, 1);
-    const int one[3] = {0, 0, 0}, win[3] = {3, 3, 3}, str[3] = {1, 2, 2}, chan[3] = {1, 3, 3};
+    const int one[3] = {1, 1, 1}, win[3] = {3, 3, 3}, str[3] = {1, 2, 2}, chan[3] = {1, 3, 3};
     check_occlusion(&fn, x, one, one, -1);
     check_occlusion(&fn, x, win, str, -1);
     check_occlusion(&fn, x, chan, str, 0);

@@ -30,8 +30,23 @@ START_TEST(test_registry)
         vs_method_opts_free(o);
     }
     ck_assert_ptr_null(vs_method_find("magic"));
-    /* every legacy name is registered */
-    for (int k = 0; k < VS_ATTR_COUNT; k++) ck_assert_ptr_nonnull(vs_method_find(vs_attr_method_name((vs_attr_method)k)));
+    /* settings of a method in one string */
+    vs_error perr;
+    vs_method_opts *po = vs_method_opts_parse(vs_method_find("integrated_gradients"), " steps=7  ig-rule=middle ", &perr);
+    ck_assert_msg(po != NULL, "%s", perr.msg);
+    char pbuf[64];
+    vs_method_opts_format(po, vs_method_param_find(vs_method_find("integrated_gradients"), "steps"), pbuf, sizeof pbuf);
+    ck_assert_str_eq(pbuf, "7");
+    vs_method_opts_format(po, vs_method_param_find(vs_method_find("integrated_gradients"), "ig-rule"), pbuf, sizeof pbuf);
+    ck_assert_str_eq(pbuf, "middle");
+    vs_method_opts_free(po);
+    ck_assert_ptr_null(vs_method_opts_parse(vs_method_find("integrated_gradients"), "steps=7 rule=middle", &perr));
+    ck_assert_msg(strstr(perr.msg, "--rule") != NULL, "%s", perr.msg);
+    ck_assert_ptr_null(vs_method_opts_parse(vs_method_find("saliency"), "abs=maybe", &perr));
+    ck_assert_ptr_null(vs_method_opts_parse(NULL, "", &perr));
+    po = vs_method_opts_parse(vs_method_find("saliency"), "abs", &perr);
+    ck_assert_ptr_nonnull(po);
+    vs_method_opts_free(po);
     ck_assert_int_eq(vs_method_find("integrated_hessians")->output, VS_OUTPUT_INTERACTIONS);
 
     const vs_method *ig = vs_method_find("integrated_gradients");

@@ -1,5 +1,6 @@
 /* test_metrics.c - every attribution metric on a hand-made case with a known value. */
 #include "vs_check.h"
+#include "explain_call.h"
 #include "versus/metrics.h"
 #include "versus/versus.h"
 
@@ -104,10 +105,8 @@ typedef struct casc {
 static vs_status casc_attr(void *ctx, vs_tensor **a)
 {
     casc *c = ctx;
-    vs_attr_opts o;
-    vs_attr_opts_init(&o, VS_ATTR_INPUT_X_GRADIENT);
-    o.target = 0;
-    return vs_attribute(&c->m, c->x, &o, a, NULL, NULL);
+    vs_explain_request o = explain_req(0, -1);
+    return explain_with(&c->m, c->x, "input_x_gradient", NULL, &o, a, NULL, NULL);
 }
 
 START_TEST(test_cascading_randomization)

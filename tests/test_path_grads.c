@@ -5,6 +5,7 @@
  * counts, random models of each class, models the engine does not take, and bad input. */
 #include "vs_check.h"
 #include "versus/arch.h"
+#include "explain_call.h"
 #include "versus/explain.h"
 #include "versus/threads.h"
 #include "versus/versus.h"
@@ -29,28 +30,27 @@ static vs_module *seq(int n, vs_module **layers)
     return m;
 }
 
-/* IG of x against baseline with the engine and with the point-by-point path; max |difference|
- * relative to the largest attribution. */
+/* IG of x against baseline with the engine (IG's accelerator) and with the point-by-point path (a
+ * plain request); max |difference| relative to the largest attribution. */
 static double ig_gap(vs_module *m, vs_tensor *x, vs_tensor *baseline, int steps, vs_ig_rule rule, int64_t target,
                      float *out_attr)
 {
     vs_module_explainee e = {m, NULL};
-    vs_model_fn fast = vs_model_fn_from_module(&e), slow = fast;
-    ck_assert_ptr_nonnull(fast.path_grads);
+    vs_model_fn fn = vs_model_fn_from_module(&e);
+    ck_assert(vs_sequential_has_path_grads(m));
     ck_assert(vs_sequential_path_grads_fits(m, x)); /* the engine runs, not the fallback */
-    slow.path_grads = NULL;
-    vs_attr_opts o;
-    vs_attr_opts_init(&o, VS_ATTR_INTEGRATED_GRADIENTS);
-    o.steps = steps;
-    o.ig_rule = rule;
-    o.target = target;
+    static const char *const rules[] = {"gauss-legendre", "left", "right", "middle", "trapezoid"}; /* vs_ig_rule's order */
+    char settings[64];
+    snprintf(settings, sizeof settings, "steps=%d ig-rule=%s", steps, rules[rule]);
+    vs_explain_request o = explain_req(target, -1);
     o.batch = 7; /* several chunks with a remainder */
     o.baseline = baseline;
     vs_error err;
     vs_tensor *a = NULL, *b = NULL;
     vs_attr_report ra, rb;
-    ck_assert_msg(vs_attribute(&fast, x, &o, &a, &ra, &err) == VS_OK, "%s", err.msg);
-    ck_assert_msg(vs_attribute(&slow, x, &o, &b, &rb, &err) == VS_OK, "%s", err.msg);
+    ck_assert_msg(explain_with(&fn, x, "integrated_gradients", settings, &o, &a, &ra, &err) == VS_OK, "%s", err.msg);
+    o.plain = true;
+    ck_assert_msg(explain_with(&fn, x, "integrated_gradients", settings, &o, &b, &rb, &err) == VS_OK, "%s", err.msg);
     ck_assert_int_eq(a->size, b->size);
     ck_assert_int_eq(ra.evaluations, rb.evaluations);
     double gap = 0, top = 0;
@@ -355,8 +355,6 @@ START_TEST(test_scope_and_errors)
     vs_module *no[] = {vs_conv2d_new(1, 2, 3, 1, 1, true, &r), vs_activation_new(VS_MODULE_TANH, 0), vs_conv2d_new(2, 2, 3, 1, 1, true, &r)};
     vs_module *m1 = seq(3, no);
     ck_assert(!vs_sequential_has_path_grads(m1));
-    vs_module_explainee e = {m1, NULL};
-    ck_assert_ptr_null(vs_model_fn_from_module(&e).path_grads);
     vs_module *yes[] = {vs_conv2d_new(1, 2, 3, 1, 1, true, &r), vs_activation_new(VS_MODULE_RELU, 0), vs_conv2d_new(2, 2, 3, 1, 1, true, &r)};
     vs_module *m2 = seq(3, yes);
     ck_assert(vs_sequential_has_path_grads(m2));
@@ -388,16 +386,20 @@ START_TEST(test_scope_and_errors)
     vs_module *m5 = seq(3, smooth);
     ck_assert(!vs_sequential_has_path_grads(m5));
     ck_assert_int_eq(vs_sequential_path_grads(m2, x, x, 0, a, w, NULL, NULL, 8, g, &err), VS_ERR_ARG);
-    /* the module's hook: the engine where the model fits x, else not used (point by point), no error */
+    /* the accelerator: the engine where the model fits x, else the point-by-point path, no error */
     vs_module_train(m3, false);
-    vs_module_explainee e2 = {m2, NULL}, e3 = {m3, NULL};
-    vs_model_fn f2 = vs_model_fn_from_module(&e2), f3 = vs_model_fn_from_module(&e3);
-    bool used = false;
+    vs_module_explainee e3 = {m3, NULL};
+    vs_model_fn f3 = vs_model_fn_from_module(&e3);
     vs_tensor *zero = vs_tensor_zeros(VS_SHAPE(1, 1, 5, 5));
-    ck_assert_int_eq(f2.path_grads(f2.ctx, x, zero, 2, a, w, sum_of_outputs, NULL, 8, g, &used), VS_OK);
-    ck_assert(used);
-    ck_assert_int_eq(f3.path_grads(f3.ctx, x, zero, 2, a, w, sum_of_outputs, NULL, 8, g, &used), VS_OK);
-    ck_assert(!used);
+    ck_assert_int_eq(vs_sequential_path_grads(m2, x, zero, 2, a, w, sum_of_outputs, NULL, 8, g, &err), VS_OK);
+    /* VS_ERR_ARG (m3 does not take the image): vs_job_path_grads falls back to the plain path */
+    ck_assert_int_eq(vs_sequential_path_grads(m3, x, zero, 2, a, w, sum_of_outputs, NULL, 8, g, &err), VS_ERR_ARG);
+    vs_explain_request rq = explain_req(0, -1);
+    vs_tensor *x5 = vs_tensor_rand(VS_SHAPE(1, 5), &r, 0, 1), *fast = NULL, *plain = NULL;
+    ck_assert_msg(explain_with(&f3, x5, "integrated_gradients", "steps=4", &rq, &fast, NULL, &err) == VS_OK, "%s", err.msg);
+    rq.plain = true;
+    ck_assert_msg(explain_with(&f3, x5, "integrated_gradients", "steps=4", &rq, &plain, NULL, &err) == VS_OK, "%s", err.msg);
+    for (int i = 0; i < 5; i++) ck_assert_float_near(fast->data[i], plain->data[i], 1e-5 * (1 + fabs(plain->data[i])));
     vs_scope_end();
     vs_module_free(m1);
     vs_module_free(m2);

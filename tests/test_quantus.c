@@ -2,6 +2,7 @@
  * metrics_robustness.c, metrics_axioms.c) on cases with known answers. */
 #include "vs_check.h"
 #include "versus/metrics.h"
+#include "versus/method.h"
 #include "versus/versus.h"
 
 #include <math.h>
@@ -123,6 +124,9 @@ START_TEST(test_random_logit)
 END_TEST
 
 /* S(x) = w . x with w = [1, 0, -2, 0, 3] */
+/* The registered method grad_explain runs. */
+static const char *explain_method = "saliency";
+
 static vs_tensor *linear5(void *ctx, vs_tensor *x) { return vs_linear(x, ctx, NULL); }
 
 START_TEST(test_axioms)
@@ -156,6 +160,58 @@ START_TEST(test_axioms)
 }
 END_TEST
 
+/* The map of explain_method on model_fn ctx at its defaults (vs_explain). */
+static vs_status grad_explain(void *ctx, vs_tensor *x, int64_t target, float *attr, vs_error *err)
+{
+    const vs_model_fn *m = ctx;
+    vs_explain_request r;
+    vs_explain_request_init(&r);
+    r.target = target;
+    vs_tensor *a = NULL;
+    vs_status st = vs_explain(m, x, vs_method_find(explain_method), NULL, &r, &a, NULL, err);
+    if (st == VS_OK) memcpy(attr, a->data, (size_t)a->size * sizeof *attr);
+    vs_tensor_free(a);
+    return st;
+}
+
+/* Input invariance on a model whose first layer's bias absorbs the shift: saliency (a gradient) is
+ * invariant, input x gradient is not; the bias comes back unchanged; a model starting without a
+ * biased layer gives NAN. */
+START_TEST(test_input_invariance_shift)
+{
+    vs_rng r;
+    vs_rng_seed(&r, 3);
+    vs_module *net = vs_sequential_new();
+    ck_assert_int_eq(vs_sequential_add(net, vs_linear_new(6, 8, true, &r)), VS_OK);
+    ck_assert_int_eq(vs_sequential_add(net, vs_activation_new(VS_MODULE_TANH, 0)), VS_OK);
+    ck_assert_int_eq(vs_sequential_add(net, vs_linear_new(8, 3, true, &r)), VS_OK);
+    vs_module_train(net, false);
+    vs_module_explainee e = {net, NULL};
+    vs_model_fn fn = vs_model_fn_from_module(&e);
+    vs_tensor *x = vs_tensor_randn(VS_SHAPE(1, 6), &r, 0, 1), *bias = vs_module_param(net->children[0], "bias");
+    float a[6], b0[8];
+    memcpy(b0, bias->data, sizeof b0);
+    vs_error err;
+    const char *methods[2] = {"saliency", "input_x_gradient"};
+    for (int k = 0; k < 2; k++) {
+        explain_method = methods[k];
+        ck_assert_int_eq(grad_explain(&fn, x, 1, a, &err), VS_OK);
+        double inv = vs_input_invariance_shift(&fn, net, grad_explain, &fn, x, a, 1, -1, 0.5, &err);
+        ck_assert_msg(inv == (k == 0 ? 1 : 0), "%s: input invariance %g", methods[k], inv);
+        ck_assert_int_eq(memcmp(b0, bias->data, sizeof b0), 0);
+    }
+    vs_module *flat = vs_sequential_new();
+    ck_assert_int_eq(vs_sequential_add(flat, vs_flatten_new()), VS_OK);
+    ck_assert_int_eq(vs_sequential_add(flat, vs_linear_new(6, 3, true, &r)), VS_OK);
+    vs_module_explainee ef = {flat, NULL};
+    vs_model_fn ff = vs_model_fn_from_module(&ef);
+    ck_assert(isnan(vs_input_invariance_shift(&ff, flat, grad_explain, &ff, x, a, 1, -1, 0.5, &err)));
+    vs_tensor_free(x);
+    vs_module_free(net);
+    vs_module_free(flat);
+}
+END_TEST
+
 static Suite *quantus_suite(void)
 {
     Suite *s = suite_create("quantus");
@@ -165,6 +221,7 @@ static Suite *quantus_suite(void)
     tcase_add_test(tc, test_robustness);
     tcase_add_test(tc, test_random_logit);
     tcase_add_test(tc, test_axioms);
+    tcase_add_test(tc, test_input_invariance_shift);
     return s;
 }
 

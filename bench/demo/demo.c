@@ -7,6 +7,7 @@
 #include "versus/arch.h"
 #include "versus/experiment.h"
 #include "versus/explain.h"
+#include "versus/method.h"
 #include "versus/nn.h"
 #include "versus/ops.h"
 #include "versus/snx.h"
@@ -295,20 +296,23 @@ static vs_status one_vs_one(uint64_t seed, vs_report *r, vs_error *err)
     vs_better better[12] = {0};
     better[9] = VS_BETTER_HIGHER;
     vs_report_table *t = vs_report_table_new(r, NULL, 12, head, better);
-    const vs_attr_method methods[] = {VS_ATTR_INTEGRATED_GRADIENTS, VS_ATTR_DEEPLIFT, VS_ATTR_KERNEL_SHAP};
+    const char *const methods[] = {"integrated_gradients", "deeplift", "kernel_shap"};
+    vs_explain_request rq;
+    vs_explain_request_init(&rq);
+    rq.target = 1;
+    rq.contrast = 0;
     vs_status st = VS_OK;
     for (int k = 0; k < 3 && st == VS_OK; k++) {
-        vs_attr_opts o;
-        vs_attr_opts_init(&o, methods[k]);
-        o.target = 1;
-        o.contrast = 0;
-        o.samples = 254; /* Kernel SHAP: every coalition of 8 features */
+        const vs_method *meth = vs_method_find(methods[k]);
+        vs_method_opts *o = vs_method_opts_parse(meth, k == 2 ? "samples=254" : NULL, err); /* Kernel SHAP: every coalition of 8 features */
         vs_tensor *attr;
         vs_attr_report rep;
-        if ((st = vs_attribute(&m, q, &o, &attr, &rep, err)) != VS_OK) break;
+        st = o ? vs_explain(&m, q, meth, o, &rq, &attr, &rep, err) : VS_ERR_NOMEM;
+        vs_method_opts_free(o);
+        if (st != VS_OK) break;
         double on = 0, all = 0;
         int row = vs_report_table_row(t);
-        vs_report_text(t, row, 0, vs_attr_method_name(methods[k]));
+        vs_report_text(t, row, 0, methods[k]);
         for (int i = 0; i < DEMO_D; i++) {
             vs_report_number(t, row, 1 + i, attr->data[i], NAN, 2);
             on += fabs(attr->data[i]) * (i < 2);

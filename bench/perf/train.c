@@ -7,6 +7,7 @@
 #include "versus/arch.h"
 #include "versus/composite.h"
 #include "versus/explain.h"
+#include "versus/method.h"
 #include "versus/ops.h"
 #include "versus/optim.h"
 
@@ -22,8 +23,8 @@ typedef enum train_kind {
     K_DIPVAE,   /* MLP encoder 784-1200-1200-16 with relu; MSE stands in for the VAE loss */
     K_STARGAN,  /* StarGAN-style generator on 28x28, L1 loss */
     K_WGAN_GP,  /* conv critic with the gradient penalty (double backward) */
-    K_IG,       /* integrated gradients through vs_attribute, 200 steps (no Adam step) */
-    K_OCCLUSION, /* occlusion-1 through vs_attribute: 784 one-pixel windows, incremental */
+    K_IG,       /* integrated gradients through vs_explain, 200 steps (no Adam step) */
+    K_OCCLUSION, /* occlusion-1 through vs_explain: 784 one-pixel windows, incremental */
     K_SALIENCY, /* gradient of the target logit for a batch of 64 */
     K_VAE,      /* the zoo's VAE 784-400-20 (PyTorch's example), Bernoulli ELBO as task "vae" computes it */
     K_IG_MLP,   /* integrated gradients, 200 steps, on each of `batch` images: MLP 784-512-256-10 */
@@ -377,59 +378,42 @@ static vs_tensor *input_grad(train_state *s, vs_tensor *xb)
     return g;
 }
 
-/* Attributions of image 0 through the library, as a user gets them: vs_attribute on the module's
- * model_fn with options o (target class 3, zero baseline, batches of 64).  IG takes the path engine
- * (vs_sequential_path_grads), Occlusion the incremental forward (vs_sequential_forward_boxes);
- * PyTorch's twins evaluate every point and copy in full, in batches of 64, as Captum does. */
-static void attribute_image0(train_state *s, vs_attr_opts *o)
+/* Attributions through the library, as a user gets them: vs_explain of the registry's method on the
+ * module's model_fn with settings opts (target class 3, zero baseline, batches of 64) of x (image 0,
+ * or the whole batch).  IG takes the path engine (vs_sequential_path_grads), Occlusion the
+ * incremental forward (vs_sequential_forward_boxes); PyTorch's twins evaluate every point and copy
+ * in full, in batches of 64, as Captum does. */
+static void explain_images(train_state *s, const char *method, const char *opts, bool image0)
 {
     vs_module_explainee e = {s->m, NULL};
     const vs_model_fn fn = vs_model_fn_from_module(&e);
-    o->target = 3;
-    o->batch = EXPLAIN_BATCH;
+    const vs_method *m = vs_method_find(method);
+    vs_explain_request r;
+    vs_explain_request_init(&r);
+    r.target = 3;
+    r.batch = EXPLAIN_BATCH;
+    vs_error err;
+    vs_method_opts *o = vs_method_opts_parse(m, opts, &err);
     vs_scope_begin();
     const int64_t one[4] = {1, 1, 28, 28};
-    vs_tensor *x0 = vs_tensor_from(4, one, s->x->data), *attr = NULL;
-    vs_error err;
-    if (x0 && vs_attribute(&fn, x0, o, &attr, NULL, &err) == VS_OK) explain_sink = attr->data[392];
+    vs_tensor *x = image0 ? vs_tensor_from(4, one, s->x->data) : s->x, *attr = NULL;
+    if (o && x && vs_explain(&fn, x, m, o, &r, &attr, NULL, &err) == VS_OK) explain_sink = attr->data[392];
     vs_scope_end();
+    vs_method_opts_free(o);
 }
 
-/* IG with 200 midpoint steps: alpha_k = (k + 1/2) / 200, weights 1/200. */
-static void run_ig(train_state *s)
-{
-    vs_attr_opts o;
-    vs_attr_opts_init(&o, VS_ATTR_INTEGRATED_GRADIENTS);
-    o.steps = IG_STEPS;
-    o.ig_rule = VS_IG_MIDDLE;
-    attribute_image0(s, &o);
-}
+/* IG with IG_STEPS midpoint steps: alpha_k = (k + 1/2) / 200, weights 1/200. */
+#define IG_TEXT_(n) #n
+#define IG_TEXT(n) IG_TEXT_(n)
+#define IG_SETTINGS "steps=" IG_TEXT(IG_STEPS) " ig-rule=middle"
 
-/* IG-200 (midpoints, zero baseline, target 3) of all the batch's images in one vs_attribute call. */
-static void run_ig_batch(train_state *s)
-{
-    vs_module_explainee e = {s->m, NULL};
-    const vs_model_fn fn = vs_model_fn_from_module(&e);
-    vs_attr_opts o;
-    vs_attr_opts_init(&o, VS_ATTR_INTEGRATED_GRADIENTS);
-    o.steps = IG_STEPS;
-    o.ig_rule = VS_IG_MIDDLE;
-    o.target = 3;
-    o.batch = EXPLAIN_BATCH;
-    vs_scope_begin();
-    vs_tensor *attr = NULL;
-    vs_error err;
-    if (vs_attribute(&fn, s->x, &o, &attr, NULL, &err) == VS_OK) explain_sink = attr->data[392];
-    vs_scope_end();
-}
+static void run_ig(train_state *s) { explain_images(s, "integrated_gradients", IG_SETTINGS, true); }
+
+/* IG-200 (midpoints, zero baseline, target 3) of all the batch's images in one vs_explain call. */
+static void run_ig_batch(train_state *s) { explain_images(s, "integrated_gradients", IG_SETTINGS, false); }
 
 /* Occlusion-1: one-pixel windows. */
-static void run_occlusion(train_state *s)
-{
-    vs_attr_opts o;
-    vs_attr_opts_init(&o, VS_ATTR_OCCLUSION);
-    attribute_image0(s, &o);
-}
+static void run_occlusion(train_state *s) { explain_images(s, "occlusion", NULL, true); }
 
 static void train_run(void *state)
 {
@@ -606,13 +590,13 @@ const vs_bench_case vs_bench_train_cases[] = {
           "StarGAN G + PatchGAN critic 28x28, 10 classes (zoo stargan-gen), batch 16: critic (WGAN-GP, cls) + generator "
           "(adv, cls, cycle) steps, Adam",
           K_STARGAN_GAN, 16),
-    TRAIN("explain", "ig200_mnist", "IG via vs_attribute: 200 midpoint steps on the GANMEX MNIST classifier, path engine", K_IG, 64),
-    TRAIN("explain", "ig200_mlp16", "IG via vs_attribute: 200 midpoint steps on each of 16 images, MLP 784-512-256-10",
+    TRAIN("explain", "ig200_mnist", "IG via vs_explain: 200 midpoint steps on the GANMEX MNIST classifier, path engine", K_IG, 64),
+    TRAIN("explain", "ig200_mlp16", "IG via vs_explain: 200 midpoint steps on each of 16 images, MLP 784-512-256-10",
           K_IG_MLP, 16),
     TRAIN("explain", "ig200_convpool16",
-          "IG via vs_attribute: 200 midpoint steps on each of 16 images, conv3x3-relu-pool-conv3x3-relu-pool-linear-linear",
+          "IG via vs_explain: 200 midpoint steps on each of 16 images, conv3x3-relu-pool-conv3x3-relu-pool-linear-linear",
           K_IG_CONVPOOL, 16),
-    TRAIN("explain", "occlusion1_mnist", "Occlusion-1 via vs_attribute: 784 one-pixel windows, incremental", K_OCCLUSION, 64),
+    TRAIN("explain", "occlusion1_mnist", "Occlusion-1 via vs_explain: 784 one-pixel windows, incremental", K_OCCLUSION, 64),
     TRAIN("explain", "saliency64_mnist", "input gradient of the target logit, batch 64", K_SALIENCY, 64),
 };
 const size_t vs_bench_train_count = sizeof vs_bench_train_cases / sizeof vs_bench_train_cases[0];

@@ -87,6 +87,12 @@ vs_status vs_composite_set_task(vs_module *m, const char *task);
 vs_status vs_composite_eval(vs_module *m, const vs_named_tensors *given, int n_want, const char *const *want,
                             vs_tensor **outs, const vs_forward_ctx *ctx);
 
+/* Outputs want[0..n_want) of m given named inputs (a composite: vs_composite_eval; any other module:
+ * its forward of the single given value, for a single wanted value); rng: dropout's and
+ * reparameterisation's draws (NULL: evaluation). */
+vs_status vs_module_eval(vs_module *m, int n_given, const char *const *given_names, vs_tensor *const *given, int n_want,
+                         const char *const *want, vs_tensor **outs, vs_rng *rng, vs_error *err);
+
 /* vs_module_forward on a composite gives x as its first input and returns its first output, so a
  * one-input composite classifier works wherever a sequential does. */
 

@@ -26,70 +26,25 @@ typedef struct vs_model_fn {
     /* Outputs for a batch x [N, ...]: logits [N, C], or scores [N] / [N, 1].  Must be built from
      * differentiable ops (the explainers differentiate through it) and must not mix rows (eval mode). */
     vs_tensor *(*forward)(void *ctx, vs_tensor *x);
-    /* Optional (Grad-CAM): outputs as above, and *act = the activation after layer `layer`. */
-    vs_tensor *(*forward_layer)(void *ctx, vs_tensor *x, int layer, vs_tensor **act);
     void *ctx;
-    /* Optional (occlusion): outputs as `forward` for n copies of x [1, C, H, W] whose box i
-     * {c0, y0, x0, channels, height, width} = boxes[6i..6i+5] takes fill's values; NULL when the
-     * model has no incremental path (see vs_sequential_forward_boxes). */
-    vs_tensor *(*forward_boxes)(void *ctx, vs_tensor *x, vs_tensor *fill, int64_t n, const int64_t *boxes);
-    /* Optional (integrated gradients): grad_sum = sum_k w[k] dS/dx at x' + a[k] (x - x') for n points,
-     * S = score(sctx, outputs), points in chunks of `chunk`; *used = false (nothing done) when the
-     * model cannot for this input, and the caller evaluates the points one by one
-     * (see vs_sequential_path_grads). */
-    vs_status (*path_grads)(void *ctx, vs_tensor *x, vs_tensor *baseline, int64_t n, const double *a, const double *w,
-                            vs_tensor *(*score)(void *sctx, vs_tensor *out), void *sctx, int64_t chunk, float *grad_sum,
-                            bool *used);
     /* Optional (pairs, versus/method.h): outputs for pairs of rows x [N, ...], r [N, ...] of a model
      * that compares them (a Siamese similarity [N]); NULL for models of one input. */
     vs_tensor *(*forward_pair)(void *ctx, vs_tensor *x, vs_tensor *r);
-    /* Optional (LRP, layer and neuron methods): the sequential classifier `forward` runs, whose layers
-     * they walk one by one; NULL for other models. */
+    /* Optional (LRP, Grad-CAM): the sequential classifier `forward` runs in evaluation mode, whose
+     * layers they walk one by one; NULL for other models. */
     vs_module *sequential;
-    /* Optional (layer and neuron methods): the module tree `forward` runs (a sequential, a Siamese
-     * model or a composite), whose layers they name by path ("3", "encoder.3", "main.2"). */
+    /* Optional (layer and neuron methods, accelerators): the module tree `forward` runs in evaluation
+     * mode (a sequential, a Siamese model or a composite), whose layers they name by path ("3",
+     * "encoder.3", "main.2"), and on whose kind a method's accelerators run (explain/internal.h). */
     vs_module *module;
 } vs_model_fn;
 
-/* ---- the legacy interface: a thin layer over the method registry (versus/method.h) ------------ */
-
-/* The methods that existed before the registry, for vs_attr_opts; new methods are only in the registry. */
-typedef enum vs_attr_method {
-    VS_ATTR_SALIENCY, VS_ATTR_INPUT_X_GRADIENT, VS_ATTR_INTEGRATED_GRADIENTS, VS_ATTR_SMOOTHGRAD,
-    VS_ATTR_EXPECTED_GRADIENTS, VS_ATTR_DEEPLIFT, VS_ATTR_DEEPSHAP, VS_ATTR_OCCLUSION, VS_ATTR_GRADCAM,
-    VS_ATTR_LIME, VS_ATTR_KERNEL_SHAP, VS_ATTR_SHAPLEY_EXACT, VS_ATTR_COUNT
-} vs_attr_method;
-
+/* Quadrature rules of a path integral (integrated gradients' `ig-rule`, vs_quadrature). */
 typedef enum vs_ig_rule {
     VS_IG_GAUSS_LEGENDRE, VS_IG_LEFT, VS_IG_RIGHT, VS_IG_MIDDLE, VS_IG_TRAPEZOID
 } vs_ig_rule;
 
-typedef struct vs_attr_opts {
-    vs_attr_method method;
-    int64_t target;            /* class of the explained score; -1: the predicted class (per row) */
-    int64_t contrast;          /* -1: none (one-vs-all) */
-    const vs_tensor *baseline; /* one example [1, ...] (or [...]); NULL = zeros */
-    const vs_tensor *baselines;/* a set [B, ...] for deepshap / expected_gradients */
-    int steps;                 /* IG: gradient evaluations (default 50) */
-    vs_ig_rule ig_rule;
-    int samples;               /* smoothgrad / expected gradients / lime / kernel shap budget */
-    float noise;               /* smoothgrad: sigma as a fraction of the input range (default 0.15) */
-    bool abs;                  /* saliency: magnitude */
-    int window[3], stride[3];  /* occlusion, over [C,H,W] (or the trailing dims); 0 = 1 */
-    int layer;                 /* gradcam: layer index (-1: the caller's default) */
-    const int32_t *segments;   /* lime / kernel shap / exact shapley: feature id of every element of one
-                                  example (e.g. superpixels; NULL = every element its own feature) */
-    int64_t n_segments;
-    float kernel_width;        /* lime: width of the exponential kernel on cosine distance (default 0.25) */
-    float ridge;               /* lime: L2 penalty (default 1.0) */
-    int batch;                 /* rows per model call for batched evaluations (default 64); occlusion through
-                                * forward_boxes sends every window in one call (the hook chunks them itself) */
-    uint64_t seed;
-} vs_attr_opts;
-
-/* Defaults for every field (target -1, contrast -1, steps 50, Gauss-Legendre, ...). */
-void vs_attr_opts_init(vs_attr_opts *o, vs_attr_method method);
-
+/* What vs_explain (versus/method.h) reports of a call. */
 typedef struct vs_attr_report {
     double score;              /* S(x) of the (last) explained row */
     double baseline_score;     /* S(x') where a single baseline is used, else NAN */
@@ -98,12 +53,6 @@ typedef struct vs_attr_report {
     int64_t evaluations;       /* rows passed through the model */
     double seconds;            /* wall time */
 } vs_attr_report;
-
-/* Attributions for every row of x [N, ...] (each row explained on its own): vs_explain with the
- * registry's method of the same name, its options taken from o.  report may be NULL; with N > 1 it
- * describes the last row (delta: the largest |delta| over rows). */
-vs_status vs_attribute(const vs_model_fn *m, vs_tensor *x, const vs_attr_opts *o, vs_tensor **attr, vs_attr_report *report,
-                       vs_error *err);
 
 /* ---- models of the nn module tree --------------------------------------------------------------- */
 
@@ -114,8 +63,8 @@ typedef struct vs_module_explainee {
     vs_tensor *reference;  /* Siamese: [1, ...] the reference; NULL for classifiers */
 } vs_module_explainee;
 
-/* The vs_model_fn of e (forward in evaluation mode; forward_layer for sequential classifiers, where
- * layer -1 means the last conv2d; forward_boxes for sequential classifiers, incremental). */
+/* The vs_model_fn of e (forward in evaluation mode; sequential for sequential classifiers; module =
+ * e->module). */
 vs_model_fn vs_model_fn_from_module(vs_module_explainee *e);
 
 /* ---- baselines (GANMEX section 2) ------------------------------------------------------------------ */
@@ -154,10 +103,6 @@ vs_status vs_generator_baselines(vs_module *gan, const double *opt, const vs_ten
  * *gan (the caller's, vs_module_free) and the task options it was trained with (DIR/metrics.json's
  * "task_opts", else the task's defaults) into opt[VS_TASK_MAX_OPTS], for vs_generator_baselines. */
 vs_status vs_generator_load(const char *dir, vs_module **gan, double *opt, vs_error *err);
-
-/* Method name <-> enum ("integrated_gradients", ...); -1 / NULL when unknown. */
-int vs_attr_method_from_name(const char *name);
-const char *vs_attr_method_name(vs_attr_method m);
 
 /* The predicted class of the first row of x (argmax of its logits); -1 when the model returns one
  * score per row (Siamese similarity) or fails.  No gradient is recorded. */

@@ -37,7 +37,7 @@ const char *vs_method_output_name(vs_method_output o);
 enum {
     VS_METHOD_COMPLETE = 1u << 0,     /* sum of the explanation = S(x) - S(x') (completeness / efficiency) */
     VS_METHOD_BASELINE_SET = 1u << 1, /* averages over a baseline set (request.baselines) */
-    VS_METHOD_LAYERS = 1u << 2,       /* reads a layer's activations (vs_model_fn.forward_layer) */
+    VS_METHOD_LAYERS = 1u << 2,       /* reads a layer's activations (vs_model_fn.sequential or .module) */
     VS_METHOD_SEGMENTS = 1u << 3,     /* features may be segments (request.segments) */
     VS_METHOD_CONSERVES = 1u << 4     /* sum of the explanation = S(x) (relevance conservation, LRP) */
 };
@@ -75,8 +75,6 @@ typedef struct vs_method {
     /* Explain one row: out has the output's size (features: elements of the input; interactions:
      * their square).  The job (explain/internal.h) holds the model, the row, its baseline, target. */
     vs_status (*run)(struct vs_attr_job *j, const void *opts, float *out);
-    /* vs_attribute's compatibility: the method's options from the legacy struct (may be NULL). */
-    void (*from_legacy)(const vs_attr_opts *legacy, void *opts);
 } vs_method;
 
 /* The registry, in help order. */
@@ -93,6 +91,10 @@ const vs_method *vs_method_opts_method(const vs_method_opts *o);
 /* Parse value (NULL for a switch) into option `name`; VS_ERR_ARG with a message naming the method,
  * the option and what was expected. */
 vs_status vs_method_opts_set(vs_method_opts *o, const char *name, const char *value, vs_error *err);
+/* Options of m from settings "name=value name=value ..." (a switch alone: true; NULL or "": the
+ * defaults), as vs_method_opts_set parses each; NULL with err set when one does not parse.  E.g.
+ * vs_method_opts_parse(vs_method_find("integrated_gradients"), "steps=200 ig-rule=middle", &err). */
+vs_method_opts *vs_method_opts_parse(const vs_method *m, const char *settings, vs_error *err);
 /* The current value of an option as text ("50", "gauss-legendre", "1,1,1", "true"), into buf. */
 void vs_method_opts_format(const vs_method_opts *o, const vs_method_param *p, char *buf, size_t n);
 
@@ -113,6 +115,8 @@ typedef struct vs_explain_request {
     const vs_tensor *reference;     /* [1 or N, ...] the pairs' other side, or NULL */
     const vs_tensor *reference_baseline; /* [1, ...] baseline of the reference (NULL: zeros) */
     vs_side side;                   /* with a reference: what is explained */
+    bool plain;                     /* no accelerators: every method takes its plain path, their tested
+                                       reference (occlusion's incremental forward, IG's path engine) */
 } vs_explain_request;
 void vs_explain_request_init(vs_explain_request *r);  /* target -1, contrast -1, batch 64, side query */
 

@@ -89,6 +89,13 @@ vs_status vs_non_sensitivity(const vs_model_fn *m, const vs_tensor *x, const flo
 /* Input invariance (Kindermans et al. 2019): 1 when A(x) equals, within atol, the explanation a_shift of
  * x + c by the model whose first layer absorbs the shift (f'(x + c) = f(x)), else 0. */
 double vs_input_invariance(const float *a, const float *a_shift, int64_t n, double atol);
+/* Input invariance of row x [1, ...] with its map a: vs_input_invariance (atol 1e-4) of a against
+ * explain's map of x + shift on m, while module model (m's: a sequential, or a Siamese model's
+ * "encoder") has its first linear or conv2d layer's bias rewritten to b - shift W 1 (restored
+ * after).  NAN when that layer has no bias, when the shifted model's S(x + shift) differs from S(x)
+ * (a zero-padded conv does not absorb a shift exactly), or when explain fails (its message in err). */
+double vs_input_invariance_shift(const vs_model_fn *m, vs_module *model, vs_explain_cb explain, void *ctx, vs_tensor *x, const float *a,
+                                 int64_t target, int64_t contrast, double shift, vs_error *err);
 
 #ifdef __cplusplus
 }

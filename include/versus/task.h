@@ -122,10 +122,6 @@ vs_status vs_task_opts_parse(const vs_task *task, const char *spec, double *opt,
 vs_status vs_task_update(vs_task_run *r, const char *optim, vs_tensor *loss, vs_error *err);
 /* The child model called name (or the root for "model"), or NULL. */
 vs_module *vs_task_model(const vs_task_run *r, const char *name);
-/* Outputs want[0..n_want) of m given named inputs (a composite: vs_composite_eval; any other module:
- * its forward of the single given value, for a single wanted value). */
-vs_status vs_task_eval(vs_module *m, int n_given, const char *const *given_names, vs_tensor *const *given, int n_want,
-                       const char *const *want, vs_tensor **outs, vs_rng *rng, vs_error *err);
 /* DIP-VAE's penalty of a batch (Kumar et al. 2018; task "vae"): C = Cov_batch[mu] (+ mean_batch
  * diag(e^logvar) for DIP-VAE-ii), lambda_od sum_{i != j} C_ij^2 + lambda_d sum_i (C_ii - 1)^2;
  * mu, logvar [n,k]; a scalar owned by the current scope (differentiable twice). */
