@@ -53,7 +53,7 @@ check "a part of one shard" 0 $V attribute $A --shard 1/1 --out "$W/part"
 if [ -n "$PY" ]; then
     # an attribute row's record ends with four doubles after two int64s: the evaluations are 40 bytes from its end
     forge journal "$W/part" "$W/evals" i64-from-end 40 4611686018427387904
-    refused 1 "$W/evals" "forged evaluation counts that overflow" $V merge "$W/evals" --out "$W/m.npy"
+    refused 1 "row 1 holds a negative" "forged evaluation counts that overflow" $V merge "$W/evals" --out "$W/m.npy"
     forge journal "$W/part" "$W/negative" i64-from-end 40 -5
     refused 1 "negative" "a forged negative count" $V merge "$W/negative" --out "$W/m.npy"
     forge journal "$W/part" "$W/items" header items=4000000000000000000
@@ -103,9 +103,9 @@ intact "predict --out" "$W/y.npy"
 # ---- training options that were dropped ---------------------------------------------------------------
 T="train --arch mlp --data synthetic-tabular --n 100 --epochs 1"
 refused 1 "no optimizer 'modle'" "a misspelt --optimizers name" $V $T --optimizers 'modle:lr=100' --out "$W/t"
-refused 1 "'momentum' is not a setting of Adam" "momentum on Adam" $V $T --optimizers 'model:momentum=0.9' --out "$W/t"
-refused 1 "'beta1' is not a setting of SGD" "beta1 on SGD" $V $T --optimizer sgd --optimizers 'model:beta1=0.5' --out "$W/t"
-refused 1 "larger than a float" "lr=1e39" $V $T --optimizers 'model:lr=1e39' --out "$W/t"
+refused 2 "'momentum' is not a setting of Adam" "momentum on Adam" $V $T --optimizers 'model:momentum=0.9' --out "$W/t"
+refused 2 "'beta1' is not a setting of SGD" "beta1 on SGD" $V $T --optimizer sgd --optimizers 'model:beta1=0.5' --out "$W/t"
+refused 2 "larger than a float" "lr=1e39" $V $T --optimizers 'model:lr=1e39' --out "$W/t"
 refused 2 "lr-schedule" "a schedule step past int64" $V $T --lr-schedule 'step:9223372036854775808:0.5' --out "$W/t"
 refused 2 "lr-schedule" "a schedule step with a blank" $V $T --lr-schedule 'step: 1:0.5' --out "$W/t"
 check "a schedule of digits" 0 $V $T --lr-schedule 'step:1:0.5' --out "$W/t"
@@ -156,7 +156,7 @@ fi
 refused 1 "--drop names the label" "--label a --drop a" $V data describe "csv:$W/t.csv" --label label --drop label
 refused 1 "class" "a one-class CSV" $V train --arch mlp --data "csv:$H/train_csv/one_class.csv" --epochs 1 --out "$W/t"
 refused 1 "no t\|rows" "a one-row CSV" $V train --arch mlp --data "csv:$H/train_csv/one_row.csv" --epochs 1 --out "$W/t"
-refused 1 "examples have 1 dimension" "--window 1,2,2 on tabular rows" $V attribute $A --method occlusion --window 1,2,2 --out "$W/o.npy"
+refused 1 "examples have 1 dimension" "--window 1,2,2 on tabular rows" $V attribute --model "$W/mlp" --input "$X" --method occlusion --window 1,2,2 --out "$W/o.npy"
 refused 2 "no verb" "a bare versus" $V
 
 # ---- no stale temporaries: those of a killed process go at the next write in their directory ------------
