@@ -405,8 +405,9 @@ vs_module *vs_composite_from_json(const vs_json *obj, vs_rng *r, vs_error *err)
         else if (!vs_is_identifier(t)) st = at(err, VS_ERR_FORMAT, task, "\"task\" must be a task name such as \"gan\" or \"vae\"");
         else if (vs_composite_set_task(m, t) != VS_OK) st = vs_error_set(err, VS_ERR_NOMEM, "composite: out of memory");
     }
-    if (!st && vs_composite_n_outputs(m) == 0)
-        st = at(err, VS_ERR_FORMAT, outputs ? outputs : obj, "a composite needs \"outputs\": at least one value it computes");
+    if (!st && vs_composite_n_outputs(m) == 0 && m->program->n_nodes > 0) /* a graph whose values nobody can get (a GAN's
+                                                                            * holder of models has no graph) */
+        st = at(err, VS_ERR_FORMAT, outputs ? outputs : obj, "a composite with a graph needs \"outputs\": at least one value it computes");
     if (!st) st = dry_run(m, err);
     if (st) {
         vs_module_free(m);

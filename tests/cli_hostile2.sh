@@ -144,6 +144,8 @@ refused 1 "no images" "CEM on zero rows" $V explain cem --model "$W/clf" --vae "
 
 if [ -n "$PY" ]; then # an SVAE whose z split is swapped: z1 no longer fits the classifier on it
     check "train an SVAE" 0 $V train --arch svae --data synthetic-shapes --n 64 --epochs 1 --seed 3 --out "$W/svae"
+    refused 1 "$N" "NaN inputs to explain svae" $V explain svae --model "$W/svae" --input "$N" --row 0 --samples 2 --data synthetic-shapes \
+        --n 64 --out "$W/sve"
     $PY -c 'import json, sys
 m = json.load(open(sys.argv[1]))
 for n in m["composite"]["graph"]:
