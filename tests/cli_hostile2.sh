@@ -7,11 +7,13 @@
 # the sanitizer build runs the same script.  Cases that forge files skip without python3.
 set -u
 . "$(dirname "$0")/cli_lib.sh"
-V=./versus
-H="$(dirname "$0")/hostile"
-W=cli_hostile2.tmp
-rm -rf "$W"
-mkdir -p "$W"
+V=$(pwd)/versus
+H=$(cd "$(dirname "$0")/hostile" && pwd)
+# its own directory: out.txt and err.txt must not meet those of a suite running beside it (make -j)
+rm -rf cli_hostile2.dir
+mkdir -p cli_hostile2.dir/w
+cd cli_hostile2.dir || exit 1
+W=w
 PY=
 if command -v python3 >/dev/null 2>&1; then PY=python3; fi
 forge() { $PY "$H/forge.py" "$@"; }
@@ -171,6 +173,6 @@ mkdir -p "$W/ck/samples"
 check "resume after a (simulated) kill" 0 $V train --arch mlp --data synthetic-tabular --n 100 --epochs 2 --out "$W/ck" --resume
 if ls "$W/ck" | grep -q 'tmp-'; then bad "temporaries left after a resume: $(ls "$W/ck" | grep tmp-)"; else ok; fi
 
-rm -rf "$W" out.txt err.txt
+cd .. && rm -rf cli_hostile2.dir
 echo "cli_hostile2: $pass passed, $fails failed"
 [ "$fails" -eq 0 ]
