@@ -50,6 +50,11 @@ static inline const void *vs_node_params(const vs_node *n, size_t size)
 }
 #define VS_PARAMS(n, type) ((const type *)vs_node_params((n), sizeof(type)))
 
+/* The element count of a shape, checked: every size >= 0 (a size of -1 counts as 1 when
+ * allow_infer, for reshape's inferred dimension), the product without overflow and below 2^61.
+ * On failure records an error naming `op` and returns false.  Every shape product goes through it. */
+bool vs_shape_count(const char *op, int ndim, const int64_t *shape, bool allow_infer, int64_t *count);
+
 /* Allocate a tensor of the given shape with fresh storage (contents uninitialised); validates the
  * shape and records an error naming `op` on failure. */
 vs_tensor *vs_alloc(const char *op, int ndim, const int64_t *shape);

@@ -16,18 +16,14 @@ vs_tensor *vs_reshape(vs_tensor *x, int ndim, const int64_t *shape)
 {
     if (!x) return NULL;
     if (ndim < 0 || ndim > VS_MAX_DIMS) return vs_op_error("reshape", "%d dimensions", ndim);
-    int64_t s[VS_MAX_DIMS], known = 1;
+    int64_t s[VS_MAX_DIMS], known;
+    if (!vs_shape_count("reshape", ndim, shape, true, &known)) return NULL;
     int infer = -1;
     for (int i = 0; i < ndim; i++) {
         s[i] = shape[i];
-        if (s[i] == -1) {
-            if (infer >= 0) return vs_op_error("reshape", "more than one -1 in the shape");
-            infer = i;
-        } else if (s[i] < 0) {
-            return vs_op_error("reshape", "negative size %lld", (long long)s[i]);
-        } else {
-            known *= s[i];
-        }
+        if (s[i] != -1) continue;
+        if (infer >= 0) return vs_op_error("reshape", "more than one -1 in the shape");
+        infer = i;
     }
     if (infer >= 0) {
         if (known == 0 || x->size % known != 0)
@@ -48,10 +44,7 @@ vs_tensor *vs_flatten(vs_tensor *x)
     if (!x) return NULL;
     if (x->ndim < 1) return vs_op_error("flatten", "needs at least one dimension");
     int64_t s[2] = {x->shape[0], x->shape[0] ? x->size / x->shape[0] : 0};
-    if (x->shape[0] == 0) {
-        s[1] = 1;
-        for (int i = 1; i < x->ndim; i++) s[1] *= x->shape[i];
-    }
+    if (x->shape[0] == 0 && !vs_shape_count("flatten", x->ndim - 1, x->shape + 1, false, &s[1])) return NULL;
     return vs_reshape(x, 2, s);
 }
 

@@ -2,6 +2,7 @@
  * Differentiation lives in graph.c; the ops in ops_*.c. */
 #include "autograd/internal.h"
 
+#include <math.h>
 #include <pthread.h>
 #include <stdarg.h>
 #include <stdatomic.h>
@@ -277,7 +278,7 @@ static void buffer_release(vs_buffer *b)
     }
 }
 
-static bool shape_size(const char *op, int ndim, const int64_t *shape, int64_t *size)
+bool vs_shape_count(const char *op, int ndim, const int64_t *shape, bool allow_infer, int64_t *count)
 {
     if (ndim < 0 || ndim > VS_MAX_DIMS) {
         vs_op_error(op, "%d dimensions (at most %d supported)", ndim, VS_MAX_DIMS);
@@ -285,22 +286,32 @@ static bool shape_size(const char *op, int ndim, const int64_t *shape, int64_t *
     }
     size_t n = 1;
     for (int i = 0; i < ndim; i++) {
+        if (allow_infer && shape[i] == -1) continue;
         if (shape[i] < 0) {
             vs_op_error(op, "negative size %lld in dimension %d", (long long)shape[i], i);
             return false;
         }
         if (!vs_size_mul(n, (size_t)shape[i], &n) || n > (size_t)INT64_MAX / 4) {
-            vs_set_last_error(VS_ERR_NOMEM, "%s: shape too large", op);
+            vs_set_last_error(VS_ERR_NOMEM, "%s: shape too large (the product of its sizes overflows)", op);
             return false;
         }
     }
+    *count = (int64_t)n;
+    return true;
+}
+
+static bool shape_size(const char *op, int ndim, const int64_t *shape, int64_t *size)
+{
+    int64_t c;
+    if (!vs_shape_count(op, ndim, shape, false, &c)) return false;
+    size_t n = (size_t)c;
     if (n > vs_mem_budget() / sizeof(float)) { /* sizes from input (model.json widths) must not exhaust the machine */
         char need[32], have[32];
         vs_set_last_error(VS_ERR_NOMEM, "%s: a tensor of %zu floats needs %s, more than the memory budget of %s (--max-memory)", op,
                           n, vs_mem_size_str(n * sizeof(float), need, sizeof need), vs_mem_size_str(vs_mem_budget(), have, sizeof have));
         return false;
     }
-    *size = (int64_t)n;
+    *size = c;
     return true;
 }
 
@@ -510,4 +521,11 @@ bool vs_broadcast_shape(const char *op, const vs_tensor *a, const vs_tensor *b, 
     }
     *ndim = n;
     return true;
+}
+
+size_t vs_first_nonfinite(const float *x, size_t n)
+{
+    size_t i = 0;
+    while (i < n && isfinite(x[i])) i++;
+    return i;
 }

@@ -129,7 +129,7 @@ void vs_cli_attribute_init(void)
 static vs_tensor *read_npy(const char *path, const char *what, vs_error *err)
 {
     vs_tensor *t = NULL;
-    if (vs_npy_read(path, &t, err) != VS_OK) return NULL;
+    if (vs_npy_read_finite(path, &t, err) != VS_OK) return NULL;
     (void)what;
     return t;
 }
@@ -328,6 +328,7 @@ static int run_attribute(int argc, char **argv)
     double worst = NAN, seconds = 0;
     int64_t evals = 0;
     FILE *rep = NULL;
+    vs_out rep_out = {0};
     const char *rep_path = vs_args_get(&a, "report");
     if (!attr) rc = vs_fail("out of memory for the explanation");
     if (rc) {
@@ -405,7 +406,10 @@ static int run_attribute(int argc, char **argv)
         vs_tensor_free(attr);
         goto done;
     }
-    if (rc == 0 && rep_path && !(rep = fopen(rep_path, "w"))) rc = vs_fail("%s: cannot write the report", rep_path);
+    if (rc == 0 && rep_path) {
+        if (vs_out_open(&rep_out, rep_path, &err) != VS_OK) rc = vs_fail("%s", err.msg);
+        rep = rep_out.f;
+    }
     if (rep) fprintf(rep, "{\"method\": \"%s\", \"output\": \"%s\", \"side\": \"%s\", \"rows\": [\n", method,
                      vs_method_output_name(meth->output), vs_side_name(rq.side));
     /* every row from the journal, in order */
@@ -421,8 +425,13 @@ static int run_attribute(int argc, char **argv)
             rc = vs_fail("%s: the record of row %lld does not fit this run", cr.path, (long long)i);
             break;
         }
+        /* a journal is data: its counts are checked before they are summed */
+        if (ints[1] < 0 || __builtin_add_overflow(evals, ints[1], &evals) || !isfinite(nums[3]) || nums[3] < 0 ||
+            vs_first_nonfinite(attr->data + i * out_row, (size_t)out_row) != (size_t)out_row) {
+            rc = vs_fail("%s: the record of row %lld holds a negative or non-finite count, time or attribution", cr.path, (long long)i);
+            break;
+        }
         if (!isnan(nums[2]) && (isnan(worst) || fabs(nums[2]) > fabs(worst))) worst = nums[2];
-        evals += ints[1];
         seconds += nums[3];
         if (rep) {
             fprintf(rep, "  {\"row\": %lld, \"target\": %lld, \"score\": ", (long long)i, (long long)ints[0]);
@@ -438,7 +447,8 @@ static int run_attribute(int argc, char **argv)
         fputs("], \"largest_delta\": ", rep);
         vs_cli_put_num(rep, worst);
         fprintf(rep, ", \"evaluations\": %lld, \"seconds\": %.6f}\n", (long long)evals, seconds);
-        if (fclose(rep) != 0 && rc == 0) rc = vs_fail("%s: write failed", rep_path);
+        if (rc != 0) vs_out_abort(&rep_out);
+        else if (vs_out_commit(&rep_out, &err) != VS_OK) rc = vs_fail("%s", err.msg);
     }
     if (rc == 0 && vs_npy_write(out_path, attr, &err) != VS_OK) rc = vs_fail("%s", err.msg);
     if (rc == 0 && isnan(worst))

@@ -126,10 +126,11 @@ static int export_data(const vs_dataset *d, const char *dir, bool pairs, uint64_
     if (rc == 0 && d->feature_names) {
         char path[4096];
         snprintf(path, sizeof path, "%s/features.txt", dir);
-        FILE *f = fopen(path, "w");
-        if (!f) return vs_fail("%s: cannot write: %s", path, strerror(errno));
-        for (int64_t i = 0; i < d->dim; i++) fprintf(f, "%s\n", d->feature_names[i]);
-        if (fclose(f) != 0) rc = vs_fail("%s: write failed", path);
+        vs_out fo;
+        vs_error err;
+        if (vs_out_open(&fo, path, &err) != VS_OK) return vs_fail("%s", err.msg);
+        for (int64_t i = 0; i < d->dim; i++) fprintf(fo.f, "%s\n", d->feature_names[i]);
+        if (vs_out_commit(&fo, &err) != VS_OK) rc = vs_fail("%s", err.msg);
     }
     if (rc == 0 && pairs) rc = export_pairs(d, dir, seed);
     if (rc == 0) printf("wrote %s\n", dir);

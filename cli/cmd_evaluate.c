@@ -196,11 +196,12 @@ static int evaluate_interactions(const vs_args *a, eval_ctx *c, const char *apat
     stats(diag, n, &mean_diag, &sd_diag);
     stats(cross, n, &mean_cross, &sd_cross);
     const char *out = vs_args_get(a, "out");
-    FILE *f = out ? fopen(out, "w") : stdout;
-    if (!f) {
-        rc = vs_fail("%s: cannot write", out);
+    vs_out fo;
+    if (vs_out_open(&fo, out, &err) != VS_OK) {
+        rc = vs_fail("%s", err.msg);
         goto out;
     }
+    FILE *f = fo.f;
     fprintf(f, "{\"output\": \"interactions\", \"rows\": %lld, \"features\": %lld, \"side\": \"%s\",\n", (long long)n, (long long)F,
             vs_side_name(rq.side));
     fputs(" \"completeness\": {\"largest_gap\": ", f);
@@ -217,7 +218,7 @@ static int evaluate_interactions(const vs_args *a, eval_ctx *c, const char *apat
         vs_cli_put_num(f, gap[i]);
     }
     fputs("]}\n", f);
-    if (out && fclose(f) != 0) rc = vs_fail("%s: write failed", out);
+    if (vs_out_commit(&fo, &err) != VS_OK) rc = vs_fail("%s", err.msg);
     if (rc == 0 && vs_args_get(a, "report")) rc = interactions_report(vs_args_get(a, "report"), apath, c->attr, dim, rq.side, gap, diag, cross);
 out:
     free(gap);
@@ -327,8 +328,8 @@ static int run_evaluate(int argc, char **argv)
     vs_error err;
     rc = 0;
     if (!(c.model = vs_model_load(model_dir, NULL, &err))) return vs_fail("%s", err.msg);
-    if (vs_npy_read(input, &c.x, &err) != VS_OK || vs_npy_read(apath, &c.attr, &err) != VS_OK) rc = vs_fail("%s", err.msg);
-    if (rc == 0 && vs_args_get(&a, "reference") && vs_npy_read(vs_args_get(&a, "reference"), &c.reference, &err) != VS_OK)
+    if (vs_npy_read_finite(input, &c.x, &err) != VS_OK || vs_npy_read_finite(apath, &c.attr, &err) != VS_OK) rc = vs_fail("%s", err.msg);
+    if (rc == 0 && vs_args_get(&a, "reference") && vs_npy_read_finite(vs_args_get(&a, "reference"), &c.reference, &err) != VS_OK)
         rc = vs_fail("%s", err.msg);
     if (rc == 0 && c.x->ndim >= 2 && is_interactions(c.x, c.attr)) {
         if (vs_args_has(&a, "shard") || vs_args_has(&a, "resume")) {
@@ -346,7 +347,7 @@ static int run_evaluate(int argc, char **argv)
     if (rc == 0 && c.model->kind == VS_MODULE_SIAMESE && !c.reference) rc = vs_fail("%s is a Siamese model: give --reference R.npy", model_dir);
     int64_t n = rc == 0 ? c.x->shape[0] : 0, dim = n ? c.x->size / n : 0;
     if (rc == 0 && replace && !zero_replace && strcmp(replace, "one-minus") != 0) {
-        if (vs_npy_read(replace, &c.replace, &err) != VS_OK)
+        if (vs_npy_read_finite(replace, &c.replace, &err) != VS_OK)
             rc = vs_fail("%s", err.msg);
         else if (c.replace->size != dim)
             rc = vs_fail("%s: the replacement must have the shape of one input row", replace);
@@ -356,7 +357,7 @@ static int run_evaluate(int argc, char **argv)
     const char *mpath = vs_args_get(&a, "mask"), *mspec = vs_args_get(&a, "mask-data");
     if (rc == 0 && mpath) {
         vs_tensor *mt = NULL;
-        if (vs_npy_read(mpath, &mt, &err) != VS_OK)
+        if (vs_npy_read_finite(mpath, &mt, &err) != VS_OK)
             rc = vs_fail("%s", err.msg);
         else if (mt->size != dim && mt->size != n * dim)
             rc = vs_fail("%s: the mask must have one input row's %lld elements or all %lld rows'", mpath, (long long)dim, (long long)(n * dim));
@@ -521,10 +522,11 @@ static int run_evaluate(int argc, char **argv)
 
     if (rc == 0 && !part) {
         const char *out = vs_args_get(&a, "out");
-        FILE *f = out ? fopen(out, "w") : stdout;
-        if (!f) {
-            rc = vs_fail("%s: cannot write: %s", out, strerror(errno));
+        vs_out fo;
+        if (vs_out_open(&fo, out, &err) != VS_OK) {
+            rc = vs_fail("%s", err.msg);
         } else {
+            FILE *f = fo.f;
             const char *names[] = {"aopc_L", "aopc_all", "gini", "faithfulness", "monotonicity", "inverse_localization"}; /* gini = Quantus's sparseness */
             double *cols[] = {aopc_l, aopc_all, gini, faith, mono, loc};
             fprintf(f, "{\n  \"rows\": %lld,\n  \"aopc_steps\": %lld,\n  \"per_step\": %lld,\n  \"replace\": \"%s\",\n", (long long)n,
@@ -548,7 +550,7 @@ static int run_evaluate(int argc, char **argv)
                 vs_cli_put_num(f, mean_curve[k]);
             }
             fputs("]\n}\n", f);
-            if (out && fclose(f) != 0) rc = vs_fail("%s: write failed", out);
+            if (vs_out_commit(&fo, &err) != VS_OK) rc = vs_fail("%s", err.msg);
         }
     }
     if (rc == 0 && !part && vs_args_get(&a, "curves")) {

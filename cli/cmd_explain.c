@@ -229,11 +229,12 @@ static int run_explain_snx(vs_args *a, int argc, char **argv)
     }
     char path[4096];
     snprintf(path, sizeof path, "%s/explanation.json", out);
-    FILE *jf = fopen(path, "w");
-    if (!jf) {
-        rc = vs_fail("%s: cannot write: %s", path, strerror(errno));
+    vs_out jo;
+    if (vs_out_open(&jo, path, &err) != VS_OK) {
+        rc = vs_fail("%s", err.msg);
         goto done;
     }
+    FILE *jf = jo.f;
     fprintf(jf, "{\"method\": \"%s\", \"data\": \"%s\", \"query_test_index\": %lld, \"reference_test_index\": %lld,\n",
             vs_snx_method_name((vs_snx_method)method), spec, (long long)q, (long long)r);
     fprintf(jf, " \"query_row\": %lld, \"reference_row\": %lld, ", (long long)s_row, (long long)t_row);
@@ -263,7 +264,7 @@ static int run_explain_snx(vs_args *a, int argc, char **argv)
     json_num(jf, "global_counterfactual", gev[0].cf, false);
     fprintf(jf, "},\n \"top\": %lld, \"top_fraction\": %.9g, \"top_present\": %s}\n", (long long)eo.top_k, eo.top_frac,
             eo.present_only ? "true" : "false");
-    if (fclose(jf) != 0) rc = vs_fail("%s: write failed", path);
+    if (vs_out_commit(&jo, &err) != VS_OK) rc = vs_fail("%s", err.msg);
     else printf("\nwrote %s\n", path);
 done:
     vs_snx_expl_free(glob);

@@ -247,7 +247,7 @@ static int run_predict(int argc, char **argv)
     vs_dataset *gx = NULL, *gr = NULL;
     if (task->predict) {
         if (rpath) rc = vs_fail("%s is a %s model; --reference applies to Siamese models", dir, task->name);
-        else if (vs_npy_read(xpath, &x, &err) != VS_OK) rc = vs_fail("%s", err.msg);
+        else if (vs_npy_read_finite(xpath, &x, &err) != VS_OK) rc = vs_fail("%s", err.msg);
         else if ((rc = check_input(xpath, x, &spec)) == 0 && !(y = task_predict_all(task, opt, m, x, cls, xpath))) rc = 1;
     } else if (is_graph_model(&spec)) {
         if (rpath && !spec.siamese)
@@ -262,10 +262,10 @@ static int run_predict(int argc, char **argv)
         rc = vs_fail("%s is a classifier; --reference applies to Siamese models", dir);
     else if (!rpath && spec.siamese)
         rc = vs_fail("%s is a Siamese model; give --reference R.npy to compare X with", dir);
-    else if (vs_npy_read(xpath, &x, &err) != VS_OK)
+    else if (vs_npy_read_finite(xpath, &x, &err) != VS_OK)
         rc = vs_fail("%s", err.msg);
     else if ((rc = check_input(xpath, x, &spec)) == 0 && rpath) {
-        if (vs_npy_read(rpath, &ref, &err) != VS_OK)
+        if (vs_npy_read_finite(rpath, &ref, &err) != VS_OK)
             rc = vs_fail("%s", err.msg);
         else
             rc = check_reference(rpath, ref, xpath, x);

@@ -125,17 +125,33 @@ static int parse_classes(const char *s, train_cli *c)
     return c->n_classes ? 0 : vs_usage_error("train", "option '--classes' expects class numbers C,C,...");
 }
 
+/* Digits only (no sign, no space) from s up to stop ('\0' or ':'), 1 <= value <= 10^15; s moves past. */
+static bool schedule_count(const char **s, char stop, long long *n)
+{
+    const char *p = *s;
+    *n = 0;
+    for (; *p >= '0' && *p <= '9'; p++) {
+        if (*n > 100000000000000LL) return false;
+        *n = *n * 10 + (*p - '0');
+    }
+    if (p == *s || *p != stop || *n < 1) return false;
+    *s = stop ? p + 1 : p;
+    return true;
+}
+
 /* "step:S:G", "cosine" or "cosine:T", "constant" */
 static int parse_schedule(const char *s, vs_lr_schedule *out)
 {
     memset(out, 0, sizeof *out);
     long long n = 0;
     double g = 0;
-    char tail;
+    const char *p = s + 5;
+    char *end = NULL;
     if (strcmp(s, "constant") == 0) out->kind = VS_LR_CONSTANT;
     else if (strcmp(s, "cosine") == 0) out->kind = VS_LR_COSINE;
-    else if (sscanf(s, "cosine:%lld%c", &n, &tail) == 1 && n >= 1) out->kind = VS_LR_COSINE, out->t_max = n;
-    else if (sscanf(s, "step:%lld:%lf%c", &n, &g, &tail) == 2 && n >= 1 && g > 0 && g <= 1)
+    else if (strncmp(s, "cosine:", 7) == 0 && (p = s + 7, schedule_count(&p, '\0', &n))) out->kind = VS_LR_COSINE, out->t_max = n;
+    else if (strncmp(s, "step:", 5) == 0 && schedule_count(&p, ':', &n) && *p >= '0' && *p <= '9' && (g = strtod(p, &end), !*end) &&
+             g > 0 && g <= 1)
         out->kind = VS_LR_STEP, out->step_size = n, out->gamma = (float)g;
     else
         return vs_usage_error("train", "option '--lr-schedule' expects constant, step:S:G (S >= 1, 0 < G <= 1) or cosine[:T], got '%s'", s);

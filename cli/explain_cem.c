@@ -45,13 +45,14 @@ static const char *class_name(const char *names, int64_t k, char *buf, size_t n)
 static vs_status read_images(const char *path, vs_tensor **x, vs_error *err)
 {
     vs_tensor *t;
-    vs_status st = vs_npy_read(path, &t, err);
+    vs_status st = vs_npy_read_finite(path, &t, err);
     if (st != VS_OK) return st;
     int64_t s[4];
     if (t->ndim == 2) s[0] = 1, s[1] = 1, s[2] = t->shape[0], s[3] = t->shape[1];
     else if (t->ndim == 3) s[0] = 1, s[1] = t->shape[0], s[2] = t->shape[1], s[3] = t->shape[2];
     else if (t->ndim == 4) memcpy(s, t->shape, sizeof s);
     else return vs_error_set(err, VS_ERR_SHAPE, "%s: expected images [N,C,H,W], [C,H,W] or [H,W], got %d dimensions", path, t->ndim);
+    if (s[0] < 1 || t->size == 0) return vs_error_set(err, VS_ERR_SHAPE, "%s: no images (an empty array)", path);
     if (s[1] != 1 && s[1] != 3) return vs_error_set(err, VS_ERR_SHAPE, "%s: expected 1 or 3 channels, got %lld", path, (long long)s[1]);
     for (int64_t i = 0; i < t->size; i++)
         if (!(t->data[i] >= 0 && t->data[i] <= 1))
@@ -87,6 +88,9 @@ static int explain_run(vs_module *clf, vs_module *vae, vs_tensor *x, const vs_ar
     int64_t n_sp;
     int rc = vs_args_int(a, "superpixels", 0, 0, 100000, &n_sp);
     if (rc) return rc;
+    if (n_sp > x->shape[2] * x->shape[3])
+        return vs_usage_error("explain", "--superpixels %lld: the images have only %lld pixels", (long long)n_sp,
+                              (long long)(x->shape[2] * x->shape[3]));
     vs_error err;
     vs_module_explainee e = {clf, NULL};
     vs_model_fn f = vs_model_fn_from_module(&e);
@@ -195,6 +199,9 @@ int vs_explain_cem(int argc, char **argv)
     vs_tensor *x = NULL;
     vs_module *clf = vs_model_load(model, NULL, &err), *vae = NULL;
     if (!clf) rc = vs_fail("%s", err.msg);
+    if (!rc && clf->kind == VS_MODULE_COMPOSITE && vs_composite_task(clf) && strcmp(vs_composite_task(clf), "classifier") != 0)
+        rc = vs_fail("%s: a %s model, not a classifier (--model is the classifier CEM explains; the VAE goes to --vae)", model,
+                     vs_composite_task(clf));
     if (!rc && !(vae = vs_model_load(vae_dir, NULL, &err))) rc = vs_fail("%s", err.msg);
     if (!rc && vs_composite_task(vae) && strcmp(vs_composite_task(vae), "vae") != 0) rc = vs_fail("%s: not a VAE (task %s)", vae_dir, vs_composite_task(vae));
     if (!rc && read_images(input, &x, &err) != VS_OK) rc = vs_fail("%s", err.msg);

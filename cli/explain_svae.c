@@ -32,7 +32,7 @@ static vs_tensor *input_row(const char *path, int64_t row, const vs_svae_layout 
     vs_tensor *x = NULL;
     vs_error err;
     *rc = 1;
-    if (vs_npy_read(path, &x, &err) != VS_OK) {
+    if (vs_npy_read_finite(path, &x, &err) != VS_OK) {
         vs_fail("%s", err.msg);
         return NULL;
     }

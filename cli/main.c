@@ -32,7 +32,7 @@ const vs_verb *vs_find_verb(const char *name)
 int main(int argc, char **argv)
 {
     if (argc < 2) {
-        fputs("usage: versus <verb> [options]   (versus help lists the verbs)\n", stderr);
+        fputs("versus: no verb given\nusage: versus <verb> [options]   (versus help lists the verbs)\n", stderr);
         return 2;
     }
     vs_cli_attribute_init();

@@ -254,6 +254,7 @@ static vs_status select_columns(const vs_csv_table *t, const vs_csv_opts *o, siz
     if (o->label) {
         long j = vs_csv_column(t, o->label);
         if (j < 0) return vs_error_set(err, VS_ERR_ARG, "%s: no label column named '%s'", t->source, o->label);
+        if (in_list(o->drop, o->label)) return vs_error_set(err, VS_ERR_ARG, "%s: --drop names the label column '%s'", t->source, o->label);
         *label = (size_t)j;
     } else {
         long j = o->label_index < 0 ? (long)t->n_cols + o->label_index : o->label_index;

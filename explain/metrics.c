@@ -46,11 +46,14 @@ typedef struct keyed {
     int64_t i;
 } keyed;
 
-/* Decreasing value; equal values by increasing index, so orders are reproducible. */
+/* Decreasing value, NaN after every number (a total order, as qsort needs); equal values by
+ * increasing index, so orders are reproducible. */
 static int keyed_desc(const void *a, const void *b)
 {
     const keyed *x = a, *y = b;
-    if (x->v != y->v) return x->v > y->v ? -1 : 1;
+    bool nx = isnan(x->v), ny = isnan(y->v);
+    if (nx != ny) return nx ? 1 : -1;
+    if (!nx && x->v != y->v) return x->v > y->v ? -1 : 1;
     return x->i < y->i ? -1 : 1;
 }
 

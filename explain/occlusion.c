@@ -63,6 +63,10 @@ static vs_status occlusion_run(vs_attr_job *j, const void *opts, float *attr)
         w[3 - k + i] = oo->window[i] > 0 ? oo->window[i] : 1;
         s[3 - k + i] = oo->stride[i] > 0 ? oo->stride[i] : 1;
     }
+    for (int i = k; i < 3; i++) /* sizes for dimensions the examples do not have are refused, not dropped */
+        if (oo->window[i] > 1 || oo->stride[i] > 1)
+            return vs_error_set(j->err, VS_ERR_ARG, "occlusion: --window/--stride size %d is %d, but the examples have %d dimension%s", i + 1,
+                                oo->window[i] > 1 ? oo->window[i] : oo->stride[i], k, k == 1 ? "" : "s");
     int64_t nwin = 1;
     for (int i = 0; i < 3; i++) {
         if (w[i] > d[i]) return vs_error_set(j->err, VS_ERR_ARG, "occlusion: window %lld larger than dimension %lld", (long long)w[i], (long long)d[i]);

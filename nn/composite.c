@@ -430,8 +430,9 @@ vs_status vs_composite_eval(vs_module *m, const vs_named_tensors *given, int n_w
         int v = vs_program_find(p, given->items[i].name);
         if (v < 0)
             st = vs_set_last_error(VS_ERR_ARG, "given value \"%s\" is not defined by the composite", given->items[i].name);
-        else if (!given->items[i].tensor)
-            st = vs_set_last_error(VS_ERR_ARG, "given value \"%s\" is NULL", given->items[i].name);
+        else if (!given->items[i].tensor) /* the caller's failure to make it (a memory budget) is the message */
+            st = vs_last_error()->code != VS_OK ? vs_last_error()->code
+                                                : vs_set_last_error(VS_ERR_ARG, "given value \"%s\" was not made", given->items[i].name);
         s.vals[v < 0 ? 0 : v] = given->items[i].tensor;
         if (v >= 0) s.given[v] = 1;
     }

@@ -315,6 +315,47 @@ static vs_module *child_from_json(const vs_json *v, const char *name, vs_rng *r,
     return m;
 }
 
+/* Every node run once, without gradients, on a zero example of each input (when every input's
+ * shape is known): a mismatched add, concat or split is refused when the model is read, not when
+ * an output first needs it. */
+static vs_status dry_run(vs_module *m, vs_error *err)
+{
+    const struct vs_program *p = m->program;
+    for (int i = 0; i < p->n_inputs; i++)
+        if (p->inputs[i].ndim < 0 || p->inputs[i].ndim + 1 > VS_MAX_DIMS) return VS_OK;
+    int n_want = p->n_values - p->n_inputs;
+    const char **want = calloc((size_t)(n_want > 0 ? n_want : 1), sizeof *want);
+    vs_tensor **outs = calloc((size_t)(n_want > 0 ? n_want : 1), sizeof *outs);
+    vs_named_tensors given = {0};
+    vs_status st = want && outs ? VS_OK : vs_error_set(err, VS_ERR_NOMEM, "composite: out of memory");
+    bool grad = vs_set_grad_enabled(false), training = m->training;
+    vs_module_train(m, false);
+    vs_scope_begin();
+    for (int i = 0; st == VS_OK && i < p->n_inputs; i++) {
+        int64_t shape[VS_MAX_DIMS] = {1};
+        for (int k = 0; k < p->inputs[i].ndim; k++) shape[k + 1] = p->inputs[i].shape[k];
+        vs_tensor *x = vs_tensor_zeros(p->inputs[i].ndim + 1, shape);
+        if (!x || vs_named_tensors_push(&given, p->values[p->inputs[i].value], x, false) != VS_OK)
+            st = vs_error_set(err, VS_ERR_NOMEM, "composite: input \"%s\": %s", p->values[p->inputs[i].value],
+                              x ? "out of memory" : vs_last_error()->msg);
+    }
+    int k = 0;
+    for (int v = 0; v < p->n_values; v++) {
+        bool input = false;
+        for (int i = 0; i < p->n_inputs; i++) input |= p->inputs[i].value == v;
+        if (!input && k < n_want) want[k++] = p->values[v];
+    }
+    if (st == VS_OK && k > 0 && vs_composite_eval(m, &given, k, want, outs, NULL) != VS_OK)
+        st = vs_error_set(err, vs_last_error()->code, "composite: the graph does not fit its inputs' shapes: %s", vs_last_error()->msg);
+    vs_scope_end();
+    vs_module_train(m, training);
+    vs_set_grad_enabled(grad);
+    vs_named_tensors_clear(&given);
+    free(want);
+    free(outs);
+    return st;
+}
+
 vs_module *vs_composite_from_json(const vs_json *obj, vs_rng *r, vs_error *err)
 {
     static const char *const keys[] = {"inputs", "models", "graph", "outputs", "task"};
@@ -364,6 +405,10 @@ vs_module *vs_composite_from_json(const vs_json *obj, vs_rng *r, vs_error *err)
         else if (!vs_is_identifier(t)) st = at(err, VS_ERR_FORMAT, task, "\"task\" must be a task name such as \"gan\" or \"vae\"");
         else if (vs_composite_set_task(m, t) != VS_OK) st = vs_error_set(err, VS_ERR_NOMEM, "composite: out of memory");
     }
+    if (!st && vs_composite_n_outputs(m) == 0 && m->program->n_nodes > 0) /* a graph whose values nobody can get (a GAN's
+                                                                            * holder of models has no graph) */
+        st = at(err, VS_ERR_FORMAT, outputs ? outputs : obj, "a composite with a graph needs \"outputs\": at least one value it computes");
+    if (!st) st = dry_run(m, err);
     if (st) {
         vs_module_free(m);
         return NULL;

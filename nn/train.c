@@ -136,6 +136,25 @@ static void epoch_line(const vs_trainer *t, char *line, size_t n)
     if (o < n) snprintf(line + o, n - o, "  %.1f s", t->seconds);
 }
 
+/* The trained model's parameters and buffers, all finite: a model that turned NaN in its last steps
+ * is not handed back to be saved. */
+static vs_status check_finite(const vs_trainer *t, vs_error *err)
+{
+    vs_named_tensors all = {0};
+    if (vs_module_named_tensors(t->m, VS_STATE_ALL, &all) != VS_OK) return vs_error_set(err, VS_ERR_NOMEM, "train: out of memory");
+    vs_status st = VS_OK;
+    for (int64_t i = 0; i < all.n && st == VS_OK; i++) {
+        const vs_tensor *x = all.items[i].tensor;
+        if (vs_first_nonfinite(x->data, (size_t)x->size) != (size_t)x->size)
+            st = vs_error_set(err, VS_ERR_NUMERIC, "training diverged: the model's \"%s\" is not finite after %lld steps (nothing saved%s%s; "
+                                                   "a smaller learning rate may help)",
+                              all.items[i].name, (long long)t->global_step, t->o->checkpoint ? ", the last finite checkpoint is " : "",
+                              t->o->checkpoint ? t->o->checkpoint : "");
+    }
+    vs_named_tensors_clear(&all);
+    return st;
+}
+
 static bool due(int64_t every, int64_t step) { return every > 0 && step % every == 0; }
 
 /* The epochs; returns with t->epoch == epochs, or early on an error or a stop request. */
@@ -151,6 +170,11 @@ static vs_status run_epochs(vs_trainer *t, vs_train_result *res, vs_error *err)
     while (st == VS_OK && t->epoch < o->epochs) {
         if ((st = epoch_begin(t, err)) != VS_OK) break;
         int64_t S = vs_train_steps_per_epoch(t);
+        if (t->step > 0 && t->step >= S) { /* only a resumed checkpoint starts inside an epoch */
+            st = vs_error_set(err, VS_ERR_FORMAT, "%s: the checkpoint's step %lld lies past the epoch's %lld steps", o->checkpoint,
+                              (long long)t->step, (long long)S);
+            break;
+        }
         while (st == VS_OK && t->step < S) {
             if (o->stop && *o->stop) {
                 res->interrupted = true;
@@ -210,6 +234,16 @@ static vs_status setup(vs_trainer *t, vs_error *err)
     assert(t->n_terms >= 1 && t->n_terms <= VS_TASK_MAX_TERMS && t->n_optims >= 1 && t->n_optims <= VS_TASK_MAX_OPTIMS);
     assert(t->n_streams <= VS_TASK_MAX_STREAMS && t->n_opts <= VS_TASK_MAX_OPTS);
     vs_status st = vs_task_opts_parse(k, t->o->task_opts, t->run.opt, err);
+    for (int j = 0; st == VS_OK && j < t->o->n_per_optim; j++) { /* a misspelt name must not be dropped */
+        const char *name = t->o->per_optim[j].name;
+        int i = 0;
+        while (i < t->n_optims && strcmp(k->optims[i], name) != 0) i++;
+        if (i < t->n_optims) continue;
+        char names[160] = "";
+        for (int q = 0, at = 0; q < t->n_optims && at < (int)sizeof names; q++)
+            at += snprintf(names + at, sizeof names - (size_t)at, "%s%s", q ? ", " : "", k->optims[q]);
+        st = vs_error_set(err, VS_ERR_ARG, "--optimizers: the %s task has no optimizer '%s' (it has %s)", k->name, name, names);
+    }
     for (int i = 0; st == VS_OK && i < t->n_optims; i++) {
         vs_module *sub = vs_task_model(&t->run, k->optims[i]);
         if (!sub)
@@ -247,6 +281,11 @@ vs_status vs_train(vs_module *m, const vs_dataset *d, const vs_train_opts *o, vs
         if (!t.history || !t.batch) st = vs_error_set(err, VS_ERR_NOMEM, "train: out of memory");
     }
     if (st == VS_OK && t.split.n_train < 1) st = vs_error_set(err, VS_ERR_ARG, "train: the split left no training rows");
+    if (st == VS_OK && t.split.n_test < 1) /* every metric would be NaN */
+        st = vs_error_set(err, VS_ERR_ARG, "train: the split left no test rows (%lld rows in %s; more rows are needed)", (long long)d->n, d->name);
+    if (st == VS_OK && (task->pairs || strcmp(task->name, "classifier") == 0) && d->n_classes < 2)
+        st = vs_error_set(err, VS_ERR_ARG, "train: %s has %lld class%s; the %s task needs at least two", d->name, (long long)d->n_classes,
+                          d->n_classes == 1 ? "" : "es", task->name);
     if (st == VS_OK && task->init) st = task->init(&t.run, err);
     if (st == VS_OK) {
         /* the order and forward streams first (every task), then the task's own */
@@ -258,6 +297,7 @@ vs_status vs_train(vs_module *m, const vs_dataset *d, const vs_train_opts *o, vs
         if (o->resume) st = vs_train_checkpoint_read(&t, err);
     }
     if (st == VS_OK) st = run_epochs(&t, res, err);
+    if (st == VS_OK) st = check_finite(&t, err);
     res->epochs = t.epoch;
     res->global_step = t.global_step;
     res->seconds = t.seconds;

@@ -4,6 +4,7 @@
  * history, and the options a resumed run must share (see versus/train.h). */
 #include "datasets/io/io_util.h"
 #include "nn/train_internal.h"
+#include "versus/data_io.h"
 #include "versus/json.h"
 #include "versus/safetensors.h"
 
@@ -186,6 +187,19 @@ static char *optim_prefix(const vs_trainer *t, int k)
     return prefixed3("optim.", t->task->optims[k], ".");
 }
 
+/* CRC-32 of the state text xor each tensor's CRC-32 of its name and values (in any order: the file
+ * keeps them sorted by name): a checkpoint cut or altered by accident is refused on resume (a forged
+ * one is caught by the checks of its values). */
+static uint32_t checkpoint_crc(const char *state, const vs_safetensors_item *items, int64_t n)
+{
+    uint32_t c = vs_crc32(0, state, strlen(state));
+    for (int64_t i = 0; i < n; i++) {
+        uint32_t t = vs_crc32(0, items[i].name, strlen(items[i].name) + 1);
+        c ^= vs_crc32(t, items[i].tensor->data, (size_t)items[i].tensor->size * sizeof(float));
+    }
+    return c;
+}
+
 vs_status vs_train_checkpoint_write(const vs_trainer *t, vs_error *err)
 {
     const char *path = t->o->checkpoint;
@@ -219,11 +233,19 @@ vs_status vs_train_checkpoint_write(const vs_trainer *t, vs_error *err)
         ok = names[i] != NULL;
         if (ok) items[i] = (vs_safetensors_item){names[i], all.items[i].tensor};
     }
+    /* a model that is no longer finite is not saved: the last finite checkpoint stays */
+    for (int64_t i = 0; ok && i < all.n && st == VS_OK; i++)
+        if (vs_first_nonfinite(items[i].tensor->data, (size_t)items[i].tensor->size) != (size_t)items[i].tensor->size)
+            st = vs_error_set(err, VS_ERR_NUMERIC, "training diverged: \"%s\" is no longer finite at epoch %lld, step %lld (%s keeps the last "
+                                                   "finite state; a smaller learning rate may help)",
+                              items[i].name, (long long)t->epoch + 1, (long long)t->step, path);
+    char sum[16];
+    if (ok) snprintf(sum, sizeof sum, "%08x", checkpoint_crc(state, items, all.n));
     if (!ok) {
         st = vs_error_set(err, VS_ERR_NOMEM, "%s: out of memory preparing the checkpoint", path);
-    } else {
-        const char *meta[4] = {"format", VS_TRAIN_CHECKPOINT_FORMAT, "state", state};
-        st = vs_safetensors_write(path, items, all.n, meta, 2, err);
+    } else if (st == VS_OK) {
+        const char *meta[6] = {"format", VS_TRAIN_CHECKPOINT_FORMAT, "state", state, "crc32", sum};
+        st = vs_safetensors_write(path, items, all.n, meta, 3, err);
     }
     for (int64_t i = 0; names && i < n_named; i++) free(names[i]);
     free(names);
@@ -251,6 +273,8 @@ static vs_status read_rng(const vs_json *state, const char *key, vs_rng *r, cons
             return vs_error_set(err, VS_ERR_FORMAT, "%s: state \"%s\"[%zu] = \"%s\" is not 16 hex digits", path, key, i, s);
         r->s[i] = (uint64_t)v;
     }
+    if (!(r->s[0] | r->s[1] | r->s[2] | r->s[3])) /* xoshiro's fixed point: every draw would be 0 */
+        return vs_error_set(err, VS_ERR_FORMAT, "%s: state \"%s\" is all zeros, which no generator reaches", path, key);
     return VS_OK;
 }
 
@@ -401,6 +425,27 @@ static vs_status read_model(vs_trainer *t, const vs_safetensors *f, const char *
     return st;
 }
 
+/* The file's checksum, and every tensor finite (NaN optimizer state would poison the resumed run). */
+static vs_status check_file(const vs_safetensors *f, const char *state, const char *path, vs_error *err)
+{
+    const char *want = vs_safetensors_meta_get(f, "crc32");
+    vs_safetensors_item *items = calloc((size_t)(f->n ? f->n : 1), sizeof *items);
+    if (!items) return vs_error_set(err, VS_ERR_NOMEM, "%s: out of memory", path);
+    vs_status st = VS_OK;
+    for (int64_t i = 0; i < f->n && st == VS_OK; i++) {
+        items[i] = (vs_safetensors_item){f->entries[i].name, f->entries[i].tensor};
+        size_t n = (size_t)f->entries[i].tensor->size, k = vs_first_nonfinite(f->entries[i].tensor->data, n);
+        if (k != n) st = vs_error_set(err, VS_ERR_NUMERIC, "%s: tensor \"%s\" holds a non-finite value (element %zu)", path, f->entries[i].name, k);
+    }
+    char sum[16];
+    if (st == VS_OK) snprintf(sum, sizeof sum, "%08x", checkpoint_crc(state, items, f->n));
+    if (st == VS_OK && (!want || strcmp(want, sum) != 0))
+        st = vs_error_set(err, VS_ERR_FORMAT, "%s: checksum %s, the contents give %s (the checkpoint was cut or altered)", path,
+                          want ? want : "missing", sum);
+    free(items);
+    return st;
+}
+
 vs_status vs_train_checkpoint_read(vs_trainer *t, vs_error *err)
 {
     const char *path = t->o->checkpoint;
@@ -412,6 +457,7 @@ vs_status vs_train_checkpoint_read(vs_trainer *t, vs_error *err)
     if (!format || strcmp(format, VS_TRAIN_CHECKPOINT_FORMAT) != 0 || !s)
         st = vs_error_set(err, VS_ERR_FORMAT, "%s: not a versus checkpoint (its metadata has no format \"%s\" and state)", path,
                           VS_TRAIN_CHECKPOINT_FORMAT);
+    if (st == VS_OK) st = check_file(f, s, path, err);
     if (st == VS_OK) st = vs_json_parse(s, strlen(s), path, NULL, &state, err);
     if (st == VS_OK && state->type != VS_JSON_OBJECT) st = vs_error_set(err, VS_ERR_FORMAT, "%s: the state is not a JSON object", path);
     if (st == VS_OK) st = read_state(t, state, path, err);

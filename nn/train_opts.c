@@ -8,6 +8,7 @@
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <float.h>
 #include <string.h>
 
 void vs_train_opts_init(vs_train_opts *o)
@@ -100,6 +101,12 @@ static vs_status optim_key(void *ctx, const char *k, size_t kl, const char *v, s
     if (!parse_number(v, vl, &x) || x < 0)
         return vs_error_set(err, VS_ERR_ARG, "optimizer %s: %.*s = '%.*s' is not a number >= 0", o->name, (int)kl, k, (int)vl, v);
 #define KEY(name) (kl == strlen(name) && strncmp(k, name, kl) == 0)
+    if (x > FLT_MAX) /* the settings are floats: 1e39 would become infinity */
+        return vs_error_set(err, VS_ERR_ARG, "optimizer %s: %.*s = '%.*s' is larger than a float holds", o->name, (int)kl, k, (int)vl, v);
+    bool sgd = o->optim.kind == VS_OPTIM_SGD;
+    if ((KEY("momentum") && !sgd) || (sgd && (KEY("beta1") || KEY("beta2") || KEY("eps"))))
+        return vs_error_set(err, VS_ERR_ARG, "optimizer %s: '%.*s' is not a setting of %s (%s)", o->name, (int)kl, k, sgd ? "SGD" : "Adam",
+                            sgd ? "lr, weight_decay, momentum, clip" : "lr, beta1, beta2, eps, weight_decay, clip");
     if (KEY("lr")) o->optim.lr = (float)x;
     else if (KEY("beta1") && x < 1) o->optim.beta1 = (float)x;
     else if (KEY("beta2") && x < 1) o->optim.beta2 = (float)x;

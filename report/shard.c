@@ -273,6 +273,7 @@ vs_status vs_run_open(const vs_run_opts *o, int64_t n_items, vs_run **out, vs_er
     if (st == VS_OK) st = journal_set_argv(&h, o->argc, o->argv, err);
     vs_shard_range(h.shard, n_items, &r->begin, &r->end);
     size_t n = (size_t)(r->end - r->begin);
+    if (st == VS_OK) st = vs_mem_check(n, sizeof *r->fresh + sizeof *r->fresh_len, "the run's item index", err);
     if (st == VS_OK && (!(r->fresh = calloc(n ? n : 1, sizeof *r->fresh)) || !(r->fresh_len = calloc(n ? n : 1, sizeof *r->fresh_len))))
         st = vs_error_set(err, VS_ERR_NOMEM, "run: out of memory");
     bool resumed = false;

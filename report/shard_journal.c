@@ -179,6 +179,13 @@ vs_status journal_read(const char *path, journal *j, vs_error *err)
     }
     vs_shard_range(j->h.shard, j->h.items, &j->begin, &j->end);
     size_t n = (size_t)(j->end - j->begin);
+    /* the header's item count is data: its index must fit the memory budget before it is allocated */
+    char what[4200];
+    snprintf(what, sizeof what, "%s: the index of its %lld items", path, (long long)n);
+    if ((st = vs_mem_check(n, sizeof *j->data + sizeof *j->len, what, err)) != VS_OK) {
+        journal_clear(j);
+        return st;
+    }
     j->data = calloc(n ? n : 1, sizeof *j->data);
     j->len = calloc(n ? n : 1, sizeof *j->len);
     if (!j->data || !j->len) {

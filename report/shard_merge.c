@@ -105,6 +105,12 @@ static vs_status write_merged(const journal *js, int n_parts, const vs_run_heade
 
 vs_status vs_run_merge(const char *const *parts, int n_parts, const char *out, const char *journal_path, vs_run_header *h, vs_error *err)
 {
+    return vs_run_merge_checked(parts, n_parts, out, journal_path, NULL, NULL, h, err);
+}
+
+vs_status vs_run_merge_checked(const char *const *parts, int n_parts, const char *out, const char *journal_path,
+                               vs_run_check_fn check, void *ctx, vs_run_header *h, vs_error *err)
+{
     memset(h, 0, sizeof *h);
     if (!parts || n_parts < 1 || !out || !journal_path) return vs_error_set(err, VS_ERR_ARG, "merge: parts and an output are required");
     journal *js = calloc((size_t)n_parts, sizeof *js);
@@ -123,6 +129,7 @@ vs_status vs_run_merge(const char *const *parts, int n_parts, const char *out, c
         for (int i = 0; ok && i < h->argc; i++) ok = h->argv[i] != NULL;
         st = ok ? set_out(h, out, err) : vs_error_set(err, VS_ERR_NOMEM, "merge: out of memory");
     }
+    if (st == VS_OK && check) st = check(ctx, h, err);
     if (st == VS_OK) st = write_merged(js, n_parts, h, journal_path, err);
     if (st == VS_OK) h->shard = (vs_shard){1, 1};
     for (int p = 0; p < n_parts; p++) journal_clear(&js[p]);

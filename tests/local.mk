@@ -4,9 +4,10 @@ if HAVE_CHECK
 check_PROGRAMS += tests/test_core tests/test_ops tests/test_mlp_reference tests/test_norm
 TESTS += tests/test_core tests/test_ops tests/test_mlp_reference tests/test_norm
 endif
-# Hostile inputs: the corpus under tests/hostile/ (made by make_corpus.py) and the probe's cases.
-TESTS += tests/cli_hostile.sh
-EXTRA_DIST += tests/cli_hostile.sh tests/german_data.awk tests/hostile
+# Hostile inputs: the corpus under tests/hostile/ (made by make_corpus.py) and the probe's cases;
+# round 2 (cli_hostile2.sh): forged journals, parts and checkpoints (forge.py), planted links.
+TESTS += tests/cli_hostile.sh tests/cli_hostile2.sh
+EXTRA_DIST += tests/cli_hostile.sh tests/cli_hostile2.sh tests/german_data.awk tests/hostile
 
 # report_chromium.sh keeps its screenshots for a person to look at; make clean removes them.
 clean-local:

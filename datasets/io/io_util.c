@@ -7,6 +7,7 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -177,9 +178,26 @@ vs_status vs_io_read_fd(int fd, const char *path, size_t max, unsigned char **bu
     return VS_OK;
 }
 
-/* Remove temporaries "<path>.tmp-XXXXXX" an earlier process left behind (killed while writing):
- * those not touched for STALE_TMP_SECONDS, so a writer still at work keeps its own. */
+/* Remove temporaries an earlier process left behind in path's directory (killed while writing):
+ * "<name>.tmp-PID-XXXXXX" of any file whose process no longer runs (a resumed run may never write
+ * that file again), and those of path itself not touched for STALE_TMP_SECONDS (the older form
+ * "<path>.tmp-XXXXXX" has no PID: only its age counts).  A writer still at work keeps its own. */
 #define STALE_TMP_SECONDS 60
+static bool tmp_of_dead_process(const char *name)
+{
+    const char *t = strstr(name, ".tmp-");
+    while (t && strstr(t + 1, ".tmp-")) t = strstr(t + 1, ".tmp-");
+    if (!t) return false;
+    const char *p = t + 5, *dash = strchr(p, '-');
+    if (!dash || dash == p || strlen(dash + 1) != 6) return false;
+    long pid = 0;
+    for (const char *c = p; c < dash; c++) {
+        if (*c < '0' || *c > '9' || pid > 99999999) return false;
+        pid = pid * 10 + (*c - '0');
+    }
+    return pid > 0 && pid != (long)getpid() && kill((pid_t)pid, 0) != 0 && errno == ESRCH;
+}
+
 static void remove_stale_tmp(const char *path)
 {
     const char *slash = strrchr(path, '/');
@@ -190,12 +208,13 @@ static void remove_stale_tmp(const char *path)
     time_t now = time(NULL);
     for (struct dirent *e; d && (e = readdir(d));) {
         const char *name = e->d_name;
-        if (strncmp(name, base, blen) != 0 || strncmp(name + blen, ".tmp-", 5) != 0 || strlen(name + blen + 5) != 6)
-            continue;
+        bool own = strncmp(name, base, blen) == 0 && strncmp(name + blen, ".tmp-", 5) == 0 && strlen(name + blen + 5) >= 6;
+        bool dead = tmp_of_dead_process(name);
+        if (!own && !dead) continue;
         char full[4096];
         struct stat st;
         if (snprintf(full, sizeof full, "%s/%s", dir, name) >= (int)sizeof full) continue;
-        if (lstat(full, &st) == 0 && S_ISREG(st.st_mode) && now - st.st_mtime > STALE_TMP_SECONDS) (void)unlink(full);
+        if (lstat(full, &st) == 0 && S_ISREG(st.st_mode) && (dead || now - st.st_mtime > STALE_TMP_SECONDS)) (void)unlink(full);
     }
     if (d) closedir(d);
     free(dir);
@@ -207,9 +226,13 @@ vs_status vs_io_atomic_open(vs_io_atomic *a, const char *path, vs_error *err)
     a->path = path;
     a->tmp = NULL;
     /* A device, a pipe or a socket is written in place: renaming over it would replace /dev/null
-     * (or the FIFO a reader waits on) with a regular file. */
+     * (or the FIFO a reader waits on) with a regular file.  A symbolic link is never followed (a
+     * link planted at an output path must not redirect the write): it is replaced like a file,
+     * except the links /dev keeps to open descriptors (/dev/stdout, /dev/fd/N). */
     struct stat st;
-    if (stat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
+    bool is_link = lstat(path, &st) == 0 && S_ISLNK(st.st_mode);
+    bool dev_link = is_link && strncmp(path, "/dev/", 5) == 0;
+    if (dev_link || (!is_link && stat(path, &st) == 0 && !S_ISREG(st.st_mode))) {
         if (S_ISDIR(st.st_mode)) return vs_error_set(err, VS_ERR_IO, "%s: is a directory, expected a file name", path);
         a->fd = open(path, O_WRONLY | O_NONBLOCK);
         int flags = a->fd < 0 ? -1 : fcntl(a->fd, F_GETFL);
@@ -222,12 +245,10 @@ vs_status vs_io_atomic_open(vs_io_atomic *a, const char *path, vs_error *err)
         return VS_OK;
     }
     remove_stale_tmp(path);
-    size_t n = strlen(path);
-    static const char suffix[] = ".tmp-XXXXXX";
-    a->tmp = malloc(n + sizeof suffix);
+    size_t n = strlen(path) + 32;
+    a->tmp = malloc(n);
     if (!a->tmp) return vs_error_set(err, VS_ERR_NOMEM, "%s: out of memory", path);
-    memcpy(a->tmp, path, n);
-    memcpy(a->tmp + n, suffix, sizeof suffix);
+    snprintf(a->tmp, n, "%s.tmp-%ld-XXXXXX", path, (long)getpid());
     a->fd = mkstemp(a->tmp);
     if (a->fd < 0) {
         int e = errno;

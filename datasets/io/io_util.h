@@ -36,11 +36,13 @@ int vs_io_open_input(const char *path, struct stat *st, vs_error *err);
 /* err = VS_ERR_IO "<path>: cannot <what>: <strerror(e)>"; returns VS_ERR_IO. */
 vs_status vs_io_fail(vs_error *err, const char *path, const char *what, int e);
 
-/* Replace a file atomically: data goes to a temporary file "<path>.tmp-XXXXXX" in the same
+/* Replace a file atomically: data goes to a temporary file "<path>.tmp-PID-XXXXXX" in the same
  * directory, which is fsync'ed and renamed over path only by vs_io_atomic_commit().  Any failure (or
  * an abort) removes the temporary file, so path keeps its old contents; opening removes temporaries
- * of path that a killed process left (untouched for a minute).  When path is a device, a pipe or a
- * socket it is written in place (tmp NULL) and a failed write is reported (/dev/full). */
+ * a killed process left in that directory (its PID no longer runs, or untouched for a minute).  A
+ * symbolic link at path is replaced, never followed (but /dev/stdout and its kin are written
+ * through).  When path is a device, a pipe or a socket it is written in place (tmp NULL) and a
+ * failed write is reported (/dev/full). */
 typedef struct vs_io_atomic {
     int fd;          /* -1 when closed */
     char *tmp;       /* temporary file name, malloc'd */

@@ -449,6 +449,19 @@ vs_status vs_npy_read(const char *path, vs_tensor **out, vs_error *err)
     return read_path(path, out, NULL, err);
 }
 
+vs_status vs_npy_read_finite(const char *path, vs_tensor **out, vs_error *err)
+{
+    vs_status st = vs_npy_read(path, out, err);
+    if (st != VS_OK) return st;
+    size_t n = (size_t)(*out)->size, i = vs_first_nonfinite((*out)->data, n);
+    if (i == n) return VS_OK;
+    float v = (*out)->data[i];
+    vs_tensor_free(*out);
+    *out = NULL;
+    return vs_error_set(err, VS_ERR_NUMERIC, "%s: element %zu is %s; a model's inputs, attributions and references must be finite", path,
+                        i, isnan(v) ? "NaN" : v > 0 ? "+inf" : "-inf");
+}
+
 vs_status vs_npy_parse(const void *buf, size_t len, const char *name, vs_tensor **out, vs_error *err)
 {
     *out = NULL;

@@ -11,6 +11,7 @@
 #define VERSUS_DATA_IO_H
 
 #include <stdbool.h>
+#include <stdio.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -61,6 +62,24 @@ vs_status vs_read_file(const char *path, uint8_t **buf, size_t *n, vs_error *err
 /* Whole file; when it starts with the gzip magic 1f 8b it is gunzipped (default cap), otherwise
  * returned as is.  Error messages start with the path. */
 vs_status vs_read_file_maybe_gz(const char *path, uint8_t **buf, size_t *n, vs_error *err);
+
+/* ---- text outputs ---- */
+
+/* A text output written through stdio and replaced atomically, like every other output: the text goes
+ * to a temporary file beside path, which vs_out_commit() flushes, fsyncs and renames over path; a
+ * symbolic link at path is replaced, never followed; a device or a pipe is written in place.  With
+ * path NULL the output is stdout (commit only flushes it).  path must outlive o. */
+typedef struct vs_out {
+    FILE *f;    /* write here between open and commit/abort */
+    void *priv; /* the temporary file (internal) */
+} vs_out;
+
+vs_status vs_out_open(vs_out *o, const char *path, vs_error *err);
+/* Flush and replace path; a write error (ferror, a full disk) fails naming path and leaves it untouched.
+ * Closes o whatever happens. */
+vs_status vs_out_commit(vs_out *o, vs_error *err);
+/* Close o and remove the temporary file: path keeps its old contents.  Harmless on a closed o. */
+void vs_out_abort(vs_out *o);
 
 /* ---- IDX images + labels (MNIST, Fashion-MNIST) ---- */
 

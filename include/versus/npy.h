@@ -36,6 +36,9 @@ typedef struct vs_i64_array {
 /* Read a float32 tensor from path.  *out is a new tensor owned like any new tensor (the current
  * scope, or the caller when none is open). */
 vs_status vs_npy_read(const char *path, vs_tensor **out, vs_error *err);
+/* vs_npy_read for a model's inputs, attributions and references: an array holding NaN or an infinity
+ * is refused (VS_ERR_NUMERIC) with a message naming path and the first such element. */
+vs_status vs_npy_read_finite(const char *path, vs_tensor **out, vs_error *err);
 /* The same from the bytes buf[0..len); name labels messages ("<memory>" if NULL). */
 vs_status vs_npy_parse(const void *buf, size_t len, const char *name, vs_tensor **out, vs_error *err);
 

@@ -131,6 +131,12 @@ void vs_run_header_clear(vs_run_header *h);
  * refused (VS_ERR_ARG) with a message naming the parts. */
 vs_status vs_run_merge(const char *const *parts, int n_parts, const char *out, const char *journal_path, vs_run_header *h,
                        vs_error *err);
+/* The same, with check(ctx, h, err) run on the command (the parts are data) before anything is
+ * written: it may refuse it (nothing is written then) or rewrite h->argv, which the merged journal
+ * then records (so the resumed command matches it). */
+typedef vs_status (*vs_run_check_fn)(void *ctx, vs_run_header *h, vs_error *err);
+vs_status vs_run_merge_checked(const char *const *parts, int n_parts, const char *out, const char *journal_path,
+                               vs_run_check_fn check, void *ctx, vs_run_header *h, vs_error *err);
 
 #ifdef __cplusplus
 }

@@ -22,6 +22,7 @@
 #define VERSUS_TENSOR_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "versus/error.h"
@@ -74,6 +75,9 @@ vs_tensor *vs_detach(vs_tensor *t);              /* view of the same data withou
 
 /* ---- ownership ------------------------------------------------------------------------------ */
 void vs_tensor_free(vs_tensor *t);               /* release the owner's reference; NULL is fine */
+/* Index of the first NaN or infinity of x[0..n), n when every value is finite: inputs, attributions
+ * and trained weights read from files are checked with it before they are used. */
+size_t vs_first_nonfinite(const float *x, size_t n);
 void vs_scope_begin(void);                       /* open a scope on this thread */
 void vs_scope_end(void);                         /* release every tensor the scope owns */
 vs_tensor *vs_keep(vs_tensor *t);                /* move t to the enclosing owner; returns t */

@@ -3,7 +3,9 @@
 # run this only to change them).  Every file is small and every one must make versus exit 1 with a
 # "versus: " message (tests/cli_hostile.sh runs them).  Layout: npy/*.npy (given to predict as X),
 # safetensors/*.safetensors and model/*.json (a model directory's weights or spec), csv/*.csv
-# (data describe), idx/CASE/{images,labels}, tu/CASE/DS_*.txt and graphs/CASE/*.npy (data describe).
+# (data describe), idx/CASE/{images,labels}, tu/CASE/DS_*.txt and graphs/CASE/*.npy (data describe);
+# round 2: composite/*.json (a model.json whose graph does not fit its shapes) and train_csv/*.csv
+# (train refuses them).  Journals, parts and checkpoints are forged at test time (forge.py).
 import gzip, json, os, shutil, struct
 
 here = os.path.dirname(os.path.abspath(__file__))
@@ -22,7 +24,7 @@ def npy_bytes(header, data=b'', version=(1, 0)):
     return b'\x93NUMPY' + bytes(version) + struct.pack('<H', len(h)) + h + data
 
 
-for d in ['npy', 'safetensors', 'model', 'csv', 'idx', 'tu', 'graphs']:
+for d in ['npy', 'safetensors', 'model', 'csv', 'idx', 'tu', 'graphs', 'composite', 'train_csv']:
     shutil.rmtree(os.path.join(here, d), ignore_errors=True)
 
 # ---- .npy: the preamble, the header dict, the sizes it claims -------------------------------------
@@ -45,6 +47,8 @@ put('npy/header_unterminated.npy', npy_bytes("{'descr': '<f4', 'shape': (2, 37")
 put('npy/header_missing_shape.npy', npy_bytes("{'descr': '<f4', 'fortran_order': False, }", b'\0' * 4))
 put('npy/header_nul.npy', npy_bytes("{'descr': '<f4\x00', 'fortran_order': False, 'shape': (1, 37), }", b'\0' * 148))
 put('npy/zero_rows.npy', npy_bytes("{'descr': '<f4', 'fortran_order': False, 'shape': (0, 37), }"))
+nan37 = struct.pack('<74f', *([0.5] * 36 + [float('nan')] + [0.5] * 36 + [float('inf')]))
+put('npy/nan_values.npy', npy_bytes("{'descr': '<f4', 'fortran_order': False, 'shape': (2, 37), }", nan37))
 put('npy/wrong_width.npy', npy_bytes("{'descr': '<f4', 'fortran_order': False, 'shape': (1, 5), }", b'\0' * 20))
 
 
@@ -94,6 +98,25 @@ put('model/duplicate_key.json', '{"format": "versus-model/1", "format": "versus-
 put('model/deep_nesting.json', '{"format": "versus-model/1", "sequential": ' + '[' * 5000 + ']' * 5000 + '}')
 put('model/invalid_utf8.json', b'{"format": "versus-model/1", "sequential": [{"op": "\xff\xfe"}]}')
 put('model/input_mismatch.json', model(mlp, (5,)))
+
+
+# ---- composites (round 2): graphs that do not fit their inputs' shapes, refused when read -----------
+def composite(graph, outputs, inputs=None):
+    return json.dumps({'format': 'versus-model/1', 'composite': {'inputs': inputs or {'x': [37]}, 'models': {}, 'graph': graph,
+                                                                  'outputs': outputs}})
+
+
+put('composite/reshape_overflow.json', composite([{'op': 'reshape', 'in': 'x', 'out': 'y', 'shape': [1 << 40, 1 << 40, 1 << 40]}], ['y']))
+put('composite/add_mismatch.json', composite([{'op': 'add', 'in': ['x', 'r'], 'out': 'y'}], ['y'], {'x': [37], 'r': [5]}))
+put('composite/concat_mismatch.json', composite([{'op': 'concat', 'in': ['x', 'r'], 'out': 'y', 'axis': 1}], ['y'], {'x': [3, 4], 'r': [2, 5]}))
+put('composite/split_mismatch.json', composite([{'op': 'split', 'in': 'x', 'out': ['a', 'b'], 'axis': 1, 'sizes': [30, 30]}], ['a']))
+put('composite/unused_mismatch.json', composite([{'op': 'relu', 'in': 'x', 'out': 'y'}, {'op': 'add', 'in': ['x', 'r'], 'out': 'z'}], ['y'],
+                                                {'x': [37], 'r': [5]}))
+put('composite/outputs_empty.json', composite([{'op': 'relu', 'in': 'x', 'out': 'y'}], []))
+
+# ---- CSVs a model cannot be trained on (they describe fine) -------------------------------------------
+put('train_csv/one_class.csv', 'a,b,label\n' + ''.join('%d,%d,x\n' % (i, i % 3) for i in range(40)))
+put('train_csv/one_row.csv', 'a,b,label\n1,2,x\n')
 
 # ---- CSV: structure the parser or the encoder refuses ----------------------------------------------
 put('csv/empty.csv', '')
