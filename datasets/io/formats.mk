@@ -2,11 +2,11 @@
 # caps, atomic writes (io_util, write_atomic), JSON, .npy, safetensors, inflate/gzip, IDX, TU, CSV;
 # their tests and fuzz targets.  Nothing here knows a model.
 versusinclude_HEADERS += include/versus/json.h include/versus/npy.h include/versus/safetensors.h \
-	include/versus/data_io.h
-noinst_HEADERS += datasets/io/io_util.h datasets/io/write_atomic.h datasets/io/deflate_tables.h tests/io_check.h
+	include/versus/data_io.h include/versus/onnx.h
+noinst_HEADERS += datasets/io/io_util.h datasets/io/write_atomic.h datasets/io/deflate_tables.h datasets/io/protobuf.h tests/io_check.h
 libversus_la_SOURCES += datasets/io/io_util.c datasets/io/write_atomic.c datasets/io/json.c \
 	datasets/io/json_parse.c datasets/io/json_write.c datasets/io/npy.c datasets/io/safetensors.c \
-	datasets/io/inflate.c datasets/io/idx.c datasets/io/tu.c datasets/io/csv.c
+	datasets/io/inflate.c datasets/io/idx.c datasets/io/tu.c datasets/io/csv.c datasets/io/protobuf.c datasets/io/onnx.c
 
 if HAVE_CHECK
 check_PROGRAMS += tests/test_json tests/test_npy tests/test_safetensors tests/test_inflate tests/test_idx tests/test_tu
