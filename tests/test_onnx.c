@@ -9,6 +9,7 @@
 
 #include <math.h>
 #include <stdint.h>
+#include <unistd.h>
 
 static const char *fixture(char *buf, size_t n, const char *name)
 {

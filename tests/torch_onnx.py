@@ -59,10 +59,12 @@ def randomize(m):
     return m.eval()
 
 
-def export(name, m, shape, opset=13):
+def export(name, m, shape, opset=13, dynamic=False):
+    """dynamic: the batch as a named dim, so that x.view(x.size(0), -1) exports its Shape chain."""
     path = os.path.join(WORK, f"{name}.onnx")
     x = torch.randn(1, *shape)
-    torch.onnx.export(m, x, path, opset_version=opset, input_names=["x"], output_names=["y"])
+    axes = {"x": {0: "n"}, "y": {0: "n"}} if dynamic else None
+    torch.onnx.export(m, x, path, opset_version=opset, input_names=["x"], output_names=["y"], dynamic_axes=axes)
     return path
 
 
@@ -73,9 +75,9 @@ def predict(path, x, out_name):
     return np.load(yp)
 
 
-def check_model(name, m, shape, n=2, opset=13):
+def check_model(name, m, shape, n=2, opset=13, dynamic=False):
     m = randomize(m)
-    path = export(f"{name}_o{opset}", m, shape, opset)
+    path = export(f"{name}_o{opset}", m, shape, opset, dynamic)
     x = torch.randn(n, *shape)
     with torch.no_grad():
         want = m(x)
@@ -107,7 +109,7 @@ def wanted(name):
 
 if wanted("residual"):
     for opset in (11, 13, 17):
-        check_model("residual", Residual(), (3, 16, 16), opset=opset)
+        check_model("residual", Residual(), (3, 16, 16), opset=opset, dynamic=opset == 13)
 
 families = [("resnet18", lambda: torchvision.models.resnet18(num_classes=10), (3, 64, 64)),
             ("vgg11", lambda: torchvision.models.vgg11(num_classes=10), (3, 32, 32)),
