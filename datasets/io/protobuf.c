@@ -80,6 +80,7 @@ int vs_pb_next(vs_pb *r, vs_pb_field *f, const char *what, vs_error *err)
 
 vs_pb vs_pb_sub(const vs_pb *parent, const vs_pb_field *f)
 {
+    if (f->wire != VS_PB_BYTES || !f->bytes) return (vs_pb){parent->p, parent->p, parent->base}; /* empty */
     vs_pb s = {f->bytes, f->bytes + f->len, parent->base};
     return s;
 }

@@ -32,7 +32,7 @@ typedef struct vs_pb_field {
 /* The next field of r into f: 1, 0 at the end of the message, or -1 with err set ("offset N:
  * truncated varint", "length L past the end of the message"). */
 int vs_pb_next(vs_pb *r, vs_pb_field *f, const char *what, vs_error *err);
-/* A sub-reader over a length-delimited field's bytes. */
+/* A sub-reader over a length-delimited field's bytes (an empty one for any other field). */
 vs_pb vs_pb_sub(const vs_pb *parent, const vs_pb_field *f);
 /* Read one varint from r (packed repeated fields): 0, or -1 with err set. */
 int vs_pb_varint(vs_pb *r, uint64_t *v, const char *what, vs_error *err);
