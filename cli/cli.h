@@ -119,6 +119,7 @@ extern const vs_verb vs_verb_evaluate;
 extern const vs_verb vs_verb_explain;
 extern const vs_verb vs_verb_bench;
 extern const vs_verb vs_verb_report;
+extern const vs_verb vs_verb_import;
 extern const vs_verb vs_verb_merge;
 
 #endif

@@ -1,7 +1,7 @@
 # cli: sources of libversus (or the program) and their headers.
 noinst_HEADERS += cli/cli.h cli/cem_cli.h cli/explain_pairs.h
 versus_SOURCES += cli/main.c cli/args.c cli/data_flags.c cli/cmd_help.c cli/cmd_demo.c cli/cmd_data.c cli/cmd_attribute.c cli/cmd_evaluate.c cli/cmd_explain.c
-versus_SOURCES += cli/cmd_bench.c cli/cmd_report.c cli/cmd_merge.c
+versus_SOURCES += cli/cmd_bench.c cli/cmd_report.c cli/cmd_merge.c cli/cmd_import.c
 versus_SOURCES += cli/run_flags.c cli/explain_pairs.c
 versus_SOURCES += cli/cem_flags.c cli/explain_cem.c
 TESTS += tests/cli.sh

@@ -18,6 +18,7 @@ const vs_verb *const vs_verbs[] = {
     &vs_verb_bench,
     &vs_verb_report,
     &vs_verb_merge,
+    &vs_verb_import,
     &vs_verb_help,
     NULL,
 };

@@ -26,6 +26,8 @@ static void node_clear(vs_cnode *n)
     free(n->in);
     free(n->out);
     free(n->sizes);
+    free(n->ints);
+    free(n->data);
     vs_module_free(n->layer);
     memset(n, 0, sizeof *n);
 }
@@ -237,6 +239,8 @@ const char *vs_cnode_op_name(const vs_module *m, const vs_cnode *n, char *buf, s
         snprintf(buf, len, "call %s", m->child_names[n->child]);
     else if (n->kind == VS_CNODE_LAYER)
         snprintf(buf, len, "%s", vs_module_kind_name(n->layer->kind));
+    else if (n->kind == VS_CNODE_MATH)
+        snprintf(buf, len, "%s", vs_cmath_name(n->math));
     else
         snprintf(buf, len, "%s", names[n->kind]);
     return buf;
@@ -377,6 +381,9 @@ static vs_tensor *run_node(vs_module *m, const vs_cnode *n, vs_tensor **vals, co
     case VS_CNODE_LAYER:
         n->layer->training = m->training;
         y = vs_module_forward(n->layer, ins[0], ctx);
+        break;
+    case VS_CNODE_MATH:
+        y = vs_cmath_run(n, ins);
         break;
     }
     outs[0] = y;

@@ -17,8 +17,16 @@ typedef enum vs_cnode_kind {
     VS_CNODE_ADD,               /* out = sum of ins */
     VS_CNODE_MUL,               /* out = a * b */
     VS_CNODE_RESHAPE,           /* out = in reshaped to [n, shape...] */
-    VS_CNODE_LAYER              /* out = layer(in), a parameter-free layer */
+    VS_CNODE_LAYER,             /* out = layer(in), a parameter-free layer */
+    VS_CNODE_MATH               /* out = math(ins), composite_ops.c */
 } vs_cnode_kind;
+
+/* The math nodes (composite_ops.c). */
+typedef enum vs_cmath {
+    VS_CMATH_SUB, VS_CMATH_DIV, VS_CMATH_MAX, VS_CMATH_MIN, VS_CMATH_POW, VS_CMATH_MATMUL, VS_CMATH_SQRT, VS_CMATH_CLIP,
+    VS_CMATH_HARDSIGMOID, VS_CMATH_HARDSWISH, VS_CMATH_SOFTMAX, VS_CMATH_LOG_SOFTMAX, VS_CMATH_TRANSPOSE,
+    VS_CMATH_REDUCE_MEAN, VS_CMATH_REDUCE_SUM, VS_CMATH_PAD, VS_CMATH_GATHER, VS_CMATH_CONST
+} vs_cmath;
 
 /* At most this many inputs and outputs per node (model.json nodes are checked against it). */
 #define VS_CNODE_MAX_ARGS 64
@@ -34,6 +42,12 @@ typedef struct vs_cnode {
     int ndim;                            /* reshape: per-example shape (one entry may be -1) */
     int64_t shape[VS_MAX_DIMS];
     vs_module *layer;                    /* layer: owned; its mode follows the composite's */
+    vs_cmath math;                       /* math: which; a, b its numbers (clip's bounds, ...) */
+    float a, b;
+    int64_t *ints;                       /* math: perm, axes or pads (n_ints, malloc'd) */
+    int n_ints;
+    float *data;                         /* const: n_data values of shape[0..ndim) (malloc'd) */
+    int64_t n_data;
 } vs_cnode;
 
 typedef struct vs_cinput {
@@ -62,6 +76,15 @@ const char *vs_cnode_op_name(const vs_module *m, const vs_cnode *n, char *buf, s
  * out_names (checked: new, distinct names).  The program takes n's arrays and layer, also on failure. */
 vs_status vs_program_push_node(vs_module *m, vs_cnode *n, const char *const *out_names);
 
+
+/* composite_ops.c: is op a math node's name, its number of inputs (-1: not one), its name; fields
+ * from a node's JSON (n's in/out set; label for messages), back to JSON, and evaluation. */
+bool vs_cmath_known(const char *op);
+int vs_cmath_arity(const char *op);
+const char *vs_cmath_name(vs_cmath op);
+vs_status vs_cmath_from_json(const vs_json *node, const char *label, const char *op, vs_cnode *n, vs_error *err);
+vs_status vs_cmath_to_json(const vs_cnode *n, vs_json *o);
+vs_tensor *vs_cmath_run(const vs_cnode *n, vs_tensor *const *in);
 
 /* model.json: a composite module from its "composite" object (children built from r), and back. */
 vs_module *vs_composite_from_json(const vs_json *obj, vs_rng *r, vs_error *err);

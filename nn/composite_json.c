@@ -185,6 +185,7 @@ static vs_status op_node(node_ctx *c, const vs_module *m, const char *op, vs_cno
         {"reshape", VS_CNODE_RESHAPE, 1, 1, {"shape"}},
     };
     (void)m;
+    if (vs_cmath_known(op)) return vs_cmath_from_json(c->json, c->label, op, n, c->err);
     for (size_t i = 0; i < sizeof ops / sizeof *ops; i++) {
         if (strcmp(op, ops[i].name) != 0) continue;
         n->kind = ops[i].kind;
@@ -200,7 +201,8 @@ static vs_status op_node(node_ctx *c, const vs_module *m, const char *op, vs_cno
     if (!vs_module_kind_from_name(op, &kind))
         return node_err(c, vs_json_get(c->json, "op"), "op",
                         "unknown op \"%s\" (wiring: concat, broadcast_planes, split, reparameterize, add, mul, reshape; "
-                        "or a parameter-free layer such as relu)", op);
+                        "math: sub, div, max, min, pow, matmul, sqrt, clip, hardsigmoid, hardswish, softmax, log_softmax, "
+                        "transpose, reduce_mean, reduce_sum, pad, gather, const; or a parameter-free layer such as relu)", op);
     n->kind = VS_CNODE_LAYER;
     vs_status st = arity(c, "in", n->n_in, 1, 1);
     if (!st) st = arity(c, "out", n->n_out, 1, 1);
@@ -245,9 +247,10 @@ vs_status vs_composite_add_node_json(vs_module *m, const vs_json *node, vs_error
 
     const char *in[VS_CNODE_MAX_ARGS], *out[VS_CNODE_MAX_ARGS];
     vs_cnode n = {0};
-    vs_status st = names_of(&c, "in", in, &n.n_in);
+    bool no_in = op && !vs_json_get(node, "in") && vs_cmath_arity(op->string) == 0; /* a constant */
+    vs_status st = no_in ? VS_OK : names_of(&c, "in", in, &n.n_in);
     if (!st) st = names_of(&c, "out", out, &n.n_out);
-    if (!st && (!(n.in = calloc((size_t)n.n_in, sizeof *n.in)) || !(n.out = calloc((size_t)n.n_out, sizeof *n.out))))
+    if (!st && (!(n.in = calloc((size_t)n.n_in + 1, sizeof *n.in)) || !(n.out = calloc((size_t)n.n_out, sizeof *n.out))))
         st = vs_error_set(err, VS_ERR_NOMEM, "composite: out of memory");
     for (int i = 0; !st && i < n.n_in; i++)
         if ((n.in[i] = vs_program_find(m->program, in[i])) < 0)
@@ -257,6 +260,8 @@ vs_status vs_composite_add_node_json(vs_module *m, const vs_json *node, vs_error
         free(n.in);
         free(n.out);
         free(n.sizes);
+        free(n.ints);
+        free(n.data);
         vs_module_free(n.layer);
         return st;
     }
@@ -450,7 +455,8 @@ static vs_json *node_json(const vs_module *m, const vs_cnode *n, vs_error *err)
     if (ok && n->kind == VS_CNODE_CALL) ok = vs_json_set(o, "call", vs_json_new_string(m->child_names[n->child])) == VS_OK;
     else if (ok && n->kind != VS_CNODE_LAYER) ok = vs_json_set(o, "op", vs_json_new_string(vs_cnode_op_name(m, n, op, sizeof op))) == VS_OK;
     bool list_in = n->kind == VS_CNODE_CONCAT || n->kind == VS_CNODE_ADD;
-    ok = ok && vs_json_set(o, "in", names_json(p, n->in, n->n_in, list_in)) == VS_OK;
+    if (n->n_in) ok = ok && vs_json_set(o, "in", names_json(p, n->in, n->n_in, list_in || n->kind == VS_CNODE_MATH)) == VS_OK;
+    if (ok && n->kind == VS_CNODE_MATH) ok = vs_cmath_to_json(n, o) == VS_OK;
     if (ok && (n->kind == VS_CNODE_CONCAT || n->kind == VS_CNODE_SPLIT)) ok = vs_json_set(o, "axis", vs_json_new_int(n->axis)) == VS_OK;
     if (ok && n->kind == VS_CNODE_SPLIT) ok = vs_json_set(o, "sizes", ints_json(n->sizes, n->n_out)) == VS_OK;
     if (ok && n->kind == VS_CNODE_RESHAPE) ok = vs_json_set(o, "shape", ints_json(n->shape, n->ndim)) == VS_OK;

@@ -83,6 +83,7 @@ vs_conv_opts vs_module_conv_opts(const vs_module *m)
     o.stride[0] = o.stride[1] = (int)s->stride;
     o.padding[0] = o.padding[1] = (int)s->padding;
     o.dilation[0] = o.dilation[1] = (int)s->dilation;
+    o.groups = (int)s->groups;
     if (m->kind == VS_MODULE_CONV_TRANSPOSE2D) o.output_padding[0] = o.output_padding[1] = (int)s->output_padding;
     return o;
 }

@@ -77,7 +77,8 @@ static bool step_of(vs_module *m, step *st)
 {
     *st = (step){.m = m, .k = m->spec.kernel, .s = m->spec.stride, .p = m->spec.padding};
     const bool windows = m->kind == VS_MODULE_CONV2D || m->kind == VS_MODULE_MAX_POOL2D || m->kind == VS_MODULE_AVG_POOL2D;
-    if (windows && (m->spec.dilation > 1 || m->spec.ceil_mode == 1)) return false; /* dense taps, floor sizes only */
+    if (windows && (m->spec.dilation > 1 || m->spec.ceil_mode == 1 || m->spec.groups > 1))
+        return false; /* dense taps, floor sizes, one channel group only */
     switch (m->kind) {
     case VS_MODULE_CONV2D: st->kind = STEP_CONV; return true;
     case VS_MODULE_MAX_POOL2D: st->kind = STEP_MAX_POOL; return true;

@@ -43,11 +43,11 @@ vs_module *vs_layer_alloc(const vs_layer_spec *s, vs_error *err)
         if (ok && s->bias) ok = vs_module_add_param(m, "bias", VS_SHAPE(s->out)) != NULL;
         break;
     case VS_MODULE_CONV2D:
-        ok = vs_module_add_param(m, "weight", VS_SHAPE(s->out, s->in, k, k)) != NULL;
+        ok = vs_module_add_param(m, "weight", VS_SHAPE(s->out, s->in / s->groups, k, k)) != NULL;
         if (ok && s->bias) ok = vs_module_add_param(m, "bias", VS_SHAPE(s->out)) != NULL;
         break;
     case VS_MODULE_CONV_TRANSPOSE2D:
-        ok = vs_module_add_param(m, "weight", VS_SHAPE(s->in, s->out, k, k)) != NULL;
+        ok = vs_module_add_param(m, "weight", VS_SHAPE(s->in, s->out / s->groups, k, k)) != NULL;
         if (ok && s->bias) ok = vs_module_add_param(m, "bias", VS_SHAPE(s->out)) != NULL;
         break;
     case VS_MODULE_BATCH_NORM1D:

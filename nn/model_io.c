@@ -171,7 +171,9 @@ vs_json *vs_layer_to_json(const vs_module *m, vs_error *err)
         double v;
         if (!vs_layer_spec_get(&m->spec, name, &v)) continue;
         /* PyTorch's defaults of the later fields are left out: model.json files stay as they were */
-        if ((strcmp(name, "dilation") == 0 && v == 1) || (strcmp(name, "ceil_mode") == 0 && v == 0)) continue;
+        if ((strcmp(name, "dilation") == 0 && v == 1) || (strcmp(name, "ceil_mode") == 0 && v == 0) ||
+            (strcmp(name, "groups") == 0 && v == 1))
+            continue;
         vs_json *val = vs_spec_field_is_flag(name)                        ? vs_json_new_bool(v != 0)
                        : fabs(v) < 9.0e15 && v == (double)(int64_t)v ? vs_json_new_int((int64_t)v)
                                                                      : vs_json_new_number(v);
@@ -288,11 +290,20 @@ vs_module *vs_model_load(const char *dir, vs_model_spec *spec_out, vs_error *err
     vs_safetensors *st = NULL;
     vs_module *m = NULL;
     vs_named_tensors named = {0};
+    bool onnx = vs_model_path_is_onnx(dir);
     if (!jpath || !wpath) {
         vs_error_set(err, VS_ERR_NOMEM, "%s: out of memory", dir);
         goto done;
     }
-    if (vs_json_parse_file(jpath, NULL, &doc, err) != VS_OK || vs_model_spec_from_json(doc, &spec, err) != VS_OK) goto done;
+    if (onnx) { /* the file is the model: its document and weights come from the import */
+        free(jpath);
+        if (!(jpath = strdup(dir))) {
+            vs_error_set(err, VS_ERR_NOMEM, "%s: out of memory", dir);
+            goto done;
+        }
+        if (vs_onnx_import(dir, &doc, &named, err) != VS_OK || vs_model_spec_from_json(doc, &spec, err) != VS_OK) goto done;
+    } else if (vs_json_parse_file(jpath, NULL, &doc, err) != VS_OK || vs_model_spec_from_json(doc, &spec, err) != VS_OK)
+        goto done;
     /* the weights replace the initial values; a fixed stream keeps loading deterministic */
     vs_rng r;
     vs_rng_seed(&r, 0);
@@ -303,14 +314,14 @@ vs_module *vs_model_load(const char *dir, vs_model_spec *spec_out, vs_error *err
         vs_error_set(err, e.code, "%s: %s", jpath, e.msg);
         goto done;
     }
-    if (vs_safetensors_read(wpath, &st, err) != VS_OK) goto fail;
-    for (int64_t i = 0; i < st->n; i++)
+    if (!onnx && vs_safetensors_read(wpath, &st, err) != VS_OK) goto fail;
+    for (int64_t i = 0; !onnx && i < st->n; i++)
         if (vs_named_tensors_push(&named, st->entries[i].name, st->entries[i].tensor, false) != VS_OK) {
             vs_error_set(err, VS_ERR_NOMEM, "%s: out of memory", wpath);
             goto fail;
         }
     if (vs_module_load_state(m, &named, &e) != VS_OK) {
-        vs_error_set(err, e.code, "%s: %s", wpath, e.msg);
+        vs_error_set(err, e.code, "%s: %s", onnx ? dir : wpath, e.msg);
         goto fail;
     }
     vs_module_train(m, false);
@@ -323,6 +334,7 @@ done:
         *spec_out = spec;
     else
         vs_model_spec_clear(&spec);
+    for (int64_t i = 0; onnx && i < named.n; i++) vs_tensor_free(named.items[i].tensor);
     vs_named_tensors_clear(&named);
     vs_safetensors_free(st);
     vs_json_free(doc);

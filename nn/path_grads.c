@@ -74,7 +74,8 @@ static bool plan_of(const vs_module *m, path_plan *pl)
     pl->second = i;
     return kinks > 0 && i < m->n_children &&
            (m->children[i]->kind == VS_MODULE_LINEAR ||
-            (m->children[i]->kind == VS_MODULE_CONV2D && m->children[i]->spec.dilation <= 1)); /* dense second kernel */
+            (m->children[i]->kind == VS_MODULE_CONV2D && m->children[i]->spec.dilation <= 1 &&
+             m->children[i]->spec.groups <= 1)); /* dense second kernel */
 }
 
 bool vs_sequential_has_path_grads(const vs_module *m)

@@ -75,7 +75,7 @@ bool vs_is_identifier(const char *s)
 
 enum {
     F_IN, F_OUT, F_HIDDEN, F_FEATURES, F_KERNEL, F_STRIDE, F_PADDING, F_OUTPUT_PADDING, F_BIAS, F_TRAIN_EPS,
-    F_P, F_SLOPE, F_ALPHA, F_EPS, F_MOMENTUM, F_AFFINE, F_TRACK, F_DILATION, F_CEIL_MODE
+    F_P, F_SLOPE, F_ALPHA, F_EPS, F_MOMENTUM, F_AFFINE, F_TRACK, F_DILATION, F_CEIL_MODE, F_GROUPS
 };
 #define B(f) (1u << (f))
 
@@ -103,6 +103,7 @@ static const struct field {
     [F_TRACK] = {"track_running_stats", true, offsetof(vs_layer_spec, track_running_stats)},
     [F_DILATION] = {"dilation", true, offsetof(vs_layer_spec, dilation)},
     [F_CEIL_MODE] = {"ceil_mode", true, offsetof(vs_layer_spec, ceil_mode)},
+    [F_GROUPS] = {"groups", true, offsetof(vs_layer_spec, groups)},
 };
 
 /* Which fields each op takes and which it requires. */
@@ -110,10 +111,10 @@ static const struct op_fields {
     uint32_t allowed, required;
 } op_fields[VS_MODULE_KIND_COUNT] = {
     [VS_MODULE_LINEAR] = {B(F_IN) | B(F_OUT) | B(F_BIAS), B(F_IN) | B(F_OUT)},
-    [VS_MODULE_CONV2D] = {B(F_IN) | B(F_OUT) | B(F_KERNEL) | B(F_STRIDE) | B(F_PADDING) | B(F_DILATION) | B(F_BIAS),
+    [VS_MODULE_CONV2D] = {B(F_IN) | B(F_OUT) | B(F_KERNEL) | B(F_STRIDE) | B(F_PADDING) | B(F_DILATION) | B(F_BIAS) | B(F_GROUPS),
                           B(F_IN) | B(F_OUT) | B(F_KERNEL)},
     [VS_MODULE_CONV_TRANSPOSE2D] = {B(F_IN) | B(F_OUT) | B(F_KERNEL) | B(F_STRIDE) | B(F_PADDING) |
-                                        B(F_OUTPUT_PADDING) | B(F_DILATION) | B(F_BIAS),
+                                        B(F_OUTPUT_PADDING) | B(F_DILATION) | B(F_BIAS) | B(F_GROUPS),
                                     B(F_IN) | B(F_OUT) | B(F_KERNEL)},
     [VS_MODULE_MAX_POOL2D] = {B(F_KERNEL) | B(F_STRIDE) | B(F_PADDING) | B(F_DILATION) | B(F_CEIL_MODE), B(F_KERNEL)},
     [VS_MODULE_AVG_POOL2D] = {B(F_KERNEL) | B(F_STRIDE) | B(F_PADDING) | B(F_CEIL_MODE), B(F_KERNEL)},
@@ -281,6 +282,7 @@ vs_status vs_layer_spec_resolve(const vs_layer_spec *in, vs_layer_spec *s, vs_er
     set_default_int(s, F_OUTPUT_PADDING, 0);
     set_default_int(s, F_DILATION, 1);
     set_default_int(s, F_CEIL_MODE, 0);
+    set_default_int(s, F_GROUPS, 1);
     set_default_int(s, F_BIAS, 1);
     set_default_int(s, F_TRAIN_EPS, 0);
     set_default_int(s, F_HIDDEN, s->out);
@@ -308,6 +310,12 @@ vs_status vs_layer_spec_resolve(const vs_layer_spec *in, vs_layer_spec *s, vs_er
             break;
         case F_OUTPUT_PADDING: /* PyTorch: smaller than the stride or the dilation */
             st = check_int(s, f, 0, (s->stride > s->dilation ? s->stride : s->dilation) - 1, err);
+            break;
+        case F_GROUPS: /* PyTorch: the groups divide both channel counts */
+            st = check_int(s, f, 1, MAX_WIDTH, err);
+            if (!st && (s->in % s->groups || s->out % s->groups))
+                st = vs_error_set(err, VS_ERR_FORMAT, "%s: \"groups\" %lld must divide \"in\" %lld and \"out\" %lld", op,
+                                  (long long)s->groups, (long long)s->in, (long long)s->out);
             break;
         case F_BIAS: case F_TRAIN_EPS: case F_AFFINE: case F_TRACK: case F_CEIL_MODE:
             st = check_int(s, f, 0, 1, err);

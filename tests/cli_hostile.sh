@@ -1,6 +1,6 @@
 #!/bin/sh
 # cli_hostile.sh - what a new user's files and a hostile-input probe feed versus: whitespace tables
-# (a german.data stand-in), the corpus under tests/hostile/ (npy, safetensors, model.json, CSV, IDX,
+# (a german.data stand-in), the corpus under tests/hostile/ (npy, safetensors, model.json, ONNX, CSV, IDX,
 # TU) and inputs that would exhaust the machine (devices, pipes, huge claims).  Every hostile case
 # must exit 1 with a "versus: " message within 60 s; the sanitizer build runs the same script.
 set -u
@@ -85,6 +85,9 @@ for f in bias stride padding; do
     cp "$H/model/${f}_minus_one.json" "$W/m/model.json"
     refused "model.json $f -1" $V predict --model "$W/m" --input "$W/x/X.npy" --out "$W/y.npy"
     grep_out "-1 names $f" "\"$f\" is -1, expected" err.txt
+done
+for f in "$H"/onnx/*.onnx; do
+    refused "onnx $(basename "$f")" $V predict --model "$f" --input "$W/x/X.npy" --out "$W/y.npy"
 done
 for f in "$H"/csv/*.csv; do
     refused "csv $(basename "$f")" $V data describe "csv:$f"

@@ -10,7 +10,8 @@ bench_vs_bench_SOURCES = bench/perf/vs_bench.c $(VS_BENCH_PERF_SOURCES)
 versus_SOURCES += $(VS_BENCH_PERF_SOURCES) bench/perf/cli.c
 bench_vs_bench_LDADD = libversus.la -lm
 CLEANFILES += bench/vs_bench bench/versus.jsonl bench/reference.jsonl bench/compare.md bench/rss.jsonl bench/process.jsonl
-EXTRA_DIST += bench/perf/torch_reference.py bench/torch_models.py bench/perf/compare.py bench/perf/train_process.py bench/perf/torch_train_process.py
+EXTRA_DIST += bench/perf/torch_reference.py bench/torch_models.py bench/perf/compare.py bench/perf/train_process.py bench/perf/torch_train_process.py \
+	bench/perf/onnx_compare.py
 
 # The Python that has torch and numpy (Debian's); numpy's OpenBLAS must not inherit tuning
 # variables meant for other programs, so they are unset for that command only.

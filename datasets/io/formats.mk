@@ -2,11 +2,11 @@
 # caps, atomic writes (io_util, write_atomic), JSON, .npy, safetensors, inflate/gzip, IDX, TU, CSV;
 # their tests and fuzz targets.  Nothing here knows a model.
 versusinclude_HEADERS += include/versus/json.h include/versus/npy.h include/versus/safetensors.h \
-	include/versus/data_io.h
-noinst_HEADERS += datasets/io/io_util.h datasets/io/write_atomic.h datasets/io/deflate_tables.h tests/io_check.h
+	include/versus/data_io.h include/versus/onnx.h
+noinst_HEADERS += datasets/io/io_util.h datasets/io/write_atomic.h datasets/io/deflate_tables.h datasets/io/protobuf.h tests/io_check.h
 libversus_la_SOURCES += datasets/io/io_util.c datasets/io/write_atomic.c datasets/io/json.c \
 	datasets/io/json_parse.c datasets/io/json_write.c datasets/io/npy.c datasets/io/safetensors.c \
-	datasets/io/inflate.c datasets/io/idx.c datasets/io/tu.c datasets/io/csv.c
+	datasets/io/inflate.c datasets/io/idx.c datasets/io/tu.c datasets/io/csv.c datasets/io/protobuf.c datasets/io/onnx.c
 
 if HAVE_CHECK
 check_PROGRAMS += tests/test_json tests/test_npy tests/test_safetensors tests/test_inflate tests/test_idx tests/test_tu
@@ -14,7 +14,7 @@ TESTS += tests/test_json tests/test_npy tests/test_safetensors tests/test_inflat
 endif
 
 # ---- fuzzing (variables are in Makefile.am) ----
-FUZZERS += modelio inflate idx tu csv
+FUZZERS += modelio inflate idx tu csv onnx
 MODELIO_FUZZ_SRCS = fuzz/fuzz_modelio.c datasets/io/io_util.c datasets/io/json.c datasets/io/json_parse.c \
 	datasets/io/json_write.c datasets/io/npy.c datasets/io/safetensors.c autograd/tensor.c autograd/alloc.c \
 	autograd/error.c autograd/mem_budget.c autograd/rng.c
@@ -25,6 +25,8 @@ fuzz/inflate_fuzz: fuzz/fuzz_inflate.c $(FUZZ_LIB_SRCS)
 fuzz/idx_fuzz: fuzz/fuzz_idx.c $(FUZZ_LIB_SRCS) datasets/io/idx.c
 	$(FUZZ_BUILD)
 fuzz/tu_fuzz: fuzz/fuzz_tu.c $(FUZZ_LIB_SRCS) datasets/io/tu.c
+	$(FUZZ_BUILD)
+fuzz/onnx_fuzz: fuzz/fuzz_onnx.c $(FUZZ_LIB_SRCS) datasets/io/protobuf.c datasets/io/onnx.c
 	$(FUZZ_BUILD)
 fuzz/csv_fuzz: fuzz/fuzz_csv.c $(FUZZ_LIB_SRCS) datasets/io/csv.c datasets/tabular.c datasets/describe.c
 	$(FUZZ_BUILD)
@@ -41,10 +43,10 @@ fuzz-run: fuzz
 	  tail -1 fuzz/work/$$f.log; \
 	done
 
-CLEANFILES += fuzz/modelio_fuzz fuzz/inflate_fuzz fuzz/idx_fuzz fuzz/tu_fuzz fuzz/csv_fuzz
+CLEANFILES += fuzz/modelio_fuzz fuzz/inflate_fuzz fuzz/idx_fuzz fuzz/tu_fuzz fuzz/csv_fuzz fuzz/onnx_fuzz
 clean-fuzz:
 	-rm -rf fuzz/work
 
 .PHONY: fuzz fuzz-run clean-fuzz
 EXTRA_DIST += fuzz/fuzz_modelio.c fuzz/corpus/modelio fuzz/fuzz_inflate.c fuzz/fuzz_idx.c fuzz/fuzz_tu.c \
-	fuzz/corpus/inflate fuzz/corpus/idx fuzz/corpus/tu fuzz/fuzz_csv.c fuzz/corpus/csv
+	fuzz/corpus/inflate fuzz/corpus/idx fuzz/corpus/tu fuzz/fuzz_csv.c fuzz/corpus/csv fuzz/fuzz_onnx.c fuzz/corpus/onnx

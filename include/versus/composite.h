@@ -32,6 +32,17 @@
  *   {"op": "reshape", "in": "h", "shape": [-1], "out": "v"}   per example (the batch dim is kept)
  *   {"op": "relu" | "sigmoid" | "tanh" | "leaky_relu" | "elu" | "softplus" | "flatten" | "dropout", ...}
  *                                                    any parameter-free layer op, with its fields
+ * Math nodes (what imported ONNX graphs need; broadcasting as versus/ops.h):
+ *   {"op": "sub" | "div" | "max" | "min" | "pow" | "matmul", "in": ["a", "b"], "out": "y"}
+ *   {"op": "sqrt" | "hardswish", "in": "x", "out": "y"}      hardswish: x min(max(x/6 + 1/2, 0), 1)
+ *   {"op": "clip", "min": 0, "max": 6, ...}                   either bound may be left out
+ *   {"op": "hardsigmoid", "alpha": 0.2, "beta": 0.5, ...}     min(max(alpha x + beta, 0), 1)
+ *   {"op": "softmax" | "log_softmax", "axis": -1, ...}
+ *   {"op": "transpose", "perm": [0, 2, 3, 1], ...}            every dim; the batch stays first
+ *   {"op": "reduce_mean" | "reduce_sum", "axes": [2, 3], "keepdims": true, ...}
+ *   {"op": "pad", "pads": [0, 0, 1, 1, 1, 1], "value": 0, ...}   before/after per example dim
+ *   {"op": "gather", "axis": 1, "index": 0, ...}              x.select(axis, index)
+ *   {"op": "const", "shape": [3, 1, 1], "values": [...], "out": "k"}   no "in"; broadcasts
  * Every name (of a value or a model) is an identifier of at most 31 characters, written once; a node
  * reads only inputs and names written by earlier nodes.  "axis" counts the batch dim as 0 and may not
  * be 0 (default 1; negative counts from the end).  A call of a composite child names 1 to all of its

@@ -43,8 +43,18 @@ vs_status vs_model_spec_from_json(const vs_json *root, vs_model_spec *out, vs_er
  * (a composite never writes it: its inputs hold their shapes). */
 vs_status vs_model_to_json(const vs_module *m, int input_ndim, const int64_t *input, vs_json **out, vs_error *err);
 
+/* An ONNX file (versus/onnx.h) as a model directory's two parts: *doc the model.json document of a
+ * composite (versus/composite.h) and weights its parameters and buffers by state_dict name (the
+ * tensors belong to the caller: vs_tensor_free each, then vs_named_tensors_clear).  Opsets 11 to 18;
+ * an op or attribute outside the supported set fails naming the file, the node, the op and the
+ * opset, and listing the supported ops. */
+vs_status vs_onnx_import(const char *path, vs_json **doc, vs_named_tensors *weights, vs_error *err);
+/* Does path name an ONNX file (ends in ".onnx")?  vs_model_load takes one wherever a directory goes. */
+bool vs_model_path_is_onnx(const char *path);
+
 /* Read dir/model.json and dir/model.safetensors: a model in evaluation mode, every weight checked
- * against the architecture.  spec (may be NULL) receives the parsed spec, which the caller clears. */
+ * against the architecture.  dir may be an ONNX file instead (vs_model_path_is_onnx), imported on the
+ * way (vs_onnx_import): spec then holds the document it was built from.  spec (may be NULL) receives the parsed spec, which the caller clears. */
 vs_module *vs_model_load(const char *dir, vs_model_spec *spec, vs_error *err);
 /* Write dir/model.json and dir/model.safetensors (creating dir when missing), each atomically. */
 vs_status vs_model_save(const vs_module *m, int input_ndim, const int64_t *input, const char *dir, vs_error *err);

@@ -92,6 +92,7 @@ typedef struct vs_layer_spec {
     int64_t output_padding;     /* conv_transpose2d (default 0; below the stride or the dilation) */
     int64_t dilation;           /* conv2d, conv_transpose2d, max_pool2d: tap spacing (default 1) */
     int64_t ceil_mode;          /* max/avg_pool2d: 1 = the output side rounds up (default 0) */
+    int64_t groups;             /* conv2d, conv_transpose2d: channel groups, dividing in and out (default 1; in = depthwise) */
     int64_t bias;               /* linear, conv: 1 = with a bias (default), 0 = without */
     int64_t train_eps;          /* gin_conv: 1 = eps is a parameter, 0 = a buffer (default) */
     double p;                   /* dropout probability (default 0.5) */
@@ -111,7 +112,7 @@ void vs_layer_spec_clear(vs_layer_spec *s);                   /* free the block 
 
 /* Field access by model.json name ("kernel", "momentum", ...), for JSON readers and writers.
  * set: the field must apply to s->op and integer fields need integer values. */
-#define VS_SPEC_N_FIELDS 19
+#define VS_SPEC_N_FIELDS 20
 const char *vs_spec_field_name(int i);                          /* i in [0, VS_SPEC_N_FIELDS) */
 bool vs_spec_field_applies(vs_module_kind op, const char *field); /* is it a key of this op? */
 vs_status vs_layer_spec_set(vs_layer_spec *s, const char *field, double value, vs_error *err);

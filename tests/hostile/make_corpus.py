@@ -5,7 +5,7 @@
 # safetensors/*.safetensors and model/*.json (a model directory's weights or spec), csv/*.csv
 # (data describe), idx/CASE/{images,labels}, tu/CASE/DS_*.txt and graphs/CASE/*.npy (data describe);
 # round 2: composite/*.json (a model.json whose graph does not fit its shapes) and train_csv/*.csv
-# (train refuses them).  Journals, parts and checkpoints are forged at test time (forge.py).
+# (train refuses them); onnx/*.onnx (given to predict as --model).  Journals, parts and checkpoints are forged at test time (forge.py).
 import gzip, json, os, shutil, struct
 
 here = os.path.dirname(os.path.abspath(__file__))
@@ -24,7 +24,7 @@ def npy_bytes(header, data=b'', version=(1, 0)):
     return b'\x93NUMPY' + bytes(version) + struct.pack('<H', len(h)) + h + data
 
 
-for d in ['npy', 'safetensors', 'model', 'csv', 'idx', 'tu', 'graphs', 'composite', 'train_csv']:
+for d in ['npy', 'safetensors', 'model', 'csv', 'idx', 'tu', 'graphs', 'composite', 'train_csv', 'onnx']:
     shutil.rmtree(os.path.join(here, d), ignore_errors=True)
 
 # ---- .npy: the preamble, the header dict, the sizes it claims -------------------------------------
@@ -205,3 +205,69 @@ put('graphs/edges_not_pairs/edges.npy', arr((4,), [0, 1, 1, 0], '<i8'))
 graph_case('label_negative', 2, [0, 1], [], y=[0, -3])
 graph_case('node_graph_float', 2, [0, 0], [])
 put('graphs/node_graph_float/node_graph.npy', arr((2,), [0.5, 0.0], '<f4'))
+
+
+# ---- .onnx: the wire format, the graph, the import -------------------------------------------------
+def pb_varint(v):
+    v &= (1 << 64) - 1
+    out = b''
+    while True:
+        b = v & 0x7f
+        v >>= 7
+        out += bytes([b | (0x80 if v else 0)])
+        if not v:
+            return out
+
+
+def pb_int(field, v):
+    return pb_varint(field << 3) + pb_varint(v)
+
+
+def pb_bytes(field, data):
+    data = data.encode() if isinstance(data, str) else data
+    return pb_varint(field << 3 | 2) + pb_varint(len(data)) + data
+
+
+def onnx_value(name, dims):  # ValueInfoProto of float, dims None: no shape (unknown rank)
+    tt = pb_int(1, 1) + (pb_bytes(2, b''.join(pb_bytes(1, pb_int(1, d)) for d in dims)) if dims is not None else b'')
+    return pb_bytes(1, name) + pb_bytes(2, pb_bytes(1, tt))
+
+
+def onnx_node(op, ins, outs, attrs=b''):
+    return b''.join(pb_bytes(1, i) for i in ins) + b''.join(pb_bytes(2, o) for o in outs) + pb_bytes(3, outs[0]) + pb_bytes(4, op) + attrs
+
+
+def onnx_model(nodes, inits=(), inputs=(('x', [1, 4]),), outputs=(('y', [1, 4]),), opset=13):
+    g = b''.join(pb_bytes(1, n) for n in nodes) + b''.join(pb_bytes(5, t) for t in inits)
+    g += b''.join(pb_bytes(11, onnx_value(n, d)) for n, d in inputs) + b''.join(pb_bytes(12, onnx_value(n, d)) for n, d in outputs)
+    return pb_int(1, 8) + pb_bytes(8, pb_int(2, opset)) + pb_bytes(7, g)
+
+
+def onnx_tensor(name, dims, raw):
+    return b''.join(pb_int(1, d) for d in dims) + pb_int(2, 1) + pb_bytes(8, name) + pb_bytes(9, raw)
+
+
+relu = onnx_model([onnx_node('Relu', ['x'], ['y'])])
+put('onnx/empty.onnx', b'')
+put('onnx/truncated_varint.onnx', b'\x08\x80')
+put('onnx/length_past_end.onnx', pb_varint(7 << 3 | 2) + pb_varint(1 << 20))
+put('onnx/truncated.onnx', relu[:-3])
+put('onnx/group_wire_type.onnx', pb_varint(7 << 3 | 3))
+put('onnx/huge_length.onnx', pb_varint(7 << 3 | 2) + pb_varint((1 << 63) - 1))
+put('onnx/negative_dim.onnx', onnx_model([onnx_node('Add', ['x', 'w'], ['y'])], [onnx_tensor('w', [-4], struct.pack('<4f', 1, 2, 3, 4))]))
+put('onnx/overflowing_dims.onnx', onnx_model([onnx_node('Add', ['x', 'w'], ['y'])],
+                                               [onnx_tensor('w', [1 << 31, 1 << 31, 1 << 31], b'\0' * 16)]))
+put('onnx/short_data.onnx', onnx_model([onnx_node('Add', ['x', 'w'], ['y'])], [onnx_tensor('w', [4], b'\0' * 12)]))
+put('onnx/cycle.onnx', onnx_model([onnx_node('Relu', ['b'], ['a']), onnx_node('Relu', ['a'], ['b'])], outputs=(('b', [1, 4]),)))
+put('onnx/undefined_output.onnx', onnx_model([onnx_node('Relu', ['x'], ['z'])]))
+put('onnx/written_twice.onnx', onnx_model([onnx_node('Relu', ['x'], ['y']), onnx_node('Relu', ['x'], ['y'])]))
+put('onnx/unknown_rank.onnx', onnx_model([onnx_node('Relu', ['x'], ['y'])], inputs=(('x', None),)))
+put('onnx/unsupported_op.onnx', onnx_model([onnx_node('Erf', ['x'], ['y'])]))
+put('onnx/old_opset.onnx', onnx_model([onnx_node('Relu', ['x'], ['y'])], opset=7))
+put('onnx/no_graph.onnx', pb_int(1, 8) + pb_bytes(8, pb_int(2, 13)))
+put('onnx/external_escape.onnx', onnx_model([onnx_node('Add', ['x', 'w'], ['y'])], [
+    pb_int(1, 4) + pb_int(2, 1) + pb_bytes(8, 'w') + pb_bytes(13, pb_bytes(1, 'location') + pb_bytes(2, '../../etc/passwd')) + pb_int(14, 1)]))
+put('onnx/external_missing.onnx', onnx_model([onnx_node('Add', ['x', 'w'], ['y'])], [
+    pb_int(1, 4) + pb_int(2, 1) + pb_bytes(8, 'w') + pb_bytes(13, pb_bytes(1, 'location') + pb_bytes(2, 'missing.bin')) + pb_int(14, 1)]))
+put('onnx/conv_bad_weight.onnx', onnx_model([onnx_node('Conv', ['x', 'w'], ['y'])], [onnx_tensor('w', [2, 3], b'\0' * 24)],
+                                             inputs=(('x', [1, 3, 4, 4]),), outputs=(('y', [1, 2, 4, 4]),)))
