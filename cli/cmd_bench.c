@@ -37,7 +37,7 @@ static const vs_cli_opt bench_opts[] = {
     {"global-iters", 1, "stage-1 MaxIter (default 50 tabular, 200 graphs)"},
     {"baseline-iters", 1, "GNNExplainer iterations and DES iterations (default 100 and 300)"},
     {"pg-epochs", 1, "PGExplainer training epochs (default 30)"},
-    {"out", 1, "report directory (default bench/results/snx-<data>)"},
+    {"out", 1, "report directory (default versus-results/snx-<data>)"},
     {"tag", 1, "text stamped into the report, e.g. the commit measured"},
     {"train-rows", 1, "search: rows that train the backbones (default 3000)"},
     {"budget1", 1, "search: coalitions of the sampled first-order methods (default 1000)"},
@@ -89,12 +89,23 @@ static void bench_help(void)
     for (int i = 0; benches[i]; i++) printf("\n%s:\n%s\n", benches[i]->name, benches[i]->help);
 }
 
+int vs_bench_topic_help(const char *name)
+{
+    const vs_bench *b = find_bench(name);
+    if (!b) return unknown_bench(name);
+    printf("usage: %s\n\n%s\n", b->usage, b->help);
+    return 0;
+}
+
 const vs_verb vs_verb_bench = {
     "bench",
     "reproduce a paper's tables and figures (snx, svae, search, ...); time kernels (perf)",
     "usage: versus bench NAME [flags]\n\n"
     "Runs the benchmark NAME: a paper's evaluation on one data set, written as a report directory (table.md,\n"
-    "results.json, index.html, figures; `versus report DIR` rebuilds the page), or the engine's timings.",
+    "results.json, index.html, figures; `versus report DIR` rebuilds the page), or the engine's timings.\n"
+    "Reports go to versus-results/NAME-<data> unless --out says otherwise: a run in a source checkout never\n"
+    "replaces the committed bench/results/ unless --out names them.  Ctrl-C (SIGINT) or SIGTERM ends a run\n"
+    "that journals its items (snx) with the journal's path; the same command with --resume continues.",
     bench_opts,
     run_bench,
     bench_help,

@@ -292,6 +292,12 @@ vs_module *vs_model_load(const char *dir, vs_model_spec *spec_out, vs_error *err
         vs_error_set(err, VS_ERR_NOMEM, "%s: out of memory", dir);
         goto done;
     }
+    struct stat sb;
+    if (stat(dir, &sb) == 0 && S_ISREG(sb.st_mode)) {
+        vs_error_set(err, VS_ERR_ARG, "%s is a file; a model is a directory of model.json and model.safetensors (from PyTorch: "
+                                      "tools/torch_to_versus.py writes one)", dir);
+        goto done;
+    }
     if (vs_json_parse_file(jpath, NULL, &doc, err) != VS_OK || vs_model_spec_from_json(doc, &spec, err) != VS_OK) goto done;
     /* the weights replace the initial values; a fixed stream keeps loading deterministic */
     vs_rng r;

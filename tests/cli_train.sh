@@ -49,6 +49,28 @@ grep_out "class named" "class 7 is not one of the 2 classes" err.txt
 check "resume without checkpoint" 1 $V train --arch mlp $TAB --out fresh --resume
 grep_out "checkpoint named" "fresh/checkpoint.safetensors: no checkpoint to resume from" err.txt
 
+# ---- a run that is not on a terminal (nohup, Slurm) reports itself: a progress line every
+# VERSUS_PROGRESS_SECONDS seconds and every epoch's line, on standard error ----
+check "train to a log file" 0 env VERSUS_PROGRESS_SECONDS=0 $V train --arch mlp --data synthetic-tabular --n 600 --epochs 3 \
+    --batch-size 8 --out logged
+grep_out "log: progress lines" "^epoch 2/3 \[#*\.*\] step [0-9]*/[0-9]*  loss [0-9.]*  [0-9.]* steps/s  ETA [0-9:]*$" err.txt
+grep_out "log: every epoch's line" "^epoch 3/3  loss [0-9.]*  [0-9.]* s$" err.txt
+grep_out "log: the validation metric in the epoch line" "^epoch 2/3  loss [0-9.]*  [0-9.]* s  test_accuracy [0-9.]*$" err.txt
+check "--eval-every is the classifier's and siamese's" 2 $V train --arch vae --data synthetic-shapes --n 40 --epochs 1 --eval-every 1 --out v
+if grep -q "$(printf '\r')" err.txt; then bad "log: carriage returns in a log file"; else ok; fi
+# the ETA settles at once: the first step's warm-up does not count (at 1/8 of the run, within 3x of the truth)
+total=$(sed -n 's/.*"train_seconds": \([0-9.e+-]*\).*/\1/p' logged/metrics.json)
+eta=$(grep -m 1 "^epoch 1/3 .* step 7/" err.txt | sed 's/.*ETA \([0-9]*\):\([0-9]*\)$/\1 \2/')
+if [ -n "$total" ] && [ -n "$eta" ]; then
+    awk -v e="$eta" -v t="$total" 'BEGIN { split(e, p, " "); s = 60 * p[1] + p[2]; exit !(s <= 3 * t + 2) }' && ok ||
+        bad "log: the ETA after 7 of $((600 * 7 / 10 / 8 * 3)) steps is $eta (min sec), the run took $total s"
+else
+    bad "log: no ETA line or no train_seconds ($eta / $total)"
+fi
+check "quiet without VERSUS_PROGRESS_SECONDS" 0 $V train --arch mlp $TAB --epochs 1 --out quiet
+if grep -q "steps/s" err.txt; then bad "a 30 s interval printed progress within a short run"; else ok; fi
+grep_out "the epoch line even then" "^epoch 1/1  loss" err.txt
+
 # ---- Siamese MLP: files, last line, determinism ----
 check "train siamese-mlp" 0 $V train --arch siamese-mlp $TAB --epochs 2 --out s1
 for f in model.json model.safetensors metrics.json checkpoint.safetensors; do
