@@ -65,7 +65,7 @@ static int run_help(int argc, char **argv)
            "  versus evaluate --model m --input d/X.npy --attributions A.npy\n"
            "A PyTorch model becomes a versus model directory with tools/torch_to_versus.py (see its --help).\n"
            "Every verb takes --threads T (default: $VERSUS_THREADS, else all cores); results do not depend on it.\n"
-           "Kernel details (Winograd and AVX-512 choices, VERSUS_CONV, VERSUS_ISA): 'versus help bench perf'.\n"
+           "Kernel details (convolution algorithms, AVX-512, VERSUS_CONV, VERSUS_ISA): 'versus help bench perf'.\n"
            "Every verb takes --max-memory SIZE (512M, 4G; default half the RAM): sizes read from input (headers,\n"
            "--n, label counts) are checked against it before they are allocated.  Input files are read whole:\n"
            "regular files up to that budget, pipes up to 256 MiB; devices (/dev/zero) are refused.  --out to a\n"

@@ -22,7 +22,7 @@ check "top-level help" 0 $V help
 if grep -q "Winograd\|F(4x4" out.txt; then bad "top-level help speaks of kernels"; else ok; fi
 grep_out "top-level help points at PyTorch models" "torch_to_versus.py" out.txt
 check "help attribute" 0 $V help attribute
-grep_out "--samples per method: coalitions" "kernel_shap, lime: coalitions evaluated" out.txt
+grep_out "--samples per method: coalitions" "lime, kernel_shap: coalitions evaluated" out.txt
 grep_out "--samples per method: noisy copies" "smoothgrad, noise_tunnel: noisy copies" out.txt
 grep_out "--layer of the layer methods" "module path of the layer" out.txt
 grep_out "--layer of Grad-CAM" "gradcam, guided_gradcam: the conv layer" out.txt

@@ -113,7 +113,7 @@ grep_out "did you mean" "did you mean 'gradient_shap'" err.txt
 # a pair model whose head is learned (shared encoder, concat -> linear): any composite with two inputs
 cat > ph.json <<'JSON'
 {"format": "versus-model/1", "composite": {"inputs": {"q": [37], "r": [37]},
- "models": {"enc": {"sequential": [{"op": "linear", "in": 37, "out": 8}, {"op": "relu"}]},
+ "models": {"enc": {"sequential": [{"op": "linear", "in": 37, "out": 8}, {"op": "tanh"}]},
             "head": {"sequential": [{"op": "linear", "in": 16, "out": 8}, {"op": "tanh"}, {"op": "linear", "in": 8, "out": 1}]}},
  "graph": [{"call": "enc", "in": "q", "out": "eq"}, {"call": "enc", "in": "r", "out": "er"},
            {"op": "concat", "in": ["eq", "er"], "axis": 1, "out": "h"}, {"call": "head", "in": "h", "out": "y"}],
