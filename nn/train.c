@@ -87,10 +87,20 @@ static vs_status train_step(vs_trainer *t, int64_t nb, double *terms, vs_error *
     return st;
 }
 
-/* first_step_seconds: the session's time at the end of its first step, which carries the warm-up
- * (allocations, the thread pool, caches): the rate counts the steps after it, so the ETA is right early. */
-static void progress_of(const vs_trainer *t, double session_seconds, int64_t session_steps, double first_step_seconds,
-                        vs_train_progress *p)
+/* The rate is that of the last RATE_WINDOW steps, never counting the session's first step: the first
+ * steps carry the warm-up (allocations, the thread pool, caches), which made early estimates of the
+ * time left far too long.  ends[k % RATE_WINDOW]: the session's time at the end of its step k. */
+#define RATE_WINDOW 64
+
+static double recent_rate(const double *ends, int64_t session_steps)
+{
+    int64_t back = session_steps - 1 < RATE_WINDOW - 1 ? session_steps - 1 : RATE_WINDOW - 1;
+    if (back < 1) return 0;
+    double span = ends[session_steps % RATE_WINDOW] - ends[(session_steps - back) % RATE_WINDOW];
+    return span > 0 ? (double)back / span : 0;
+}
+
+static void progress_of(const vs_trainer *t, double session_seconds, double rate, vs_train_progress *p)
 {
     memset(p, 0, sizeof *p);
     p->epoch = t->epoch + 1;
@@ -104,8 +114,7 @@ static void progress_of(const vs_trainer *t, double session_seconds, int64_t ses
     p->loss = p->term[0];
     for (int k = 0; k < t->n_optims; k++) p->lr[k] = vs_optim_lr(t->opt[k]);
     p->seconds = session_seconds;
-    double span = session_seconds - first_step_seconds;
-    p->rate = session_steps > 1 && span > 0 ? (double)(session_steps - 1) / span : 0;
+    p->rate = rate;
 }
 
 static void trainer_clear(vs_trainer *t)
@@ -148,7 +157,7 @@ static vs_status run_epochs(vs_trainer *t, vs_train_result *res, vs_error *err)
     const vs_train_opts *o = t->o;
     vs_progress_bar bar;
     vs_progress_bar_init(&bar, o->progress);
-    double t0 = vs_train_now(), before = t->seconds, first_step = 0;
+    double t0 = vs_train_now(), before = t->seconds, ends[RATE_WINDOW] = {0};
     int64_t session_steps = 0;
     vs_status st = VS_OK;
     vs_module_train(t->m, true);
@@ -171,9 +180,9 @@ static vs_status run_epochs(vs_trainer *t, vs_train_result *res, vs_error *err)
             for (int k = 0; k < t->n_terms; k++)
                 if (!isnan(terms[k])) t->term_sum[k] += terms[k], t->term_count[k]++;
             t->seconds = before + (vs_train_now() - t0);
-            if (session_steps == 1) first_step = t->seconds - before;
+            ends[session_steps % RATE_WINDOW] = t->seconds - before;
             vs_train_progress p;
-            progress_of(t, t->seconds - before, session_steps, first_step, &p);
+            progress_of(t, t->seconds - before, recent_rate(ends, session_steps), &p);
             vs_progress_bar_update(&bar, &p, t->step == S);
             if (o->on_step) o->on_step(o->user, &p);
             if (t->task->sample && due(o->sample_every, t->global_step)) st = vs_train_write_samples(t, err);

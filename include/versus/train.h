@@ -97,8 +97,8 @@ typedef struct vs_train_progress {
     double term[VS_TASK_MAX_TERMS];
     float lr[VS_TASK_MAX_OPTIMS]; /* each optimiser's learning rate in this epoch (task->optims order) */
     double seconds;               /* wall time of this session's training so far */
-    double rate;                  /* steps per second in this session, from the end of its first step (which
-                                     carries the warm-up); 0 until two steps are done */
+    double rate;                  /* steps per second over the last 64 steps of this session, its first step
+                                     (which carries the warm-up) left out; 0 until two steps are done */
 } vs_train_progress;
 
 struct vs_train_opts {
