@@ -948,44 +948,17 @@ bool vs_conv_winograd_weight_grad(const vs_conv_fast *g, const float *x, const f
 
 /* ---- dispatch -------------------------------------------------------------------------------------- */
 
-/* Measured at 1 thread against the direct kernels (AVX-512; forward / transpose / weight gradient):
- * 3x3 wins 1.1-2.0x with 64+ channels in and out together where the tiles are well used
- * (32x96x10x10->64 2.0/1.4/2.0x, 16x128x7x7->128 1.33/1.41/1.27x, 16 -> 64 1.07/1.10/1.01x, 64 -> 16
- * 1.10/1.13/1.13x); 16 -> 32 channels ran 1.03/1.00/0.89x, 32 -> 16 0.99/1.02/1.07x, 16 -> 16
- * 0.89/0.89/0.68x.  5x5 needs 24+ each side as well (CEM's 32x14x14->64 1.26/1.22/1.15x, 96 -> 24
- * 1.25/1.20/1.79x; 24 -> 24 0.88/0.89/0.80x, 16 -> 32 0.92/0.78/0.62x).  Tiles hanging past the output
- * cost as much as full ones: 5x5 outputs of F(4x4) (39% used) ran 0.64x, 3x3 (56%) 0.87x, 7x7 outputs
- * of F(2x2) (77%) 0.82x, 15x15 (88%) 1.25x.  F(4x4, 2x2) over a k4 s2 conv's phases (16x64x14x14 -> 128,
- * WGAN-GP's second conv: 256 phase channels, 7x7 outputs): 1.56 / 1.52 / 1.43 ms (forward / transpose /
- * weight gradient) against the strided kernels' 1.63 / 1.69 / 1.77 when the phases are read in place;
- * through a stacked copy it had taken 2.04 / 1.86 / 2.37.
- * 4x4 (stride 1, 3x3 tiles) under the 3x3 rule: 16x32x16x16 -> 64 p1 2.28 / 1.46 / 1.75x, 32x64x12x12 ->
- * 64 2.05 / 2.03 / 1.77x, 16x48x15x15 -> 16 1.08 / 1.44 / 0.93x.
- * 7x7, F(2x2, 7x7): 16 multiply-adds per output and channel pair where the tiles are used, against the
- * direct kernels' 49 less the taps in the padding (which they skip), so the bar is on used x inside (the
- * taps' share inside the input), and the output channels must fill the products (32+): 16 x 16 outputs,
- * padding 1 (0.98 inside): 16x16x20x20 -> 48 1.22x, -> 64 1.45x, 16x24x20x20 -> 48 1.23x, 16x32x22x22 -> 96
- * 1.82x; 'same' padding 3: on 28 x 28 (0.88 inside) 8x32 -> 64 1.50x, 16x16 -> 48 1.10x, on 14 x 14 (0.77)
- * 16x16 -> 48 0.99x; 16 output channels (a transpose of those: 48 -> 16) 0.65-0.83x.  On Zen 5 (full-width
- * zmm FMAs) the direct kernels' 48-channel tiles ran 16x16x20x20 -> 48 faster (1211 -> 1167 us, CPU time):
- * there 7x7 needs 32 input channels as well.  Its weight
- * gradient F(7x7, 2x2) misses the error bar: four 4x4 parts instead (vs_conv_winograd_weight_grad_fits).
- * 3x3 on F(3x3, 3x3) (9 x 9 or 5 x 5 outputs, where tiles of 4 hang past them) under the same bar on
- * used x inside: 32x32x11x11 -> 64 p0 (9 x 9) 1.96 / - / 1.65x, 32x64x5x5 -> 64 p0 (3 x 3) 2.86 / - /
- * 2.27x; their transposes (padding 2 around 9 x 9 or 3 x 3) fall under the bar (0.95x, 0.86x).
- * Zen 5 (full-width zmm FMAs: the direct kernels twice as fast per cycle, Winograd's copies and transforms
- * much less so), 1 thread, CPU time, Winograd against direct (forward / transpose / weight gradient, us):
- * 3x3 on 64x14x14: 16 -> 64 853 / 1499 / 1892 against 1049 / 1086 / 1011, 64 -> 16 1600 / 803 / 1533 against
- * 1110 / 1050 / 1114, 32 -> 32 840 / 840 / 1212 against 903 / 906 / 928, 32 -> 64 1523 / 1816 / 2198 against
- * 2032 / 1951 / 2080, 64 -> 64 and 16x128x7x7 -> 128 15-27% faster on all three.  5x5 on 64x14x14 (CEM):
- * 32 -> 64 3692 / 4490 / 5683 against 4626 / 4477 / 4623, 64 -> 32 4504 / 3653 / 5862 against 4363 / 4618 /
- * 4571, 32 -> 32 2213 / 2259 / 3341 against 2146 / 2248 / 2253; on 32x14x14 24 -> 48 1499 / 1780 / 2536
- * against 1248 / 1635 / 1239, 48 -> 24 1759 / 1495 / 2372 against 1580 / 1272 / 1673; on 32x10x10 96 -> 24
- * 1079 / 1055 / 1155 against 1239 / 1087 / 1238, 24 -> 96 702 / 1711 / 1197 against 857 / 1598 / 937;
- * 16x64x16x16 -> 128 and 32x128x8x8 -> 128 faster on all three (the weight gradient by 0-9%).  So there
- * a 3x3 forward needs 32 output channels, a 5x5 one c o > 16 (c + o) (its copies and transforms cost c + o
- * per tile, its savings c o), and the 3x3 and 5x5 weight gradients 64 input channels (conv_cem_fwdbwd
- * 15.2 -> 14.2 ms). */
+/* When Winograd beats the direct kernels (measured per op at 1 thread, forward / transpose / weight
+ * gradient; the measurements are in bench/results/perf.md, "Winograd dispatch"):
+ * - 3x3 and 2x2/4x4 (under the 3x3 rule): 16+ channels each side and 64+ together, tiles used >= 65%
+ *   (tiles hanging past the output cost as much as full ones);
+ * - 5x5: 24+ channels each side, tiles used >= 85%;
+ * - 7x7, F(2x2, 7x7): 32+ output channels, used x inside (the taps' share inside the input) >= 0.65 with
+ *   32+ input channels, else >= 0.88; the weight gradient as four 4x4 parts with 32+ input channels;
+ * - 3x3 on F(3x3, 3x3) (9 x 9 or 5 x 5 outputs): used x inside >= 0.65;
+ * - full-width AVX-512 cores (Zen 5: direct kernels twice as fast per cycle, Winograd's copies much less
+ *   so): a 3x3 forward needs 32 output channels, a 5x5 one c o > 16 (c + o) (copies and transforms cost
+ *   c + o per tile, savings c o), 3x3/5x5 weight gradients 64 input channels, 7x7 32 input channels. */
 /* The share of a conv's taps (output, tap) that land inside the input, one dim: len input places,
  * n outputs, offset off (the first output's first tap), dilation d. */
 static double inside_share(int64_t len, int64_t n, int64_t k, int64_t off, int64_t d)

@@ -1,4 +1,4 @@
-/* cmd_attribute.c - `versus attribute`: attributions of a saved model's inputs (INTERFACES.md). */
+/* cmd_attribute.c - `versus attribute`: attributions of a saved model's inputs (docs/formats/outputs.md). */
 #include "cli/cli.h"
 #include "versus/versus.h"
 

@@ -15,5 +15,11 @@ TESTS += tests/cli_bench.sh
 EXTRA_DIST += tests/cli_bench.sh
 TESTS += tests/bench_regression.sh tests/report_chromium.sh
 EXTRA_DIST += tests/bench_regression.sh tests/compare_results.py tests/golden tests/report_chromium.sh tests/page_check.py
-TESTS += tests/cli_shard.sh tests/cli_shard_kill.sh
-EXTRA_DIST += tests/cli_shard.sh tests/cli_shard_kill.sh
+TESTS += tests/cli_shard.sh tests/cli_shard_kill.sh tests/cluster_recipe.sh
+EXTRA_DIST += tests/cli_shard.sh tests/cli_shard_kill.sh tests/cluster_recipe.sh tests/slurm_cluster.sh
+# docs/CLUSTER.md's Slurm recipe against a real one-node Slurm started here (root; Debian: apt-get
+# install slurm-wlm munge); skipped with the reason when either is absent.  Not part of `make check`.
+check-slurm: versus
+	@VERSUS_DATA="$${VERSUS_DATA:-$(abs_top_srcdir)/../shared/datasets}" sh $(srcdir)/tests/cluster_recipe.sh --slurm; \
+	 rc=$$?; if [ $$rc -eq 77 ]; then echo "check-slurm: SKIPPED"; exit 0; fi; exit $$rc
+.PHONY: check-slurm

@@ -11,3 +11,8 @@ EXTRA_DIST += tests/cli_hostile.sh tests/german_data.awk tests/hostile
 # report_chromium.sh keeps its screenshots for a person to look at; make clean removes them.
 clean-local:
 	-rm -rf report_chromium.dir
+
+# docs/formats/ kept current: model.md's examples load and predict, every format id is documented.
+check_PROGRAMS += tests/docs_model_tool
+TESTS += tests/docs_formats.sh
+EXTRA_DIST += tests/docs_formats.sh

@@ -12,7 +12,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-/* INTERFACES.md's MNIST classifier, verbatim. */
+/* docs/formats/model.md's MNIST classifier, verbatim. */
 static const char *MNIST_JSON =
     "{\"format\": \"versus-model/1\",\n"
     " \"input\": [1, 28, 28],\n"

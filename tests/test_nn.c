@@ -642,7 +642,7 @@ END_TEST
 
 /* ---- specs --------------------------------------------------------------------------------------- */
 
-/* model.json's MNIST example (INTERFACES.md), entered field by field as a JSON reader would. */
+/* model.json's MNIST example (docs/formats/model.md), entered field by field as a JSON reader would. */
 static vs_model_spec mnist_json_spec(void)
 {
     static const struct {
