@@ -78,19 +78,19 @@ rows=$(grep -c '"row":' rk.json)
 if [ "$rows" -eq 600 ]; then ok; else bad "attribute: $rows rows in the report, not 600"; fi
 
 # SIGINT and SIGTERM (Ctrl-C, Slurm's scancel): the run ends with the journal's path and the --resume hint
-# name, signal, command...: interrupted once its journal holds a record, then resumed to the end
+# name, signal, its number, journal, command...: interrupted once its journal holds a record, then resumed
 interrupt_and_resume() {
-    name=$1 sig=$2 journal=$3
-    shift 3
+    name=$1 sig=$2 signo=$3 journal=$4
+    shift 4
     rm -f "$journal"
     "$@" >out.txt 2>err.txt &
     pid=$!
     n=0
-    while [ "$(wc -c <"$journal" 2>/dev/null || echo 0)" -le 200 ] && [ $n -lt 600 ]; do sleep 0.05; n=$((n + 1)); done
+    while [ "$({ wc -c <"$journal"; } 2>/dev/null || echo 0)" -le 200 ] && [ $n -lt 600 ]; do sleep 0.05; n=$((n + 1)); done
     if kill -"$sig" $pid 2>/dev/null; then
         wait $pid
         rc=$?
-        if [ $rc -eq $((128 + $(kill -l "$sig"))) ]; then ok; else bad "$name: SIG$sig ended with status $rc"; fi
+        if [ $rc -eq $((128 + signo)) ]; then ok; else bad "$name: SIG$sig ended with status $rc"; fi
         grep_out "$name: SIG$sig names the journal" "interrupted; the finished .* are kept in $journal" err.txt
         grep_out "$name: SIG$sig says --resume" "the same command with --resume continues" err.txt
     else
@@ -99,9 +99,9 @@ interrupt_and_resume() {
     fi
     check "$name: resumed after SIG$sig" 0 "$@" --resume
 }
-interrupt_and_resume "attribute" INT ai.npy.journal $V $A --out ai.npy
+interrupt_and_resume "attribute" INT 2 ai.npy.journal $V $A --out ai.npy
 same "attribute: A.npy after SIGINT" au.npy ai.npy
-cd k; interrupt_and_resume "bench" TERM bt.journal $V $B --out bt; cd ..
+cd k; interrupt_and_resume "bench" TERM 15 bt.journal $V $B --out bt; cd ..
 for f in u/b/*; do
     case $f in */index.html | */results.json | */table.md) ;; *) same "bench: $(basename "$f") after SIGTERM" "$f" "k/bt/$(basename "$f")" ;; esac
 done
