@@ -38,10 +38,11 @@ char *vs_bench_command_line(int argc, char **argv)
     return s;
 }
 
-/* Default OUT: bench/results/<bench>-<data>, the SPEC with anything but [A-Za-z0-9._-] turned into '-'. */
+/* Default OUT: versus-results/<bench>-<data>, the SPEC with anything but [A-Za-z0-9._-] turned into '-'.  Never
+ * bench/results/: in a source checkout those are the committed results, replaced only when --out names them. */
 void vs_bench_default_out(const char *bench, const char *spec, char *out, size_t n)
 {
-    int k = snprintf(out, n, "bench/results/%s-", bench);
+    int k = snprintf(out, n, "versus-results/%s-", bench);
     for (const char *c = spec; *c && (size_t)k + 1 < n; c++)
         out[k++] = (char)((*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z') || (*c >= '0' && *c <= '9') || strchr("._-", *c) ? *c : '-');
     out[k] = 0;

@@ -110,6 +110,8 @@ void vs_cli_attribute_init(void);
 
 /* Verbs. */
 extern const vs_verb vs_verb_help;
+/* `versus help bench NAME`: one benchmark's usage and manual; 0, or 2 when NAME is no benchmark. */
+int vs_bench_topic_help(const char *name);
 extern const vs_verb vs_verb_demo;
 extern const vs_verb vs_verb_data;
 extern const vs_verb vs_verb_train;

@@ -14,7 +14,7 @@ static const vs_cli_opt common_opts[] = {
     {"method", 1, "a method of the registry (listed above)"},
     {"target", 1, "explained class (default: the predicted class of each row)"},
     {"contrast", 1, "one-vs-one: explain S_target - S_contrast"},
-    {"reference", 1, "Siamese model: R.npy, one row [1, ...] for every query or one per row [N, ...]"},
+    {"reference", 1, "pair models (Siamese, or a composite with two inputs): R.npy, one row [1, ...] for every query or one per row [N, ...]"},
     {"side", 1, "with --reference: query (default), reference, or both (one joint explanation [N, 2, ...])"},
     {"baseline", 1, "zero, max, min, mean, blur, uniform, mdts, gan:DIR (GANMEX), or FILE.npy (default zero); per side for pairs"},
     {"blur-sigma", 1, "blur baseline: Gaussian sigma in pixels (default 5)"},
@@ -33,15 +33,29 @@ static const vs_cli_opt common_opts[] = {
 #define MAX_OPTS 160
 
 static vs_cli_opt attribute_opts[MAX_OPTS];
-static char option_help[MAX_OPTS][480];
+static char option_help[MAX_OPTS][1200];
 
-/* Methods taking option `name`, comma separated, into buf. */
-static void methods_with(const char *name, char *buf, size_t n)
+/* Help of option `name` into buf: the methods that take it, grouped by what it means to each
+ * ("smoothgrad, noise_tunnel: noisy copies; kernel_shap, lime: coalitions evaluated; ..."). */
+static void option_meaning(const char *name, char *buf, size_t n)
 {
     size_t o = 0;
     buf[0] = '\0';
-    for (int i = 0; i < vs_method_count() && o < n; i++)
-        if (vs_method_param_find(vs_method_at(i), name)) o += (size_t)snprintf(buf + o, n - o, "%s%s", o ? ", " : "", vs_method_at(i)->name);
+    for (int i = 0; i < vs_method_count() && o < n; i++) {
+        const vs_method_param *p = vs_method_param_find(vs_method_at(i), name);
+        bool first = p != NULL;
+        for (int k = 0; first && k < i; k++) { /* a meaning is listed where it first appears */
+            const vs_method_param *q = vs_method_param_find(vs_method_at(k), name);
+            first = !q || strcmp(q->help, p->help) != 0;
+        }
+        if (!first) continue;
+        o += (size_t)snprintf(buf + o, n - o, "%s", o ? "; " : "");
+        for (int k = i; k < vs_method_count() && o < n; k++) {
+            const vs_method_param *q = vs_method_param_find(vs_method_at(k), name);
+            if (q && strcmp(q->help, p->help) == 0) o += (size_t)snprintf(buf + o, n - o, "%s%s", k > i ? ", " : "", vs_method_at(k)->name);
+        }
+        if (o < n) o += (size_t)snprintf(buf + o, n - o, ": %s", p->help);
+    }
 }
 
 #define ATTRIBUTE_USAGE                                                                                       \
@@ -50,7 +64,8 @@ static void methods_with(const char *name, char *buf, size_t n)
     "         [method options] [--seed S] [--report R.json] --out A.npy\n\n"                                      \
     "Explains every row of X with a method of the registry.  The explained score of a row is the logit of\n"     \
     "--target (default: the predicted class), minus the logit of --contrast when given (one-vs-one: \"why\n"      \
-    "target and not contrast\"); for a Siamese model, the similarity of the pair (query X[i], reference R[i]);\n" \
+    "target and not contrast\"); for a pair model - a Siamese model, or any composite with two inputs (query,\n" \
+    "reference), whatever its head computes (cosine, concat -> linear) - its output for (X[i], R[i]);\n" \
     "one reference row applies to every query.  --side picks what is explained: the query (reference\n"          \
     "fixed), the reference (query fixed), or both as one joint input [2, ...] with baseline (x', r'), so\n"      \
     "completeness holds over both sides (IG: the sum of both sides = f(x, r) - f(x', r')); the output is\n"     \
@@ -117,9 +132,7 @@ void vs_cli_attribute_init(void)
             bool seen = false;
             for (int q = 0; q < k && !seen; q++) seen = attribute_opts[q].has_arg != 2 && strcmp(attribute_opts[q].name, p->name) == 0;
             if (seen) continue;
-            char who[320];
-            methods_with(p->name, who, sizeof who);
-            snprintf(option_help[k], sizeof option_help[k], "%s: %s", who, p->help);
+            option_meaning(p->name, option_help[k], sizeof option_help[k]);
             attribute_opts[k] = (vs_cli_opt){p->name, p->kind != VS_PARAM_SWITCH, option_help[k]};
             k++;
         }
@@ -218,7 +231,11 @@ static int run_attribute(int argc, char **argv)
     if (!model_dir || !input || !method || !out_path)
         return vs_usage_error("attribute", "--model, --input, --method and --out are required");
     const vs_method *meth = vs_method_find(method);
-    if (!meth) return vs_usage_error("attribute", "unknown method '%s' (versus help attribute lists them)", method);
+    if (!meth) {
+        const vs_method *near = vs_method_nearest(method);
+        return vs_usage_error("attribute", "unknown method '%s'%s%s%s (versus help attribute lists them)", method, near ? "; did you mean '" : "",
+                              near ? near->name : "", near ? "'?" : "");
+    }
     vs_method_opts *mopts = vs_method_opts_new(meth);
     if (!mopts) return vs_fail("out of memory");
     if ((rc = method_flags(&a, meth, mopts))) {
@@ -272,10 +289,10 @@ static int run_attribute(int argc, char **argv)
     if (rc == 0 && c.x->ndim < 2) rc = vs_fail("%s: inputs must be [N, ...] with a batch dimension", input);
     if (rc == 0 && c.x->shape[0] < 1) rc = vs_fail("%s: holds no inputs (its first dimension is 0)", input);
     if (rc == 0 && rpath && !(c.reference = read_npy(rpath, "reference", &err))) rc = vs_fail("%s", err.msg);
-    if (rc == 0 && c.model->kind == VS_MODULE_SIAMESE && !c.reference)
-        rc = vs_fail("%s is a Siamese model: give the reference with --reference R.npy", model_dir);
-    if (rc == 0 && c.reference && c.model->kind != VS_MODULE_SIAMESE)
-        rc = vs_fail("%s is a classifier; --reference applies to Siamese models", model_dir);
+    if (rc == 0 && vs_module_compares_pairs(c.model) && !c.reference)
+        rc = vs_fail("%s compares pairs: give the reference with --reference R.npy", model_dir);
+    if (rc == 0 && c.reference && !vs_module_compares_pairs(c.model))
+        rc = vs_fail("%s takes one input; --reference applies to models that compare pairs (Siamese, or a composite with two inputs)", model_dir);
     if (rc == 0 && c.reference) {
         bool ok = c.reference->ndim == c.x->ndim && (c.reference->shape[0] == 1 || c.reference->shape[0] == c.x->shape[0]);
         for (int i = 1; ok && i < c.x->ndim; i++) ok = c.reference->shape[i] == c.x->shape[i];

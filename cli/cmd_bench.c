@@ -54,12 +54,23 @@ static void bench_help(void)
     if (data) printf("\nSPEC (a data set) is one of:\n%s", vs_data_spec_help());
 }
 
+int vs_bench_topic_help(const char *name)
+{
+    const vs_bench *b = vs_bench_find(name);
+    if (!b) return unknown_bench(name);
+    printf("usage: %s\n\n%s\n", b->usage, b->help);
+    return 0;
+}
+
 const vs_verb vs_verb_bench = {
     "bench",
     "reproduce a paper's tables and figures (snx, svae, search, ...); time kernels (perf)",
     "usage: versus bench NAME [flags]\n\n"
     "Runs the benchmark NAME: a paper's evaluation on one data set, written as a report directory (table.md,\n"
     "results.json, index.html, figures; `versus report DIR` rebuilds the page), or the engine's timings.\n"
+    "Reports go to versus-results/NAME-<data> unless --out says otherwise: a run in a source checkout never\n"
+    "replaces the committed bench/results/ unless --out names them.  Ctrl-C (SIGINT) or SIGTERM ends a run\n"
+    "that journals its items (snx) with the journal's path; the same command with --resume continues.\n"
     "Each benchmark takes its own flags, listed below with its manual.",
     NULL,
     run_bench,

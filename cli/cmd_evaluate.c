@@ -15,7 +15,7 @@ static const vs_cli_opt evaluate_opts[] = {
     {"attributions", 1, "attributions A.npy, the shape of X; or interactions [N, F, F] (completeness only)"},
     {"target", 1, "explained class (default: the predicted class of each row)"},
     {"contrast", 1, "one-vs-one: the score is S_target - S_contrast"},
-    {"reference", 1, "Siamese model: the reference R.npy [1, ...] (interactions: or one row per input row)"},
+    {"reference", 1, "pair models (Siamese, or a composite with two inputs): the reference R.npy [1, ...] (interactions: or one row per input row)"},
     {"side", 1, "interactions of pairs: the side they explain, query (default), reference or both"},
     {"replace", 1, "what a flipped feature becomes: one-minus (1 - x, inputs in [0,1]; default), zero, or FILE.npy [1, ...]"},
     {"per-step", 1, "features flipped per perturbation-curve point (default 1)"},
@@ -344,7 +344,7 @@ static int run_evaluate(int argc, char **argv)
                                         "and --curves");
     if (rc == 0 && (c.x->ndim < 2 || !vs_same_shape(c.x, c.attr)))
         rc = vs_fail("%s: attributions must have the shape of the inputs %s (or be interactions [N, F, F])", apath, input);
-    if (rc == 0 && c.model->kind == VS_MODULE_SIAMESE && !c.reference) rc = vs_fail("%s is a Siamese model: give --reference R.npy", model_dir);
+    if (rc == 0 && vs_module_compares_pairs(c.model) && !c.reference) rc = vs_fail("%s compares pairs: give --reference R.npy", model_dir);
     int64_t n = rc == 0 ? c.x->shape[0] : 0, dim = n ? c.x->size / n : 0;
     if (rc == 0 && replace && !zero_replace && strcmp(replace, "one-minus") != 0) {
         if (vs_npy_read_finite(replace, &c.replace, &err) != VS_OK)
@@ -430,6 +430,7 @@ static int run_evaluate(int argc, char **argv)
         vs_perturb_opts po;
         vs_perturb_opts_init(&po);
         po.target = c.model->kind == VS_MODULE_SIAMESE ? 0 : target >= 0 ? target : vs_predicted_class(&c.fn, row);
+        if (po.target < 0 && vs_module_compares_pairs(c.model)) po.target = 0; /* a pair head's one score ([N] or [N, 1]) */
         po.contrast = contrast;
         po.per_step = per_step;
         po.replace = zero_replace ? zeros : c.replace;
@@ -592,7 +593,7 @@ done:
 const vs_verb vs_verb_evaluate = {
     "evaluate",
     "score given attributions: faithfulness, complexity, localisation, robustness, randomisation, axioms",
-    "usage: versus evaluate --model DIR --input X.npy --attributions A.npy [--target C] [--contrast C2]\n"
+    "usage: versus evaluate --model DIR --input X.npy --attributions A.npy [--reference R.npy] [--target C] [--contrast C2]\n"
     "         [--replace one-minus|zero|FILE.npy] [--per-step K] [--aopc-steps L] [--cascade METHOD]\n"
     "         [--mask M.npy | --mask-data SPEC] [--top-k K] [--method M [--samples N] [--radius R]\n"
     "         [--lipschitz-sigma S] [--input-shift C]] [--eps E] [--out summary.json] [--heatmaps grid.png]\n"

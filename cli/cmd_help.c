@@ -42,24 +42,27 @@ static void print_verb_help(const vs_verb *v)
 
 static int run_help(int argc, char **argv)
 {
-    if (argc > 1) return vs_usage_error("help", "help takes at most one verb");
+    if (argc > 2) return vs_usage_error("help", "help takes a verb and at most one topic (versus help bench perf)");
+    const vs_verb *v = argc ? vs_find_verb(argv[0]) : NULL;
+    if (argc && !v) return vs_usage_error(NULL, "unknown verb '%s'", argv[0]);
+    if (argc == 2 && v == &vs_verb_bench) return vs_bench_topic_help(argv[1]);
+    if (argc == 2) return vs_usage_error("help", "'versus help %s' has no topics; try 'versus help %s'", argv[0], argv[0]);
     if (argc == 1) {
-        const vs_verb *v = vs_find_verb(argv[0]);
-        if (!v) return vs_usage_error(NULL, "unknown verb '%s'", argv[0]);
         print_verb_help(v);
         return 0;
     }
     printf("versus %s - train and explain models that compare things\n\n", vs_version());
     printf("usage: versus <verb> [options]\n\nVerbs:\n");
     for (int i = 0; vs_verbs[i]; i++) printf("  %-10s %s\n", vs_verbs[i]->name, vs_verbs[i]->summary);
-    printf("\n'versus help VERB' documents a verb.  'versus --version' prints the version.\n"
+    printf("\n'versus help VERB' (or 'versus VERB --help') documents a verb.  'versus --version' prints the version.\n"
+           "A first session: versus demo; then, on your own data or ours:\n"
+           "  versus data export synthetic-tabular --out d          (d/X.npy, d/y.npy)\n"
+           "  versus train --arch mlp --data synthetic-tabular --out m\n"
+           "  versus attribute --model m --input d/X.npy --method integrated_gradients --out A.npy\n"
+           "  versus evaluate --model m --input d/X.npy --attributions A.npy\n"
+           "A PyTorch model becomes a versus model directory with tools/torch_to_versus.py (see its --help).\n"
            "Every verb takes --threads T (default: $VERSUS_THREADS, else all cores); results do not depend on it.\n"
-           "Stride-1 2x2, 3x3, 4x4 and 5x5 convolutions of 16 or more channels (dilated ones too) and stride-1 7x7\n"
-           "forwards run as Winograd F(4x4,2x2) / F(4x4,3x3) or F(3x3,3x3) / F(3x3,4x4) / F(2x2,5x5) / F(2x2,7x7) where\n"
-           "that is faster, and so do stride-2 4x4, 5x5, 6x6 and 7x7 ones (WGAN-GP's, StarGAN's, GANMEX's) over their four\n"
-           "input phases, kernels padded with zero taps to a multiple of the stride (results differ from the direct\n"
-           "sums by about 1e-6 of sum |w x|, at most 2.2e-6; IG's path engine keeps the direct sums);\n"
-           "VERSUS_CONV=direct keeps the direct kernels (and their bits) everywhere.\n"
+           "Kernel details (convolution algorithms, AVX-512, VERSUS_CONV, VERSUS_ISA): 'versus help bench perf'.\n"
            "Every verb takes --max-memory SIZE (512M, 4G; default half the RAM): sizes read from input (headers,\n"
            "--n, label counts) are checked against it before they are allocated.  Input files are read whole:\n"
            "regular files up to that budget, pipes up to 256 MiB; devices (/dev/zero) are refused.  --out to a\n"
@@ -71,7 +74,8 @@ static int run_help(int argc, char **argv)
 const vs_verb vs_verb_help = {
     "help",
     "show this list, or the manual of one verb",
-    "usage: versus help [VERB]\n\nWithout VERB, lists the verbs; with VERB, prints its manual.",
+    "usage: versus help [VERB [TOPIC]]\n\nWithout VERB, lists the verbs; with VERB, prints its manual (as 'versus VERB --help' does);\n"
+    "'versus help bench NAME' prints one benchmark's manual (bench perf: the kernels and their choices).",
     NULL,
     run_help,
     NULL,

@@ -15,7 +15,7 @@
 static const vs_cli_opt predict_opts[] = {
     {"model", 1, "model directory (model.json + model.safetensors)"},
     {"input", 1, "X.npy: examples with a leading batch dimension (graph models: a folder of graphs or a SPEC)"},
-    {"reference", 1, "R.npy: Siamese reference, one row (used for every example) or one per row of X"},
+    {"reference", 1, "R.npy: a pair model's reference, one row (used for every example) or one per row of X"},
     {"class", 1, "conditional generator: the target class C"},
     {"out", 1, "Y.npy to write"},
     {NULL, 0, NULL},
@@ -93,7 +93,7 @@ static vs_tensor *predict_all(vs_module *m, vs_tensor *x, vs_tensor *ref, const 
             memcpy(shape, x->shape, sizeof shape);
             shape[0] = i1 - i0;
             vs_tensor *rb = ref->shape[0] == 1 ? vs_expand(ref, ref->ndim, shape) : vs_slice(ref, 0, i0, i1);
-            p[b] = vs_siamese_forward(m, xb, NULL, rb, NULL);
+            p[b] = vs_pair_forward(m, xb, rb, NULL);
         }
         if (!p[b]) {
             vs_fail("%s: the model does not accept these examples: %s", xpath, vs_last_error()->msg);
@@ -258,10 +258,10 @@ static int run_predict(int argc, char **argv)
             rc = vs_fail("%s", err.msg);
         else if (!(y = predict_graphs(m, gx, gr, xpath, rpath)))
             rc = 1;
-    } else if (rpath && !spec.siamese)
-        rc = vs_fail("%s is a classifier; --reference applies to Siamese models", dir);
-    else if (!rpath && spec.siamese)
-        rc = vs_fail("%s is a Siamese model; give --reference R.npy to compare X with", dir);
+    } else if (rpath && !vs_module_compares_pairs(m))
+        rc = vs_fail("%s takes one input; --reference applies to models that compare pairs (Siamese, or a composite with two inputs)", dir);
+    else if (!rpath && vs_module_compares_pairs(m))
+        rc = vs_fail("%s compares pairs; give --reference R.npy to compare X with", dir);
     else if (vs_npy_read_finite(xpath, &x, &err) != VS_OK)
         rc = vs_fail("%s", err.msg);
     else if ((rc = check_input(xpath, x, &spec)) == 0 && rpath) {
@@ -292,9 +292,10 @@ const vs_verb vs_verb_predict = {
     "usage: versus predict --model DIR --input X.npy [--reference R.npy | --class C] --out Y.npy\n\n"
     "X holds N examples with a leading batch dimension (one 28x28 image is [1,1,28,28], one tabular\n"
     "row [1,p]) in the shape model.json's \"input\" gives.  A classifier writes its scores (logits)\n"
-    "[N,C].  A Siamese model needs --reference: R holds one example (compared with every row of X)\n"
-    "or N (row i with row i), and Y is the cosine similarity [N] of the two embeddings; > 0 means\n"
-    "\"same class\".  A VAE writes its reconstructions sigmoid(decoder(mu)) in X's shape.  A GAN writes\n"
+    "[N,C].  A pair model - a Siamese model, or any composite with two inputs (query, reference) - needs\n"
+    "--reference: R holds one example (compared with every row of X) or N (row i with row i); Y is the\n"
+    "Siamese model's cosine similarity [N] of the two embeddings (> 0 means \"same class\"), or what the\n"
+    "composite's head computes (concat -> linear: [N,1]).  A VAE writes its reconstructions sigmoid(decoder(mu)) in X's shape.  A GAN writes\n"
     "generated images in [0,1]: a conditional (StarGAN) generator translates the images X to class\n"
     "--class C, an unconditional one maps the noise rows X [N,k] to images.  The task options the model\n"
     "was trained with (e.g. range=tanh) come from DIR/metrics.json.  Any other composite model\n"

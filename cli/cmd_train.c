@@ -38,6 +38,7 @@ static const vs_cli_opt train_opts[] = {
     {"alpha", 1, "shorthand for --task-opts alpha=A (svae, m2: the classifier's weight)"},
     {"beta", 1, "shorthand for --task-opts beta=B (svae: Eq. 6's beta; vae: the KL weight)"},
     {"sample-every", 1, "generative tasks: write OUT/samples/step-N.png every N steps"},
+    {"eval-every", 1, "test metrics in the epoch line every E epochs (default 1 for classifier and siamese tasks, 0 = at the end only)"},
     {"pairs", 1, "Siamese training pairs: snx or random (default snx)"},
     {"checkpoint-every", 1, "also checkpoint every N steps (default: at each epoch end)"},
     {"classifier", 1, "a trained classifier's model directory, added as the frozen child \"classifier\" (task ganmex)"},
@@ -214,6 +215,7 @@ static int parse_flags(const vs_args *a, train_cli *c)
     if (opt && !sgd && strcmp(opt, "adam") != 0) return vs_usage_error("train", "option '--optimizer' expects sgd or adam, got '%s'", opt);
     double lr;
     int64_t epochs, batch, every;
+    if ((rc = vs_args_int(a, "eval-every", -1, 0, 1000000, &c->o.eval_every))) return rc;
     if ((rc = vs_args_int(a, "epochs", 10, 1, 1000000, &epochs)) || (rc = vs_args_int(a, "batch-size", 64, 1, 1 << 20, &batch)) ||
         (rc = vs_args_int(a, "checkpoint-every", 0, 1, INT64_MAX, &every)) ||
         (rc = vs_args_float(a, "lr", sgd ? 0.01 : 0.001, 1e-12, 1e35, &lr)))
@@ -385,6 +387,10 @@ static int train_and_save(const vs_args *a, train_cli *c, vs_module *m, const vs
     c->o.test = test;
     c->o.checkpoint = ckpt;
     c->o.progress = stderr;
+    if (c->o.eval_every < 0) /* the tasks whose evaluation is a deterministic forward pass */
+        c->o.eval_every = strcmp(task->name, "classifier") == 0 || strcmp(task->name, "siamese") == 0;
+    else if (c->o.eval_every > 0 && strcmp(task->name, "classifier") != 0 && strcmp(task->name, "siamese") != 0)
+        return vs_usage_error("train", "--eval-every applies to the classifier and siamese tasks, not %s", task->name);
     c->o.stop = &stop_requested;
     struct sigaction sa, old_int, old_term;
     memset(&sa, 0, sizeof sa);

@@ -46,6 +46,12 @@ int main(int argc, char **argv)
     if (verb[0] == '-') return vs_usage_error(NULL, "unknown option '%s'", verb);
     const vs_verb *v = vs_find_verb(verb);
     if (!v) return vs_usage_error(NULL, "unknown verb '%s'", verb);
+    /* `versus VERB [TOPIC] --help` is `versus help VERB [TOPIC]` */
+    for (int i = 2; i < argc && v != &vs_verb_help; i++)
+        if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
+            char *words[2] = {argv[1], i > 2 && argv[2][0] != '-' ? argv[2] : NULL};
+            return vs_verb_help.run(words[1] ? 2 : 1, words);
+        }
     int rc = v->run(argc - 2, argv + 2);
     /* output that never arrived (a full disk, > /dev/full, a closed pipe) is a failed run */
     if (fflush(stdout) != 0 || ferror(stdout)) {

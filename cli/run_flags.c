@@ -1,10 +1,40 @@
 /* run_flags.c - the --shard K/N and --resume flags of the verbs that loop over items, and the
  * journal they imply (versus/shard.h): with --shard, --out names the part (the journal itself);
- * without, the journal is OUT.journal beside the outputs and goes away once they are written. */
+ * without, the journal is OUT.journal beside the outputs and goes away once they are written.
+ * SIGINT and SIGTERM end such a run with a line saying where the finished items are and that
+ * --resume continues (every journal record is one write: a kill anywhere leaves whole items). */
 #include "cli/cli.h"
 
+#include <signal.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
+
+static char interrupt_msg[4608];
+static size_t interrupt_len;
+
+/* Async-signal-safe: one write of the prepared line, then the default action (status 128 + sig). */
+static void on_interrupt(int sig)
+{
+    ssize_t w = write(STDERR_FILENO, interrupt_msg, interrupt_len);
+    (void)w;
+    signal(sig, SIG_DFL);
+    raise(sig);
+}
+
+static void hint_on_interrupt(const vs_args *a, const char *journal, const char *unit)
+{
+    int n = snprintf(interrupt_msg, sizeof interrupt_msg,
+                     "\nversus: interrupted; the finished %s are kept in %s: the same command with --resume continues "
+                     "(versus help %s)\n", unit ? unit : "items", journal, a->verb);
+    interrupt_len = n < 0 ? 0 : (size_t)n < sizeof interrupt_msg ? (size_t)n : sizeof interrupt_msg - 1;
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_interrupt;
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGINT, &sa, NULL);
+    sigaction(SIGTERM, &sa, NULL);
+}
 
 int vs_cli_run_opts(const vs_args *a, const char *out, uint64_t seed, const char *unit, int argc, char **argv, vs_cli_run *r)
 {
@@ -24,5 +54,6 @@ int vs_cli_run_opts(const vs_args *a, const char *out, uint64_t seed, const char
     r->o.resume = vs_args_has(a, "resume");
     r->o.unit = unit;
     r->o.progress = stderr;
+    if (r->o.path) hint_on_interrupt(a, r->o.path, unit);
     return 0;
 }

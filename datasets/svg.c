@@ -259,6 +259,22 @@ static int data_range(const vs_plot *p, double *xmin, double *xmax, double *ymin
     return any;
 }
 
+/* Whether every plotted x of a line plot is a whole number (layers, epochs, steps, counts): then the x
+ * axis is ticked at whole numbers only (no tick at 1.5 layers). */
+static bool integer_x(const vs_plot *p)
+{
+    if (p->kind == VS_PLOT_BAR) return false;
+    bool any = false;
+    for (size_t k = 0; k < p->ns; k++)
+        for (size_t i = 0; i < p->s[k].n; i++) {
+            double x = sx(p, &p->s[k], i);
+            if (!usable(p, x, p->s[k].y[i])) continue;
+            if (x != floor(x) || fabs(x) > 1e15) return false;
+            any = true;
+        }
+    return any;
+}
+
 /* Label text of category i of a bar plot (lab is scratch). */
 static const char *category_text(const vs_plot *p, size_t i, char *lab, size_t n)
 {
@@ -468,6 +484,11 @@ vs_status vs_plot_svg(const vs_plot *p, char **out, size_t *len, vs_error *err)
         f.yt = vs_nice_ticks(ymin, ymax, 5);
     }
     f.xt = vs_nice_ticks(xmin, xmax, 6);
+    if (integer_x(p) && f.xt.step < 1) { /* a short integer axis: one tick per whole number */
+        double lo = floor(xmin), hi = ceil(xmax);
+        if (hi <= lo) lo -= 1, hi += 1;
+        f.xt = (vs_axis_ticks){lo, hi, 1, (int)(hi - lo) + 1};
+    }
 
     size_t longest, nleg = legend_entries(p, &longest);
     double legend_w = nleg ? 40 + 7.0 * (double)longest : 0;

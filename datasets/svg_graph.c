@@ -5,6 +5,7 @@
 #include "datasets/sbuf.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -128,6 +129,20 @@ vs_status vs_graph_layout(int64_t n, int64_t ne, const int64_t *src, const int64
     return VS_OK;
 }
 
+/* A sequential, colour-blind-safe scale (light yellow to dark blue, viridis-like without green-red
+ * contrasts): u in [0, 1] -> "#rrggbb". */
+static void sequential_color(double u, char out[8])
+{
+    static const unsigned char stops[5][3] = {{0xfd, 0xe7, 0x25}, {0x5e, 0xc9, 0x62}, {0x21, 0x91, 0x8c}, {0x3b, 0x52, 0x8b}, {0x44, 0x01, 0x54}};
+    u = !(u > 0) ? 0 : u > 1 ? 1 : u;
+    double t = u * 4;
+    int k = t >= 4 ? 3 : (int)t;
+    double f = t - k;
+    int c[3];
+    for (int i = 0; i < 3; i++) c[i] = (int)(stops[k][i] + f * (stops[k + 1][i] - stops[k][i]) + 0.5);
+    snprintf(out, 8, "#%02x%02x%02x", c[0], c[1], c[2]);
+}
+
 /* Whether node i ends a planted edge. */
 static bool hot_node(const vs_graph_drawing *g, int64_t i)
 {
@@ -157,6 +172,11 @@ static void draw_panel(vs_sbuf *b, const vs_graph_drawing *g, int k, const doubl
     for (int64_t e = 0; e < g->n_edges; e++) /* the bare structure, so that weight-0 edges still show */
         vs_sb_printf(b, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#c8c8c8\"/>\n", PX(g->src[e]), PY(g->src[e]),
                      PX(g->dst[e]), PY(g->dst[e]));
+    /* each panel on its own scale: masks often differ only within a narrow band (0.45 to 0.6), which one
+     * absolute scale draws as one pale colour everywhere; the panel's range is printed under it */
+    double lo = INFINITY, hi = -INFINITY;
+    for (int64_t e = 0; e < g->n_edges; e++)
+        if (isfinite(w[e])) lo = fmin(lo, w[e]), hi = fmax(hi, w[e]);
     for (int64_t e = 0; e < g->n_edges; e++) {
         double v = w[e];
         if (!isfinite(v)) {
@@ -164,12 +184,17 @@ static void draw_panel(vs_sbuf *b, const vs_graph_drawing *g, int k, const doubl
                          PY(g->src[e]), PX(g->dst[e]), PY(g->dst[e]));
             continue;
         }
-        v = v < 0 ? 0 : v > 1 ? 1 : v;
-        vs_sb_printf(b, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#0072B2\" stroke-opacity=\"%.2f\" stroke-width=\"%.1f\" "
+        double u = hi - lo > 1e-9 ? (v - lo) / (hi - lo) : 0.5;
+        char color[8];
+        sequential_color(u, color);
+        vs_sb_printf(b, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"%s\" stroke-width=\"%.1f\" "
                         "stroke-linecap=\"round\"><title>%lld-%lld: %.3f</title></line>\n",
-                     PX(g->src[e]), PY(g->src[e]), PX(g->dst[e]), PY(g->dst[e]), 0.12 + 0.88 * v, 1 + 5 * v, (long long)g->src[e],
+                     PX(g->src[e]), PY(g->src[e]), PX(g->dst[e]), PY(g->dst[e]), color, 1.5 + 4.5 * u, (long long)g->src[e],
                      (long long)g->dst[e], v);
     }
+    if (lo <= hi)
+        vs_sb_printf(b, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\" font-size=\"11\" fill=\"#555\">weights %.3g to %.3g</text>\n",
+                     ox + PANEL / 2, oy + PANEL - 8, lo, hi);
     for (int64_t i = 0; i < g->n_nodes; i++) {
         bool hot = hot_node(g, i);
         vs_sb_printf(b, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"8\" fill=\"%s\" stroke=\"%s\" stroke-width=\"%s\"/>\n", PX(i), PY(i),
@@ -218,12 +243,14 @@ vs_status vs_graph_svg(const vs_graph_drawing *g, char **out, size_t *len, vs_er
     vs_sb_printf(&b, "<g class=\"legend\" font-size=\"12\">\n");
     for (int i = 0; i <= 4; i++) {
         double v = i / 4.0;
-        vs_sb_printf(&b, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#0072B2\" stroke-opacity=\"%.2f\" stroke-width=\"%.1f\"/>\n",
-                     lx + 28 * i, ly - 4, lx + 28 * i + 22, ly - 4, 0.12 + 0.88 * v, 1 + 5 * v);
+        char color[8];
+        sequential_color(v, color);
+        vs_sb_printf(&b, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"%s\" stroke-width=\"%.1f\"/>\n", lx + 28 * i,
+                     ly - 4, lx + 28 * i + 22, ly - 4, color, 1.5 + 4.5 * v);
     }
-    vs_sb_printf(&b, "<text x=\"%.1f\" y=\"%.1f\">edge weight 0 to 1</text>\n", lx + 148, ly);
+    vs_sb_printf(&b, "<text x=\"%.1f\" y=\"%.1f\">edge weight, lowest to highest of each panel</text>\n", lx + 148, ly);
     if (g->hot) {
-        lx += 300;
+        lx += 440;
         vs_sb_printf(&b, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#D55E00\" stroke-opacity=\"0.3\" stroke-width=\"12\" "
                          "stroke-linecap=\"round\"/>\n",
                      lx, ly - 4, lx + 24, ly - 4);

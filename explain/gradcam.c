@@ -102,7 +102,7 @@ static vs_status gradcam_run(vs_attr_job *j, const void *opts, float *attr)
 }
 
 static const vs_method_param gradcam_params[] = {
-    {"layer", VS_PARAM_INT, offsetof(gradcam_opts, layer), 0, 100000, NULL, "layer index in the sequential (default: the last conv2d)"},
+    {"layer", VS_PARAM_INT, offsetof(gradcam_opts, layer), 0, 100000, NULL, "the conv layer: its 0-based position in model.json's \"sequential\" list (default: the last conv2d)"},
     {NULL, 0, 0, 0, 0, NULL, NULL},
 };
 

@@ -29,7 +29,7 @@ static vs_status guided_gradcam_run(vs_attr_job *j, const void *opts, float *att
 }
 
 static const vs_method_param guided_gradcam_params[] = {
-    {"layer", VS_PARAM_INT, offsetof(guided_gradcam_opts, layer), 0, 100000, NULL, "layer index in the sequential (default: the last conv2d)"},
+    {"layer", VS_PARAM_INT, offsetof(guided_gradcam_opts, layer), 0, 100000, NULL, "the conv layer: its 0-based position in model.json's \"sequential\" list (default: the last conv2d)"},
     {NULL, 0, 0, 0, 0, NULL, NULL},
 };
 

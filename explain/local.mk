@@ -3,7 +3,7 @@ versusinclude_HEADERS += include/versus/explain.h include/versus/method.h includ
 noinst_HEADERS += explain/internal.h explain/lstsq.h
 libversus_la_SOURCES += explain/registry.c explain/explain.c explain/attribute.c explain/quadrature.c \
 	explain/saliency.c explain/input_x_gradient.c explain/integrated_gradients.c explain/smoothgrad.c \
-	explain/expected_gradients.c explain/deeplift.c explain/occlusion.c explain/gradcam.c explain/shapley.c \
+	explain/expected_gradients.c explain/gradient_shap.c explain/deeplift.c explain/occlusion.c explain/gradcam.c explain/shapley.c \
 	explain/kernel_shap.c explain/lime.c explain/integrated_hessians.c explain/metrics.c \
 	explain/module_fn.c explain/baselines.c explain/lstsq.c \
 	explain/guided_backprop.c explain/guided_gradcam.c explain/lrp.c explain/feature_ablation.c \

@@ -10,7 +10,7 @@
 #include <string.h>
 
 extern const vs_method vs_method_saliency, vs_method_input_x_gradient, vs_method_integrated_gradients, vs_method_smoothgrad,
-    vs_method_expected_gradients, vs_method_deeplift, vs_method_deepshap, vs_method_occlusion, vs_method_gradcam,
+    vs_method_expected_gradients, vs_method_gradient_shap, vs_method_deeplift, vs_method_deepshap, vs_method_occlusion, vs_method_gradcam,
     vs_method_lime, vs_method_kernel_shap, vs_method_shapley_exact, vs_method_integrated_hessians;
 extern const vs_method vs_method_guided_backprop, vs_method_deconvolution, vs_method_guided_gradcam, vs_method_lrp,
     vs_method_feature_ablation, vs_method_feature_permutation, vs_method_shapley_value_sampling, vs_method_noise_tunnel,
@@ -22,7 +22,7 @@ extern const vs_method vs_method_cem_pn, vs_method_cem_pp;
 /* The registry: adding a method is its file plus one line here. */
 static const vs_method *const registry[] = {
     &vs_method_saliency,    &vs_method_input_x_gradient, &vs_method_integrated_gradients, &vs_method_smoothgrad,
-    &vs_method_expected_gradients, &vs_method_deeplift,  &vs_method_deepshap,             &vs_method_occlusion,
+    &vs_method_expected_gradients, &vs_method_gradient_shap, &vs_method_deeplift,  &vs_method_deepshap,  &vs_method_occlusion,
     &vs_method_gradcam,     &vs_method_lime,             &vs_method_kernel_shap,          &vs_method_shapley_exact,
     &vs_method_integrated_hessians,
     &vs_method_guided_backprop,
@@ -54,6 +54,42 @@ const vs_method *vs_method_find(const char *name)
     for (int i = 0; name && i < N_METHODS; i++)
         if (strcmp(registry[i]->name, name) == 0) return registry[i];
     return NULL;
+}
+
+/* Edit distance between a and b, case and '_' / '-' ignored (GradientShap = gradient-shap), capped. */
+static int name_distance(const char *a, const char *b)
+{
+    char s[64], t[64];
+    int n = 0, m = 0;
+    for (; *a && n < 63; a++)
+        if (*a != '_' && *a != '-') s[n++] = (char)tolower((unsigned char)*a);
+    for (; *b && m < 63; b++)
+        if (*b != '_' && *b != '-') t[m++] = (char)tolower((unsigned char)*b);
+    int row[64];
+    for (int j = 0; j <= m; j++) row[j] = j;
+    for (int i = 1; i <= n; i++) {
+        int diag = row[0];
+        row[0] = i;
+        for (int j = 1; j <= m; j++) {
+            int up = row[j], best = diag + (s[i - 1] != t[j - 1]);
+            if (up + 1 < best) best = up + 1;
+            if (row[j - 1] + 1 < best) best = row[j - 1] + 1;
+            diag = up;
+            row[j] = best;
+        }
+    }
+    return row[m];
+}
+
+const vs_method *vs_method_nearest(const char *name)
+{
+    const vs_method *best = NULL;
+    int bd = 0;
+    for (int i = 0; name && i < N_METHODS; i++) {
+        int d = name_distance(name, registry[i]->name), len = (int)strlen(registry[i]->name);
+        if (d <= (len < 9 ? 2 : len / 3) && (!best || d < bd)) best = registry[i], bd = d;
+    }
+    return best;
 }
 
 const vs_method_param *vs_method_param_find(const vs_method *m, const char *name)

@@ -1,7 +1,8 @@
 /* forward.c - forward passes of every module kind, sequential ranges (activations of inner layers
- * for Grad-CAM) and the Siamese similarity.  Graph layers are in gnn_layers.c.  Each public function
+ * for Grad-CAM), the Siamese similarity and pair models (a Siamese module or a two-input composite).  Graph layers are in gnn_layers.c.  Each public function
  * builds its result in a scope of its own (vs_scope_return), leaving the caller only the result. */
 #include "nn/internal.h"
+#include "versus/composite.h"
 #include "autograd/internal.h" /* vs_instance_norm_stats */
 
 #include <stdio.h>
@@ -230,4 +231,30 @@ vs_tensor *vs_siamese_forward(vs_module *m, vs_tensor *a, const vs_forward_ctx *
     if (!m || !a || !b) return NULL;
     vs_scope_begin();
     return vs_scope_return(siamese_forward(m, a, ctx_a, b, ctx_b));
+}
+
+bool vs_module_compares_pairs(const vs_module *m)
+{
+    if (!m) return false;
+    if (m->kind == VS_MODULE_SIAMESE) return true;
+    /* a composite that names a training task of its own (a generator G(x, c), M2's (x, y)) is that task's */
+    const char *task = vs_composite_task(m);
+    return vs_composite_n_inputs(m) == 2 && vs_composite_n_outputs(m) >= 1 && (!task || strcmp(task, "siamese") == 0);
+}
+
+vs_tensor *vs_pair_forward(vs_module *m, vs_tensor *a, vs_tensor *b, const vs_forward_ctx *ctx)
+{
+    if (!m || !a || !b) return NULL;
+    if (m->kind == VS_MODULE_SIAMESE) return vs_siamese_forward(m, a, ctx, b, NULL);
+    if (!vs_module_compares_pairs(m)) {
+        vs_set_last_error(VS_ERR_ARG, "a %s with %lld inputs does not compare pairs (a Siamese model or a composite with two inputs does)",
+                          vs_module_kind_name(m->kind), (long long)vs_composite_n_inputs(m));
+        return NULL;
+    }
+    vs_named_tensor items[2] = {{.name = (char *)vs_composite_input_name(m, 0), .tensor = a},
+                                {.name = (char *)vs_composite_input_name(m, 1), .tensor = b}};
+    vs_named_tensors given = {.n = 2, .cap = 2, .items = items};
+    const char *want = vs_composite_output_name(m, 0);
+    vs_tensor *y = NULL;
+    return vs_composite_eval(m, &given, 1, &want, &y, ctx) == VS_OK ? y : NULL;
 }

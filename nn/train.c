@@ -87,7 +87,20 @@ static vs_status train_step(vs_trainer *t, int64_t nb, double *terms, vs_error *
     return st;
 }
 
-static void progress_of(const vs_trainer *t, double session_seconds, int64_t session_steps, vs_train_progress *p)
+/* The rate is that of the last RATE_WINDOW steps, never counting the session's first step: the first
+ * steps carry the warm-up (allocations, the thread pool, caches), which made early estimates of the
+ * time left far too long.  ends[k % RATE_WINDOW]: the session's time at the end of its step k. */
+#define RATE_WINDOW 64
+
+static double recent_rate(const double *ends, int64_t session_steps)
+{
+    int64_t back = session_steps - 1 < RATE_WINDOW - 1 ? session_steps - 1 : RATE_WINDOW - 1;
+    if (back < 1) return 0;
+    double span = ends[session_steps % RATE_WINDOW] - ends[(session_steps - back) % RATE_WINDOW];
+    return span > 0 ? (double)back / span : 0;
+}
+
+static void progress_of(const vs_trainer *t, double session_seconds, double rate, vs_train_progress *p)
 {
     memset(p, 0, sizeof *p);
     p->epoch = t->epoch + 1;
@@ -101,7 +114,7 @@ static void progress_of(const vs_trainer *t, double session_seconds, int64_t ses
     p->loss = p->term[0];
     for (int k = 0; k < t->n_optims; k++) p->lr[k] = vs_optim_lr(t->opt[k]);
     p->seconds = session_seconds;
-    p->rate = session_seconds > 0 ? (double)session_steps / session_seconds : 0;
+    p->rate = rate;
 }
 
 static void trainer_clear(vs_trainer *t)
@@ -114,10 +127,10 @@ static void trainer_clear(vs_trainer *t)
     free(t->batch);
 }
 
-static vs_status evaluate(vs_trainer *t, vs_train_result *res, vs_error *err)
+static vs_status evaluate(vs_trainer *t, vs_train_result *res, bool quiet, vs_error *err)
 {
     vs_progress_bar bar;
-    vs_progress_bar_init(&bar, t->o->progress);
+    vs_progress_bar_init(&bar, quiet ? NULL : t->o->progress);
     vs_progress_bar_line(&bar, "evaluating on the train and test portions");
     bool training = t->m->training, grad = vs_set_grad_enabled(false);
     vs_module_train(t->m, false);
@@ -163,7 +176,7 @@ static vs_status run_epochs(vs_trainer *t, vs_train_result *res, vs_error *err)
     const vs_train_opts *o = t->o;
     vs_progress_bar bar;
     vs_progress_bar_init(&bar, o->progress);
-    double t0 = vs_train_now(), before = t->seconds;
+    double t0 = vs_train_now(), before = t->seconds, ends[RATE_WINDOW] = {0};
     int64_t session_steps = 0;
     vs_status st = VS_OK;
     vs_module_train(t->m, true);
@@ -191,8 +204,9 @@ static vs_status run_epochs(vs_trainer *t, vs_train_result *res, vs_error *err)
             for (int k = 0; k < t->n_terms; k++)
                 if (!isnan(terms[k])) t->term_sum[k] += terms[k], t->term_count[k]++;
             t->seconds = before + (vs_train_now() - t0);
+            ends[session_steps % RATE_WINDOW] = t->seconds - before;
             vs_train_progress p;
-            progress_of(t, t->seconds - before, session_steps, &p);
+            progress_of(t, t->seconds - before, recent_rate(ends, session_steps), &p);
             vs_progress_bar_update(&bar, &p, t->step == S);
             if (o->on_step) o->on_step(o->user, &p);
             if (t->task->sample && due(o->sample_every, t->global_step)) st = vs_train_write_samples(t, err);
@@ -203,10 +217,23 @@ static vs_status run_epochs(vs_trainer *t, vs_train_result *res, vs_error *err)
         /* epoch done: the next epoch starts from the stream as it stands now */
         for (int k = 0; k < t->n_terms; k++)
             t->history[t->epoch * t->n_terms + k] = t->term_count[k] ? t->term_sum[k] / (double)t->term_count[k] : NAN;
-        char line[256];
+        char line[512];
         epoch_line(t, line, sizeof line);
-        vs_progress_bar_line(&bar, line);
         t->epoch++, t->step = 0;
+        /* the validation metrics of the epoch (the task's evaluation, test portion), when asked: after the
+         * epoch counter moved, so tasks that count the train metric over the epoch's steps reuse it */
+        if (due(o->eval_every, t->epoch) && t->epoch < o->epochs) {
+            vs_train_result ev = {0};
+            double e0 = vs_train_now();
+            st = evaluate(t, &ev, true, err);
+            t0 += vs_train_now() - e0; /* training time excludes evaluation */
+            size_t n = strlen(line);
+            for (int i = 0; st == VS_OK && i < ev.n_metrics && n < sizeof line; i++)
+                if (strncmp(ev.metrics[i].name, "test_", 5) == 0)
+                    n += (size_t)snprintf(line + n, sizeof line - n, "  %s %.4g", ev.metrics[i].name, ev.metrics[i].value);
+            if (st != VS_OK) break;
+        }
+        vs_progress_bar_line(&bar, line);
         for (int k = 0; k < VS_TASK_MAX_TERMS; k++) t->term_sum[k] = 0, t->term_count[k] = 0;
         t->order_at_epoch = t->order;
         if (o->checkpoint) st = vs_train_checkpoint_write(t, err);
@@ -302,7 +329,7 @@ vs_status vs_train(vs_module *m, const vs_dataset *d, const vs_train_opts *o, vs
     res->global_step = t.global_step;
     res->seconds = t.seconds;
     if (t.epoch > 0 && t.history) res->final_loss = t.history[(t.epoch - 1) * t.n_terms];
-    if (st == VS_OK && !res->interrupted) st = evaluate(&t, res, err);
+    if (st == VS_OK && !res->interrupted) st = evaluate(&t, res, false, err);
     if (st == VS_OK) {
         res->loss_history = t.history;
         t.history = NULL;

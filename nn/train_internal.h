@@ -70,11 +70,14 @@ vs_status vs_train_put_accuracies(vs_train_result *res, double train, double tes
 /* Write t's sample grid for the current global step into o->sample_dir (train_samples.c). */
 vs_status vs_train_write_samples(vs_trainer *t, vs_error *err);
 
-/* The progress bar: drawn on f only when f is a terminal, at most every 0.1 s. */
+/* The progress bar: redrawn in place on a terminal at most every 0.1 s; on anything else (a log file
+ * under nohup or Slurm) one line every VERSUS_PROGRESS_SECONDS (default 30).  Lines (epochs) go to both. */
 typedef struct vs_progress_bar {
-    FILE *f;                          /* NULL: not drawing */
-    double last;                      /* time of the last draw */
-    bool drawn;                       /* a line is on screen */
+    FILE *f;                          /* NULL: quiet */
+    bool tty;                         /* f is a terminal: redraw in place */
+    double every;                     /* seconds between draws */
+    double last;                      /* time of the last draw (or of init, for log lines) */
+    bool drawn;                       /* a bar is on screen */
 } vs_progress_bar;
 void vs_progress_bar_init(vs_progress_bar *b, FILE *f);
 void vs_progress_bar_update(vs_progress_bar *b, const vs_train_progress *p, bool force);

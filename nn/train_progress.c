@@ -1,8 +1,10 @@
-/* train_progress.c - the training progress bar (epoch, step, every loss term, rate, ETA), drawn on a terminal
- * only, and the monotonic clock the loop measures time with. */
+/* train_progress.c - the training progress (epoch, step, every loss term, rate, ETA): a bar redrawn in place
+ * on a terminal, and elsewhere (nohup, Slurm, a pipe) one line every VERSUS_PROGRESS_SECONDS seconds (default
+ * 30); the epoch lines go to both.  Also the monotonic clock the loop measures time with. */
 #include "nn/train_internal.h"
 
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
@@ -48,24 +50,39 @@ void vs_train_progress_format(const vs_train_progress *p, char *buf, size_t n)
              (long long)p->step, (long long)p->steps, terms, p->rate, eta);
 }
 
+/* Seconds between log lines when the output is not a terminal: VERSUS_PROGRESS_SECONDS, default 30. */
+static double log_seconds(void)
+{
+    const char *e = getenv("VERSUS_PROGRESS_SECONDS");
+    char *end;
+    double v = e && *e ? strtod(e, &end) : NAN;
+    return e && *e && !*end && v >= 0 && v < 1e9 ? v : 30.0;
+}
+
 void vs_progress_bar_init(vs_progress_bar *b, FILE *f)
 {
     memset(b, 0, sizeof *b);
-    b->f = f && isatty(fileno(f)) ? f : NULL;
-    b->last = -1;
+    b->f = f;
+    b->tty = f && isatty(fileno(f));
+    b->every = b->tty ? REDRAW_SECONDS : log_seconds();
+    b->last = f ? vs_train_now() : -1;
+    if (b->tty) b->last = -1; /* a terminal gets the bar at once */
 }
 
 void vs_progress_bar_update(vs_progress_bar *b, const vs_train_progress *p, bool force)
 {
     if (!b->f) return;
     double now = vs_train_now();
-    if (!force && b->last >= 0 && now - b->last < REDRAW_SECONDS) return;
+    if (b->tty ? !force && b->last >= 0 && now - b->last < b->every : now - b->last < b->every) return;
     char line[256];
     vs_train_progress_format(p, line, sizeof line);
-    fprintf(b->f, "\r%s\033[K", line);
+    if (b->tty)
+        fprintf(b->f, "\r%s\033[K", line);
+    else
+        fprintf(b->f, "%s\n", line);
     fflush(b->f);
     b->last = now;
-    b->drawn = true;
+    b->drawn = b->tty;
 }
 
 void vs_progress_bar_done(vs_progress_bar *b)

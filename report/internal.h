@@ -18,6 +18,9 @@ const char *vs_report_sig_mark(vs_cell_sig s);
 const char *vs_report_arrow(vs_better b);
 /* The SVG document of a MATRIX figure (report_matrix.c). */
 vs_status vs_report_matrix_svg(const vs_report_figure *f, char **out, size_t *len, vs_error *err);
+/* vs_report_html for a page written into dir: each PNG a paragraph or item names in backticks
+ * (`fig2_pairs.png`) and dir holds is embedded after it (base64; dir NULL: none). */
+vs_status vs_report_html_in(const vs_report *r, const char *dir, char **out, size_t *len, vs_error *err);
 
 
 #endif

@@ -77,7 +77,7 @@ static vs_status write_html(const vs_report *r, const char *dir, vs_error *err)
 {
     char *html;
     size_t n;
-    vs_status st = vs_report_html(r, &html, &n, err);
+    vs_status st = vs_report_html_in(r, dir, &html, &n, err);
     if (st == VS_OK) {
         st = write_text(dir, "index.html", html, n, err);
         free(html);

@@ -1,10 +1,13 @@
 /* report_html.c - a vs_report as one self-contained HTML page: inline stylesheet, tables with
  * direction arrows, rank and significance marks and footnoted dashes, figures inlined as SVG with
- * numbered captions.  No script, no external resource. */
+ * numbered captions, runs of figures of one kind side by side (small multiples), and every PNG a
+ * paragraph names (`fig2_pairs.png`) that lies in the report's directory embedded after it.  No script,
+ * no external resource. */
 #include "datasets/sbuf.h"
 #include "report/internal.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -24,6 +27,7 @@ static const char css[] =
     "table{border-collapse:collapse;font-size:.86rem;min-width:50%}\n"
     "caption{caption-side:top;text-align:left;color:var(--muted);font-size:.88rem;padding:0 0 .5em;max-width:90ch}\n"
     "th,td{padding:.36em .6em;border-bottom:1px solid var(--rule);white-space:nowrap}\n"
+    "td.text{white-space:normal;min-width:12ch;max-width:60ch}\n"
     "thead th{background:var(--band);border-bottom:2px solid #b9c0cc;text-align:right;font-weight:600;white-space:normal;vertical-align:bottom}\n"
     "thead th:first-child,td.text{text-align:left}\n"
     "tbody tr:nth-child(even){background:#fbfcfd}tbody tr:hover{background:#eef4fa}\n"
@@ -37,6 +41,9 @@ static const char css[] =
     ".notes{color:var(--muted);font-size:.84rem;margin:.2em 0 1.2em}\n"
     ".notes span{display:block}\n"
     "figure{margin:1.6em 0;padding:12px;border:1px solid var(--rule);border-radius:8px;background:#fff}\n"
+    ".multiples{display:grid;grid-template-columns:repeat(auto-fill,minmax(380px,1fr));gap:14px;margin:1.6em 0}\n"
+    ".multiples figure{margin:0}\n"
+    "figure img{max-width:100%;height:auto;display:block;margin:0 auto;image-rendering:pixelated}\n"
     "figure .svg{overflow-x:auto}figure svg{max-width:100%;height:auto;display:block;margin:0 auto}\n"
     "figcaption{color:var(--muted);font-size:.9rem;margin-top:.6em;max-width:90ch}\n"
     "figcaption b{color:var(--ink)}\n"
@@ -167,7 +174,84 @@ static vs_status html_figure(vs_sbuf *b, const vs_report_figure *f, int number, 
     return VS_OK;
 }
 
-vs_status vs_report_html(const vs_report *r, char **out, size_t *len, vs_error *err)
+#define PNG_MAX_BYTES (16u << 20) /* larger pictures stay files beside the page */
+
+/* The bytes of dir/name when it is a readable PNG of at most PNG_MAX_BYTES; NULL otherwise. */
+static unsigned char *read_png(const char *dir, const char *name, size_t *n)
+{
+    char path[4400];
+    if (snprintf(path, sizeof path, "%s/%s", dir, name) >= (int)sizeof path) return NULL;
+    FILE *f = fopen(path, "rb");
+    if (!f) return NULL;
+    unsigned char *buf = NULL;
+    long size = fseek(f, 0, SEEK_END) == 0 ? ftell(f) : -1;
+    if (size > 8 && (unsigned long)size <= PNG_MAX_BYTES && fseek(f, 0, SEEK_SET) == 0 && (buf = malloc((size_t)size)) &&
+        fread(buf, 1, (size_t)size, f) == (size_t)size && memcmp(buf, "\x89PNG\r\n\x1a\n", 8) == 0) {
+        *n = (size_t)size;
+    } else {
+        free(buf);
+        buf = NULL;
+    }
+    fclose(f);
+    return buf;
+}
+
+static void base64(vs_sbuf *b, const unsigned char *p, size_t n)
+{
+    static const char digits[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    char q[5] = {0};
+    for (size_t i = 0; i < n; i += 3) {
+        unsigned v = (unsigned)p[i] << 16 | (i + 1 < n ? (unsigned)p[i + 1] << 8 : 0) | (i + 2 < n ? p[i + 2] : 0);
+        q[0] = digits[v >> 18 & 63], q[1] = digits[v >> 12 & 63];
+        q[2] = i + 1 < n ? digits[v >> 6 & 63] : '=', q[3] = i + 2 < n ? digits[v & 63] : '=';
+        vs_sb_put(b, q, 4);
+    }
+}
+
+/* After a paragraph or item: each `NAME.png` it names that dir holds, as a figure (the text is its caption). */
+static void embed_named_pngs(vs_sbuf *b, const char *text, const char *dir)
+{
+    for (const char *p = dir && text ? strchr(text, '`') : NULL; p; p = strchr(p + 1, '`')) {
+        const char *end = strchr(p + 1, '`');
+        if (!end) break;
+        size_t len = (size_t)(end - p - 1);
+        char name[256];
+        if (len > 4 && len < sizeof name && memcmp(end - 4, ".png", 4) == 0 && !memchr(p + 1, '/', len)) {
+            memcpy(name, p + 1, len);
+            name[len] = 0;
+            size_t n;
+            unsigned char *png = read_png(dir, name, &n);
+            if (png) {
+                vs_sb_printf(b, "<figure class=\"png\"><img alt=\"");
+                vs_sb_text(b, name);
+                vs_sb_printf(b, "\" src=\"data:image/png;base64,");
+                base64(b, png, n);
+                vs_sb_printf(b, "\">\n<figcaption><code>");
+                vs_sb_text(b, name);
+                vs_sb_printf(b, "</code></figcaption></figure>\n");
+                free(png);
+            }
+        }
+        p = end;
+    }
+}
+
+/* Whether figures a and b repeat one kind of plot (small multiples): both line plots with the same
+ * axis labels, or both bar charts, or both graph drawings. */
+static bool alike(const vs_report_figure *a, const vs_report_figure *b)
+{
+    if (a->kind != b->kind) return false;
+    if (a->kind == VS_FIGURE_MATRIX) return false;
+    bool x = (!a->xlabel && !b->xlabel) || (a->xlabel && b->xlabel && strcmp(a->xlabel, b->xlabel) == 0);
+    bool y = (!a->ylabel && !b->ylabel) || (a->ylabel && b->ylabel && strcmp(a->ylabel, b->ylabel) == 0);
+    return x && y;
+}
+
+static bool figure_block(const vs_report *r, size_t i) { return i < r->n_blocks && r->blocks[i].kind == VS_BLOCK_FIGURE; }
+
+vs_status vs_report_html(const vs_report *r, char **out, size_t *len, vs_error *err) { return vs_report_html_in(r, NULL, out, len, err); }
+
+vs_status vs_report_html_in(const vs_report *r, const char *dir, char **out, size_t *len, vs_error *err)
 {
     if (!r || !out) return vs_error_set(err, VS_ERR_ARG, "report: no report or output");
     *out = NULL;
@@ -199,14 +283,30 @@ vs_status vs_report_html(const vs_report *r, char **out, size_t *len, vs_error *
             vs_sb_printf(&b, "<p>");
             inline_text(&b, k->text);
             vs_sb_printf(&b, "</p>\n");
+            embed_named_pngs(&b, k->text, dir);
             break;
         case VS_BLOCK_ITEM:
             vs_sb_printf(&b, "%s<li>", prev_item ? "" : "<ul>\n");
             inline_text(&b, k->text);
             vs_sb_printf(&b, "</li>\n%s", next_item ? "" : "</ul>\n");
+            if (!next_item) { /* the list's pictures after the list, in its order */
+                size_t j = i;
+                while (j > 0 && r->blocks[j - 1].kind == VS_BLOCK_ITEM) j--;
+                for (; j <= i; j++) embed_named_pngs(&b, r->blocks[j].text, dir);
+            }
             break;
         case VS_BLOCK_TABLE: html_table(&b, k->table); break;
-        case VS_BLOCK_FIGURE: st = html_figure(&b, k->figure, ++figures, err); break;
+        case VS_BLOCK_FIGURE: {
+            /* a run of alike figures is drawn as small multiples, side by side */
+            bool run_start = !(i > 0 && figure_block(r, i - 1) && alike(r->blocks[i - 1].figure, k->figure)) && figure_block(r, i + 1) &&
+                             alike(k->figure, r->blocks[i + 1].figure);
+            bool run_end = i > 0 && figure_block(r, i - 1) && alike(r->blocks[i - 1].figure, k->figure) &&
+                           !(figure_block(r, i + 1) && alike(k->figure, r->blocks[i + 1].figure));
+            if (run_start) vs_sb_printf(&b, "<div class=\"multiples\">\n");
+            st = html_figure(&b, k->figure, ++figures, err);
+            if (run_end) vs_sb_printf(&b, "</div>\n");
+            break;
+        }
         }
     }
     vs_sb_printf(&b, "<footer>Written by versus; this page is self-contained (styles and figures inline).</footer>\n"

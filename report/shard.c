@@ -148,6 +148,7 @@ struct vs_run {
     const char *unit;
     FILE *progress;
     double t0, last;
+    double first_put;           /* when this process finished its first item (-1: none yet) */
 };
 
 static double now(void)
@@ -205,10 +206,18 @@ static void progress_line(vs_run *r, bool last)
     if (!r->progress || (!last && t - r->last < 1.0)) return;
     r->last = t;
     int64_t total = r->end - r->begin, done = total - vs_run_missing(r);
-    double rate = r->done_here / (t - r->t0 > 1e-9 ? t - r->t0 : 1e-9);
-    char left[32];
-    duration(rate > 0 ? (double)vs_run_missing(r) / rate : 0, left, sizeof left);
-    fprintf(r->progress, "versus: %" PRId64 "/%" PRId64 " %s (%.0f%%), %.*f %s/s, %s left\n", done, total, r->unit,
+    /* the rate counts the items after the first: the first one carries what the command did before its
+     * loop (loading, training a model) and its warm-up, which made early estimates far too long */
+    double span = t - r->first_put, rate = r->done_here > 1 && span > 1e-9 ? (double)(r->done_here - 1) / span
+                                          : r->done_here / (t - r->t0 > 1e-9 ? t - r->t0 : 1e-9);
+    char left[48];
+    if (r->done_here > 1 || vs_run_missing(r) == 0) {
+        duration(rate > 0 ? (double)vs_run_missing(r) / rate : 0, left, sizeof left);
+        strcat(left, " left");
+    } else {
+        snprintf(left, sizeof left, "time left: estimating");
+    }
+    fprintf(r->progress, "versus: %" PRId64 "/%" PRId64 " %s (%.0f%%), %.*f %s/s, %s\n", done, total, r->unit,
             total ? 100.0 * (double)done / (double)total : 100.0, rate >= 10 ? 0 : 2, rate, r->unit, left);
     fflush(r->progress);
 }
@@ -316,7 +325,7 @@ vs_status vs_run_put(vs_run *r, int64_t item, const vs_item_buf *payload, vs_err
     if (payload->len) memcpy(copy, payload->data, payload->len);
     r->fresh[i] = copy;
     r->fresh_len[i] = payload->len;
-    r->done_here++;
+    if (r->done_here++ == 0) r->first_put = now();
     progress_line(r, vs_run_missing(r) == 0);
     return VS_OK;
 }

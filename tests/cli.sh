@@ -8,6 +8,31 @@ check "help lists verbs" 0 $V help
 grep_out "help names demo" "demo" out.txt
 check "help of a verb" 0 $V help data
 grep_out "data help documents SPEC" "synthetic-tabular" out.txt
+# help for users: every verb answers --help; kernel details live under 'help bench perf'
+for verb in demo data train predict attribute evaluate explain bench report merge; do
+    check "$verb --help" 0 $V $verb --help
+    grep_out "$verb --help is its manual" "usage: versus $verb" out.txt
+done
+check "a topic's --help" 0 $V bench perf --help
+grep_out "bench perf --help" "Winograd" out.txt
+check "help bench perf" 0 $V help bench perf
+grep_out "help bench perf names the kernels" "VERSUS_CONV=direct" out.txt
+check "help bench with an unknown topic" 2 $V help bench nope
+check "top-level help" 0 $V help
+if grep -q "Winograd\|F(4x4" out.txt; then bad "top-level help speaks of kernels"; else ok; fi
+grep_out "top-level help points at PyTorch models" "torch_to_versus.py" out.txt
+check "help attribute" 0 $V help attribute
+grep_out "--samples per method: coalitions" "lime, kernel_shap: coalitions evaluated" out.txt
+grep_out "--samples per method: noisy copies" "smoothgrad, noise_tunnel: noisy copies" out.txt
+grep_out "--layer of the layer methods" "module path of the layer" out.txt
+grep_out "--layer of Grad-CAM" "gradcam, guided_gradcam: the conv layer" out.txt
+check "help evaluate" 0 $V help evaluate
+head -1 out.txt | grep -q -- "--reference" && ok || bad "evaluate's first usage line names --reference"
+# the changelog's count of attribution methods is the registry's
+$V help attribute >out.txt 2>err.txt
+n=$(sed -n '/^Methods (--method):/,/^Options:/p' out.txt | grep -c '^  [a-z][a-z_0-9]* ')
+readme="$(dirname "$0")/../README.md"
+grep -q "explain: $n attribution methods" "$readme" && ok || bad "README's changelog counts $n attribution methods (registry)"
 check "version" 0 $V --version
 grep_out "version string" "versus [0-9]" out.txt
 check "unknown verb" 2 $V frobnicate

@@ -103,6 +103,13 @@ grep_out "three methods" "^| snx-uc |" c/table.md
 if sed -n '/Table II: local/,/Table II-b/p' c/table.md | grep -q "^| des |"; then fails=$((fails + 1)); echo "FAIL: des ran without being asked"; else pass=$((pass + 1)); fi
 grep_out "iterations reported" "PreIter 10, MaxIter 20" c/table.md
 grep_out "reductions noted" "iteration counts differ from Section IV-H" c/table.md
+# without --out, in what looks like a source checkout: the committed bench/results/ stay untouched
+mkdir -p checkout/bench/results/snx-synthetic-tabular && echo committed >checkout/bench/results/snx-synthetic-tabular/table.md
+(cd checkout && $V bench snx --data synthetic-tabular --n 300 --seed 3 --model ../sn --pairs 4 --methods sm --iters 5 \
+    --global-iters 5 --gamma 0.02 >../out.txt 2>../err.txt) && ok || bad "bench without --out"
+grep_out "the committed results are kept" "^committed$" checkout/bench/results/snx-synthetic-tabular/table.md
+exists "the default report directory" checkout/versus-results/snx-synthetic-tabular/table.md
+grep_out "bench says where it wrote" "wrote versus-results/snx-synthetic-tabular/" out.txt
 
 # ---- mistakes ----------------------------------------------------------------------------------------------
 check "no data" 2 $V bench snx --pairs 4

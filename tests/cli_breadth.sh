@@ -1,10 +1,12 @@
 #!/bin/sh
 # cli_breadth.sh - the Captum-style methods from the command line on an MLP, a CNN and Siamese pairs:
-# every method runs, layer methods write the layer's shape, feature masks group features, and misuse
-# exits with a message.
+# every method runs, layer methods write the layer's shape, feature masks group features, a two-input
+# composite with a learned head is a pair model in predict, attribute and evaluate, and misuse exits
+# with a message.
 set -u
 . "$(dirname "$0")/cli_lib.sh"
 V=$(pwd)/versus
+TOOL=$(pwd)/tests/composite_tool
 W=cli_breadth.dir
 rm -rf "$W"
 mkdir -p "$W"
@@ -102,6 +104,40 @@ check "neuron outside the layer" 1 $V attribute --model clf --input tab/X.npy --
 grep_out "neuron named" "neuron 64" err.txt
 check "layer past the end" 1 $V attribute --model clf --input tab/X.npy --method layer_activation --layer 2 --out x.npy
 check "unknown lrp rule" 2 $V attribute --model clf --input tab/X.npy --method lrp --lrp-rule omega --out x.npy
+# GradientSHAP, and a misspelt method's suggestion
+check "gradient_shap" 0 $V attribute --model clf --input tab/X.npy --method gradient_shap --baselines tab/X.npy --samples 8 \
+    --stdevs 0.1 --out gs.npy
+shape_is "gradient_shap is [200, 37]" gs.npy "(200, 37)"
+check "GradientShap misspelt" 2 $V attribute --model clf --input tab/X.npy --method GradientShap --out x.npy
+grep_out "did you mean" "did you mean 'gradient_shap'" err.txt
+# a pair model whose head is learned (shared encoder, concat -> linear): any composite with two inputs
+cat > ph.json <<'JSON'
+{"format": "versus-model/1", "composite": {"inputs": {"q": [37], "r": [37]},
+ "models": {"enc": {"sequential": [{"op": "linear", "in": 37, "out": 8}, {"op": "tanh"}]},
+            "head": {"sequential": [{"op": "linear", "in": 16, "out": 8}, {"op": "tanh"}, {"op": "linear", "in": 8, "out": 1}]}},
+ "graph": [{"call": "enc", "in": "q", "out": "eq"}, {"call": "enc", "in": "r", "out": "er"},
+           {"op": "concat", "in": ["eq", "er"], "axis": 1, "out": "h"}, {"call": "head", "in": "h", "out": "y"}],
+ "outputs": ["y"]}}
+JSON
+check "a learned-head pair model" 0 $TOOL init ph.json ph
+check "export one reference" 0 $V data export synthetic-tabular --n 1 --seed 5 --out one
+check "predict pairs" 0 $V predict --model ph --input tab/X.npy --reference tab/X.npy --out py.npy
+shape_is "the head's output [200, 1]" py.npy "(200, 1)"
+check "predict against one reference" 0 $V predict --model ph --input tab/X.npy --reference one/X.npy --out py1.npy
+check "predict pairs needs --reference" 1 $V predict --model ph --input tab/X.npy --out x.npy
+grep_out "predict says it compares pairs" "compares pairs" err.txt
+check "a classifier with --reference" 1 $V predict --model clf --input tab/X.npy --reference tab/X.npy --out x.npy
+grep_out "predict says one input" "takes one input" err.txt
+check "learned-head pairs, both sides" 0 $V attribute --model ph --input tab/X.npy --reference tab/X.npy --side both \
+    --method integrated_gradients --report ph_ig.json --out ph_ig.npy
+shape_is "both sides [200, 2, 37]" ph_ig.npy "(200, 2, 37)"
+grep_out "learned-head IG complete" 'largest completeness gap -\?[0-9.]*e-\(0[5-9]\|[1-9][0-9]\)' err.txt
+check "learned-head pairs, one reference" 0 $V attribute --model ph --input tab/X.npy --reference one/X.npy --method saliency --out ph_s.npy
+check "learned-head pairs need a reference" 1 $V attribute --model ph --input tab/X.npy --method saliency --out x.npy
+grep_out "attribute says it compares pairs" "compares pairs" err.txt
+check "evaluate learned-head pairs" 0 $V evaluate --model ph --input tab/X.npy --attributions ph_s.npy --reference one/X.npy --out ph_e.json
+exists "evaluate wrote" ph_e.json
+check "evaluate learned-head pairs need a reference" 1 $V evaluate --model ph --input tab/X.npy --attributions ph_s.npy --out x.json
 # the Quantus metrics of versus evaluate
 cat > cnn0.json <<'JSON'
 {"format": "versus-model/1", "input": [1, 16, 16], "sequential": [

@@ -3,7 +3,8 @@
 # explain snx --pairs all and attribute (whole runs and a shard) are each killed (kill -9) at random
 # moments, up to KILLS times, resumed from their journal each time, and must end with files equal to
 # an uninterrupted run's, with no pair or row lost or done twice.  A journal record is appended whole
-# with a checksum, so a kill can land anywhere, even inside an append.
+# with a checksum, so a kill can land anywhere, even inside an append.  SIGINT and SIGTERM end a run
+# with the journal's path and the --resume hint, and the resumed run ends as an uninterrupted one.
 set -u
 . "$(dirname "$0")/cli_lib.sh"
 V=$(pwd)/versus
@@ -75,6 +76,35 @@ sed 's/"seconds": [0-9.e+-]*//g' rk.json >r2.txt
 same "attribute: the report after kills (times aside)" r1.txt r2.txt
 rows=$(grep -c '"row":' rk.json)
 if [ "$rows" -eq 600 ]; then ok; else bad "attribute: $rows rows in the report, not 600"; fi
+
+# SIGINT and SIGTERM (Ctrl-C, Slurm's scancel): the run ends with the journal's path and the --resume hint
+# name, signal, its number, journal, command...: interrupted once its journal holds a record, then resumed
+interrupt_and_resume() {
+    name=$1 sig=$2 signo=$3 journal=$4
+    shift 4
+    rm -f "$journal"
+    "$@" >out.txt 2>err.txt &
+    pid=$!
+    n=0
+    while [ "$({ wc -c <"$journal"; } 2>/dev/null || echo 0)" -le 200 ] && [ $n -lt 600 ]; do sleep 0.05; n=$((n + 1)); done
+    if kill -"$sig" $pid 2>/dev/null; then
+        wait $pid
+        rc=$?
+        if [ $rc -eq $((128 + signo)) ]; then ok; else bad "$name: SIG$sig ended with status $rc"; fi
+        grep_out "$name: SIG$sig names the journal" "interrupted; the finished .* are kept in $journal" err.txt
+        grep_out "$name: SIG$sig says --resume" "the same command with --resume continues" err.txt
+    else
+        wait $pid
+        echo "cli_shard_kill: $name ended before SIG$sig"
+    fi
+    check "$name: resumed after SIG$sig" 0 "$@" --resume
+}
+interrupt_and_resume "attribute" INT 2 ai.npy.journal $V $A --out ai.npy
+same "attribute: A.npy after SIGINT" au.npy ai.npy
+cd k; interrupt_and_resume "bench" TERM 15 bt.journal $V $B --out bt; cd ..
+for f in u/b/*; do
+    case $f in */index.html | */results.json | */table.md) ;; *) same "bench: $(basename "$f") after SIGTERM" "$f" "k/bt/$(basename "$f")" ;; esac
+done
 
 cd .. && [ "$fails" -eq 0 ] && rm -rf "$W"
 echo "cli_shard_kill: $pass passed, $fails failed"

@@ -49,6 +49,29 @@ grep_out "class named" "class 7 is not one of the 2 classes" err.txt
 check "resume without checkpoint" 1 $V train --arch mlp $TAB --out fresh --resume
 grep_out "checkpoint named" "fresh/checkpoint.safetensors: no checkpoint to resume from" err.txt
 
+# ---- a run that is not on a terminal (nohup, Slurm) reports itself: a progress line every
+# VERSUS_PROGRESS_SECONDS seconds and every epoch's line, on standard error ----
+check "train to a log file" 0 env VERSUS_PROGRESS_SECONDS=0 $V train --arch mlp --data synthetic-tabular --n 600 --epochs 3 \
+    --batch-size 4 --out logged
+grep_out "log: progress lines" "^epoch 2/3 \[#*\.*\] step [0-9]*/[0-9]*  loss [0-9.]*  [0-9.]* steps/s  ETA [0-9:]*$" err.txt
+grep_out "log: every epoch's line" "^epoch 3/3  loss [0-9.]*  [0-9.]* s$" err.txt
+grep_out "log: the validation metric in the epoch line" "^epoch 2/3  loss [0-9.]*  [0-9.]* s  test_accuracy [0-9.]*$" err.txt
+if grep -q "$(printf '\r')" err.txt; then bad "log: carriage returns in a log file"; else ok; fi
+# the ETA settles at once: the first step's warm-up does not count (at 1/8 of the run, within 3x of the truth)
+total=$(sed -n 's/.*"train_seconds": \([0-9.e+-]*\).*/\1/p' logged/metrics.json)
+eta=$(grep -m 1 "^epoch 1/3 .* step 7/" err.txt | sed 's/.*ETA \([0-9]*\):\([0-9]*\)$/\1 \2/')
+[ -n "$eta" ] || cat err.txt
+if [ -n "$total" ] && [ -n "$eta" ]; then
+    awk -v e="$eta" -v t="$total" 'BEGIN { split(e, p, " "); s = 60 * p[1] + p[2]; exit !(s <= 3 * t + 2) }' && ok ||
+        bad "log: the ETA after 7 steps is $eta (min sec), the run took $total s"
+else
+    bad "log: no ETA line or no train_seconds ($eta / $total)"
+fi
+check "--eval-every is the classifier's and siamese's" 2 $V train --arch vae --data synthetic-shapes --n 40 --epochs 1 --eval-every 1 --out v
+check "quiet without VERSUS_PROGRESS_SECONDS" 0 $V train --arch mlp $TAB --epochs 1 --out quiet
+if grep -q "steps/s" err.txt; then bad "a 30 s interval printed progress within a short run"; else ok; fi
+grep_out "the epoch line even then" "^epoch 1/1  loss" err.txt
+
 # ---- Siamese MLP: files, last line, determinism ----
 check "train siamese-mlp" 0 $V train --arch siamese-mlp $TAB --epochs 2 --out s1
 for f in model.json model.safetensors metrics.json checkpoint.safetensors; do
@@ -119,7 +142,7 @@ check "predict similarity, one reference" 0 $V predict --model s1 --input x/X.np
 shape_is "similarity [N] from one row" sim1.npy "(200,)"
 check "predict needs flags" 2 $V predict --model c1 --out y.npy
 check "Siamese without reference" 1 $V predict --model s1 --input x/X.npy --out y.npy
-grep_out "asks for --reference" "s1 is a Siamese model; give --reference" err.txt
+grep_out "asks for --reference" "s1 compares pairs; give --reference" err.txt
 check "classifier with reference" 1 $V predict --model c1 --input x/X.npy --reference x/X.npy --out y.npy
 check "input of the wrong shape" 1 $V predict --model c1 --input x/y.npy --out y.npy
 grep_out "input shape named" "x/y.npy: shape \[200\], expected \[N,[0-9]*\]" err.txt

@@ -3,6 +3,9 @@
  *                                            forward (instance-norm running statistics move)
  *   composite_tool eval DIR OUT name=X.npy ... load DIR, evaluate every output from the given
  *                                            values in evaluation mode, write OUT/<output>.npy
+ *   composite_tool init SPEC.json DIR        build any model.json with its initialisers (seed 7) and
+ *                                            save it untrained (models no task trains, e.g. a pair
+ *                                            composite with a learned head)
  * ARCH: stargan-gen (1 channel, 28x28, c_dim 3, conv_dim 8, 2 residual blocks), stargan-critic
  * (3 channels, 32x32, c_dim 5, conv_dim 8, repeat 3), vae (784-400-20 on [1,28,28]). */
 #include "versus/versus.h"
@@ -87,12 +90,33 @@ static int eval(const char *dir, const char *out, int n, char **pairs)
     return rc;
 }
 
+static int init(const char *spec, const char *dir)
+{
+    vs_rng r;
+    vs_rng_seed(&r, 7);
+    vs_error err;
+    vs_error_clear(&err);
+    vs_json *doc = NULL;
+    vs_model_spec s = {0};
+    vs_module *m = NULL;
+    if (vs_json_parse_file(spec, NULL, &doc, &err) == VS_OK && vs_model_spec_from_json(doc, &s, &err) == VS_OK)
+        m = vs_model_from_spec(&s, &r, &err);
+    int rc = m ? 0 : fail(spec, err.msg);
+    if (m) vs_module_train(m, false);
+    if (m && vs_model_save(m, s.input_ndim, s.input, dir, &err) != VS_OK) rc = fail(dir, err.msg);
+    vs_model_spec_clear(&s);
+    vs_json_free(doc);
+    vs_module_free(m);
+    return rc;
+}
+
 int main(int argc, char **argv)
 {
     bool grad = vs_set_grad_enabled(false);
     (void)grad;
     if (argc == 4 && strcmp(argv[1], "build") == 0) return build(argv[2], argv[3]);
     if (argc >= 4 && strcmp(argv[1], "eval") == 0) return eval(argv[2], argv[3], argc - 4, argv + 4);
-    fprintf(stderr, "usage: composite_tool build ARCH DIR | eval DIR OUT name=X.npy ...\n");
+    if (argc == 4 && strcmp(argv[1], "init") == 0) return init(argv[2], argv[3]);
+    fprintf(stderr, "usage: composite_tool build ARCH DIR | eval DIR OUT name=X.npy ... | init SPEC.json DIR\n");
     return 2;
 }

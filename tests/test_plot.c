@@ -1,5 +1,6 @@
 /* test_plot.c - nice ticks, and SVG line/bar plots: well-formed XML, escaping, the expected
- * elements and coordinates, NaN gaps, error bars, log axes, atomic files. */
+ * elements and coordinates, NaN gaps, error bars, log axes, atomic files, whole-number axes where x
+ * counts something, and node-link drawings whose panels show masks that differ only a little. */
 #include "vs_check.h"
 #include "versus/plot.h"
 
@@ -290,6 +291,59 @@ START_TEST(test_many_series)
 }
 END_TEST
 
+/* x counting layers 0..3: ticks at whole numbers only, never "1.5" */
+START_TEST(test_integer_axis)
+{
+    vs_plot *p = vs_plot_new(VS_PLOT_LINE, "cascade", "layers randomised", "SSIM");
+    float x[4] = {0, 1, 2, 3}, y[4] = {10, 8, 6, 4}; /* whole-number y too: any "N.5" label would be an x tick */
+    vs_error e;
+    ck_assert_int_eq(vs_plot_add_series(p, "IG", 4, x, y, NULL, &e), VS_OK);
+    char *svg;
+    ck_assert_int_eq(vs_plot_svg(p, &svg, NULL, &e), VS_OK);
+    ck_assert(strstr(svg, ">1</text>") && strstr(svg, ">3</text>"));
+    ck_assert_msg(!strstr(svg, ">1.5</text>") && !strstr(svg, ">0.5</text>") && !strstr(svg, ">2.5</text>"), "half-layer ticks");
+    free(svg);
+    vs_plot_free(p);
+    /* fractions keep their fine ticks */
+    p = vs_plot_new(VS_PLOT_LINE, NULL, NULL, NULL);
+    float xf[3] = {0, 0.5f, 1};
+    ck_assert_int_eq(vs_plot_add_series(p, "a", 3, xf, y, NULL, &e), VS_OK);
+    ck_assert_int_eq(vs_plot_svg(p, &svg, NULL, &e), VS_OK);
+    ck_assert(strstr(svg, ">0.2</text>") && strstr(svg, ">0.8</text>"));
+    free(svg);
+    vs_plot_free(p);
+}
+END_TEST
+
+/* Three masks of one graph that differ only within 0.45..0.6: each panel on its own scale, so the
+ * panels' edges get different colours, and each panel says its range. */
+START_TEST(test_graph_panels_differ)
+{
+    int64_t src[4] = {0, 1, 2, 3}, dst[4] = {1, 2, 3, 0};
+    float w0[4] = {0.45f, 0.5f, 0.55f, 0.6f}, w1[4] = {0.6f, 0.55f, 0.5f, 0.45f}, w2[4] = {0.5f, 0.5f, NAN, 0.5f};
+    const float *const w[3] = {w0, w1, w2};
+    const char *const names[3] = {"global", "same class", "other class"};
+    vs_graph_drawing g = {.title = "masks", .n_nodes = 4, .n_edges = 4, .src = src, .dst = dst, .n_panels = 3, .panel_names = names,
+                          .weights = w};
+    char *svg;
+    size_t len;
+    vs_error e;
+    ck_assert_int_eq(vs_graph_svg(&g, &svg, &len, &e), VS_OK);
+    const char *why = xml_check(svg);
+    ck_assert_msg(why == NULL, "%s", why);
+    /* the stroke of edge 0-1 in panels 1 and 2: the lowest and the highest colour of the scale */
+    const char *p1 = strstr(svg, "<title>0-1: 0.450</title>"), *p2 = strstr(svg, "<title>0-1: 0.600</title>");
+    ck_assert(p1 && p2);
+    const char *s1 = p1, *s2 = p2;
+    while (s1 > svg && strncmp(s1, "stroke=\"#", 9) != 0) s1--;
+    while (s2 > svg && strncmp(s2, "stroke=\"#", 9) != 0) s2--;
+    ck_assert_msg(strncmp(s1, s2, 16) != 0, "edge 0-1 has one colour in both panels: %.16s", s1);
+    ck_assert(strstr(svg, ">weights 0.45 to 0.6</text>"));
+    ck_assert(strstr(svg, "stroke-dasharray=\"3 3\"")); /* the NaN weight */
+    free(svg);
+}
+END_TEST
+
 static Suite *plot_suite(void)
 {
     Suite *s = suite_create("plot");
@@ -301,6 +355,8 @@ static Suite *plot_suite(void)
     tcase_add_test(tc, test_log_plot);
     tcase_add_test(tc, test_empty_and_files);
     tcase_add_test(tc, test_many_series);
+    tcase_add_test(tc, test_integer_axis);
+    tcase_add_test(tc, test_graph_panels_differ);
     return s;
 }
 

@@ -1,7 +1,9 @@
 /* test_report.c - results as data and their writers: typed cells (directions, ranks, p-values with
  * marks, footnoted dashes instead of NaN), Markdown, HTML, the JSON round trip and its errors,
- * category labels that turn instead of colliding, node-link drawings of graphs, and matrices drawn as
- * heatmaps (diverging scale around 0, labels thinned, a colour bar). */
+ * category labels that turn instead of colliding, node-link drawings of graphs, matrices drawn as
+ * heatmaps (diverging scale around 0, labels thinned, a colour bar), alike figures as small multiples,
+ * and the PNGs a paragraph names embedded in the page. */
+#include "versus/picture.h"
 #include "versus/plot.h"
 #include "versus/report.h"
 
@@ -400,6 +402,56 @@ START_TEST(test_write_dir)
 }
 END_TEST
 
+/* A page names `pic.png` in a paragraph and `gone.png` that is not there; five alike curves follow. */
+START_TEST(test_page_pictures_and_multiples)
+{
+    vs_report *r = vs_report_new();
+    vs_report_heading(r, 1, "pictures");
+    vs_report_paragraph(r, "`pic.png`: the saliency maps; `gone.png`: never written.");
+    float x[3] = {0, 1, 2}, y[3] = {1, 0.5f, 0.25f};
+    for (int k = 0; k < 5; k++) {
+        char name[16];
+        snprintf(name, sizeof name, "curve%d", k);
+        vs_report_figure *f = vs_report_figure_new(r, VS_FIGURE_LINE, name, name, "layers", "SSIM", "One of five.");
+        vs_report_series(f, "IG", 3, x, y, NULL);
+    }
+    vs_report_paragraph(r, "after");
+    vs_error e;
+    char dir[] = "/tmp/test_report_XXXXXX", path[256];
+    ck_assert_ptr_nonnull(mkdtemp(dir));
+    vs_image *im = vs_image_new(4, 3, 3);
+    snprintf(path, sizeof path, "%s/pic.png", dir);
+    ck_assert_int_eq(vs_png_write(im, path, &e), VS_OK);
+    vs_image_free(im);
+    ck_assert_msg(vs_report_write_dir(r, dir, &e) == VS_OK, "%s", e.msg);
+    snprintf(path, sizeof path, "%s/index.html", dir);
+    FILE *f = fopen(path, "rb");
+    ck_assert_ptr_nonnull(f);
+    static char html[1 << 20];
+    size_t n = fread(html, 1, sizeof html - 1, f);
+    html[n] = 0;
+    fclose(f);
+    ck_assert_int_eq(count(html, "<img alt=\"pic.png\" src=\"data:image/png;base64,iVBORw0KGgo"), 1);
+    ck_assert_int_eq(count(html, "gone.png\" src"), 0);
+    ck_assert_int_eq(count(html, "<div class=\"multiples\">"), 1);
+    const char *open = strstr(html, "<div class=\"multiples\">"), *fig4 = strstr(html, "id=\"fig-curve4\""), *after = strstr(html, "<p>after");
+    ck_assert(open && fig4 && after && open < fig4 && strstr(fig4, "</div>\n<p>after") != NULL);
+    /* without a directory (vs_report_html) nothing is embedded */
+    char *page;
+    ck_assert_int_eq(vs_report_html(r, &page, NULL, &e), VS_OK);
+    ck_assert_ptr_null(strstr(page, "data:image/png"));
+    free(page);
+    const char *files[] = {"results.json", "table.md", "index.html", "pic.png", "curve0.svg", "curve1.svg", "curve2.svg", "curve3.svg",
+                           "curve4.svg"};
+    for (size_t i = 0; i < sizeof files / sizeof files[0]; i++) {
+        snprintf(path, sizeof path, "%s/%s", dir, files[i]);
+        remove(path);
+    }
+    rmdir(dir);
+    vs_report_free(r);
+}
+END_TEST
+
 static Suite *report_suite(void)
 {
     Suite *s = suite_create("report");
@@ -413,6 +465,7 @@ static Suite *report_suite(void)
     tcase_add_test(tc, test_graph_drawing);
     tcase_add_test(tc, test_matrix_figure);
     tcase_add_test(tc, test_write_dir);
+    tcase_add_test(tc, test_page_pictures_and_multiples);
     suite_add_tcase(s, tc);
     return s;
 }

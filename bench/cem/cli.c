@@ -24,7 +24,7 @@ static const vs_cli_opt cem_bench_opts[] = {
     {"lime-samples", 1, "LIME coalitions (default 1000)"},
     {"batch", 1, "images per PN/PP problem (default 25)"},
     {"seed", 1, "seed of training and LIME (default 1)"},
-    {"out", 1, "report directory (default bench/results/cem-<data>)"},
+    {"out", 1, "report directory (default versus-results/cem-<data>)"},
     {"tag", 1, "text stamped into the report as the commit measured"},
     VS_CEM_CLI_OPTS,
     {NULL, 0, NULL},
@@ -56,7 +56,7 @@ static int run_cem(const vs_args *a, int argc, char **argv)
     char out[1024];
     const char *dir = vs_args_get(a, "out");
     if (!dir) {
-        snprintf(out, sizeof out, "bench/results/cem-%s", strncmp(o.data, "fashion-mnist-", 14) == 0 ? o.data + 14 : o.data);
+        snprintf(out, sizeof out, "versus-results/cem-%s", strncmp(o.data, "fashion-mnist-", 14) == 0 ? o.data + 14 : o.data);
         dir = out;
     }
     o.out_dir = dir;
@@ -89,7 +89,7 @@ const vs_bench vs_benchmark_cem = {
     "Reported: Table 6 (# PP features, PP accuracy, PP correlation; LIME and Grad-CAM also cut to the\n"
     "PP's count), PN validity, attribute violations and distances, figure7.png (original, CEM-MAF PN/PP,\n"
     "pixel CEM PN/PP, LIME, Grad-CAM).  The hyperparameter flags are those of `versus help explain`;\n"
-    "OUT defaults to bench/results/cem-<clothes|shoes>.  The library call is vs_cem_experiment (versus/cem.h).",
+    "OUT defaults to versus-results/cem-<clothes|shoes>.  The library call is vs_cem_experiment (versus/cem.h).",
     cem_bench_opts,
     run_cem,
 };

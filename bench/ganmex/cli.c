@@ -14,7 +14,7 @@ static const vs_cli_opt ganmex_opts[] = {
     {"data", 1, "training images: mnist-train, fashion-mnist-train, colored-mnist, ... (default mnist-train)"},
     {"test-data", 1, "test images (default: mnist for mnist-train, fashion-mnist for fashion-mnist-train, else 30% of --data)"},
     {"models", 1, "directory of the models, trained there when missing (default OUT/models)"},
-    {"out", 1, "report directory (default bench/results/ganmex-<data>)"},
+    {"out", 1, "report directory (default versus-results/ganmex-<data>)"},
     {"clf-epochs", 1, "classifier epochs when trained (default 5)"},
     {"gan-epochs", 1, "GAN epochs when trained (default 2)"},
     {"gan-batch", 1, "GAN batch size (default 16)"},
@@ -83,7 +83,7 @@ static int run_ganmex(const vs_args *a, int argc, char **argv)
     const char *dir = vs_args_get(a, "out"), *mdir = vs_args_get(a, "models");
     if ((dir && strlen(dir) >= sizeof out - 1) || (mdir && strlen(mdir) >= sizeof out - 1)) return vs_usage_error("bench", "--out/--models: path too long");
     if (dir) snprintf(out, sizeof out, "%s", dir);
-    else snprintf(out, sizeof out, "bench/results/ganmex-%s", o.spec);
+    else snprintf(out, sizeof out, "versus-results/ganmex-%s", o.spec);
     snprintf(models, sizeof models, "%s", mdir ? mdir : out);
     if (!mdir) strcat(models, "/models");
     if ((rc = make_dirs(out)) || (rc = make_dirs(models))) return rc;
@@ -127,7 +127,7 @@ const vs_bench vs_benchmark_ganmex = {
     "(Fig. 3G: baselines fixed before it, and GANMEX re-trained --cascade-steps steps against each\n"
     "randomised classifier, appendix D), fig2_pairs.png and fig2_misclassified.png (Fig. 2) and results.json (target_class_rate,\n"
     "distance, aopc, color_kept, train_seconds, command, --commit) to OUT (default\n"
-    "bench/results/ganmex-<data>).  On coloured data color_kept counts, over every test row, how often G(x, ct)\n"
+    "versus-results/ganmex-<data>).  On coloured data color_kept counts, over every test row, how often G(x, ct)\n"
     "keeps x's colour with and without L_sim, and compares the two by McNemar's exact test (mcnemar_p).\n"
     "The experiment is the library call vs_ganmex_experiment (versus/ganmex.h).",
     ganmex_opts,

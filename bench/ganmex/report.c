@@ -211,9 +211,13 @@ static void settings(const gx_run *run, vs_report *r)
                        (long long)run->color_rows, run->color_with_sim, run->color_without_sim, (long long)run->color_only[0],
                        (long long)run->color_only[1], run->color_p, run->target_rate_nosim, run->color_drawn[0][0], run->color_drawn[0][1],
                        run->color_drawn[0][2], run->color_drawn[1][0], run->color_drawn[1][1], run->color_drawn[1][2]);
-    vs_report_item(r, "training seconds as recorded when trained (2 cores shared with other jobs; nan: not trained): classifier %.0f, GANMEX %.0f, "
-                      "stand-alone GAN %.0f, GAN without L_sim %.0f",
-                   run->train_seconds[0], run->train_seconds[1], run->train_seconds[2], run->train_seconds[3]);
+    char secs[4][32]; /* a model loaded without a record of its training has no time: said in words, never "nan" */
+    for (int k = 0; k < 4; k++)
+        if (isfinite(run->train_seconds[k])) snprintf(secs[k], sizeof secs[k], "%.0f", run->train_seconds[k]);
+        else snprintf(secs[k], sizeof secs[k], "not recorded");
+    vs_report_item(r, "training seconds as recorded when trained (2 cores shared with other jobs): classifier %s, GANMEX %s, "
+                      "stand-alone GAN %s, GAN without L_sim %s",
+                   secs[0], secs[1], secs[2], secs[3]);
     if (o->command) vs_report_item(r, "command: `%s`", o->command);
     if (o->commit) vs_report_item(r, "commit: `%s`", o->commit);
 }

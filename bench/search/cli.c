@@ -83,7 +83,7 @@ const vs_bench vs_benchmark_search = {
     "average pool: 7 x 7 maps, 49 cells per image for SAM, IG-SAM, KSAM (the sampled methods keep their\n"
     "budgets, but KSAM's second order takes at least n^2 + 2 = 9606 coalitions for its 4753 pair terms of\n"
     "n = 98 players; the axiom checks that enumerate every coalition run on the 3 x 3 maps only and say\n"
-    "so; default OUT: bench/results/search-<data>-fm7).  --pairs same-class pairs of the remaining rows\n"
+    "so; default OUT: versus-results/search-<data>-fm7).  --pairs same-class pairs of the remaining rows\n"
     "are explained by SBSM, Partition SHAP, LIME, Kernel SHAP (superpixels), VESM, Grad-CAM, SAM, IG-SAM,\n"
     "KSAM (feature-map cells), first order on the retrieved image and second order on both\n"
     "(--budget1 / --budget2 coalitions for the sampled ones).  Reported: Table 1 per backbone (faithfulness:\n"
@@ -100,7 +100,7 @@ const vs_bench vs_benchmark_search = {
     "each game's own ratio; the same under four other readings of the paper's random networks: biases,\n"
     "Glorot-normal weights, Boolean inputs, one hidden layer), correspondence.png (Fig. 4) and a table of\n"
     "the paper's claims, each marked reproduced or not with the reason.\n"
-    "Default OUT: bench/results/search-<data> (--feature-map 7: search-<data>-fm7).",
+    "Default OUT: versus-results/search-<data> (--feature-map 7: search-<data>-fm7).",
     search_opts,
     run_search,
 };

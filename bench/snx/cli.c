@@ -147,7 +147,7 @@ const vs_bench vs_benchmark_snx = {
     "             on graphs example.svg, the first query drawn with its masks and the motif highlighted\n"
     "Writes OUT/table.md (also printed), OUT/results.json (every number, per pair, and the report),\n"
     "OUT/index.html (one self-contained page; `versus report OUT` rebuilds it) and the figures;\n"
-    "OUT defaults to bench/results/snx-<data>.  SNX explains tabular rows and graphs, not images.\n"
+    "OUT defaults to versus-results/snx-<data>.  SNX explains tabular rows and graphs, not images.\n"
     "The experiment is the library call vs_snx_experiment (versus/experiment.h).",
     snx_opts,
     run_snx,

@@ -32,7 +32,7 @@ static const vs_cli_opt svae_opts[] = {
     {"methods", 1, "attribution methods of Figs. 4-7 (default expected_gradients,integrated_gradients,saliency,input_x_gradient)"},
     {"class", 1, "class of the explained test image (default 3)"},
     {"divergence", 1, "test images behind the divergence and counterfactual statistics (default 200)"},
-    {"out", 1, "report directory (default bench/results/svae-<test data>)"},
+    {"out", 1, "report directory (default versus-results/svae-<test data>)"},
     {"tag", 1, "text stamped into the report"},
     {"commit", 1, "the commit measured, stamped into results.json"},
     {NULL, 0, NULL},
@@ -132,7 +132,7 @@ const vs_bench vs_benchmark_svae = {
     "baseline x), fig7_counterfactuals.png (z1 set to each class's mean over training images, z2 kept, with\n"
     "the first method's Eq. 9 attribution), and over --divergence test images the mean divergences of\n"
     "invariant samples and counterfactuals and the counterfactual success of SVAE and M2.\n"
-    "Default OUT: bench/results/svae-<test data>.",
+    "Default OUT: versus-results/svae-<test data>.",
     svae_opts,
     run_svae,
 };

@@ -56,11 +56,12 @@ typedef struct vs_attr_report {
 
 /* ---- models of the nn module tree --------------------------------------------------------------- */
 
-/* A module seen by the explainers: a classifier (a sequential; outputs are logits) or a Siamese model
- * compared with a fixed reference row (outputs are similarities).  Both stay the caller's. */
+/* A module seen by the explainers: a classifier (a sequential; outputs are logits) or a pair model
+ * (vs_module_compares_pairs: Siamese, or a composite with two inputs) compared with a fixed reference
+ * row (outputs are what its head computes).  Both stay the caller's. */
 typedef struct vs_module_explainee {
     vs_module *module;
-    vs_tensor *reference;  /* Siamese: [1, ...] the reference; NULL for classifiers */
+    vs_tensor *reference;  /* pair models: [1, ...] the reference; NULL for classifiers */
 } vs_module_explainee;
 
 /* The vs_model_fn of e (forward in evaluation mode; sequential for sequential classifiers; module =

@@ -81,6 +81,9 @@ typedef struct vs_method {
 int vs_method_count(void);
 const vs_method *vs_method_at(int i);                 /* NULL outside [0, count) */
 const vs_method *vs_method_find(const char *name);    /* NULL when unknown */
+/* The registered method nearest to a misspelt name (edit distance, case and '_' / '-' ignored, at
+ * most a third of the name's letters), for "did you mean": "GradientShap" -> gradient_shap; or NULL. */
+const vs_method *vs_method_nearest(const char *name);
 const vs_method_param *vs_method_param_find(const vs_method *m, const char *name);
 
 /* Options of one method: its defaults, then name=value settings parsed against its params. */

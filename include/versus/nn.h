@@ -283,6 +283,14 @@ vs_status vs_sequential_path_grads(vs_module *m, vs_tensor *x, vs_tensor *baseli
  * one context per side). */
 vs_tensor *vs_siamese_forward(vs_module *m, vs_tensor *a, const vs_forward_ctx *ctx_a, vs_tensor *b,
                               const vs_forward_ctx *ctx_b);
+/* Whether m compares pairs: a Siamese module, or a composite with two inputs (query, reference) and
+ * an output, whatever its head computes (cosine of two embeddings, concat -> linear, ...), unless it
+ * names a training task of its own (a generator G(x, c) with "task": "gan" is no pair model). */
+bool vs_module_compares_pairs(const vs_module *m);
+/* y = m(a, b) for the pairs (a[i], b[i]): a Siamese module's similarity [N], a two-input composite's
+ * first output (a and b given as its first and second input).  Owned by the current scope; NULL with
+ * vs_last_error() when m compares no pairs or the forward fails. */
+vs_tensor *vs_pair_forward(vs_module *m, vs_tensor *a, vs_tensor *b, const vs_forward_ctx *ctx);
 
 /* ---- initialisers (PyTorch's torch.nn.init formulas; draws from r in element order) --------------- */
 

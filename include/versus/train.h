@@ -97,7 +97,8 @@ typedef struct vs_train_progress {
     double term[VS_TASK_MAX_TERMS];
     float lr[VS_TASK_MAX_OPTIMS]; /* each optimiser's learning rate in this epoch (task->optims order) */
     double seconds;               /* wall time of this session's training so far */
-    double rate;                  /* steps per second in this session */
+    double rate;                  /* steps per second over the last 64 steps of this session, its first step
+                                     (which carries the warm-up) left out; 0 until two steps are done */
 } vs_train_progress;
 
 struct vs_train_opts {
@@ -119,7 +120,10 @@ struct vs_train_opts {
     bool resume;                  /* continue from checkpoint (which must exist) */
     const char *sample_dir;       /* generative tasks: write sample grids here (created when missing) */
     int64_t sample_every;         /* ... every this many steps (and after the last); 0: none */
-    FILE *progress;               /* progress bar and epoch lines go here when it is a terminal; NULL: none */
+    int64_t eval_every;           /* > 0: the task's evaluation every this many epochs, its test_* metrics in the
+                                     epoch line (deterministic tasks only: classifier, siamese); 0: at the end only */
+    FILE *progress;               /* epoch lines, and progress: a bar on a terminal, else a line every
+                                     VERSUS_PROGRESS_SECONDS (default 30); NULL: none */
     volatile sig_atomic_t *stop;  /* when *stop becomes nonzero (a SIGINT handler sets it): checkpoint, return */
     void (*on_step)(void *user, const vs_train_progress *p); /* after every step; may be NULL */
     void *user;
