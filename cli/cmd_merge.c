@@ -1,6 +1,7 @@
 /* cmd_merge.c - `versus merge PART... --out OUT`: the partial results of a sharded run (versus/shard.h)
  * checked and joined into the journal of the whole run, which the command then resumes: every item
  * is done, so it writes exactly the files a single run writes. */
+#include "bench/bench.h"
 #include "cli/cli.h"
 #include "versus/versus.h"
 
@@ -22,9 +23,9 @@ static const vs_cli_opt merge_opts[] = {
 static const char *const merge_verbs[][2] = {{"attribute", NULL}, {"evaluate", NULL}, {"explain", "snx"}, {"bench", "snx"}};
 static const char *const merge_outputs[] = {"report", "heatmaps", "curves"};
 
-static const vs_cli_opt *verb_opt(const vs_verb *v, const char *w, size_t len)
+static const vs_cli_opt *verb_opt(const vs_cli_opt *table, const char *w, size_t len)
 {
-    for (const vs_cli_opt *o = v->opts; o && o->name; o++)
+    for (const vs_cli_opt *o = table; o && o->name; o++)
         if (strlen(o->name) == len && strncmp(o->name, w, len) == 0) return o;
     return NULL;
 }
@@ -55,11 +56,14 @@ static vs_status check_command(void *ctx, vs_run_header *h, vs_error *err)
     if (k == nv || !v || (sub && (h->argc < 1 || strcmp(h->argv[0], sub) != 0)))
         return vs_error_set(err, VS_ERR_ARG, "%s: the part records the command '%s%s%s', which writes no parts (merge runs attribute, evaluate, "
                        "explain snx and bench snx)", part, h->verb, h->argc > 0 ? " " : "", h->argc > 0 ? h->argv[0] : "");
+    /* a bench's flags are its own (bench/NAME/cli.c), not the bench verb's */
+    const vs_bench *bench = strcmp(h->verb, "bench") == 0 ? vs_bench_find(sub) : NULL;
+    const vs_cli_opt *table = bench ? bench->opts : v->opts;
     for (int i = sub ? 1 : 0; i < h->argc; i++) {
         const char *w = h->argv[i], *eq = strchr(w, '=');
         if (strncmp(w, "--", 2) != 0) return vs_error_set(err, VS_ERR_ARG, "%s: the part's command has the stray word '%s'", part, w);
         size_t len = eq ? (size_t)(eq - w - 2) : strlen(w + 2);
-        const vs_cli_opt *o = verb_opt(v, w + 2, len);
+        const vs_cli_opt *o = verb_opt(table, w + 2, len);
         if (!o || !strcmp(o->name, "shard") || !strcmp(o->name, "resume"))
             return vs_error_set(err, VS_ERR_ARG, "%s: the part's command has '%.*s', which '%s' does not record", part, (int)len + 2, w, h->verb);
         if (!o->has_arg) {

@@ -262,10 +262,12 @@ vs_status vs_safetensors_parse(const void *buf, size_t len, const char *name, vs
     st_ctx c = {.file = vs_io_name(name), .err = err};
     const unsigned char *b = buf;
     if (!b) len = 0;
-    /* torch.save writes a zip archive (PK\3\4) or, before PyTorch 1.6, a pickle (0x80, protocol 2-5) */
-    if (len >= 4 && memcmp(b, "PK\3\4", 4) == 0)
+    /* torch.save writes a zip archive (PK\3\4) or, before PyTorch 1.6, a pickle (0x80, protocol 2-5); a
+     * safetensors file's JSON header always opens at byte 8, and its length's first byte may well be 0x80 */
+    const bool header = len > 8 && b[8] == '{';
+    if (!header && len >= 4 && memcmp(b, "PK\3\4", 4) == 0)
         return cfail(&c, "a PyTorch file (torch.save's zip archive), not safetensors; write the model with tools/torch_to_versus.py");
-    if (len >= 2 && b[0] == 0x80 && b[1] >= 2 && b[1] <= 5)
+    if (!header && len >= 2 && b[0] == 0x80 && b[1] >= 2 && b[1] <= 5)
         return cfail(&c, "a Python pickle (torch.save), not safetensors; write the model with tools/torch_to_versus.py");
     if (len < 8) return cfail(&c, "truncated: %zu bytes, shorter than the 8-byte header length", len);
     uint64_t hlen = vs_le64(b);
