@@ -435,17 +435,6 @@ static vs_json *names_json(const struct vs_program *p, const int *ids, int n, bo
     return a;
 }
 
-static vs_json *ints_json(const int64_t *v, int n)
-{
-    vs_json *a = vs_json_new_array();
-    for (int i = 0; a && i < n; i++)
-        if (vs_json_push(a, vs_json_new_int(v[i])) != VS_OK) {
-            vs_json_free(a);
-            return NULL;
-        }
-    return a;
-}
-
 static vs_json *node_json(const vs_module *m, const vs_cnode *n, vs_error *err)
 {
     const struct vs_program *p = m->program;
@@ -458,8 +447,8 @@ static vs_json *node_json(const vs_module *m, const vs_cnode *n, vs_error *err)
     if (n->n_in) ok = ok && vs_json_set(o, "in", names_json(p, n->in, n->n_in, list_in || n->kind == VS_CNODE_MATH)) == VS_OK;
     if (ok && n->kind == VS_CNODE_MATH) ok = vs_cmath_to_json(n, o) == VS_OK;
     if (ok && (n->kind == VS_CNODE_CONCAT || n->kind == VS_CNODE_SPLIT)) ok = vs_json_set(o, "axis", vs_json_new_int(n->axis)) == VS_OK;
-    if (ok && n->kind == VS_CNODE_SPLIT) ok = vs_json_set(o, "sizes", ints_json(n->sizes, n->n_out)) == VS_OK;
-    if (ok && n->kind == VS_CNODE_RESHAPE) ok = vs_json_set(o, "shape", ints_json(n->shape, n->ndim)) == VS_OK;
+    if (ok && n->kind == VS_CNODE_SPLIT) ok = vs_json_set(o, "sizes", vs_json_new_int_array(n->sizes, n->n_out)) == VS_OK;
+    if (ok && n->kind == VS_CNODE_RESHAPE) ok = vs_json_set(o, "shape", vs_json_new_int_array(n->shape, n->ndim)) == VS_OK;
     ok = ok && vs_json_set(o, "out", names_json(p, n->out, n->n_out, n->kind == VS_CNODE_SPLIT)) == VS_OK;
     if (!ok) {
         vs_json_free(o);
@@ -493,7 +482,7 @@ vs_json *vs_composite_to_json(const vs_module *m, vs_error *err)
     bool ok = o && inputs && models && graph && outputs;
     for (int i = 0; ok && i < p->n_inputs; i++) {
         const vs_cinput *in = &p->inputs[i];
-        ok = vs_json_set(inputs, p->values[in->value], in->ndim < 0 ? vs_json_new_null() : ints_json(in->shape, in->ndim)) == VS_OK;
+        ok = vs_json_set(inputs, p->values[in->value], in->ndim < 0 ? vs_json_new_null() : vs_json_new_int_array(in->shape, in->ndim)) == VS_OK;
     }
     vs_error e;
     vs_error_clear(&e);

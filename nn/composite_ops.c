@@ -186,17 +186,6 @@ vs_status vs_cmath_from_json(const vs_json *node, const char *label, const char 
     return st;
 }
 
-static vs_json *int_array(const int64_t *v, int n)
-{
-    vs_json *a = vs_json_new_array();
-    for (int i = 0; a && i < n; i++)
-        if (vs_json_push(a, vs_json_new_int(v[i])) != VS_OK) {
-            vs_json_free(a);
-            return NULL;
-        }
-    return a;
-}
-
 vs_status vs_cmath_to_json(const vs_cnode *n, vs_json *o)
 {
     bool ok = true;
@@ -215,13 +204,13 @@ vs_status vs_cmath_to_json(const vs_cnode *n, vs_json *o)
         ok = vs_json_set(o, "axis", vs_json_new_int(n->axis)) == VS_OK && vs_json_set(o, "index", vs_json_new_int(n->shape[0])) == VS_OK;
         break;
     case VS_CMATH_TRANSPOSE:
-        ok = vs_json_set(o, "perm", int_array(n->ints, n->n_ints)) == VS_OK;
+        ok = vs_json_set(o, "perm", vs_json_new_int_array(n->ints, n->n_ints)) == VS_OK;
         break;
     case VS_CMATH_REDUCE_MEAN: case VS_CMATH_REDUCE_SUM:
-        ok = vs_json_set(o, "axes", int_array(n->ints, n->n_ints)) == VS_OK && vs_json_set(o, "keepdims", vs_json_new_bool(n->axis)) == VS_OK;
+        ok = vs_json_set(o, "axes", vs_json_new_int_array(n->ints, n->n_ints)) == VS_OK && vs_json_set(o, "keepdims", vs_json_new_bool(n->axis)) == VS_OK;
         break;
     case VS_CMATH_PAD:
-        ok = vs_json_set(o, "pads", int_array(n->ints, n->n_ints)) == VS_OK && vs_json_set(o, "value", vs_json_new_number(n->a)) == VS_OK;
+        ok = vs_json_set(o, "pads", vs_json_new_int_array(n->ints, n->n_ints)) == VS_OK && vs_json_set(o, "value", vs_json_new_number(n->a)) == VS_OK;
         break;
     case VS_CMATH_CONST: {
         vs_json *v = vs_json_new_array();
@@ -230,7 +219,7 @@ vs_status vs_cmath_to_json(const vs_cnode *n, vs_json *o)
                 vs_json_free(v);
                 v = NULL;
             }
-        ok = vs_json_set(o, "shape", int_array(n->shape, n->ndim)) == VS_OK &&
+        ok = vs_json_set(o, "shape", vs_json_new_int_array(n->shape, n->ndim)) == VS_OK &&
              vs_json_set(o, "values", v) == VS_OK;
         break;
     }

@@ -183,17 +183,6 @@ static val *need_const(imp *ip, int j, const char *what)
     return v;
 }
 
-static vs_json *int_array(const int64_t *v, int n)
-{
-    vs_json *a = vs_json_new_array();
-    for (int i = 0; a && i < n; i++)
-        if (vs_json_push(a, vs_json_new_int(v[i])) != VS_OK) {
-            vs_json_free(a);
-            return NULL;
-        }
-    return a;
-}
-
 static vs_status emit(imp *ip, vs_json *node) { return vs_json_push(ip->graph, node) == VS_OK ? VS_OK : nomem(ip); }
 
 /* The program value of input value v: a constant is emitted as a "const" node the first time. */
@@ -212,7 +201,7 @@ static const char *dyn_name(imp *ip, val *v)
         return NULL;
     }
     bool ok = o && vals && vs_json_set(o, "op", vs_json_new_string("const")) == VS_OK &&
-              vs_json_set(o, "shape", int_array(v->dims, v->ndim)) == VS_OK && vs_json_set(o, "values", vals) == VS_OK;
+              vs_json_set(o, "shape", vs_json_new_int_array(v->dims, v->ndim)) == VS_OK && vs_json_set(o, "values", vals) == VS_OK;
     if (!ok && !o) vs_json_free(vals);
     ok = ok && vs_json_set(o, "out", vs_json_new_string(name)) == VS_OK;
     if (!ok) {
@@ -392,7 +381,7 @@ static vs_status pad_first(imp *ip, val **x, const window *w, float value)
     if (fresh(ip, "pad", "p", name)) return ip->err->code;
     vs_json *o = node_json(ip, "pad", &in, 1, name);
     if (!o) return ip->err->code ? ip->err->code : nomem(ip);
-    if (vs_json_set(o, "pads", int_array(p, 6)) != VS_OK || vs_json_set(o, "value", vs_json_new_number(value)) != VS_OK) {
+    if (vs_json_set(o, "pads", vs_json_new_int_array(p, 6)) != VS_OK || vs_json_set(o, "value", vs_json_new_number(value)) != VS_OK) {
         vs_json_free(o);
         return nomem(ip);
     }
@@ -733,7 +722,7 @@ static vs_status op_pool(imp *ip)
         g->onnx = "";
         vs_json *o = start(ip, "reshape", &g, 1, out);
         int64_t shape[3] = {-1, 1, 1};
-        return finish(ip, o, o && vs_json_set(o, "shape", int_array(shape, 3)) == VS_OK, out, 4, dims);
+        return finish(ip, o, o && vs_json_set(o, "shape", vs_json_new_int_array(shape, 3)) == VS_OK, out, 4, dims);
     }
     static const char *const keys[] = {"kernel_shape", "strides", "pads", "auto_pad", "ceil_mode", "dilations", "count_include_pad",
                                        "storage_order", NULL};
@@ -786,7 +775,7 @@ static vs_status reshape_to(imp *ip, val *x, int nd, const int64_t *to, bool all
     if (nd == 1) return fail(ip, "a reshape to one dim (the batch and the features merged) is not supported");
     char out[32];
     vs_json *o = start(ip, "reshape", &x, 1, out);
-    return finish(ip, o, o && vs_json_set(o, "shape", int_array(shape, nd - 1)) == VS_OK, out, nd, dims);
+    return finish(ip, o, o && vs_json_set(o, "shape", vs_json_new_int_array(shape, nd - 1)) == VS_OK, out, nd, dims);
 }
 
 static vs_status op_flatten(imp *ip)
@@ -899,7 +888,7 @@ static vs_status op_transpose(imp *ip)
     }
     char out[32];
     vs_json *o = start(ip, "transpose", &x, 1, out);
-    return finish(ip, o, o && vs_json_set(o, "perm", int_array(perm, n)) == VS_OK, out, n, dims);
+    return finish(ip, o, o && vs_json_set(o, "perm", vs_json_new_int_array(perm, n)) == VS_OK, out, n, dims);
 }
 
 static vs_status op_concat(imp *ip)
@@ -1014,7 +1003,7 @@ static vs_status op_pad(imp *ip)
     }
     char out[32];
     vs_json *o = start(ip, "pad", &x, 1, out);
-    bool ok = o && vs_json_set(o, "pads", int_array(p, 2 * (r - 1))) == VS_OK && vs_json_set(o, "value", vs_json_new_number(value)) == VS_OK;
+    bool ok = o && vs_json_set(o, "pads", vs_json_new_int_array(p, 2 * (r - 1))) == VS_OK && vs_json_set(o, "value", vs_json_new_number(value)) == VS_OK;
     return finish(ip, o, ok, out, r, dims);
 }
 
@@ -1038,7 +1027,7 @@ static vs_status op_reduce(imp *ip)
         else if (keep) dims[r++] = 1;
     char out[32];
     vs_json *o = start(ip, !strcmp(ip->node->op_type, "ReduceMean") ? "reduce_mean" : "reduce_sum", &x, 1, out);
-    bool ok = o && vs_json_set(o, "axes", int_array(ax, n)) == VS_OK && vs_json_set(o, "keepdims", vs_json_new_bool(keep)) == VS_OK;
+    bool ok = o && vs_json_set(o, "axes", vs_json_new_int_array(ax, n)) == VS_OK && vs_json_set(o, "keepdims", vs_json_new_bool(keep)) == VS_OK;
     return finish(ip, o, ok, out, r, dims);
 }
 
@@ -1195,7 +1184,7 @@ static vs_status graph_inputs(imp *ip, vs_json *inputs)
         v->dims[0] = -1;
         bool known = true;
         for (int d = 1; d < in->ndim; d++) known = known && in->dims[d] > 0;
-        vs_json *shape = known ? int_array(in->dims + 1, in->ndim - 1) : vs_json_new_null();
+        vs_json *shape = known ? vs_json_new_int_array(in->dims + 1, in->ndim - 1) : vs_json_new_null();
         if (vs_json_set(inputs, v->name, shape) != VS_OK) return nomem(ip);
     }
     if (!ip->m->n_inputs) return fail(ip, "the graph has no inputs besides its initializers");

@@ -22,6 +22,17 @@ vs_json *vs_json_new_null(void) { return node_new(VS_JSON_NULL); }
 vs_json *vs_json_new_array(void) { return node_new(VS_JSON_ARRAY); }
 vs_json *vs_json_new_object(void) { return node_new(VS_JSON_OBJECT); }
 
+vs_json *vs_json_new_int_array(const int64_t *v, int n)
+{
+    vs_json *a = vs_json_new_array();
+    for (int i = 0; a && i < n; i++)
+        if (vs_json_push(a, vs_json_new_int(v[i])) != VS_OK) {
+            vs_json_free(a);
+            return NULL;
+        }
+    return a;
+}
+
 vs_json *vs_json_new_bool(bool v)
 {
     vs_json *n = node_new(VS_JSON_BOOL);

@@ -128,6 +128,7 @@ vs_json *vs_json_new_number(double v);                      /* must be finite to
 vs_json *vs_json_new_string(const char *s);                 /* copy of a NUL-terminated UTF-8 string */
 vs_json *vs_json_new_stringn(const char *s, size_t len);    /* copy of s[0..len) */
 vs_json *vs_json_new_array(void);
+vs_json *vs_json_new_int_array(const int64_t *v, int n); /* [v0, ..., v(n-1)]; NULL when out of memory */
 vs_json *vs_json_new_object(void);
 /* Append v to array arr.  Takes v in every case; VS_ERR_NOMEM when v is NULL or memory runs out,
  * VS_ERR_ARG when arr is not an array.  So `vs_json_push(a, vs_json_new_int(3))` needs one check. */
