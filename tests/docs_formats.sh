@@ -98,5 +98,6 @@ left=$(cd "$SRC" && grep -rl "INTERFACES\.md" README.md docs autograd datasets n
        grep -v '^tests/docs_formats\.sh$')
 if [ -z "$left" ]; then ok; else bad "still pointing at INTERFACES.md: $left"; fi
 
+cd .. && rm -rf "$W"
 echo "docs_formats: $pass passed, $fails failed"
 [ "$fails" -eq 0 ]

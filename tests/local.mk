@@ -11,7 +11,7 @@ EXTRA_DIST += tests/cli_hostile.sh tests/cli_hostile2.sh tests/german_data.awk t
 
 # report_chromium.sh keeps its screenshots for a person to look at; make clean removes them.
 clean-local:
-	-rm -rf report_chromium.dir
+	-rm -rf report_chromium.dir docs_formats.dir
 
 # docs/formats/ kept current: model.md's examples load and predict, every format id is documented.
 check_PROGRAMS += tests/docs_model_tool
