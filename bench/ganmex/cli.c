@@ -77,7 +77,7 @@ static int ganmex_flags(const vs_args *a, void *options, vs_bench_plan *plan)
     int rc = experiment_options(a, &g->o);
     if (rc) return rc;
     const char *mdir = vs_args_get(a, "models");
-    if (mdir && strlen(mdir) >= VS_BENCH_PATH_MAX - 1) return vs_usage_error("bench", "--out/--models: path too long");
+    if (mdir && strlen(mdir) >= VS_BENCH_PATH_MAX - 1) return vs_usage_error("bench", "--models: path longer than %d characters", VS_BENCH_PATH_MAX - 2);
     if (mdir) snprintf(g->models, sizeof g->models, "%s", mdir);
     snprintf(plan->out, sizeof plan->out, "versus-results/ganmex-%s", g->o.spec);
     plan->data[0] = g->o.spec;
