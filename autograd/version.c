@@ -1,5 +1,5 @@
 /* version.c - the library version (from configure) and the commit it was built from (from make:
- * build_commit.h, written by tools/build_commit.sh). */
+ * build_commit.h, written by autograd/build_commit.sh). */
 #include "build_commit.h"
 #include "config.h"
 #include "versus/versus.h"

@@ -41,8 +41,8 @@ readme="$(dirname "$0")/../README.md"
 grep -q "explain: $n attribution methods" "$readme" && ok || bad "README's changelog counts $n attribution methods (registry)"
 check "version" 0 $V --version
 grep_out "version string" "versus [0-9]" out.txt
-# the commit compiled in is what tools/build_commit.sh says of the source tree
-grep_out "version names the build's commit" "^versus [0-9.]* (commit $(sh "$VERSUS_SRCDIR/tools/build_commit.sh" "$VERSUS_SRCDIR"))\$" out.txt
+# the commit compiled in is what autograd/build_commit.sh says of the source tree
+grep_out "version names the build's commit" "^versus [0-9.]* (commit $(sh "$VERSUS_SRCDIR/autograd/build_commit.sh" "$VERSUS_SRCDIR"))\$" out.txt
 check "unknown verb" 2 $V frobnicate
 grep_out "one-line message" "^versus: unknown verb 'frobnicate'" err.txt
 check "unknown flag" 2 $V demo --bogus
