@@ -17,3 +17,5 @@ endif
 # The shared library exports only vs_ symbols (see VS_EXPORTED_PRIVATE in Makefile.am).
 TESTS += tests/exports.sh
 EXTRA_DIST += tests/exports.sh
+# the commit the build compiles in (Makefile.am: build_commit.h; shipped so a tarball can rebuild it)
+EXTRA_DIST += autograd/build_commit.sh

@@ -1,8 +1,11 @@
-/* bench_common.c - what the paper benchmarks share: the command line stamped into a report and the
- * default report directory. */
+/* bench/common.c - how every paper bench runs (vs_bench_main): flags, OUT, data sets, the journal
+ * of a bench with items (--shard, --resume), the run, then its report written to OUT and printed,
+ * once for all of them; and what they share: the command line stamped into a report and the default
+ * report directory. */
 #include "bench/bench.h"
 #include "versus/report.h"
 
+#include <assert.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -48,20 +51,81 @@ void vs_bench_default_out(const char *bench, const char *spec, char *out, size_t
     out[k] = 0;
 }
 
-int vs_bench_out(const vs_args *a, const char *bench, const char *spec, char *out, size_t n)
+/* The stamps that were flags: the commit measured is the one compiled in (vs_build_commit). */
+static int removed_flags(int argc, char **argv)
 {
-    const char *dir = vs_args_get(a, "out");
-    if (dir && strlen(dir) >= n - 1) return vs_usage_error("bench", "--out: path longer than %zu characters", n - 2);
-    if (dir) snprintf(out, n, "%s", dir);
-    else vs_bench_default_out(bench, spec, out, n);
+    static const char *const removed[] = {"commit", "tag"};
+    for (int i = 1; i < argc; i++)
+        for (size_t k = 0; k < sizeof removed / sizeof *removed; k++) {
+            size_t len = strlen(removed[k]);
+            if (strncmp(argv[i], "--", 2) == 0 && strncmp(argv[i] + 2, removed[k], len) == 0 && (!argv[i][2 + len] || argv[i][2 + len] == '='))
+                return vs_usage_error("bench", "--%s was removed: the commit comes from the build (versus --version prints it)", removed[k]);
+        }
     return 0;
 }
 
-int vs_bench_publish(const vs_report *r, const char *out, const char *what)
+static int publish(const vs_report *r, const char *out, const char *what)
 {
     vs_error err;
     if (vs_report_write_dir(r, out, &err) != VS_OK) return vs_fail("%s", err.msg);
     if (vs_report_markdown(r, stdout, &err) != VS_OK) return vs_fail("%s", err.msg);
     printf("\nwrote %s/%s\n", out, what);
     return 0;
+}
+
+/* The run of b with its options and plan made: OUT, the journal's options, the data sets, the run,
+ * its report published, the journal finished; rc. */
+static int run_planned(const vs_bench *b, const vs_args *a, void *options, const vs_bench_plan *plan, int argc, char **argv)
+{
+    int rc;
+    char out[VS_BENCH_PATH_MAX];
+    const char *dir = vs_args_get(a, "out");
+    if (dir && strlen(dir) >= sizeof out - 1) return vs_usage_error("bench", "--out: path longer than %zu characters", sizeof out - 2);
+    snprintf(out, sizeof out, "%s", dir ? dir : plan->out);
+    vs_data_flags df;
+    if ((plan->data[0] || plan->data[1]) && (rc = vs_cli_data_flags(a, &df))) return rc;
+    vs_cli_run cr;
+    if (b->items && vs_args_has(a, "shard") && !dir) return vs_usage_error("bench", "--shard K/N writes a part file: give it with --out PART");
+    if (b->items && (rc = vs_cli_run_opts(a, out, plan->seed, b->items, argc, argv, &cr))) return rc;
+    vs_run *journal = NULL;
+    vs_bench_call c = {a, out, {NULL, NULL}, NULL, stderr, b->items ? &cr.o : NULL, b->items ? &journal : NULL};
+    vs_report *r = NULL;
+    vs_error err;
+    char *cmd = vs_bench_command_line(argc, argv);
+    c.command = cmd;
+    rc = cmd ? 0 : vs_fail("out of memory");
+    for (int i = 0; i < 2 && !rc; i++)
+        if (plan->data[i] && vs_load_spec(plan->data[i], &df, &c.data[i], &err) != VS_OK) rc = vs_fail("%s", err.msg);
+    if (!rc && b->run(options, &c, &r, &err) != VS_OK) {
+        rc = err.code == VS_ERR_ARG ? vs_usage_error("bench", "%s", err.msg) : vs_fail("%s", err.msg);
+    } else if (!rc && !r) {
+        assert(c.run && c.run->sharded); /* only a shard's run ends without a report: its journal is the result */
+        printf("wrote the %s of shard %s to %s (versus merge joins the shards)\n", b->items, vs_args_get(a, "shard"), out);
+    } else if (!rc) {
+        rc = publish(r, out, b->writes);
+    }
+    /* the report is on disk: the journal of the items is done with */
+    if (rc == 0 && journal && vs_run_finish(journal, &err) != VS_OK) rc = vs_fail("%s", err.msg);
+    vs_run_free(journal);
+    vs_report_free(r);
+    vs_dataset_free(c.data[0]);
+    vs_dataset_free(c.data[1]);
+    free(cmd);
+    return rc;
+}
+
+int vs_bench_main(const vs_bench *b, int argc, char **argv)
+{
+    if (b->main) return b->main(argc, argv);
+    int rc = removed_flags(argc, argv);
+    vs_args a;
+    if (rc || (rc = vs_args_parse("bench", b->opts, argc - 1, argv + 1, &a))) return rc;
+    if (a.n_pos) return vs_usage_error("bench", "unexpected argument '%s'", a.pos[0]);
+    void *options = calloc(1, b->options_size);
+    vs_bench_plan plan = {.seed = 1};
+    if (!options) return vs_fail("out of memory");
+    rc = b->flags(&a, options, &plan);
+    if (!rc) rc = run_planned(b, &a, options, &plan, argc, argv);
+    free(options);
+    return rc;
 }

@@ -1,7 +1,8 @@
 /* cmd_bench.c - `versus bench NAME`: reproduce a paper's tables and figures on one data set, or time the
  * kernels, training steps and explainers.  The benchmarks are the registry of bench/registry.c
- * (descriptors of bench/bench.h, one folder each under bench/); each brings its own flags, which this
- * verb parses before handing them to it, and its own manual, which `versus help bench` prints. */
+ * (descriptors of bench/bench.h, one folder each under bench/), all run by vs_bench_main
+ * (bench/common.c); each brings its own flags and manual, which `versus help bench [NAME]` and
+ * `versus bench NAME --help` print. */
 #include "bench/bench.h"
 #include "versus/data_spec.h"
 
@@ -21,13 +22,17 @@ static int run_bench(int argc, char **argv)
 {
     if (argc < 1 || argv[0][0] == '-') return vs_usage_error("bench", "expected a benchmark: 'versus bench snx --data SPEC ...'");
     const vs_bench *b = vs_bench_find(argv[0]);
-    if (!b) return unknown_bench(argv[0]);
-    if (!b->opts) return b->run(NULL, argc, argv);
-    vs_args a;
-    int rc = vs_args_parse("bench", b->opts, argc - 1, argv + 1, &a);
-    if (rc) return rc;
-    if (a.n_pos) return vs_usage_error("bench", "unexpected argument '%s'", a.pos[0]);
-    return b->run(&a, argc, argv);
+    return b ? vs_bench_main(b, argc, argv) : unknown_bench(argv[0]);
+}
+
+static void print_flags(const vs_bench *b)
+{
+    if (b->opts && b->opts[0].name) printf("\nflags of versus bench %s:\n", b->name);
+    for (const vs_cli_opt *o = b->opts; o && o->name; o++) {
+        char left[64];
+        snprintf(left, sizeof left, "--%s%s", o->name, o->has_arg ? " X" : "");
+        printf("  %-24s %s\n", left, o->help);
+    }
 }
 
 /* `versus help bench`: the table, every usage, then every benchmark's manual and flags. */
@@ -41,24 +46,23 @@ static void bench_help(void)
     bool shards = false, data = false;
     for (int i = 0; i < n; i++) {
         const vs_bench *b = vs_bench_at(i);
-        shards |= vs_cli_opts_have(b->opts, "shard"), data |= vs_cli_opts_have(b->opts, "path");
+        shards |= b->items != NULL, data |= vs_cli_opts_have(b->opts, "path");
         printf("\n%s:\n%s\n", b->name, b->help);
-        if (b->opts && b->opts[0].name) printf("\nflags of versus bench %s:\n", b->name);
-        for (const vs_cli_opt *o = b->opts; o && o->name; o++) {
-            char left[64];
-            snprintf(left, sizeof left, "--%s%s", o->name, o->has_arg ? " X" : "");
-            printf("  %-24s %s\n", left, o->help);
-        }
+        print_flags(b);
     }
     if (shards) vs_help_shards();
     if (data) printf("\nSPEC (a data set) is one of:\n%s", vs_data_spec_help());
 }
 
+/* `versus help bench NAME` and `versus bench NAME --help`: its usage, manual and flags. */
 int vs_bench_topic_help(const char *name)
 {
     const vs_bench *b = vs_bench_find(name);
     if (!b) return unknown_bench(name);
     printf("usage: %s\n\n%s\n", b->usage, b->help);
+    print_flags(b);
+    if (b->items) vs_help_shards();
+    if (vs_cli_opts_have(b->opts, "path")) printf("\nSPEC (a data set) is one of:\n%s", vs_data_spec_help());
     return 0;
 }
 
@@ -71,7 +75,9 @@ const vs_verb vs_verb_bench = {
     "Reports go to versus-results/NAME-<data> unless --out says otherwise: a run in a source checkout never\n"
     "replaces the committed bench/results/ unless --out names them.  Ctrl-C (SIGINT) or SIGTERM ends a run\n"
     "that journals its items (snx) with the journal's path; the same command with --resume continues.\n"
-    "Each benchmark takes its own flags, listed below with its manual.",
+    "Every report records its command line and the commit versus was built from (versus --version): it\n"
+    "comes from the build, never from a flag.  Each benchmark takes its own flags, listed below with its\n"
+    "manual; 'versus bench NAME --help' (or 'versus help bench NAME') prints one benchmark's.",
     NULL,
     run_bench,
     bench_help,

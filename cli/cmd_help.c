@@ -51,10 +51,11 @@ static int run_help(int argc, char **argv)
         print_verb_help(v);
         return 0;
     }
-    printf("versus %s - train and explain models that compare things\n\n", vs_version());
+    printf("versus %s (commit %s) - train and explain models that compare things\n\n", vs_version(), vs_build_commit());
     printf("usage: versus <verb> [options]\n\nVerbs:\n");
     for (int i = 0; vs_verbs[i]; i++) printf("  %-10s %s\n", vs_verbs[i]->name, vs_verbs[i]->summary);
-    printf("\n'versus help VERB' (or 'versus VERB --help') documents a verb.  'versus --version' prints the version.\n"
+    printf("\n'versus help VERB' (or 'versus VERB --help') documents a verb.  'versus --version' prints the version and the\n"
+           "commit it was built from, which every bench report records.\n"
            "A first session: versus demo; then, on your own data or ours:\n"
            "  versus data export synthetic-tabular --out d          (d/X.npy, d/y.npy)\n"
            "  versus train --arch mlp --data synthetic-tabular --out m\n"

@@ -16,12 +16,24 @@ static const vs_cli_opt merge_opts[] = {
 };
 
 /* A part is data from wherever it came from, so the command it records is checked before it runs:
- * only the verbs that write parts (attribute, evaluate, explain snx, bench snx), only the options that
- * verb takes, and no output but OUT: a file option (--report, --heatmaps, --curves) is written beside
- * OUT under its own file name.  Runs before the merged journal is written (which records the
- * rewritten command); a refusal names the part and the word. */
-static const char *const merge_verbs[][2] = {{"attribute", NULL}, {"evaluate", NULL}, {"explain", "snx"}, {"bench", "snx"}};
+ * only the verbs that write parts (attribute, evaluate, explain snx, and bench NAME for every bench
+ * with items: bench/bench.h), only the options that verb (or that bench) takes, and no output but
+ * OUT: a file option (--report, --heatmaps, --curves) is written beside OUT under its own file name.
+ * Runs before the merged journal is written (which records the rewritten command); a refusal names
+ * the part and the word. */
+static const char *const merge_verbs[][2] = {{"attribute", NULL}, {"evaluate", NULL}, {"explain", "snx"}};
 static const char *const merge_outputs[] = {"report", "heatmaps", "curves"};
+
+/* "attribute, evaluate, explain snx and bench snx": what writes parts, for a refusal. */
+static void part_writers(char *s, size_t n)
+{
+    int last = -1;
+    for (int i = 0; i < vs_bench_count(); i++)
+        if (vs_bench_at(i)->items) last = i;
+    snprintf(s, n, "attribute, evaluate%s explain snx", last < 0 ? " and" : ",");
+    for (int i = 0; i <= last; i++)
+        if (vs_bench_at(i)->items) snprintf(s + strlen(s), n - strlen(s), "%s bench %s", i == last ? " and" : ",", vs_bench_at(i)->name);
+}
 
 static const vs_cli_opt *verb_opt(const vs_cli_opt *table, const char *w, size_t len)
 {
@@ -53,11 +65,15 @@ static vs_status check_command(void *ctx, vs_run_header *h, vs_error *err)
     size_t k = 0, nv = sizeof merge_verbs / sizeof *merge_verbs;
     while (k < nv && strcmp(merge_verbs[k][0], h->verb) != 0) k++;
     const char *sub = k < nv ? merge_verbs[k][1] : NULL;
-    if (k == nv || !v || (sub && (h->argc < 1 || strcmp(h->argv[0], sub) != 0)))
-        return vs_error_set(err, VS_ERR_ARG, "%s: the part records the command '%s%s%s', which writes no parts (merge runs attribute, evaluate, "
-                       "explain snx and bench snx)", part, h->verb, h->argc > 0 ? " " : "", h->argc > 0 ? h->argv[0] : "");
-    /* a bench's flags are its own (bench/NAME/cli.c), not the bench verb's */
-    const vs_bench *bench = strcmp(h->verb, "bench") == 0 ? vs_bench_find(sub) : NULL;
+    /* a bench writes parts when it has items; its flags are its own (bench/NAME/cli.c), not the bench verb's */
+    const vs_bench *bench = strcmp(h->verb, "bench") == 0 && h->argc > 0 ? vs_bench_find(h->argv[0]) : NULL;
+    if (bench && bench->items) sub = bench->name;
+    else if (k == nv || !v || (sub && (h->argc < 1 || strcmp(h->argv[0], sub) != 0))) {
+        char writers[256];
+        part_writers(writers, sizeof writers);
+        return vs_error_set(err, VS_ERR_ARG, "%s: the part records the command '%s%s%s', which writes no parts (merge runs %s)", part, h->verb,
+                            h->argc > 0 ? " " : "", h->argc > 0 ? h->argv[0] : "", writers);
+    }
     const vs_cli_opt *table = bench ? bench->opts : v->opts;
     for (int i = sub ? 1 : 0; i < h->argc; i++) {
         const char *w = h->argv[i], *eq = strchr(w, '=');

@@ -39,7 +39,7 @@ int main(int argc, char **argv)
     vs_cli_attribute_init();
     const char *verb = argv[1];
     if (strcmp(verb, "--version") == 0 || strcmp(verb, "version") == 0) {
-        printf("versus %s\n", vs_version());
+        printf("versus %s (commit %s)\n", vs_version(), vs_build_commit());
         return 0;
     }
     if (strcmp(verb, "--help") == 0 || strcmp(verb, "-h") == 0) verb = "help";

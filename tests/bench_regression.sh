@@ -23,7 +23,7 @@ W=bench_regression.dir
 rm -rf "$W"
 mkdir -p "$W"
 cd "$W" || exit 1
-check "tabular run" 0 $V bench snx --data synthetic-tabular --n 400 --pairs 12 --seed 2 --tag base --out tab
+check "tabular run" 0 $V bench snx --data synthetic-tabular --n 400 --pairs 12 --seed 2 --out tab
 if python3 "$SRC/compare_results.py" "$SRC/golden/snx-synthetic-tabular.json" tab/results.json >cmp.txt; then ok; else bad "tabular numbers moved"; cat cmp.txt; fi
 check "graph run" 0 $V bench snx --data synthetic-graph --n 40 --pairs 6 --epochs 2 --iters 10 --global-iters 10 --baseline-iters 10 \
     --pg-epochs 2 --out graph

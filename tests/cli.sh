@@ -18,6 +18,12 @@ grep_out "bench perf --help" "Winograd" out.txt
 check "help bench perf" 0 $V help bench perf
 grep_out "help bench perf names the kernels" "VERSUS_CONV=direct" out.txt
 check "help bench with an unknown topic" 2 $V help bench nope
+# a paper bench's own manual and flags, by either spelling
+check "bench snx --help" 0 $V bench snx --help
+grep_out "bench snx --help lists its flags" "^  --pairing X" out.txt
+grep_out "bench snx --help explains shards" "^Shards and resume" out.txt
+check "help bench cem" 0 $V help bench cem
+grep_out "help bench cem lists its flags" "^  --vae-epochs X" out.txt
 check "top-level help" 0 $V help
 if grep -q "Winograd\|F(4x4" out.txt; then bad "top-level help speaks of kernels"; else ok; fi
 grep_out "top-level help points at PyTorch models" "torch_to_versus.py" out.txt
@@ -35,6 +41,8 @@ readme="$(dirname "$0")/../README.md"
 grep -q "explain: $n attribution methods" "$readme" && ok || bad "README's changelog counts $n attribution methods (registry)"
 check "version" 0 $V --version
 grep_out "version string" "versus [0-9]" out.txt
+# the commit compiled in is what autograd/build_commit.sh says of the source tree
+grep_out "version names the build's commit" "^versus [0-9.]* (commit $(sh "$VERSUS_SRCDIR/autograd/build_commit.sh" "$VERSUS_SRCDIR"))\$" out.txt
 check "unknown verb" 2 $V frobnicate
 grep_out "one-line message" "^versus: unknown verb 'frobnicate'" err.txt
 check "unknown flag" 2 $V demo --bogus

@@ -18,7 +18,7 @@ holds() { # description, awk condition on $1 $2, value1, value2
 }
 
 # ---- a small benchmark on planted tabular data -------------------------------------------------------------
-check "bench snx synthetic-tabular" 0 $V bench snx --data synthetic-tabular --n 300 --pairs 6 --seed 2 --tag test-label --out b
+check "bench snx synthetic-tabular" 0 $V bench snx --data synthetic-tabular --n 300 --pairs 6 --seed 2 --out b
 for f in table.md results.json conformity.svg gda.svg violated.svg sensitivity_local.svg sensitivity_global.svg; do
     exists "bench wrote $f" b/$f
 done
@@ -29,7 +29,11 @@ done
 grep_out "the table is printed" "## Table II: local masks" out.txt
 grep_out "Table III" "## Table III: global invariant masks" b/table.md
 grep_out "the command line is stamped" 'command: `versus bench snx --data synthetic-tabular --n 300 --pairs 6 --seed 2' b/table.md
-grep_out "the tag is stamped" "tag: test-label" b/table.md
+# the commit stamped is the build's (versus --version), in the page and in results.json
+commit=$($V --version | sed -n 's/^versus [0-9.]* (commit \(.*\))$/\1/p')
+[ -n "$commit" ] && ok || bad "versus --version names no commit"
+grep_out "the commit is stamped" "commit: \`$commit\`" b/table.md
+grep_out "results.json has the commit" "\"commit\": \"$commit\"" b/results.json
 grep_out "6 pairs, 2 queries" "the first 6 test pairs of the SNX protocol (2 queries" b/table.md
 grep_out "wall time reported" "wall time" b/table.md
 grep_out "planted truth columns" "precision ↑ | recall ↑" b/table.md
@@ -70,7 +74,7 @@ done
 # SNX-global used as the local mask conforms to itself
 grep_out "snx-global conformity is 1" "^| snx-global |.*| 1.000 (0.000) |" b/table.md
 # the same command gives the same numbers (deterministic)
-check "bench again" 0 $V bench snx --data synthetic-tabular --n 300 --pairs 6 --seed 2 --tag test-label --out b2
+check "bench again" 0 $V bench snx --data synthetic-tabular --n 300 --pairs 6 --seed 2 --out b2
 sed '/wall time/d' b/table.md | sed 's/| [0-9.]* |$/|/' >t1.md
 sed '/wall time/d' b2/table.md | sed 's/| [0-9.]* |$/|/' | sed 's/--out b2/--out b/' >t2.md
 if cmp -s t1.md t2.md; then pass=$((pass + 1)); else fails=$((fails + 1)); echo "FAIL: two runs differ"; diff t1.md t2.md | head; fi
@@ -112,6 +116,10 @@ exists "the default report directory" checkout/versus-results/snx-synthetic-tabu
 grep_out "bench says where it wrote" "wrote versus-results/snx-synthetic-tabular/" out.txt
 
 # ---- mistakes ----------------------------------------------------------------------------------------------
+check "--commit is gone" 2 $V bench snx --data synthetic-tabular --commit abc --out e0
+grep_out "--commit says why" "--commit was removed: the commit comes from the build" err.txt
+check "--tag is gone" 2 $V bench cem --data synthetic --tag=x
+grep_out "--tag says why" "--tag was removed: the commit comes from the build" err.txt
 check "no data" 2 $V bench snx --pairs 4
 grep_out "data required" "--data SPEC is required" err.txt
 check "unknown benchmark" 2 $V bench lime --data synthetic-tabular

@@ -3,12 +3,13 @@
 
 Compares the experiment's data (everything but the "report" member, which only the newer format
 has) key by key and item by item: numbers must be equal exactly, strings and nulls too.  Timing
-fields (wall/train/stage/fit seconds, threads) and the command line (its --out differs) are skipped.
+fields (wall/train/stage/fit seconds, threads), the command line (its --out differs) and the build's
+commit (and "tag", which stamped it by hand before) are skipped.
 Prints each difference with its path; exit status 1 when any."""
 import json
 import sys
 
-SKIP = {"wall_seconds", "train_seconds", "stage1_seconds", "des_seconds", "pg_seconds", "seconds", "command", "report", "threads"}
+SKIP = {"wall_seconds", "train_seconds", "stage1_seconds", "des_seconds", "pg_seconds", "seconds", "command", "commit", "tag", "report", "threads"}
 
 
 def walk(a, b, path, diffs):

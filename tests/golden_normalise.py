@@ -1,11 +1,12 @@
 #!/usr/bin/env python3
-"""golden_normalise.py FILE - FILE on standard output with its timing fields blanked, for bench_golden.sh.
+"""golden_normalise.py FILE - FILE on standard output with its timing and commit fields blanked, for bench_golden.sh.
 
-What a run measures with the clock differs between two runs of one command; everything else a bench
-writes must not.  Blanked (replaced by T): in results.json every member whose key names seconds (and
-"threads"), the cells of report table columns headed by TIME_COLUMNS, and the sentences of TIME_TEXT;
-in table.md and index.html the same columns and sentences.  Other files (SVG, PNG) pass unchanged.
-The commit and tag a run stamps are flags of the test, so they stay."""
+What a run measures with the clock differs between two runs of one command, and the commit a run
+stamps is the build's (vs_build_commit); everything else a bench writes must not differ.  Blanked
+(replaced by T, or C for the commit): in results.json every member whose key names seconds (and
+"threads") and the member "commit", the cells of report table columns headed by TIME_COLUMNS, and the
+sentences of TIME_TEXT; in table.md and index.html the same columns and sentences.  Other files (SVG,
+PNG) pass unchanged."""
 import json
 import re
 import sys
@@ -18,6 +19,9 @@ TIME_TEXT = [
     (re.compile(r"(classifier|GANMEX|stand-alone GAN|GAN without L_sim) [0-9.]+(?=[,\s<]|$)"), r"\1 T"),
     # the demo: "Finished in 23.5 s."
     (re.compile(r"Finished in [0-9.]+ s\."), "Finished in T s."),
+    # every report: "commit `85fb9fb-dirty`" (Markdown), "commit <code>85fb9fb</code>" (HTML)
+    (re.compile(r"(commit:? )`[^`]*`"), r"\1`C`"),
+    (re.compile(r"(commit:? )<code>[^<]*</code>"), r"\1<code>C</code>"),
 ]
 
 
@@ -36,7 +40,7 @@ def json_walk(v):
                 for i in cols:
                     if i < len(row) and isinstance(row[i], dict) and "value" in row[i]:
                         row[i] = "T"
-        return {k: ("T" if "seconds" in k or k == "threads" else json_walk(x)) for k, x in v.items()}
+        return {k: ("T" if "seconds" in k or k == "threads" else "C" if k == "commit" else json_walk(x)) for k, x in v.items()}
     if isinstance(v, list):
         return [json_walk(x) for x in v]
     if isinstance(v, str):

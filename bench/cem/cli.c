@@ -25,52 +25,42 @@ static const vs_cli_opt cem_bench_opts[] = {
     {"batch", 1, "images per PN/PP problem (default 25)"},
     {"seed", 1, "seed of training and LIME (default 1)"},
     {"out", 1, "report directory (default versus-results/cem-<data>)"},
-    {"tag", 1, "text stamped into the report as the commit measured"},
     VS_CEM_CLI_OPTS,
     {NULL, 0, NULL},
 };
 
-static int run_cem(const vs_args *a, int argc, char **argv)
+/* The experiment's options from the flags and its default OUT; rc. */
+static int cem_flags(const vs_args *a, void *options, vs_bench_plan *plan)
 {
+    vs_cem_experiment_opts *o = options;
     int rc;
-    vs_cem_experiment_opts o;
-    vs_cem_experiment_opts_init(&o);
-    o.data = vs_args_get(a, "data");
-    if (!o.data) return vs_usage_error("bench", "--data is required (fashion-mnist-clothes or fashion-mnist-shoes)");
-    o.model_dir = vs_args_get(a, "model");
-    o.vae_dir = vs_args_get(a, "vae");
-    o.attrs = vs_args_get(a, "attrs");
-    o.tag = vs_args_get(a, "tag");
+    vs_cem_experiment_opts_init(o);
+    o->data = vs_args_get(a, "data");
+    if (!o->data) return vs_usage_error("bench", "--data is required (fashion-mnist-clothes or fashion-mnist-shoes)");
+    o->model_dir = vs_args_get(a, "model");
+    o->vae_dir = vs_args_get(a, "vae");
+    o->attrs = vs_args_get(a, "attrs");
     const char *dip = vs_args_get(a, "dip");
     if (dip && strcmp(dip, "i") != 0 && strcmp(dip, "ii") != 0) return vs_usage_error("bench", "--dip expects i or ii, got '%s'", dip);
-    o.dip = dip && strcmp(dip, "ii") == 0 ? 2 : 1;
+    o->dip = dip && strcmp(dip, "ii") == 0 ? 2 : 1;
     int64_t v[9];
-    if ((rc = vs_args_int(a, "train-rows", o.train_rows, 1, 100000000, &v[0])) || (rc = vs_args_int(a, "clf-epochs", o.clf_epochs, 1, 10000, &v[1])) ||
-        (rc = vs_args_int(a, "vae-epochs", o.vae_epochs, 1, 10000, &v[2])) || (rc = vs_args_int(a, "images", o.n_images, 1, 100000, &v[3])) ||
-        (rc = vs_args_int(a, "figure-rows", o.n_figure, 0, 1000, &v[4])) || (rc = vs_args_int(a, "superpixels", 0, 0, 100000, &v[5])) ||
-        (rc = vs_args_int(a, "lime-samples", o.lime_samples, 2, 10000000, &v[6])) || (rc = vs_args_int(a, "batch", o.batch, 1, 100000, &v[7])) ||
-        (rc = vs_args_int(a, "seed", 1, 0, INT64_MAX, &v[8])) || (rc = vs_cli_cem_opts(a, &o.cem)))
+    if ((rc = vs_args_int(a, "train-rows", o->train_rows, 1, 100000000, &v[0])) || (rc = vs_args_int(a, "clf-epochs", o->clf_epochs, 1, 10000, &v[1])) ||
+        (rc = vs_args_int(a, "vae-epochs", o->vae_epochs, 1, 10000, &v[2])) || (rc = vs_args_int(a, "images", o->n_images, 1, 100000, &v[3])) ||
+        (rc = vs_args_int(a, "figure-rows", o->n_figure, 0, 1000, &v[4])) || (rc = vs_args_int(a, "superpixels", 0, 0, 100000, &v[5])) ||
+        (rc = vs_args_int(a, "lime-samples", o->lime_samples, 2, 10000000, &v[6])) || (rc = vs_args_int(a, "batch", o->batch, 1, 100000, &v[7])) ||
+        (rc = vs_args_int(a, "seed", 1, 0, INT64_MAX, &v[8])) || (rc = vs_cli_cem_opts(a, &o->cem)))
         return rc;
-    o.train_rows = v[0], o.clf_epochs = v[1], o.vae_epochs = v[2], o.n_images = v[3], o.n_figure = v[4], o.superpixels = (int)v[5];
-    o.lime_samples = v[6], o.batch = v[7], o.seed = (uint64_t)v[8];
-    char out[1024];
-    const char *dir = vs_args_get(a, "out");
-    if (!dir) {
-        snprintf(out, sizeof out, "versus-results/cem-%s", strncmp(o.data, "fashion-mnist-", 14) == 0 ? o.data + 14 : o.data);
-        dir = out;
-    }
-    o.out_dir = dir;
-    char *cmd = vs_bench_command_line(argc, argv);
-    o.command = cmd;
-    o.progress = stderr;
-    vs_report *rep = NULL;
-    vs_error err;
-    rc = 0;
-    if (vs_cem_experiment(&o, &rep, &err) != VS_OK) rc = err.code == VS_ERR_ARG ? vs_usage_error("bench", "%s", err.msg) : vs_fail("%s", err.msg);
-    if (!rc) rc = vs_bench_publish(rep, dir, "results.json, table.md, index.html, pp_features.svg, traversal.png, figure7.png");
-    vs_report_free(rep);
-    free(cmd);
-    return rc;
+    o->train_rows = v[0], o->clf_epochs = v[1], o->vae_epochs = v[2], o->n_images = v[3], o->n_figure = v[4], o->superpixels = (int)v[5];
+    o->lime_samples = v[6], o->batch = v[7], o->seed = (uint64_t)v[8];
+    snprintf(plan->out, sizeof plan->out, "versus-results/cem-%s", strncmp(o->data, "fashion-mnist-", 14) == 0 ? o->data + 14 : o->data);
+    return 0;
+}
+
+static vs_status cem_run(void *options, const vs_bench_call *c, vs_report **report, vs_error *err)
+{
+    vs_cem_experiment_opts *o = options;
+    o->out_dir = c->out, o->command = c->command, o->progress = c->progress;
+    return vs_cem_experiment(o, report, err);
 }
 
 const vs_bench vs_benchmark_cem = {
@@ -91,5 +81,10 @@ const vs_bench vs_benchmark_cem = {
     "pixel CEM PN/PP, LIME, Grad-CAM).  The hyperparameter flags are those of `versus help explain`;\n"
     "OUT defaults to versus-results/cem-<clothes|shoes>.  The library call is vs_cem_experiment (versus/cem.h).",
     cem_bench_opts,
-    run_cem,
+    NULL,
+    "results.json, table.md, index.html, pp_features.svg, traversal.png, figure7.png",
+    sizeof(vs_cem_experiment_opts),
+    cem_flags,
+    cem_run,
+    NULL,
 };

@@ -3,6 +3,7 @@
  * (accuracy of the classifier, ELBO, off-diagonal covariance mass), a bar figure of #PP features,
  * and the raw numbers ("versus-bench-cem/1"). */
 #include "bench/cem/cem_bench.h"
+#include "versus/versus.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -127,7 +128,7 @@ vs_status vs_cem_report_build(const vs_cem_experiment_opts *o, const vs_cem_run 
     vs_report_heading(rep, 1, "CEM-MAF on %s", o->data);
     vs_report_paragraph(rep, "%lld test images explained (the first of the subset), %s features; wall time %.0f s of which %.0f s training.",
                         (long long)r->n, o->superpixels > 0 ? "SLIC superpixel" : "pixel", wall, r->train_seconds);
-    if (o->command) vs_report_paragraph(rep, "Command: `%s`%s%s", o->command, o->tag ? " at " : "", o->tag ? o->tag : "");
+    if (o->command) vs_report_paragraph(rep, "Command: `%s`, commit `%s`", o->command, vs_build_commit());
 
     static const char *const h6[] = {"method", "# PP feat", "PP acc", "PP corr", "seconds"};
     static const vs_better b6[] = {VS_BETTER_NONE, VS_BETTER_LOWER, VS_BETTER_HIGHER, VS_BETTER_LOWER, VS_BETTER_NONE};
@@ -218,7 +219,7 @@ vs_status vs_cem_report_build(const vs_cem_experiment_opts *o, const vs_cem_run 
     vs_json_set(d, "wall_seconds", num(wall));
     vs_json_set(d, "train_seconds", num(r->train_seconds));
     vs_json_set(d, "command", o->command ? vs_json_new_string(o->command) : vs_json_new_null());
-    vs_json_set(d, "commit", o->tag ? vs_json_new_string(o->tag) : vs_json_new_null());
+    vs_json_set(d, "commit", vs_json_new_string(vs_build_commit()));
     vs_json_set(d, "pp_features", per_method(r, 0));
     vs_json_set(d, "pp_accuracy", per_method(r, 1));
     vs_json_set(d, "pp_correlation", per_method(r, 2));

@@ -373,10 +373,10 @@ vs_status vs_demo_experiment(uint64_t seed, FILE *progress, vs_report **out, vs_
         return vs_error_set(err, VS_ERR_NOMEM, "demo: out of memory");
     }
     vs_report_heading(r, 1, "versus demo");
-    vs_report_paragraph(r, "versus %s, seed %llu.  Siamese networks explained with SNX (two-stage masks: a global invariant of the "
+    vs_report_paragraph(r, "versus %s, commit `%s`, seed %llu.  Siamese networks explained with SNX (two-stage masks: a global invariant of the "
                            "query, then local masks per reference constrained by it), checked against planted ground truth; then "
                            "a classifier explained one-vs-one.",
-                        vs_version(), (unsigned long long)seed);
+                        vs_version(), vs_build_commit(), (unsigned long long)seed);
     demo_part parts[2] = {{.title = "Credit applicants (synthetic tabular, 3 planted major features)"},
                           {.title = "Molecule-like graphs (synthetic, planted nitro-ring motif)"}};
     vs_rng rng;
@@ -412,6 +412,7 @@ vs_status vs_demo_experiment(uint64_t seed, FILE *progress, vs_report **out, vs_
     if (st == VS_OK) {
         vs_report_paragraph(r, "Finished in %.1f s.", now() - t0);
         if (vs_json_set(data, "format", vs_json_new_string("versus-demo/1")) != VS_OK ||
+            vs_json_set(data, "commit", vs_json_new_string(vs_build_commit())) != VS_OK ||
             vs_json_set(data, "seed", vs_json_new_int((int64_t)seed)) != VS_OK)
             r->oom = true;
         vs_report_set_data(r, data);

@@ -28,21 +28,19 @@ static const vs_cli_opt ganmex_opts[] = {
     {"ig-steps", 1, "IG and expected-gradient points (default 32)"},
     {"per-step", 1, "features flipped per perturbation-curve point (default 8)"},
     {"no-ablations", 0, "skip the ablation GAN: stand-alone (D_cls trained jointly), or on colored data without L_sim"},
-    {"commit", 1, "the commit measured, stamped into results.json"},
     {NULL, 0, NULL},
 };
 
-static int options(const vs_args *a, vs_ganmex_experiment_opts *o)
+/* The experiment's options from the flags; rc. */
+static int experiment_options(const vs_args *a, vs_ganmex_experiment_opts *o)
 {
     int rc;
     int64_t v;
     double lr;
     o->spec = vs_args_get(a, "data") ? vs_args_get(a, "data") : "mnist-train";
     o->gan_opts = vs_args_get(a, "gan-opts");
-    o->commit = vs_args_get(a, "commit");
     o->ablations = !vs_args_has(a, "no-ablations");
     o->colored = strstr(o->spec, "colored") != NULL;
-    o->progress = stderr;
     if ((rc = vs_args_int(a, "seed", 1, 0, INT64_MAX, &o->seed)) || (rc = vs_args_int(a, "clf-epochs", 5, 1, 10000, &o->clf_epochs)) ||
         (rc = vs_args_int(a, "gan-epochs", 2, 1, 10000, &o->gan_epochs)) || (rc = vs_args_int(a, "gan-batch", 16, 1, 4096, &o->gan_batch)) ||
         (rc = vs_args_int(a, "explain", 40, 1, 1000000, &o->n_explain)) || (rc = vs_args_int(a, "faith", 5, 0, 1000000, &o->n_faith)) ||
@@ -66,46 +64,36 @@ static const char *default_test(const char *spec)
     return NULL;
 }
 
-/* mkdir -p path; 0 or 1 after a message. */
-static int make_dirs(const char *path)
+/* The experiment's options with the directory of its models. */
+typedef struct ganmex_bench {
+    vs_ganmex_experiment_opts o;
+    char models[4000];
+} ganmex_bench;
+
+static int ganmex_flags(const vs_args *a, void *options, vs_bench_plan *plan)
 {
-    vs_error err;
-    return vs_report_make_dirs(path, &err) == VS_OK ? 0 : vs_fail("%s", err.msg);
+    ganmex_bench *g = options;
+    vs_ganmex_experiment_opts_init(&g->o);
+    int rc = experiment_options(a, &g->o);
+    if (rc) return rc;
+    const char *mdir = vs_args_get(a, "models");
+    if (mdir && strlen(mdir) >= VS_BENCH_PATH_MAX - 1) return vs_usage_error("bench", "--models: path longer than %d characters", VS_BENCH_PATH_MAX - 2);
+    if (mdir) snprintf(g->models, sizeof g->models, "%s", mdir);
+    snprintf(plan->out, sizeof plan->out, "versus-results/ganmex-%s", g->o.spec);
+    plan->data[0] = g->o.spec;
+    plan->data[1] = vs_args_get(a, "test-data") ? vs_args_get(a, "test-data") : default_test(g->o.spec);
+    return 0;
 }
 
-static int run_ganmex(const vs_args *a, int argc, char **argv)
+static vs_status ganmex_run(void *options, const vs_bench_call *c, vs_report **report, vs_error *err)
 {
-    int rc;
-    vs_ganmex_experiment_opts o;
-    vs_ganmex_experiment_opts_init(&o);
-    if ((rc = options(a, &o))) return rc;
-    char out[3800], models[4000];
-    const char *dir = vs_args_get(a, "out"), *mdir = vs_args_get(a, "models");
-    if ((dir && strlen(dir) >= sizeof out - 1) || (mdir && strlen(mdir) >= sizeof out - 1)) return vs_usage_error("bench", "--out/--models: path too long");
-    if (dir) snprintf(out, sizeof out, "%s", dir);
-    else snprintf(out, sizeof out, "versus-results/ganmex-%s", o.spec);
-    snprintf(models, sizeof models, "%s", mdir ? mdir : out);
-    if (!mdir) strcat(models, "/models");
-    if ((rc = make_dirs(out)) || (rc = make_dirs(models))) return rc;
-    o.models = models, o.figures_dir = out;
-    const char *test_spec = vs_args_get(a, "test-data") ? vs_args_get(a, "test-data") : default_test(o.spec);
-    vs_data_flags df;
-    if ((rc = vs_cli_data_flags(a, &df))) return rc;
-    vs_dataset *d = NULL, *test = NULL;
-    vs_report *r = NULL;
-    vs_error err;
-    char *cmd = vs_bench_command_line(argc, argv);
-    o.command = cmd;
-    if (!cmd) rc = vs_fail("out of memory");
-    else if (vs_load_spec(o.spec, &df, &d, &err) != VS_OK) rc = vs_fail("%s", err.msg);
-    else if (test_spec && vs_load_spec(test_spec, &df, &test, &err) != VS_OK) rc = vs_fail("%s", err.msg);
-    else if (vs_ganmex_experiment(d, test, &o, &r, &err) != VS_OK) rc = err.code == VS_ERR_ARG ? vs_usage_error("bench", "%s", err.msg) : vs_fail("%s", err.msg);
-    else rc = vs_bench_publish(r, out, "table.md, results.json, index.html, figures and fig2_*.png");
-    vs_report_free(r);
-    vs_dataset_free(d);
-    vs_dataset_free(test);
-    free(cmd);
-    return rc;
+    ganmex_bench *g = options;
+    if (!g->models[0]) snprintf(g->models, sizeof g->models, "%s/models", c->out); /* OUT is at most VS_BENCH_PATH_MAX */
+    vs_status st = vs_report_make_dirs(c->out, err);
+    if (st == VS_OK) st = vs_report_make_dirs(g->models, err);
+    if (st != VS_OK) return st;
+    g->o.models = g->models, g->o.figures_dir = c->out, g->o.command = c->command, g->o.progress = c->progress;
+    return vs_ganmex_experiment(c->data[0], c->data[1], &g->o, report, err);
 }
 
 const vs_bench vs_benchmark_ganmex = {
@@ -114,7 +102,7 @@ const vs_bench vs_benchmark_ganmex = {
     "versus bench ganmex [--data SPEC] [--test-data SPEC] [--models DIR] [--out DIR] [--gan-epochs E] ...",
     "  flags: --data --test-data --models --out --seed --clf-epochs (5) --gan-epochs (2) --gan-batch (16)\n"
     "  --g-lr (1e-4) --d-lr (4e-4) --gan-opts name=value,... --explain N (40) --faith N (5) --cascade N (4)\n"
-    "  --cascade-steps N (100) --ig-steps (32) --per-step (8) --no-ablations --commit TEXT, and the data flags (--seed, --path).\n"
+    "  --cascade-steps N (100) --ig-steps (32) --per-step (8) --no-ablations, and the data flags (--seed, --path).\n"
     "Reproduces the GANMEX paper's evaluation on one image data set (mnist-train with the mnist test set,\n"
     "fashion-mnist-train with fashion-mnist, colored-mnist split 70/30): trains, or loads from --models\n"
     "(default OUT/models), the classifier S (ganmex-mnist, --clf-epochs), the GANMEX StarGAN judged by S\n"
@@ -126,10 +114,15 @@ const vs_bench vs_benchmark_ganmex = {
     "faithfulness, monotonicity, inverse localisation), perturbation curves, cascading randomisation\n"
     "(Fig. 3G: baselines fixed before it, and GANMEX re-trained --cascade-steps steps against each\n"
     "randomised classifier, appendix D), fig2_pairs.png and fig2_misclassified.png (Fig. 2) and results.json (target_class_rate,\n"
-    "distance, aopc, color_kept, train_seconds, command, --commit) to OUT (default\n"
+    "distance, aopc, color_kept, train_seconds, command, commit) to OUT (default\n"
     "versus-results/ganmex-<data>).  On coloured data color_kept counts, over every test row, how often G(x, ct)\n"
     "keeps x's colour with and without L_sim, and compares the two by McNemar's exact test (mcnemar_p).\n"
     "The experiment is the library call vs_ganmex_experiment (versus/ganmex.h).",
     ganmex_opts,
-    run_ganmex,
+    NULL,
+    "table.md, results.json, index.html, figures and fig2_*.png",
+    sizeof(ganmex_bench),
+    ganmex_flags,
+    ganmex_run,
+    NULL,
 };

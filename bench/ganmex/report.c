@@ -3,6 +3,7 @@
  * cascading randomisation (Fig. 3G), the raw numbers ("versus-bench-ganmex/1") and the Fig. 2 PNG
  * grids of inputs, baselines and saliency maps. */
 #include "bench/ganmex/ganmex_bench.h"
+#include "versus/versus.h"
 #include "versus/json.h"
 #include "versus/picture.h"
 
@@ -72,7 +73,7 @@ static vs_json *results_json(const gx_run *run)
     ok = ok && vs_json_set(j, "format", vs_json_new_string("versus-bench-ganmex/1")) == VS_OK;
     ok = ok && vs_json_set(j, "data", vs_json_new_string(o->spec)) == VS_OK;
     ok = ok && vs_json_set(j, "command", o->command ? vs_json_new_string(o->command) : vs_json_new_null()) == VS_OK;
-    ok = ok && vs_json_set(j, "commit", o->commit ? vs_json_new_string(o->commit) : vs_json_new_null()) == VS_OK;
+    ok = ok && vs_json_set(j, "commit", vs_json_new_string(vs_build_commit())) == VS_OK;
     ok = ok && vs_json_set(j, "seed", vs_json_new_int(o->seed)) == VS_OK;
     ok = ok && vs_json_set(j, "n_explain", vs_json_new_int(run->n_explain)) == VS_OK;
     ok = ok && vs_json_set(j, "classifier_accuracy", num(run->clf_accuracy)) == VS_OK;
@@ -219,7 +220,7 @@ static void settings(const gx_run *run, vs_report *r)
                       "stand-alone GAN %s, GAN without L_sim %s",
                    secs[0], secs[1], secs[2], secs[3]);
     if (o->command) vs_report_item(r, "command: `%s`", o->command);
-    if (o->commit) vs_report_item(r, "commit: `%s`", o->commit);
+    vs_report_item(r, "commit: `%s`", vs_build_commit());
 }
 
 static void table1(const gx_run *run, vs_report *r)

@@ -3,11 +3,7 @@
 #include "bench/perf/perf.h"
 #include "bench/bench.h"
 
-static int run_perf(const vs_args *parsed, int argc, char **argv)
-{
-    (void)parsed;
-    return vs_bench_perf("versus bench perf", argc, argv);
-}
+static int run_perf(int argc, char **argv) { return vs_bench_perf("versus bench perf", argc, argv); }
 
 const vs_bench vs_benchmark_perf = {
     "perf",
@@ -44,5 +40,10 @@ const vs_bench vs_benchmark_perf = {
     "(results differ from the direct sums by about 1e-6 of sum |w x|, at most 2.2e-6; IG's path engine keeps\n"
     "the direct sums); VERSUS_CONV=direct keeps the direct kernels (and their bits) everywhere.",
     NULL, /* the harness parses its own flags */
+    NULL,
+    NULL,
+    0,
+    NULL,
+    NULL,
     run_perf,
 };

@@ -38,7 +38,7 @@ bench-compare: bench/vs_bench$(EXEEXT) versus$(EXEEXT)
 	    VERSUS_DATA="$${VERSUS_DATA:-$(abs_top_srcdir)/../shared/datasets}" $(BENCH_PY3) $(srcdir)/bench/perf/train_process.py \
 	        ./versus$(EXEEXT) $(TRAIN_PROCESS_FLAGS) $$clock > bench/process.jsonl && \
 	    $(BENCH_PY3) $(srcdir)/bench/perf/compare.py \
-	        --commit "$$(git -C $(srcdir) rev-parse --short HEAD 2>/dev/null || echo unknown)" \
+	        --commit "$$(./versus$(EXEEXT) --version | sed -n 's/.*(commit \(.*\))$$/\1/p')" \
 	        bench/versus.jsonl bench/reference.jsonl bench/rss.jsonl bench/process.jsonl > bench/compare.md && \
 	    echo && cat bench/compare.md; \
 	else \
@@ -61,7 +61,7 @@ bench-compare-rounds: bench/vs_bench$(EXEEXT) versus$(EXEEXT)
 	    dirs="$$dirs $$d"; echo "bench-compare-rounds: round $$r of $(BENCH_ROUNDS) done"; \
 	done; \
 	$(BENCH_PY3) $(srcdir)/bench/perf/compare.py --summary \
-	    --commit "$$(git -C $(srcdir) rev-parse --short HEAD 2>/dev/null || echo unknown)" $$dirs > bench/summary.md && \
+	    --commit "$$(./versus$(EXEEXT) --version | sed -n 's/.*(commit \(.*\))$$/\1/p')" $$dirs > bench/summary.md && \
 	echo && cat bench/summary.md
 CLEANFILES += bench/summary.md
 clean-local: clean-bench-rounds

@@ -19,54 +19,40 @@ static const vs_cli_opt search_opts[] = {
     {"budget2", 1, "coalitions of the sampled second-order methods (default 4000)"},
     {"study-games", 1, "random games per kind in the convergence study (default 50; 0: none)"},
     {"feature-map", 1, "cells per side of the backbones' feature maps, 3 (default) or 7 (no last pool; KSAM's second order then takes at least 9606 coalitions)"},
-    {"commit", 1, "the commit measured, stamped into results.json"},
-    {"out", 1, "report directory (default bench/results/search-<data>)"},
+    {"out", 1, "report directory (default versus-results/search-<data>)"},
     {NULL, 0, NULL},
 };
 
-static int run_search(const vs_args *a, int argc, char **argv)
+/* The experiment's options from the flags, its images (none for planted) and default OUT; rc. */
+static int search_flags(const vs_args *a, void *options, vs_bench_plan *plan)
 {
-    vs_search_experiment_opts o;
-    vs_search_experiment_opts_init(&o);
+    vs_search_experiment_opts *o = options;
+    vs_search_experiment_opts_init(o);
     int64_t v;
     int rc;
     const char *spec = vs_args_get(a, "data");
-    o.data = spec ? spec : "planted";
+    o->data = spec ? spec : "planted";
     if ((rc = vs_args_int(a, "seed", 1, 0, INT64_MAX, &v))) return rc;
-    o.seed = (uint64_t)v;
-    if ((rc = vs_args_int(a, "pairs", o.pairs, 1, 100000, &o.pairs)) || (rc = vs_args_int(a, "epochs", o.epochs, 1, 100000, &o.epochs)) ||
-        (rc = vs_args_int(a, "train-rows", o.train_rows, 100, INT64_MAX, &o.train_rows)) ||
-        (rc = vs_args_int(a, "budget1", o.budget1, 10, 100000000, &o.budget1)) ||
-        (rc = vs_args_int(a, "budget2", o.budget2, 100, 100000000, &o.budget2)) ||
-        (rc = vs_args_int(a, "study-games", o.study_games, 0, 10000, &o.study_games)) ||
-        (rc = vs_args_int(a, "feature-map", o.feature_map, 3, 7, &o.feature_map)))
+    o->seed = (uint64_t)v;
+    if ((rc = vs_args_int(a, "pairs", o->pairs, 1, 100000, &o->pairs)) || (rc = vs_args_int(a, "epochs", o->epochs, 1, 100000, &o->epochs)) ||
+        (rc = vs_args_int(a, "train-rows", o->train_rows, 100, INT64_MAX, &o->train_rows)) ||
+        (rc = vs_args_int(a, "budget1", o->budget1, 10, 100000000, &o->budget1)) ||
+        (rc = vs_args_int(a, "budget2", o->budget2, 100, 100000000, &o->budget2)) ||
+        (rc = vs_args_int(a, "study-games", o->study_games, 0, 10000, &o->study_games)) ||
+        (rc = vs_args_int(a, "feature-map", o->feature_map, 3, 7, &o->feature_map)))
         return rc;
-    if (o.feature_map != 3 && o.feature_map != 7) return vs_usage_error("bench", "--feature-map: 3 or 7, not %lld", (long long)o.feature_map);
-    o.commit = vs_args_get(a, "commit");
-    o.progress = stderr;
-    char out[3800];
-    if ((rc = vs_bench_out(a, "search", o.data, out, sizeof out))) return rc;
-    if (!vs_args_get(a, "out") && o.feature_map == 7 && strlen(out) + 5 < sizeof out) strcat(out, "-fm7"); /* beside the 3 x 3 report */
-    o.png_dir = out;
+    if (o->feature_map != 3 && o->feature_map != 7) return vs_usage_error("bench", "--feature-map: 3 or 7, not %lld", (long long)o->feature_map);
+    vs_bench_default_out("search", o->data, plan->out, sizeof plan->out);
+    if (o->feature_map == 7 && strlen(plan->out) + 5 < sizeof plan->out) strcat(plan->out, "-fm7"); /* beside the 3 x 3 report */
+    plan->data[0] = strcmp(o->data, "planted") != 0 ? o->data : NULL;
+    return 0;
+}
 
-    vs_data_flags df;
-    if ((rc = vs_cli_data_flags(a, &df))) return rc;
-    vs_dataset *d = NULL;
-    vs_report *r = NULL;
-    vs_error err;
-    char *cmd = vs_bench_command_line(argc, argv);
-    o.command = cmd;
-    if (!cmd) rc = vs_fail("out of memory");
-    else if (strcmp(o.data, "planted") != 0 && vs_load_spec(o.data, &df, &d, &err) != VS_OK) rc = vs_fail("%s", err.msg);
-    if (rc == 0) {
-        o.images = d;
-        if (vs_search_experiment(&o, &r, &err) != VS_OK) rc = err.code == VS_ERR_ARG ? vs_usage_error("bench", "%s", err.msg) : vs_fail("%s", err.msg);
-        else rc = vs_bench_publish(r, out, "table.md, results.json, index.html, figures and correspondence.png");
-    }
-    vs_report_free(r);
-    vs_dataset_free(d);
-    free(cmd);
-    return rc;
+static vs_status search_run(void *options, const vs_bench_call *c, vs_report **report, vs_error *err)
+{
+    vs_search_experiment_opts *o = options;
+    o->command = c->command, o->progress = c->progress, o->png_dir = c->out, o->images = c->data[0];
+    return vs_search_experiment(o, report, err);
 }
 
 const vs_bench vs_benchmark_search = {
@@ -74,7 +60,7 @@ const vs_bench vs_benchmark_search = {
     "Hamilton et al. 2022, explaining similarity search: Table 1, Figs. 4, 5, 10, the axiom checks",
     "versus bench search [--data planted|mnist|fashion-mnist] [--pairs N] [--train-rows N] [--epochs E]\n"
     "                        [--budget1 N] [--budget2 N] [--study-games N] [--feature-map 3|7]\n"
-    "                        [--seed S] [--commit HASH] [--out DIR]",
+    "                        [--seed S] [--out DIR]",
     "Reproduces Hamilton et al. (ICLR 2022), axiomatic explanations of similarity search.  --data planted\n"
     "(default: 28x28 gray images, each with one object of 4 classes and a distractor, masks known),\n"
     "mnist or fashion-mnist (the object mask: pixels above 0.1).  Two GAP CNNs (3 convs to a 3 x 3 feature\n"
@@ -102,5 +88,10 @@ const vs_bench vs_benchmark_search = {
     "the paper's claims, each marked reproduced or not with the reason.\n"
     "Default OUT: versus-results/search-<data> (--feature-map 7: search-<data>-fm7).",
     search_opts,
-    run_search,
+    NULL,
+    "table.md, results.json, index.html, figures and correspondence.png",
+    sizeof(vs_search_experiment_opts),
+    search_flags,
+    search_run,
+    NULL,
 };

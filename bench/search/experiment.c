@@ -6,6 +6,7 @@
  * dummy violation on A.4's half-blind function and IG-SAM's absence of it); the convergence study
  * (Figs. 5 and 10); a picture of one pair's correspondence (Fig. 4) as PNG. */
 #include "bench/search/search_bench.h"
+#include "versus/versus.h"
 #include "versus/experiment.h"
 
 #include <math.h>
@@ -664,10 +665,11 @@ vs_status vs_search_experiment(const vs_search_experiment_opts *o, vs_report **o
                                  "of %lld x %lld cells before a global average pool (`--feature-map %lld`); cosine similarity of the classifier's pooled features, or of the Siamese model's linear embedding of them).  %lld query/retrieved "
                                  "pairs of the same class; first order explains the retrieved image (v1, Eq. 2), second order both (v2, Eq. 6).",
                             (long long)d->shape[1], (long long)d->shape[2], (long long)fm_h, (long long)fm_w, (long long)o->feature_map, (long long)ps.n);
+        if (o->command) vs_report_paragraph(rep, "Command: `%s`, commit `%s`", o->command, vs_build_commit());
         vs_json_set(data, "format", vs_json_new_string("versus-bench-search/1"));
         vs_json_set(data, "data", vs_json_new_string(o->data));
         vs_json_set(data, "command", o->command ? vs_json_new_string(o->command) : vs_json_new_null());
-        vs_json_set(data, "commit", o->commit ? vs_json_new_string(o->commit) : vs_json_new_null());
+        vs_json_set(data, "commit", vs_json_new_string(vs_build_commit()));
         vs_json_set(data, "seed", vs_json_new_int((int64_t)o->seed));
         vs_json_set(data, "pairs", vs_json_new_int(ps.n));
         vs_json_set(data, "budget1", vs_json_new_int(o->budget1));

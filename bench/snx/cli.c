@@ -24,8 +24,7 @@ static const vs_cli_opt snx_opts[] = {
     {"global-iters", 1, "stage-1 MaxIter (default 50 tabular, 200 graphs)"},
     {"baseline-iters", 1, "GNNExplainer iterations and DES iterations (default 100 and 300)"},
     {"pg-epochs", 1, "PGExplainer training epochs (default 30)"},
-    {"out", 1, "report directory (default bench/results/snx-<data>)"},
-    {"tag", 1, "text stamped into the report, e.g. the commit measured"},
+    {"out", 1, "report directory (default versus-results/snx-<data>)"},
     {"reproducible", 0, "leave wall times and the thread count out: runs of one command write the same bytes"},
     VS_RUN_CLI_OPTS,
     {NULL, 0, NULL},
@@ -40,17 +39,17 @@ static int int_flag(const vs_args *a, const char *name, int64_t lo, int *out)
     return rc;
 }
 
-/* The experiment's options from the flags; rc. */
-static int options(const vs_args *a, vs_snx_experiment_opts *o)
+/* The experiment's options from the flags, its data set, seed and default OUT; rc. */
+static int snx_flags(const vs_args *a, void *options, vs_bench_plan *plan)
 {
+    vs_snx_experiment_opts *o = options;
     int64_t v;
     int rc;
+    vs_snx_experiment_opts_init(o);
     o->spec = vs_args_get(a, "data");
     o->model_dir = vs_args_get(a, "model");
-    o->tag = vs_args_get(a, "tag");
     o->methods = vs_args_get(a, "methods");
     o->pairing = vs_args_get(a, "pairing");
-    o->progress = stderr;
     o->reproducible = vs_args_has(a, "reproducible");
     if (!o->spec) return vs_usage_error("bench", "--data SPEC is required (adult, bank, credit, compas, mutag, synthetic-tabular, ...)");
     if (o->model_dir && vs_args_has(a, "epochs")) return vs_usage_error("bench", "--epochs trains a model; it does not go with --model");
@@ -64,51 +63,24 @@ static int options(const vs_args *a, vs_snx_experiment_opts *o)
         return rc;
     if ((rc = vs_args_int(a, "pre-iters", 0, 0, 100000, &v))) return rc;
     if (vs_args_has(a, "pre-iters")) o->pre_iters = (int)v;
+    if (o->methods && strlen(o->methods) >= 1024) return vs_usage_error("bench", "--methods: list too long");
+    vs_bench_default_out("snx", o->spec, plan->out, sizeof plan->out);
+    plan->data[0] = o->spec, plan->seed = (uint64_t)o->seed;
     return 0;
 }
 
-static int run_snx(const vs_args *a, int argc, char **argv)
+static vs_status snx_run(void *options, const vs_bench_call *c, vs_report **report, vs_error *err)
 {
-    vs_snx_experiment_opts o;
-    vs_snx_experiment_opts_init(&o);
-    int rc = options(a, &o);
-    if (rc) return rc;
-    char out[3800];
-    if ((rc = vs_bench_out(a, "snx", o.spec, out, sizeof out))) return rc;
-    if (o.methods && strlen(o.methods) >= 1024) return vs_usage_error("bench", "--methods: list too long");
-
-    vs_data_flags df;
-    if ((rc = vs_cli_data_flags(a, &df))) return rc;
-    if (vs_args_has(a, "shard") && !vs_args_get(a, "out")) return vs_usage_error("bench", "--shard K/N writes a part file: give it with --out PART");
-    vs_cli_run cr;
-    if ((rc = vs_cli_run_opts(a, out, (uint64_t)o.seed, "pairs", argc, argv, &cr))) return rc;
-    vs_run *run = NULL;
-    o.run = &cr.o;
-    o.journal = &run;
-    vs_dataset *d = NULL;
-    vs_report *r = NULL;
-    vs_error err;
-    char *cmd = vs_bench_command_line(argc, argv);
-    o.command = cmd;
-    if (!cmd) rc = vs_fail("out of memory");
-    else if (vs_load_spec(o.spec, &df, &d, &err) != VS_OK) rc = vs_fail("%s", err.msg);
-    else if (vs_snx_experiment(d, &o, &r, &err) != VS_OK) rc = err.code == VS_ERR_ARG ? vs_usage_error("bench", "%s", err.msg) : vs_fail("%s", err.msg);
-    else if (!r) printf("wrote the pairs of shard %s to %s (versus merge joins the shards)\n", vs_args_get(a, "shard"), out);
-    else rc = vs_bench_publish(r, out, "table.md, results.json, index.html and figures");
-    /* the report is on disk: the journal of the pairs is done with */
-    if (rc == 0 && run && vs_run_finish(run, &err) != VS_OK) rc = vs_fail("%s", err.msg);
-    vs_run_free(run);
-    vs_report_free(r);
-    vs_dataset_free(d);
-    free(cmd);
-    return rc;
+    vs_snx_experiment_opts *o = options;
+    o->command = c->command, o->progress = c->progress, o->run = c->run, o->journal = c->journal;
+    return vs_snx_experiment(c->data[0], o, report, err);
 }
 
 const vs_bench vs_benchmark_snx = {
     "snx",
     "SNX, Siamese networks explained: Tables II-V and Figs. 3-7 on tabular data or graphs",
     "versus bench snx --data SPEC [--model DIR] [--pairs N] [--seed S] [--epochs E] [--out DIR]\n"
-    "                        [--methods M,...] [--gamma G] [--weight-decay W] [--pairing snx|random] [--tag TEXT]\n"
+    "                        [--methods M,...] [--gamma G] [--weight-decay W] [--pairing snx|random]\n"
     "                        [--reproducible] [--shard K/N] [--resume]",
     "Reproduces the structure of the SNX paper's evaluation (Section IV) on one data set.  The Siamese\n"
     "model is --model DIR (its split and pairs recovered from DIR/metrics.json), or one trained here:\n"
@@ -150,5 +122,10 @@ const vs_bench vs_benchmark_snx = {
     "OUT defaults to versus-results/snx-<data>.  SNX explains tabular rows and graphs, not images.\n"
     "The experiment is the library call vs_snx_experiment (versus/experiment.h).",
     snx_opts,
-    run_snx,
+    "pairs",
+    "table.md, results.json, index.html and figures",
+    sizeof(vs_snx_experiment_opts),
+    snx_flags,
+    snx_run,
+    NULL,
 };

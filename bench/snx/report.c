@@ -111,7 +111,7 @@ static vs_json *results_data(const snx_bench *b)
     const char *cmd = b->opt->command;
     ok = ok && vs_json_set(j, "format", vs_json_new_string("versus-bench-snx/2")) == VS_OK;
     ok = ok && vs_json_set(j, "command", cmd ? vs_json_new_string(cmd) : vs_json_new_null()) == VS_OK;
-    ok = ok && vs_json_set(j, "tag", b->opt->tag ? vs_json_new_string(b->opt->tag) : vs_json_new_null()) == VS_OK;
+    ok = ok && vs_json_set(j, "commit", vs_json_new_string(vs_build_commit())) == VS_OK;
     ok = ok && vs_json_set(j, "version", vs_json_new_string(vs_version())) == VS_OK;
     ok = ok && vs_json_set(j, "data", vs_json_new_string(b->spec)) == VS_OK;
     ok = ok && vs_json_set(j, "kind", vs_json_new_string(b->graph ? "graphs" : "tabular")) == VS_OK;
@@ -523,7 +523,7 @@ static void settings(const snx_bench *b, vs_report *r)
     char buf[1200];
     int k;
     if (b->opt->command) vs_report_item(r, "command: `%s`", b->opt->command);
-    if (b->opt->tag) vs_report_item(r, "tag: %s", b->opt->tag);
+    vs_report_item(r, "commit: `%s`", vs_build_commit());
     if (b->opt->reproducible) {
         vs_report_item(r, "versus %s; wall times and the thread count left out (a reproducible run: sharded, resumed and single runs "
                           "write the same bytes)", vs_version());

@@ -33,8 +33,6 @@ static const vs_cli_opt svae_opts[] = {
     {"class", 1, "class of the explained test image (default 3)"},
     {"divergence", 1, "test images behind the divergence and counterfactual statistics (default 200)"},
     {"out", 1, "report directory (default versus-results/svae-<test data>)"},
-    {"tag", 1, "text stamped into the report"},
-    {"commit", 1, "the commit measured, stamped into results.json"},
     {NULL, 0, NULL},
 };
 
@@ -49,7 +47,8 @@ static int pair_flag(const vs_args *a, const char *name, double lo, double hi, d
     return 0;
 }
 
-static int options(const vs_args *a, vs_svae_experiment_opts *o, char *test_spec, size_t n)
+/* The experiment's options and its test SPEC (stored in test_spec[n]) from the flags; rc. */
+static int experiment_options(const vs_args *a, vs_svae_experiment_opts *o, char *test_spec, size_t n)
 {
     int rc;
     const char *data = vs_args_get(a, "data"), *test = vs_args_get(a, "test-data");
@@ -75,42 +74,39 @@ static int options(const vs_args *a, vs_svae_experiment_opts *o, char *test_spec
         return vs_usage_error("bench", "option '--alpha-per' expects batch or example, got '%s'", per);
     o->alpha_per_example = per && strcmp(per, "example") == 0;
     o->sigmas = vs_args_get(a, "sigmas"), o->methods = vs_args_get(a, "methods");
-    o->tag = vs_args_get(a, "tag"), o->commit = vs_args_get(a, "commit");
-    o->progress = stderr;
     return 0;
 }
 
-static int run_svae(const vs_args *a, int argc, char **argv)
-{
-    int rc;
+/* The experiment's options with the test SPEC they name. */
+typedef struct svae_bench {
     vs_svae_experiment_opts o;
-    vs_svae_experiment_opts_init(&o);
-    char test_spec[256], out[3800];
-    if ((rc = options(a, &o, test_spec, sizeof test_spec)) || (rc = vs_bench_out(a, "svae", test_spec, out, sizeof out))) return rc;
-    vs_data_flags df;
-    if ((rc = vs_cli_data_flags(a, &df))) return rc;
-    vs_dataset *train = NULL, *test = NULL;
-    vs_report *r = NULL;
-    vs_error err;
-    char *cmd = vs_bench_command_line(argc, argv);
-    o.command = cmd, o.image_dir = out;
-    if (!cmd) rc = vs_fail("out of memory");
-    else if (vs_load_spec(o.spec, &df, &train, &err) != VS_OK || vs_load_spec(test_spec, &df, &test, &err) != VS_OK) rc = vs_fail("%s", err.msg);
-    else if (mkdir(out, 0777) != 0 && errno != EEXIST) rc = vs_fail("%s: cannot create directory: %s", out, strerror(errno));
-    else if (vs_svae_experiment(train, test, &o, &r, &err) != VS_OK) rc = err.code == VS_ERR_ARG ? vs_usage_error("bench", "%s", err.msg) : vs_fail("%s", err.msg);
-    else rc = vs_bench_publish(r, out, "table.md, results.json, index.html, SVG and PNG figures");
-    vs_report_free(r);
-    vs_dataset_free(train);
-    vs_dataset_free(test);
-    free(cmd);
-    return rc;
+    char test_spec[256];
+} svae_bench;
+
+static int svae_flags(const vs_args *a, void *options, vs_bench_plan *plan)
+{
+    svae_bench *s = options;
+    vs_svae_experiment_opts_init(&s->o);
+    int rc = experiment_options(a, &s->o, s->test_spec, sizeof s->test_spec);
+    if (rc) return rc;
+    vs_bench_default_out("svae", s->test_spec, plan->out, sizeof plan->out);
+    plan->data[0] = s->o.spec, plan->data[1] = s->test_spec;
+    return 0;
+}
+
+static vs_status svae_run(void *options, const vs_bench_call *c, vs_report **report, vs_error *err)
+{
+    svae_bench *s = options;
+    s->o.command = c->command, s->o.progress = c->progress, s->o.image_dir = c->out;
+    if (mkdir(c->out, 0777) != 0 && errno != EEXIST) return vs_error_set(err, VS_ERR_IO, "%s: cannot create directory: %s", c->out, strerror(errno));
+    return vs_svae_experiment(c->data[0], c->data[1], &s->o, report, err);
 }
 
 const vs_bench vs_benchmark_svae = {
     "svae",
     "the supervised VAE's invariances (and M2): Table 1 and Figs. 2-7 at a small scale",
     "versus bench svae [--data mnist-train|fashion-mnist-train] [--epochs E] [--time-epochs N] [--runs R] [--alphas A1,A2]\n"
-    "                        [--alpha-per batch|example] [--betas B1,B2] [--hidden H] [--sigmas S,...] [--methods M,...] [--commit HASH] [--out DIR]",
+    "                        [--alpha-per batch|example] [--betas B1,B2] [--hidden H] [--sigmas S,...] [--methods M,...] [--out DIR]",
     "Reproduces \"Learning the invariances of a classifier with a supervised VAE\" at a small scale.  On --data\n"
     "(default mnist-train; the first --train-rows 10000 images; test: --test-data, default the SPEC without\n"
     "-train) it trains the SVAE\n"
@@ -134,5 +130,10 @@ const vs_bench vs_benchmark_svae = {
     "invariant samples and counterfactuals and the counterfactual success of SVAE and M2.\n"
     "Default OUT: versus-results/svae-<test data>.",
     svae_opts,
-    run_svae,
+    NULL,
+    "table.md, results.json, index.html, SVG and PNG figures",
+    sizeof(svae_bench),
+    svae_flags,
+    svae_run,
+    NULL,
 };

@@ -4,6 +4,7 @@
  * of the decoded samples to the originals), then the explanation figures (bench/svae/figures.c)
  * and the report. */
 #include "bench/svae/svae_bench.h"
+#include "versus/versus.h"
 #include "versus/arch.h"
 #include "versus/pairs.h"
 #include "versus/ops.h"
@@ -153,7 +154,7 @@ static vs_json *data_json(const vs_svae_experiment_opts *o, const svae_setting *
     ok = ok && vs_json_set(d, "format", vs_json_new_string("versus-bench-svae/1")) == VS_OK;
     ok = ok && vs_json_set(d, "data", vs_json_new_string(o->spec)) == VS_OK;
     ok = ok && vs_json_set(d, "command", o->command ? vs_json_new_string(o->command) : vs_json_new_null()) == VS_OK;
-    ok = ok && vs_json_set(d, "commit", o->commit ? vs_json_new_string(o->commit) : vs_json_new_null()) == VS_OK;
+    ok = ok && vs_json_set(d, "commit", vs_json_new_string(vs_build_commit())) == VS_OK;
     vs_json *set = vs_json_new_object();
     ok = ok && set && vs_json_set(d, "settings", set) == VS_OK;
     const char *ikeys[] = {"seed", "runs", "train_rows", "epochs", "time_epochs", "batch", "hidden", "z1", "z2", "n_invariance", "n_divergence"};
@@ -230,8 +231,7 @@ static void build_report(vs_report *r, const vs_svae_experiment_opts *o, int64_t
                                "paper does not say; PyTorch's default reductions), so an example's classifier weight is alpha / %lld (the "
                                "column per ex.).",
                             (long long)o->batch);
-    if (o->command) vs_report_paragraph(r, "Command: `%s`%s%s", o->command, o->commit ? ", commit " : "", o->commit ? o->commit : "");
-    if (o->tag) vs_report_paragraph(r, "%s", o->tag);
+    if (o->command) vs_report_paragraph(r, "Command: `%s`, commit `%s`", o->command, vs_build_commit());
 
     vs_report_heading(r, 2, "Table 1: reconstruction term and test accuracy");
     const char *hdr[] = {"model", "alpha", "per ex.", "beta", "epochs", "R (nats)", "accuracy (%)", "KL (nats)", "train s"};

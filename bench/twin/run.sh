@@ -31,7 +31,7 @@ resume=
 "$PY" "$here/twin.py" --model "$out" --train "$work/train" --test "$work/test" --out "$out/twin.json" >/dev/null
 rm -f "$out/checkpoint.safetensors"
 
-commit=$(git -C "$here" describe --always --dirty --abbrev=12 2>/dev/null || echo unknown)
+commit=$("$V" --version | sed -n 's/.*(commit \(.*\))$/\1/p') # the build's (issue 35), not the checkout's now
 sum() { sha256sum "$1" | cut -d' ' -f1; }
 "$PY" - "$out" "$name" "$commit" "$(sum "$work/train/X.npy")" "$(sum "$work/train/y.npy")" "$(sum "$work/test/X.npy")" \
     "$(sum "$work/test/y.npy")" "versus train --arch $arch --data $train --test-data $test --epochs $epochs --batch-size 64 --threads 1 $*" <<'EOF'

@@ -171,7 +171,7 @@ typedef struct vs_cem_experiment_opts {
     vs_cem_opts cem;           /* the explainers' hyperparameters */
     uint64_t seed;             /* 1 */
     const char *out_dir;       /* PNGs (traversal.png, figure7.png) go here (created when missing), or NULL */
-    const char *command, *tag; /* stamped into the report, or NULL */
+    const char *command;       /* stamped into the report (with vs_build_commit), or NULL */
     FILE *progress;            /* one line per stage, or NULL */
 } vs_cem_experiment_opts;
 void vs_cem_experiment_opts_init(vs_cem_experiment_opts *o);

@@ -37,7 +37,6 @@ typedef struct vs_snx_experiment_opts {
     double gamma;              /* < 0: tabular chosen by the stage-1 criterion, graphs Section IV-H */
     const char *methods;       /* comma-separated names, NULL: every method of the data kind */
     int iters, pre_iters, global_iters, baseline_iters, pg_epochs; /* 0: Section IV-H (pre_iters: < 0) */
-    const char *tag;           /* stamped into the report, or NULL */
     const char *command;       /* the command line stamped into the report, or NULL */
     FILE *progress;            /* one line per stage, or NULL */
     bool reproducible;         /* leave wall times and the thread count out of the report: runs of one
@@ -82,7 +81,7 @@ typedef struct vs_search_experiment_opts {
     int64_t study_games;         /* random games per kind in the convergence study (50; 0: none) */
     int64_t feature_map;         /* side of the backbones' feature maps on 28x28 images: 3 (default) or 7 (no last pool) */
     uint64_t seed;               /* (1) */
-    const char *command, *commit;/* stamped into the results, or NULL */
+    const char *command;         /* stamped into the results (with the build's commit, vs_build_commit), or NULL */
     const char *png_dir;         /* where correspondence.png goes, or NULL */
     FILE *progress;              /* or NULL */
 } vs_search_experiment_opts;
@@ -121,7 +120,7 @@ typedef struct vs_svae_experiment_opts {
     int64_t explain_class;       /* the explained image: the first correctly classified test image of this class (default 3) */
     int64_t n_divergence;        /* test rows of the divergence and counterfactual statistics (default 200) */
     const char *image_dir;       /* the PNG figures (Figs. 3-7) are written here, or NULL */
-    const char *tag, *command, *commit; /* stamped into the report, or NULL */
+    const char *command;         /* stamped into the report (with vs_build_commit), or NULL */
     FILE *progress;              /* one line per stage, or NULL */
 } vs_svae_experiment_opts;
 void vs_svae_experiment_opts_init(vs_svae_experiment_opts *o);

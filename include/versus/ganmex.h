@@ -58,7 +58,7 @@ typedef struct vs_ganmex_experiment_opts {
     int64_t aopc_features;     /* L of AOPC_L in features (default 100) */
     bool ablations;            /* the stand-alone GAN (on coloured data instead: the GAN without L_sim) */
     bool colored;              /* coloured MNIST: report color_kept */
-    const char *command, *commit; /* stamped into the report, or NULL */
+    const char *command;       /* stamped into the report (with vs_build_commit), or NULL */
     FILE *progress;            /* one line per stage, or NULL */
 } vs_ganmex_experiment_opts;
 

@@ -48,6 +48,10 @@ extern "C" {
 
 /* Library version, "MAJOR.MINOR.PATCH". */
 const char *vs_version(void);
+/* The commit the library was built from: `git describe --always --dirty` of the checkout it was
+ * compiled in ("-dirty": changes not committed), the release tarball's stamp, or "unknown".  Every
+ * experiment's report records it. */
+const char *vs_build_commit(void);
 
 #ifdef __cplusplus
 }
