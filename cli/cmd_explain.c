@@ -20,7 +20,7 @@ static const vs_cli_opt explain_opts[] = {
     {"data", 1, "data SPEC the model was trained on"},
     {"query", 1, "index of the query in the test portion"},
     {"reference", 1, "index of the reference in the test portion"},
-    {"method", 1, "snx (default), snx-kl, snx-uc, snx-inter, snx-union, snx-des, snx-global, sm, des, pick-all, gnnexplainer, pgexplainer"},
+    {"method", 1, "an SNX method of the registry (listed above), or its older spelling; default snx"},
     {"top", 1, "features (tabular, default 10) or percent of edges (graphs, default 75) selected"},
     {"top-present", 0, "tabular: take the top features among those the pair has (mask times 1[x_s or x_t])"},
     {"gamma", 1, "sparsity weight gamma of Eqs. 4 and 6 (default: Section IV-H)"},
@@ -110,138 +110,111 @@ static void json_num(FILE *f, const char *key, double v, bool comma)
     if (comma) fputs(", ", f);
 }
 
-static int run_explain_snx(vs_args *a, int argc, char **argv)
-{
-    const char *model_dir = vs_args_get(a, "model"), *out = vs_args_get(a, "out");
-    if (a->n_pos != 1) return vs_usage_error("explain", "unexpected argument '%s'", a->pos[1]);
-    const char *spec = vs_args_get(a, "data");
-    if (!model_dir || !out || !spec) return vs_usage_error("explain", "--model, --data and --out are required");
+/* The flags of `versus explain snx`, checked. */
+typedef struct snx_flags {
+    const char *model_dir, *spec, *out;
     int64_t q, r, top, iters, split_seed;
-    double gamma, frac = 0.7;
+    double gamma, frac;
+    bool all;
+    vs_snx_method method;
+} snx_flags;
+
+/* The method of --method (a registry name or its older spelling; default snx); rc. */
+static int method_flag(const vs_args *a, vs_snx_method *out)
+{
+    const char *name = vs_args_get(a, "method");
+    int m = vs_snx_method_from_name(name ? name : "snx");
+    if (m >= 0) {
+        *out = (vs_snx_method)m;
+        return 0;
+    }
+    const vs_method *near = vs_method_family_nearest(VS_METHOD_SNX, name);
+    return vs_usage_error("explain", "unknown method '%s'%s%s%s (versus help explain lists them)", name, near ? "; did you mean '" : "",
+                          near ? near->name : "", near ? "'?" : "");
+}
+
+static int snx_flags_parse(const vs_args *a, snx_flags *c)
+{
+    c->model_dir = vs_args_get(a, "model");
+    c->out = vs_args_get(a, "out");
+    c->spec = vs_args_get(a, "data");
+    c->frac = 0.7;
+    if (a->n_pos != 1) return vs_usage_error("explain", "unexpected argument '%s'", a->pos[1]);
+    if (!c->model_dir || !c->out || !c->spec) return vs_usage_error("explain", "--model, --data and --out are required");
     int rc;
-    if ((rc = vs_args_int(a, "query", -1, 0, INT64_MAX, &q)) || (rc = vs_args_int(a, "reference", -1, 0, INT64_MAX, &r)) ||
-        (rc = vs_args_int(a, "top", 0, 1, 100000, &top)) || (rc = vs_args_int(a, "iters", 0, 1, 1000000, &iters)) ||
-        (rc = vs_args_int(a, "split-seed", -1, 0, INT64_MAX, &split_seed)) || (rc = vs_args_float(a, "gamma", -1, 0, 1e6, &gamma)))
+    if ((rc = vs_args_int(a, "query", -1, 0, INT64_MAX, &c->q)) || (rc = vs_args_int(a, "reference", -1, 0, INT64_MAX, &c->r)) ||
+        (rc = vs_args_int(a, "top", 0, 1, 100000, &c->top)) || (rc = vs_args_int(a, "iters", 0, 1, 1000000, &c->iters)) ||
+        (rc = vs_args_int(a, "split-seed", -1, 0, INT64_MAX, &c->split_seed)) || (rc = vs_args_float(a, "gamma", -1, 0, 1e6, &c->gamma)))
         return rc;
-    bool all = vs_args_has(a, "pairs");
-    if (!all && (q < 0 || r < 0)) return vs_usage_error("explain", "--query and --reference (indices into the test portion), or --pairs all, are required");
-    if (!all && (vs_args_has(a, "shard") || vs_args_has(a, "resume"))) return vs_usage_error("explain", "--shard and --resume go with --pairs all");
-    const char *mname = vs_args_get(a, "method");
-    int method = vs_snx_method_from_name(mname ? mname : "snx");
-    if (method < 0) return vs_usage_error("explain", "unknown method '%s'", mname);
-    vs_data_flags df;
-    if ((rc = vs_cli_data_flags(a, &df))) return rc;
-    if (split_seed < 0 && (rc = read_split(model_dir, &split_seed, &frac))) return rc;
+    c->all = vs_args_has(a, "pairs");
+    if (!c->all && (c->q < 0 || c->r < 0))
+        return vs_usage_error("explain", "--query and --reference (indices into the test portion), or --pairs all, are required");
+    if (!c->all && (vs_args_has(a, "shard") || vs_args_has(a, "resume"))) return vs_usage_error("explain", "--shard and --resume go with --pairs all");
+    return method_flag(a, &c->method);
+}
 
-    vs_error err;
-    vs_module *m = vs_model_load(model_dir, NULL, &err);
-    if (!m) return vs_fail("%s", err.msg);
-    vs_dataset *d = NULL;
-    vs_train_split sp = {0};
-    vs_snx_expl *glob = NULL, *loc = NULL;
-    rc = 0;
-    if (m->kind != VS_MODULE_SIAMESE) rc = vs_fail("%s is not a Siamese model (train one with --arch siamese-mlp|siamese-gcn|siamese-gin)", model_dir);
-    if (rc == 0 && vs_load_spec(spec, &df, &d, &err) != VS_OK) rc = vs_fail("%s", err.msg);
-    if (rc == 0 && d->kind == VS_DATA_IMAGES) rc = vs_fail("%s: SNX explains tabular rows and graphs", spec);
-    if (rc == 0 && vs_train_split_make(d, NULL, (uint64_t)split_seed, frac, true, &sp, &err) != VS_OK) rc = vs_fail("%s", err.msg);
-    if (rc == 0 && !all && (q >= sp.n_test || r >= sp.n_test))
-        rc = vs_fail("--query %lld / --reference %lld: the test portion has %lld rows", (long long)q, (long long)r, (long long)sp.n_test);
-    if (rc) goto done;
+/* Section IV-H options with the flags' overrides, and the scores' selection. */
+static void snx_flags_options(const vs_args *a, const snx_flags *c, vs_data_kind kind, vs_snx_opts *o, vs_snx_eval_opts *eo)
+{
+    vs_snx_opts_init(o, kind);
+    o->trace = true;
+    if (c->gamma >= 0) o->gamma_global = o->gamma_local = (float)c->gamma;
+    if (c->iters > 0) o->max_iters = (int)c->iters;
+    vs_snx_eval_opts_init(eo, kind);
+    eo->present_only = vs_args_has(a, "top-present");
+    if (c->top > 0 && kind == VS_DATA_TABULAR) eo->top_k = c->top;
+    if (c->top > 0 && kind != VS_DATA_TABULAR) eo->top_frac = c->top > 100 ? 1.0 : c->top / 100.0;
+}
 
-    vs_snx_opts o;
-    vs_snx_opts_init(&o, d->kind);
-    o.trace = true;
-    if (gamma >= 0) o.gamma_global = o.gamma_local = (float)gamma;
-    if (iters > 0) o.max_iters = (int)iters;
-    vs_snx_eval_opts eo;
-    vs_snx_eval_opts_init(&eo, d->kind);
-    eo.present_only = vs_args_has(a, "top-present");
-    if (top > 0) {
-        if (d->kind == VS_DATA_TABULAR)
-            eo.top_k = top;
-        else
-            eo.top_frac = top > 100 ? 1.0 : top / 100.0;
-    }
-    if (all) {
-        rc = vs_explain_snx_pairs(a, argc, argv, m, d, &sp, (vs_snx_method)method, &o, &eo, spec, out);
-        goto done;
-    }
-    int64_t s_row = sp.test[q], t_row = sp.test[r];
-    int64_t idx[2] = {s_row, t_row}, lab = d->y[s_row] == d->y[t_row];
-    vs_pairs one = {1, idx, &lab};
-    vs_siamese_module sm = {m, d->n_node_features};
-    vs_siamese f = vs_siamese_from_module(&sm);
-    int64_t rows[2] = {s_row, t_row};
-    if (vs_snx_global(&f, d, rows, 2, VS_SNX_GLOBAL, NULL, &o, &glob, &err) != VS_OK ||
-        vs_snx_explain(&f, d, sp.train, sp.n_train, sp.train_pairs, &one, (vs_snx_method)method, &o, &loc, &err) != VS_OK) {
-        rc = vs_fail("%s", err.msg);
-        goto done;
-    }
-    vs_snx_eval ev, gev[2];
-    if (vs_snx_evaluate(&f, d, loc, glob, &eo, &ev, &err) != VS_OK || vs_snx_evaluate(&f, d, glob, NULL, &eo, gev, &err) != VS_OK) {
-        rc = vs_fail("%s", err.msg);
-        goto done;
-    }
-
-    /* ---- report ---- */
-    double sim = NAN;
-    {
-        vs_scope_begin();
-        if (d->kind == VS_DATA_TABULAR) {
-            vs_tensor *xs = vs_tensor_from(VS_SHAPE(1, d->dim), d->X + s_row * d->dim);
-            vs_tensor *xt = vs_tensor_from(VS_SHAPE(1, d->dim), d->X + t_row * d->dim);
-            vs_tensor *c = vs_cosine_similarity(f.embed(f.ctx, xs), f.embed(f.ctx, xt), 1, 1e-8f);
-            if (c) sim = c->data[0];
-        } else {
-            vs_tensor *c = vs_cosine_similarity(f.embed_graph(f.ctx, &d->graphs[s_row], NULL), f.embed_graph(f.ctx, &d->graphs[t_row], NULL),
-                                                1, 1e-8f);
-            if (c) sim = c->data[0];
-        }
-        vs_scope_end();
-    }
-    printf("query: test row %lld (data row %lld, class %s)   reference: test row %lld (data row %lld, class %s)\n", (long long)q,
-           (long long)s_row, d->class_names ? d->class_names[d->y[s_row]] : "?", (long long)r, (long long)t_row,
+/* The pair's masks and scores on standard output. */
+static void print_pair(const snx_flags *c, const vs_dataset *d, int64_t s_row, int64_t t_row, double sim, const vs_snx_pair_expl *p,
+                       const vs_snx_eval_opts *eo)
+{
+    const vs_snx_expl *glob = p->global, *loc = p->local;
+    const vs_snx_eval *ev = &p->eval;
+    printf("query: test row %lld (data row %lld, class %s)   reference: test row %lld (data row %lld, class %s)\n", (long long)c->q,
+           (long long)s_row, d->class_names ? d->class_names[d->y[s_row]] : "?", (long long)c->r, (long long)t_row,
            d->class_names ? d->class_names[d->y[t_row]] : "?");
     printf("similarity %.4f (%s)\n", sim, sim > 0 ? "same class predicted" : "different classes predicted");
     int64_t k_gs = vs_snx_expl_find(glob, s_row);
-    int64_t show = d->kind == VS_DATA_TABULAR ? eo.top_k : 0;
     if (d->kind == VS_DATA_TABULAR) {
         printf("\nglobal invariant mask of the query (SNX-global, Eq. 4), its largest present minor features:\n");
-        print_tabular_mask(d, s_row, glob->ms + glob->s_off[k_gs], show, stdout);
-        printf("\nlocal mask for this pair (%s):\n", vs_snx_method_name((vs_snx_method)method));
-        print_tabular_mask(d, s_row, loc->ms + loc->s_off[0], show, stdout);
+        print_tabular_mask(d, s_row, glob->ms + glob->s_off[k_gs], eo->top_k, stdout);
+        printf("\nlocal mask for this pair (%s):\n", vs_snx_method_name(c->method));
+        print_tabular_mask(d, s_row, loc->ms + loc->s_off[0], eo->top_k, stdout);
     } else {
-        printf("\nglobal invariant mask of the query graph (SNX-global, Eqs. 4 and 10), top %.0f%% of edges:\n", 100 * eo.top_frac);
-        print_graph_mask(&d->graphs[s_row], glob->ms + glob->s_off[k_gs], eo.top_frac, stdout);
-        printf("\nlocal mask of the query graph for this pair (%s):\n", vs_snx_method_name((vs_snx_method)method));
-        print_graph_mask(&d->graphs[s_row], loc->ms + loc->s_off[0], eo.top_frac, stdout);
+        printf("\nglobal invariant mask of the query graph (SNX-global, Eqs. 4 and 10), top %.0f%% of edges:\n", 100 * eo->top_frac);
+        print_graph_mask(&d->graphs[s_row], glob->ms + glob->s_off[k_gs], eo->top_frac, stdout);
+        printf("\nlocal mask of the query graph for this pair (%s):\n", vs_snx_method_name(c->method));
+        print_graph_mask(&d->graphs[s_row], loc->ms + loc->s_off[0], eo->top_frac, stdout);
         printf("\nlocal mask of the reference graph:\n");
-        print_graph_mask(&d->graphs[t_row], loc->mt + loc->t_off[0], eo.top_frac, stdout);
+        print_graph_mask(&d->graphs[t_row], loc->mt + loc->t_off[0], eo->top_frac, stdout);
     }
-    printf("\nfaithfulness (Eq. 1, lower is better) %.4f   counterfactual (Eq. 2, higher is better) %.4f\n", ev.fa, ev.cf);
-    printf("conformity (Jaccard with the global mask) %.3f   violated constraints %lld of %lld\n", ev.conformity,
-           (long long)ev.violated, (long long)ev.n_constraints);
-    if (!isnan(ev.precision)) printf("against the planted truth: precision %.3f, recall %.3f\n", ev.precision, ev.recall);
+    printf("\nfaithfulness (Eq. 1, lower is better) %.4f   counterfactual (Eq. 2, higher is better) %.4f\n", ev->fa, ev->cf);
+    printf("conformity (Jaccard with the global mask) %.3f   violated constraints %lld of %lld\n", ev->conformity,
+           (long long)ev->violated, (long long)ev->n_constraints);
+    if (!isnan(ev->precision)) printf("against the planted truth: precision %.3f, recall %.3f\n", ev->precision, ev->recall);
+}
 
-    if (mkdir(out, 0777) != 0 && errno != EEXIST) {
-        rc = vs_fail("%s: cannot create directory: %s", out, strerror(errno));
-        goto done;
-    }
+/* OUT/explanation.json: the pair's masks and metrics; rc. */
+static int write_pair(const snx_flags *c, const vs_dataset *d, int64_t s_row, int64_t t_row, double sim, const vs_snx_pair_expl *p,
+                      const vs_snx_eval_opts *eo)
+{
+    if (mkdir(c->out, 0777) != 0 && errno != EEXIST) return vs_fail("%s: cannot create directory: %s", c->out, strerror(errno));
     char path[4096];
-    snprintf(path, sizeof path, "%s/explanation.json", out);
+    snprintf(path, sizeof path, "%s/explanation.json", c->out);
     vs_out jo;
-    if (vs_out_open(&jo, path, &err) != VS_OK) {
-        rc = vs_fail("%s", err.msg);
-        goto done;
-    }
+    vs_error err;
+    if (vs_out_open(&jo, path, &err) != VS_OK) return vs_fail("%s", err.msg);
     FILE *jf = jo.f;
+    const vs_snx_expl *glob = p->global, *loc = p->local;
+    int64_t k_gs = vs_snx_expl_find(glob, s_row), k_gt = vs_snx_expl_find(glob, t_row);
     fprintf(jf, "{\"method\": \"%s\", \"data\": \"%s\", \"query_test_index\": %lld, \"reference_test_index\": %lld,\n",
-            vs_snx_method_name((vs_snx_method)method), spec, (long long)q, (long long)r);
+            vs_snx_method_name(c->method), c->spec, (long long)c->q, (long long)c->r);
     fprintf(jf, " \"query_row\": %lld, \"reference_row\": %lld, ", (long long)s_row, (long long)t_row);
     json_num(jf, "similarity", sim, false);
     fprintf(jf, ",\n \"global_mask_query\": ");
     json_floats(jf, glob->ms + glob->s_off[k_gs], glob->s_off[k_gs + 1] - glob->s_off[k_gs]);
-    int64_t k_gt = vs_snx_expl_find(glob, t_row);
     fprintf(jf, ",\n \"global_mask_reference\": ");
     json_floats(jf, glob->ms + glob->s_off[k_gt], glob->s_off[k_gt + 1] - glob->s_off[k_gt]);
     fprintf(jf, ",\n \"local_mask_query\": ");
@@ -253,26 +226,86 @@ static int run_explain_snx(vs_args *a, int argc, char **argv)
         for (int64_t j = 0; j < d->dim; j++) fprintf(jf, "%s\"%s\"", j ? ", " : "", d->feature_names[j]);
         fprintf(jf, "]");
     }
+    const vs_snx_eval *ev = &p->eval;
     fprintf(jf, ",\n \"metrics\": {");
-    json_num(jf, "faithfulness", ev.fa, true);
-    json_num(jf, "counterfactual", ev.cf, true);
-    json_num(jf, "conformity", ev.conformity, true);
-    fprintf(jf, "\"violated_constraints\": %lld, \"constraints\": %lld, ", (long long)ev.violated, (long long)ev.n_constraints);
-    json_num(jf, "precision", ev.precision, true);
-    json_num(jf, "recall", ev.recall, true);
-    json_num(jf, "global_faithfulness", gev[0].fa, true);
-    json_num(jf, "global_counterfactual", gev[0].cf, false);
-    fprintf(jf, "},\n \"top\": %lld, \"top_fraction\": %.9g, \"top_present\": %s}\n", (long long)eo.top_k, eo.top_frac,
-            eo.present_only ? "true" : "false");
-    if (vs_out_commit(&jo, &err) != VS_OK) rc = vs_fail("%s", err.msg);
-    else printf("\nwrote %s\n", path);
-done:
-    vs_snx_expl_free(glob);
-    vs_snx_expl_free(loc);
+    json_num(jf, "faithfulness", ev->fa, true);
+    json_num(jf, "counterfactual", ev->cf, true);
+    json_num(jf, "conformity", ev->conformity, true);
+    fprintf(jf, "\"violated_constraints\": %lld, \"constraints\": %lld, ", (long long)ev->violated, (long long)ev->n_constraints);
+    json_num(jf, "precision", ev->precision, true);
+    json_num(jf, "recall", ev->recall, true);
+    json_num(jf, "global_faithfulness", p->global_eval[0].fa, true);
+    json_num(jf, "global_counterfactual", p->global_eval[0].cf, false);
+    fprintf(jf, "},\n \"top\": %lld, \"top_fraction\": %.9g, \"top_present\": %s}\n", (long long)eo->top_k, eo->top_frac,
+            eo->present_only ? "true" : "false");
+    if (vs_out_commit(&jo, &err) != VS_OK) return vs_fail("%s", err.msg);
+    printf("\nwrote %s\n", path);
+    return 0;
+}
+
+/* One pair: DES / PGExplainer fitted on the training portion, the pair explained, printed, written; rc. */
+static int explain_one(const snx_flags *c, vs_module *m, const vs_dataset *d, const vs_train_split *sp, const vs_snx_opts *o,
+                       const vs_snx_eval_opts *eo)
+{
+    int64_t s_row = sp->test[c->q], t_row = sp->test[c->r];
+    vs_siamese_module sm = {m, d->n_node_features};
+    vs_siamese f = vs_siamese_from_module(&sm);
+    vs_snx_fitted fit;
+    vs_snx_pair_expl p = {0};
+    vs_error err;
+    int rc = 0;
+    if (vs_snx_fit(&f, d, sp->train, sp->n_train, sp->train_pairs, c->method, o, &fit, &err) != VS_OK ||
+        vs_snx_explain_pair(&f, d, s_row, t_row, d->y[s_row] == d->y[t_row], c->method, &fit, o, eo, &p, &err) != VS_OK)
+        rc = vs_fail("%s", err.msg);
+    double sim = rc == 0 ? vs_snx_similarity(&f, d, s_row, t_row) : NAN;
+    if (rc == 0) print_pair(c, d, s_row, t_row, sim, &p, eo);
+    if (rc == 0) rc = write_pair(c, d, s_row, t_row, sim, &p, eo);
+    vs_snx_pair_expl_clear(&p);
+    vs_snx_fitted_clear(&fit);
+    return rc;
+}
+
+static int run_explain_snx(vs_args *a, int argc, char **argv)
+{
+    snx_flags c;
+    vs_data_flags df;
+    int rc;
+    if ((rc = snx_flags_parse(a, &c)) || (rc = vs_cli_data_flags(a, &df))) return rc;
+    if (c.split_seed < 0 && (rc = read_split(c.model_dir, &c.split_seed, &c.frac))) return rc;
+    vs_error err;
+    vs_module *m = vs_model_load(c.model_dir, NULL, &err);
+    if (!m) return vs_fail("%s", err.msg);
+    vs_dataset *d = NULL;
+    vs_train_split sp = {0};
+    if (m->kind != VS_MODULE_SIAMESE) rc = vs_fail("%s is not a Siamese model (train one with --arch siamese-mlp|siamese-gcn|siamese-gin)", c.model_dir);
+    if (rc == 0 && vs_load_spec(c.spec, &df, &d, &err) != VS_OK) rc = vs_fail("%s", err.msg);
+    if (rc == 0 && d->kind == VS_DATA_IMAGES) rc = vs_fail("%s: SNX explains tabular rows and graphs", c.spec);
+    if (rc == 0 && vs_train_split_make(d, NULL, (uint64_t)c.split_seed, c.frac, true, &sp, &err) != VS_OK) rc = vs_fail("%s", err.msg);
+    if (rc == 0 && !c.all && (c.q >= sp.n_test || c.r >= sp.n_test))
+        rc = vs_fail("--query %lld / --reference %lld: the test portion has %lld rows", (long long)c.q, (long long)c.r, (long long)sp.n_test);
+    if (rc == 0) {
+        vs_snx_opts o;
+        vs_snx_eval_opts eo;
+        snx_flags_options(a, &c, d->kind, &o, &eo);
+        rc = c.all ? vs_explain_snx_pairs(a, argc, argv, m, d, &sp, c.method, &o, &eo, c.spec, c.out) : explain_one(&c, m, d, &sp, &o, &eo);
+    }
     vs_train_split_clear(&sp);
     vs_dataset_free(d);
     vs_module_free(m);
     return rc;
+}
+
+/* `versus help explain`: SNX's methods as the registry lists them. */
+static void explain_more_help(void)
+{
+    printf("\nSNX methods (versus explain snx --method M, versus bench snx --methods M,...; the older spelling in\n"
+           "brackets is accepted too, and is the label explanation.json and the benchmark's tables print):\n");
+    for (int i = 0; i < vs_method_family_count(VS_METHOD_SNX); i++) {
+        const vs_method *m = vs_method_family_at(VS_METHOD_SNX, i);
+        char name[64];
+        snprintf(name, sizeof name, "%s%s%s%s", m->name, m->alias ? " (" : "", m->alias ? m->alias : "", m->alias ? ")" : "");
+        printf("  %-24s %s\n", name, m->help);
+    }
 }
 
 static int run_explain(int argc, char **argv)
@@ -338,5 +371,5 @@ const vs_verb vs_verb_explain = {
     "`versus merge`; finished pairs are journalled (OUT.journal) and --resume continues a killed run.",
     explain_opts,
     run_explain,
-    NULL,
+    explain_more_help,
 };

@@ -23,45 +23,35 @@ typedef struct pairs_job {
     vs_snx_method method;
     vs_snx_opts o;
     vs_snx_eval_opts eo;
-    const vs_snx_des *des;
-    const vs_snx_pg *pg;
+    const vs_snx_fitted *fit;
     uint64_t seed;
 } pairs_job;
 
 static int64_t mask_len(const vs_dataset *d, int64_t row) { return d->kind == VS_DATA_GRAPHS ? d->graphs[row].n_edges : d->dim; }
 
-/* Pair k explained as `versus explain snx` explains one pair (SNX-global masks of both rows, the
- * method's local masks, their scores), seeded by vs_item_seed(seed, k), into the record b. */
+/* Pair k explained as `versus explain snx` explains one pair (vs_snx_explain_pair), seeded by
+ * vs_item_seed(seed, k), into the record b. */
 static int explain_pair(const pairs_job *j, int64_t k, vs_item_buf *b)
 {
-    int64_t rows[2] = {j->pairs->idx[2 * k], j->pairs->idx[2 * k + 1]}, lab = j->pairs->label[k];
-    vs_pairs one = {1, rows, &lab};
+    int64_t s = j->pairs->idx[2 * k], t = j->pairs->idx[2 * k + 1];
     vs_snx_opts o = j->o;
     o.seed = vs_item_seed(j->seed, k);
-    vs_snx_expl *glob = NULL, *need_glob = NULL, *loc = NULL;
+    vs_snx_pair_expl p;
     vs_error err;
-    int need = vs_snx_method_global(j->method), rc = 0;
-    vs_snx_eval ev, gev[2];
-    if (vs_snx_global(&j->f, j->d, rows, 2, VS_SNX_GLOBAL, NULL, &o, &glob, &err) != VS_OK ||
-        (need == VS_SNX_DES && vs_snx_global(&j->f, j->d, rows, 2, VS_SNX_DES, j->des, &o, &need_glob, &err) != VS_OK) ||
-        vs_snx_local(&j->f, j->d, &one, j->method, need == VS_SNX_DES ? need_glob : glob, j->pg, &o, &loc, &err) != VS_OK ||
-        vs_snx_evaluate(&j->f, j->d, loc, glob, &j->eo, &ev, &err) != VS_OK || vs_snx_evaluate(&j->f, j->d, glob, NULL, &j->eo, gev, &err) != VS_OK)
-        rc = vs_fail("pair %lld (rows %lld, %lld): %s", (long long)k, (long long)rows[0], (long long)rows[1], err.msg);
-    if (rc == 0) {
-        double num[N_NUM] = {ev.fa, ev.cf, ev.conformity, ev.precision, ev.recall, gev[0].fa, gev[0].cf};
-        int64_t viol[2] = {ev.violated, ev.n_constraints};
-        vs_item_buf_reset(b);
-        vs_item_put_f64(b, num, N_NUM);
-        vs_item_put_i64(b, viol, 2);
-        vs_item_put_f32(b, loc->ms, (size_t)mask_len(j->d, rows[0]));
-        vs_item_put_f32(b, loc->mt, (size_t)mask_len(j->d, rows[1]));
-        vs_item_put_f32(b, glob->ms + glob->s_off[0], (size_t)mask_len(j->d, rows[0]));
-        vs_item_put_f32(b, glob->ms + glob->s_off[1], (size_t)mask_len(j->d, rows[1]));
-    }
-    vs_snx_expl_free(glob);
-    vs_snx_expl_free(need_glob);
-    vs_snx_expl_free(loc);
-    return rc;
+    if (vs_snx_explain_pair(&j->f, j->d, s, t, j->pairs->label[k] != 0, j->method, j->fit, &o, &j->eo, &p, &err) != VS_OK)
+        return vs_fail("pair %lld (rows %lld, %lld): %s", (long long)k, (long long)s, (long long)t, err.msg);
+    const vs_snx_eval *ev = &p.eval;
+    double num[N_NUM] = {ev->fa, ev->cf, ev->conformity, ev->precision, ev->recall, p.global_eval[0].fa, p.global_eval[0].cf};
+    int64_t viol[2] = {ev->violated, ev->n_constraints};
+    vs_item_buf_reset(b);
+    vs_item_put_f64(b, num, N_NUM);
+    vs_item_put_i64(b, viol, 2);
+    vs_item_put_f32(b, p.local->ms, (size_t)mask_len(j->d, s));
+    vs_item_put_f32(b, p.local->mt, (size_t)mask_len(j->d, t));
+    vs_item_put_f32(b, p.global->ms + p.global->s_off[0], (size_t)mask_len(j->d, s));
+    vs_item_put_f32(b, p.global->ms + p.global->s_off[1], (size_t)mask_len(j->d, t));
+    vs_snx_pair_expl_clear(&p);
+    return 0;
 }
 
 static vs_json *num(double v) { return isfinite(v) ? vs_json_new_number(v) : vs_json_new_null(); }
@@ -169,16 +159,11 @@ int vs_explain_snx_pairs(const vs_args *a, int argc, char **argv, vs_module *m, 
     vs_cli_run cr;
     if ((rc = vs_cli_run_opts(a, out, (uint64_t)seed, "pairs", argc, argv, &cr))) return rc;
     vs_error err;
-    vs_snx_des *des = NULL;
-    vs_snx_pg *pg = NULL;
+    vs_snx_fitted fit;
     vs_run *run = NULL;
     /* what every pair shares, fitted once on the training portion (deterministic, so every shard fits the same) */
-    if (vs_snx_method_global(method) == VS_SNX_DES && vs_snx_des_fit(d, sp->train, sp->n_train, &j.o, &des, &err) != VS_OK)
-        rc = vs_fail("des: %s", err.msg);
-    if (rc == 0 && method == VS_SNX_PGEXPLAINER && vs_snx_pg_train(&j.f, d, sp->train_pairs, &j.o, &pg, &err) != VS_OK)
-        rc = vs_fail("pgexplainer: %s", err.msg);
-    j.des = des;
-    j.pg = pg;
+    if (vs_snx_fit(&j.f, d, sp->train, sp->n_train, sp->train_pairs, method, &j.o, &fit, &err) != VS_OK) rc = vs_fail("%s", err.msg);
+    j.fit = &fit;
     if (rc == 0 && !cr.o.sharded && mkdir(out, 0777) != 0 && errno != EEXIST) rc = vs_fail("%s: cannot create directory: %s", out, strerror(errno));
     if (rc == 0 && vs_run_open(&cr.o, sp->test_pairs->n, &run, &err) != VS_OK)
         rc = err.code == VS_ERR_ARG ? vs_usage_error("explain", "%s", err.msg) : vs_fail("%s", err.msg);
@@ -197,7 +182,6 @@ int vs_explain_snx_pairs(const vs_args *a, int argc, char **argv, vs_module *m, 
         rc = write_pairs(&j, run, spec, path);
     if (rc == 0 && vs_run_finish(run, &err) != VS_OK) rc = vs_fail("%s", err.msg);
     vs_run_free(run);
-    vs_snx_des_free(des);
-    vs_snx_pg_free(pg);
+    vs_snx_fitted_clear(&fit);
     return rc;
 }

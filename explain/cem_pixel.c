@@ -178,9 +178,11 @@ static const vs_method_param cem_params[] = {
 const vs_method vs_method_cem_pn = {
     "cem_pn", "pertinent negative in pixel space: the least addition x0 + (1-x0) d that changes the class (Dhurandhar et al. 2018)",
     VS_OUTPUT_CONTRASTIVE, 0, sizeof(cem_method_opts), cem_pn_defaults, cem_params, cem_pn_run,
+    VS_METHOD_ATTRIBUTION, NULL,
 };
 
 const vs_method vs_method_cem_pp = {
     "cem_pp", "pertinent positive mask: ISTA on a [0,1] mask over segments, then segments added until the class returns (CEM-MAF Eq. 2)",
     VS_OUTPUT_MASK, VS_METHOD_SEGMENTS, sizeof(cem_method_opts), cem_pp_defaults, cem_params, cem_pp_run,
+    VS_METHOD_ATTRIBUTION, NULL,
 };

@@ -90,9 +90,11 @@ static const vs_method_param no_params[] = {{NULL, 0, 0, 0, 0, NULL, NULL}};
 const vs_method vs_method_deeplift = {
     "deeplift", "DeepLIFT with the rescale rule: difference-from-baseline multipliers (Shrikumar et al. 2017)",
     VS_OUTPUT_FEATURES, VS_METHOD_COMPLETE, 0, NULL, no_params, deeplift_run,
+    VS_METHOD_ATTRIBUTION, NULL,
 };
 
 const vs_method vs_method_deepshap = {
     "deepshap", "DeepLIFT averaged over a baseline set (Lundberg & Lee 2017)", VS_OUTPUT_FEATURES, VS_METHOD_BASELINE_SET, 0,
     NULL, no_params, deepshap_run,
+    VS_METHOD_ATTRIBUTION, NULL,
 };

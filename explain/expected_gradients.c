@@ -58,4 +58,5 @@ const vs_method vs_method_expected_gradients = {
     "expected_gradients", "integrated gradients averaged over a baseline set and random path positions (Erion et al. 2021)",
     VS_OUTPUT_FEATURES, VS_METHOD_BASELINE_SET, sizeof(expected_gradients_opts), expected_gradients_defaults,
     expected_gradients_params, expected_gradients_run,
+    VS_METHOD_ATTRIBUTION, NULL,
 };

@@ -50,10 +50,20 @@ static void explained_shape(const vs_tensor *x, const vs_explain_request *r, int
     for (int i = 1; i < x->ndim; i++) shape[i + both] = x->shape[i];
 }
 
+/* VS_OK when vs_explain runs m: SNX's masks need a data set's pairs and their own engine. */
+static vs_status check_family(const vs_method *m, vs_error *err)
+{
+    if (m && m->family == VS_METHOD_SNX)
+        return vs_error_set(err, VS_ERR_ARG, "%s is an SNX method (masks of Siamese pairs of a data set's rows or graphs): "
+                            "run it with `versus explain snx --method %s` or vs_snx_explain", m->name, m->name);
+    return VS_OK;
+}
+
 static vs_status check_request(const vs_model_fn *model, const vs_tensor *x, const vs_method *m, const vs_explain_request *r,
                                int64_t ex_dim, vs_error *err)
 {
     if (!model || !model->forward) return vs_error_set(err, VS_ERR_ARG, "explain: no model");
+    if (check_family(m, err) != VS_OK) return VS_ERR_ARG;
     if (!m || !m->run) return vs_error_set(err, VS_ERR_ARG, "explain: no method");
     if (!x || x->ndim < 2 || x->shape[0] < 1) return vs_error_set(err, VS_ERR_SHAPE, "%s: inputs must be [N, ...] with N >= 1", m->name);
     int64_t n = x->shape[0], dim = x->size / n;
@@ -105,6 +115,7 @@ vs_status vs_explain_shape(const vs_method *m, const vs_tensor *x, const vs_expl
                            vs_error *err)
 {
     if (!m || !x || x->ndim < 2 || x->shape[0] < 1) return vs_error_set(err, VS_ERR_SHAPE, "explain: inputs must be [N, ...] with N >= 1");
+    if (check_family(m, err) != VS_OK) return VS_ERR_ARG;
     vs_explain_request d;
     vs_explain_request_init(&d);
     if (!r) r = &d;

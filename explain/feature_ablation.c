@@ -120,10 +120,12 @@ static const vs_method_param permutation_params[] = {
 const vs_method vs_method_feature_ablation = {
     "feature_ablation", "score drop when one feature (or group) takes the baseline's values (Captum's FeatureAblation)",
     VS_OUTPUT_FEATURES, VS_METHOD_SEGMENTS, 0, NULL, no_params, ablation_run,
+    VS_METHOD_ATTRIBUTION, NULL,
 };
 
 const vs_method vs_method_feature_permutation = {
     "feature_permutation", "score drop when one feature (or group) is permuted across the batch of x and the baseline set (Breiman 2001; Fisher et al. 2019)",
     VS_OUTPUT_FEATURES, VS_METHOD_SEGMENTS | VS_METHOD_BASELINE_SET, sizeof(permutation_opts), permutation_defaults, permutation_params,
     permutation_run,
+    VS_METHOD_ATTRIBUTION, NULL,
 };

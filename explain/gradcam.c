@@ -109,4 +109,5 @@ static const vs_method_param gradcam_params[] = {
 const vs_method vs_method_gradcam = {
     "gradcam", "a conv layer's activations weighted by their mean gradient, upsampled (Selvaraju et al. 2017)",
     VS_OUTPUT_FEATURES, VS_METHOD_LAYERS, sizeof(gradcam_opts), gradcam_defaults, gradcam_params, gradcam_run,
+    VS_METHOD_ATTRIBUTION, NULL,
 };

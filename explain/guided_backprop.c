@@ -30,9 +30,11 @@ static const vs_method_param no_params[] = {{NULL, 0, 0, 0, 0, NULL, NULL}};
 const vs_method vs_method_guided_backprop = {
     "guided_backprop", "the gradient with each relu passing back only positive gradients of active units (Springenberg et al. 2015)",
     VS_OUTPUT_FEATURES, 0, 0, NULL, no_params, guided_run,
+    VS_METHOD_ATTRIBUTION, NULL,
 };
 
 const vs_method vs_method_deconvolution = {
     "deconvolution", "the gradient with each relu passing back only positive gradients, whatever its input (Zeiler & Fergus 2014)",
     VS_OUTPUT_FEATURES, 0, 0, NULL, no_params, deconv_run,
+    VS_METHOD_ATTRIBUTION, NULL,
 };

@@ -36,4 +36,5 @@ static const vs_method_param guided_gradcam_params[] = {
 const vs_method vs_method_guided_gradcam = {
     "guided_gradcam", "guided backpropagation times the Grad-CAM map, upsampled by nearest neighbour (Selvaraju et al. 2017)",
     VS_OUTPUT_FEATURES, VS_METHOD_LAYERS, sizeof(guided_gradcam_opts), guided_gradcam_defaults, guided_gradcam_params, guided_gradcam_run,
+    VS_METHOD_ATTRIBUTION, NULL,
 };

@@ -16,4 +16,5 @@ static const vs_method_param no_params[] = {{NULL, 0, 0, 0, 0, NULL, NULL}};
 const vs_method vs_method_input_x_gradient = {
     "input_x_gradient", "the input times the gradient, x * dS/dx (Shrikumar et al. 2016)", VS_OUTPUT_FEATURES, 0, 0, NULL,
     no_params, input_x_gradient_run,
+    VS_METHOD_ATTRIBUTION, NULL,
 };

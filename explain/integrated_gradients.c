@@ -86,4 +86,5 @@ static const vs_method_param ig_params[] = {
 const vs_method vs_method_integrated_gradients = {
     "integrated_gradients", "(x - x') times the mean gradient along the path from the baseline (Sundararajan et al. 2017)",
     VS_OUTPUT_FEATURES, VS_METHOD_COMPLETE, sizeof(ig_opts), ig_defaults, ig_params, ig_run,
+    VS_METHOD_ATTRIBUTION, NULL,
 };

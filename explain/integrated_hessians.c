@@ -116,4 +116,5 @@ static const vs_method_param ih_params[] = {
 const vs_method vs_method_integrated_hessians = {
     "integrated_hessians", "pairwise interactions [F, F]: integrated gradients of integrated gradients (Janizek et al. 2021)",
     VS_OUTPUT_INTERACTIONS, VS_METHOD_COMPLETE, sizeof(ih_opts), ih_defaults, ih_params, ih_run,
+    VS_METHOD_ATTRIBUTION, NULL,
 };

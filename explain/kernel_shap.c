@@ -129,4 +129,5 @@ const vs_method vs_method_kernel_shap = {
     "kernel_shap", "Shapley values fitted by weighted least squares over coalitions (Lundberg & Lee 2017)", VS_OUTPUT_FEATURES,
     VS_METHOD_COMPLETE | VS_METHOD_SEGMENTS, sizeof(kernel_shap_opts), kernel_shap_defaults, kernel_shap_params,
     kernel_shap_run,
+    VS_METHOD_ATTRIBUTION, NULL,
 };

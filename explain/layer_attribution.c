@@ -305,29 +305,35 @@ static const vs_method_param neuron_path_params[] = {
 const vs_method vs_method_layer_activation = {
     "layer_activation", "a layer's activation (Captum's LayerActivation)", VS_OUTPUT_LAYER, VS_METHOD_LAYERS, sizeof(layer_opts),
     layer_defaults, layer_params, activation_run,
+    VS_METHOD_ATTRIBUTION, NULL,
 };
 
 const vs_method vs_method_layer_gradient_x_activation = {
     "layer_gradient_x_activation", "a layer's activation times the gradient of the score in it (Captum's LayerGradientXActivation)",
     VS_OUTPUT_LAYER, VS_METHOD_LAYERS, sizeof(layer_opts), layer_defaults, layer_params, grad_x_act_run,
+    VS_METHOD_ATTRIBUTION, NULL,
 };
 
 const vs_method vs_method_layer_integrated_gradients = {
     "layer_integrated_gradients", "integrated gradients of a layer's units, the path in the layer's space (Captum's LayerIntegratedGradients)",
     VS_OUTPUT_LAYER, VS_METHOD_LAYERS | VS_METHOD_COMPLETE, sizeof(layer_opts), layer_defaults, layer_path_params, layer_ig_run,
+    VS_METHOD_ATTRIBUTION, NULL,
 };
 
 const vs_method vs_method_layer_conductance = {
     "layer_conductance", "the flow of integrated gradients through each unit of a layer (Dhamdhere et al. 2018)", VS_OUTPUT_LAYER,
     VS_METHOD_LAYERS, sizeof(layer_opts), layer_defaults, layer_path_params, conductance_run,
+    VS_METHOD_ATTRIBUTION, NULL,
 };
 
 const vs_method vs_method_neuron_integrated_gradients = {
     "neuron_integrated_gradients", "integrated gradients of one unit of a layer with respect to the input (Captum's NeuronIntegratedGradients)",
     VS_OUTPUT_FEATURES, VS_METHOD_LAYERS, sizeof(layer_opts), layer_defaults, neuron_path_params, neuron_ig_run,
+    VS_METHOD_ATTRIBUTION, NULL,
 };
 
 const vs_method vs_method_neuron_conductance = {
     "neuron_conductance", "the part of each input's integrated gradient that flows through one unit of a layer (Dhamdhere et al. 2018)",
     VS_OUTPUT_FEATURES, VS_METHOD_LAYERS, sizeof(layer_opts), layer_defaults, neuron_path_params, neuron_conductance_run,
+    VS_METHOD_ATTRIBUTION, NULL,
 };

@@ -81,4 +81,5 @@ static const vs_method_param lime_params[] = {
 const vs_method vs_method_lime = {
     "lime", "a local linear surrogate fitted on random coalitions (Ribeiro et al. 2016)", VS_OUTPUT_FEATURES,
     VS_METHOD_SEGMENTS, sizeof(lime_opts), lime_defaults, lime_params, lime_run,
+    VS_METHOD_ATTRIBUTION, NULL,
 };

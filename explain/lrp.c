@@ -164,4 +164,5 @@ static const vs_method_param lrp_params[] = {
 const vs_method vs_method_lrp = {
     "lrp", "layer-wise relevance propagation with the epsilon, gamma or z+ rule (Bach et al. 2015; Montavon et al. 2019)",
     VS_OUTPUT_FEATURES, VS_METHOD_CONSERVES, sizeof(lrp_opts), lrp_defaults, lrp_params, lrp_run,
+    VS_METHOD_ATTRIBUTION, NULL,
 };

@@ -77,4 +77,5 @@ static const vs_method_param nt_params[] = {
 const vs_method vs_method_noise_tunnel = {
     "noise_tunnel", "any method's maps over noisy copies of the input: mean, mean square or variance (Captum's NoiseTunnel)",
     VS_OUTPUT_FEATURES, 0, sizeof(nt_opts), nt_defaults, nt_params, nt_run,
+    VS_METHOD_ATTRIBUTION, NULL,
 };

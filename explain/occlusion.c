@@ -119,4 +119,5 @@ static const vs_method_param occlusion_params[] = {
 const vs_method vs_method_occlusion = {
     "occlusion", "score drop when a sliding window takes the baseline's values (Zeiler & Fergus 2014)", VS_OUTPUT_FEATURES, 0,
     sizeof(occlusion_opts), NULL, occlusion_params, occlusion_run,
+    VS_METHOD_ATTRIBUTION, NULL,
 };

@@ -18,6 +18,9 @@ extern const vs_method vs_method_guided_backprop, vs_method_deconvolution, vs_me
     vs_method_neuron_integrated_gradients, vs_method_neuron_conductance;
 extern const vs_method vs_method_shapley_taylor;
 extern const vs_method vs_method_cem_pn, vs_method_cem_pp;
+extern const vs_method vs_method_pick_all, vs_method_snx_random, vs_method_des, vs_method_snx_global, vs_method_sm, vs_method_snx_uc,
+    vs_method_snx_kl, vs_method_snx_des, vs_method_snx_inter, vs_method_snx_union, vs_method_snx, vs_method_gnnexplainer,
+    vs_method_pgexplainer;
 
 /* The registry: adding a method is its file plus one line here. */
 static const vs_method *const registry[] = {
@@ -41,18 +44,37 @@ static const vs_method *const registry[] = {
     &vs_method_neuron_conductance,
     &vs_method_shapley_taylor,
     &vs_method_cem_pn,      &vs_method_cem_pp,
+    /* SNX (explain/snx_methods.c), in the order of the paper's Table II */
+    &vs_method_pick_all,    &vs_method_snx_random,       &vs_method_des,                  &vs_method_snx_global,
+    &vs_method_sm,          &vs_method_snx_uc,           &vs_method_snx_kl,               &vs_method_snx_des,
+    &vs_method_snx_inter,   &vs_method_snx_union,        &vs_method_snx,                  &vs_method_gnnexplainer,
+    &vs_method_pgexplainer,
 };
 
 #define N_METHODS ((int)(sizeof registry / sizeof registry[0]))
 
-int vs_method_count(void) { return N_METHODS; }
+int vs_method_family_count(vs_method_family f)
+{
+    int n = 0;
+    for (int i = 0; i < N_METHODS; i++) n += registry[i]->family == f;
+    return n;
+}
 
-const vs_method *vs_method_at(int i) { return i >= 0 && i < N_METHODS ? registry[i] : NULL; }
+const vs_method *vs_method_family_at(vs_method_family f, int k)
+{
+    for (int i = 0; k >= 0 && i < N_METHODS; i++)
+        if (registry[i]->family == f && k-- == 0) return registry[i];
+    return NULL;
+}
+
+int vs_method_count(void) { return vs_method_family_count(VS_METHOD_ATTRIBUTION); }
+
+const vs_method *vs_method_at(int i) { return vs_method_family_at(VS_METHOD_ATTRIBUTION, i); }
 
 const vs_method *vs_method_find(const char *name)
 {
     for (int i = 0; name && i < N_METHODS; i++)
-        if (strcmp(registry[i]->name, name) == 0) return registry[i];
+        if (strcmp(registry[i]->name, name) == 0 || (registry[i]->alias && strcmp(registry[i]->alias, name) == 0)) return registry[i];
     return NULL;
 }
 
@@ -81,11 +103,14 @@ static int name_distance(const char *a, const char *b)
     return row[m];
 }
 
-const vs_method *vs_method_nearest(const char *name)
+const vs_method *vs_method_nearest(const char *name) { return vs_method_family_nearest(VS_METHOD_ATTRIBUTION, name); }
+
+const vs_method *vs_method_family_nearest(vs_method_family f, const char *name)
 {
     const vs_method *best = NULL;
     int bd = 0;
     for (int i = 0; name && i < N_METHODS; i++) {
+        if (registry[i]->family != f) continue;
         int d = name_distance(name, registry[i]->name), len = (int)strlen(registry[i]->name);
         if (d <= (len < 9 ? 2 : len / 3) && (!best || d < bd)) best = registry[i], bd = d;
     }

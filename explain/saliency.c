@@ -27,4 +27,5 @@ static const vs_method_param saliency_params[] = {
 const vs_method vs_method_saliency = {
     "saliency", "the gradient dS/dx (Simonyan et al. 2014)", VS_OUTPUT_FEATURES, 0, sizeof(saliency_opts), saliency_defaults,
     saliency_params, saliency_run,
+    VS_METHOD_ATTRIBUTION, NULL,
 };

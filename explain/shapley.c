@@ -186,4 +186,5 @@ static const vs_method_param no_params[] = {{NULL, 0, 0, 0, 0, NULL, NULL}};
 const vs_method vs_method_shapley_exact = {
     "shapley_exact", "exact Shapley values of the features by enumerating all 2^F coalitions (F <= 24)", VS_OUTPUT_FEATURES,
     VS_METHOD_COMPLETE | VS_METHOD_SEGMENTS, 0, NULL, no_params, shapley_exact_run,
+    VS_METHOD_ATTRIBUTION, NULL,
 };

@@ -92,4 +92,5 @@ static const vs_method_param svs_params[] = {
 const vs_method vs_method_shapley_value_sampling = {
     "shapley_value_sampling", "Shapley values estimated over random feature orders, in antithetic pairs (Castro et al. 2009)",
     VS_OUTPUT_FEATURES, VS_METHOD_SEGMENTS, sizeof(svs_opts), svs_defaults, svs_params, svs_run,
+    VS_METHOD_ATTRIBUTION, NULL,
 };

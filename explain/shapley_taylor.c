@@ -78,4 +78,5 @@ static const vs_method_param st_params[] = {
 const vs_method vs_method_shapley_taylor = {
     "shapley_taylor", "second-order Shapley-Taylor indices by the kernel of Hamilton et al. 2022 (exact when the budget covers 2^F)",
     VS_OUTPUT_INTERACTIONS, VS_METHOD_COMPLETE | VS_METHOD_SEGMENTS, sizeof(st_opts), st_defaults, st_params, st_run,
+    VS_METHOD_ATTRIBUTION, NULL,
 };

@@ -61,4 +61,5 @@ static const vs_method_param smoothgrad_params[] = {
 const vs_method vs_method_smoothgrad = {
     "smoothgrad", "the gradient averaged over noisy copies of the input (Smilkov et al. 2017)", VS_OUTPUT_FEATURES, 0,
     sizeof(smoothgrad_opts), smoothgrad_defaults, smoothgrad_params, smoothgrad_run,
+    VS_METHOD_ATTRIBUTION, NULL,
 };

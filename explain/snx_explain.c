@@ -1,7 +1,7 @@
 /* snx_explain.c - SNX entry points: stage-1 global masks (Eq. 4), stage-2 local masks by every
  * method of Section IV-A (SNX, SNX-KL, SNX-UC, SNX-DES, SNX-inter, SNX-union, SNX-global, DES,
  * Pick-all, SM, GNNExplainer, PGExplainer, and random masks as the chance level), the all-in-one
- * vs_snx_explain, options and names.
+ * vs_snx_explain and options (the methods' names are registry entries: snx_methods.c).
  * The optimising methods differ only in the options they hand to solve() below. */
 #include "explain/snx_internal.h"
 
@@ -9,37 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* ---- names and options ------------------------------------------------------------------------ */
-
-static const char *const method_names[VS_SNX_METHOD_COUNT] = {
-    "pick-all", "des", "snx-global", "sm", "snx-uc", "snx-kl", "snx-des", "snx-inter", "snx-union", "snx",
-    "gnnexplainer", "pgexplainer", "random"};
-
-const char *vs_snx_method_name(vs_snx_method m)
-{
-    return (int)m >= 0 && m < VS_SNX_METHOD_COUNT ? method_names[m] : NULL;
-}
-
-int vs_snx_method_from_name(const char *name)
-{
-    for (int i = 0; name && i < VS_SNX_METHOD_COUNT; i++)
-        if (!strcmp(name, method_names[i])) return i;
-    return -1;
-}
-
-int vs_snx_method_global(vs_snx_method m)
-{
-    switch (m) {
-    case VS_SNX_DES:
-    case VS_SNX_DES_GDA: return VS_SNX_DES;
-    case VS_SNX_GLOBAL:
-    case VS_SNX_KL:
-    case VS_SNX_INTER:
-    case VS_SNX_UNION:
-    case VS_SNX_GDA: return VS_SNX_GLOBAL;
-    default: return -1;
-    }
-}
+/* ---- options ------------------------------------------------------------------------------------- */
 
 void vs_snx_opts_init(vs_snx_opts *o, vs_data_kind kind)
 {
@@ -500,7 +470,7 @@ vs_status vs_snx_global(const vs_siamese *f, const vs_dataset *d, const int64_t 
     if (st != VS_OK) return st;
     if (!o) return vs_error_set(err, VS_ERR_ARG, "snx global: options are required");
     if (method != VS_SNX_GLOBAL && method != VS_SNX_DES && method != VS_SNX_PICK_ALL && method != VS_SNX_RANDOM)
-        return vs_error_set(err, VS_ERR_ARG, "snx global: %s gives no global masks (use snx-global, des, pick-all or random)",
+        return vs_error_set(err, VS_ERR_ARG, "snx global: %s gives no global masks (use snx_global, des, pick_all or random)",
                             vs_snx_method_name(method) ? vs_snx_method_name(method) : "?");
     if (method == VS_SNX_DES && (d->kind != VS_DATA_TABULAR || !des || des->p != d->dim))
         return vs_error_set(err, VS_ERR_ARG, "snx global: DES needs tabular data and a DES selector fitted on it");

@@ -127,6 +127,10 @@ grep_out "benchmark named" "unknown benchmark 'lime'" err.txt
 check "no benchmark" 2 $V bench --data synthetic-tabular
 check "unknown method" 2 $V bench snx --data synthetic-tabular --n 300 --methods snx,magic
 grep_out "method named" "unknown method 'magic'" err.txt
+check "a misspelt method" 2 $V bench snx --data synthetic-tabular --n 300 --methods snx_kll
+grep_out "nearest registry name" "did you mean 'snx_kl'" err.txt
+check "registry names on the wrong data kind" 2 $V bench snx --data synthetic-tabular --n 300 --methods snx_kl,gnnexplainer --out e0
+grep_out "snx_kl taken, gnnexplainer refused" "'gnnexplainer' is not defined for tabular data" err.txt
 check "graph method on tabular data" 2 $V bench snx --data synthetic-tabular --n 300 --methods gnnexplainer --out e1
 grep_out "kind named" "not defined for tabular data" err.txt
 check "tabular method on graphs" 2 $V bench snx --data synthetic-graph --n 40 --methods snx-inter --epochs 1 --out e2

@@ -53,6 +53,15 @@ grep_out "the default selects over every feature" '"top_present": false' expl/ex
 check "help explain" 0 $V help explain
 grep_out "--top-present documented" "top-present" out.txt
 check "explain snx-kl" 0 $V explain snx --model sn --data synthetic-tabular --n 300 --seed 2 --query 3 --reference 4 --method snx-kl --out expl2
+$V help explain >help_explain.txt 2>&1
+grep_out "help lists SNX's registry entries with their older spellings" "snx_kl (snx-kl)" help_explain.txt
+check "explain snx_kl, the registry's spelling" 0 $V explain snx --model sn --data synthetic-tabular --n 300 --seed 2 --query 3 --reference 4 \
+    --method snx_kl --out expl2r
+cmp -s expl2/explanation.json expl2r/explanation.json && ok || bad "snx_kl and its alias snx-kl explain alike"
+check "a misspelt SNX method" 2 $V explain snx --model sn --data synthetic-tabular --n 300 --seed 2 --query 3 --reference 4 --method snx_kll --out e5
+grep_out "did you mean" "did you mean 'snx_kl'" err.txt
+check "attribute refuses an SNX method" 1 $V attribute --model clf --input data/X.npy --method snx --out x.npy
+grep_out "where SNX's methods run" "versus explain snx" err.txt
 check "query outside the test portion" 1 $V explain snx --model sn --data synthetic-tabular --n 300 --seed 2 --query 5000 --reference 1 --out e3
 grep_out "size named" "test portion has" err.txt
 check "a classifier is not Siamese" 1 $V explain snx --model clf --data synthetic-tabular --n 300 --seed 2 --query 0 --reference 1 --out e4

@@ -8,6 +8,7 @@
 #include <math.h>
 #include <stdio.h>
 
+#include "versus/method.h"
 #include "versus/synth.h"
 
 /* ---- building blocks ----------------------------------------------------------------------------- */
@@ -223,6 +224,43 @@ START_TEST(test_topk_and_truth)
     ck_assert_int_eq(vs_snx_method_from_name("snx-kl"), VS_SNX_KL);
     ck_assert_int_eq(vs_snx_method_from_name("nope"), -1);
     ck_assert_int_eq(vs_snx_method_global(VS_SNX_DES_GDA), VS_SNX_DES);
+}
+END_TEST
+
+/* SNX's methods are registry entries: one name each in the registry's spelling, the dashed one an
+ * alias; every vs_snx_method has its entry and back; the attribution walk and vs_explain leave them out. */
+START_TEST(test_method_registry)
+{
+    ck_assert_int_eq(vs_method_family_count(VS_METHOD_SNX), VS_SNX_METHOD_COUNT);
+    for (int i = 0; i < VS_SNX_METHOD_COUNT; i++) {
+        const vs_method *e = vs_snx_method_entry((vs_snx_method)i);
+        ck_assert_ptr_nonnull(e);
+        ck_assert_int_eq(e->family, VS_METHOD_SNX);
+        ck_assert_int_eq(vs_snx_method_of(e), i);
+        ck_assert_ptr_eq(vs_method_find(e->name), e);
+        ck_assert_msg(!strchr(e->name, '-'), "%s: the registry spells names with '_'", e->name);
+        if (e->alias) ck_assert_ptr_eq(vs_method_find(e->alias), e);
+        ck_assert_int_eq(vs_snx_method_from_name(e->name), i);
+    }
+    ck_assert_int_eq(vs_snx_method_from_name("snx_kl"), VS_SNX_KL);
+    ck_assert_int_eq(vs_snx_method_from_name("pick-all"), VS_SNX_PICK_ALL);
+    ck_assert_str_eq(vs_snx_method_name(VS_SNX_KL), "snx-kl"); /* the label results files print */
+    ck_assert_int_eq(vs_snx_method_from_name("integrated_gradients"), -1);
+    ck_assert_ptr_null(vs_snx_method_entry(VS_SNX_METHOD_COUNT));
+    ck_assert_ptr_eq(vs_method_family_nearest(VS_METHOD_SNX, "snx_kll"), vs_method_find("snx_kl"));
+    ck_assert_ptr_null(vs_method_nearest("snx_kll")); /* not among the attribution methods */
+    for (int i = 0; i < vs_method_count(); i++) ck_assert_int_eq(vs_method_at(i)->family, VS_METHOD_ATTRIBUTION);
+    ck_assert_int_eq(vs_method_count() + VS_SNX_METHOD_COUNT, vs_method_family_count(VS_METHOD_ATTRIBUTION) + vs_method_family_count(VS_METHOD_SNX));
+    ck_assert_ptr_null(vs_method_family_at(VS_METHOD_SNX, VS_SNX_METHOD_COUNT));
+    vs_tensor *x = vs_tensor_zeros(VS_SHAPE(1, 4));
+    vs_explain_request rq;
+    vs_explain_request_init(&rq);
+    int nd;
+    int64_t shape[VS_MAX_DIMS];
+    vs_error err;
+    ck_assert_int_eq(vs_explain_shape(vs_method_find("snx"), x, &rq, &nd, shape, &err), VS_ERR_ARG);
+    ck_assert_ptr_nonnull(strstr(err.msg, "versus explain snx"));
+    vs_tensor_free(x);
     ck_assert_int_eq(vs_snx_method_global(VS_SNX_INTER), VS_SNX_GLOBAL);
     ck_assert_int_eq(vs_snx_method_global(VS_SNX_SM), -1);
 }
@@ -1010,6 +1048,7 @@ static Suite *snx_suite(void)
     Suite *s = suite_create("snx");
     TCase *tc = vs_tcase(s, "blocks", 30);
     tcase_add_test(tc, test_group_importance);
+    tcase_add_test(tc, test_method_registry);
     tcase_add_test(tc, test_kl_and_faithfulness);
     tcase_add_test(tc, test_gda_toy);
     tcase_add_test(tc, test_welch);

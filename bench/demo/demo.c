@@ -3,7 +3,7 @@
  * against two references with SNX-global and SNX (and saliency maps), scored against the truth, and
  * a classifier explained one-vs-one with three attribution methods; returned as a vs_report
  * (tables, a feature-importance bar chart, the query graph drawn with its masks, GDA traces). */
-#include "bench/snx/snx_bench.h"
+#include "bench/snx/snx_results.h"
 #include "versus/arch.h"
 #include "versus/experiment.h"
 #include "versus/explain.h"

@@ -8,6 +8,7 @@
 #include "bench/snx/snx_bench.h"
 #include "versus/arch.h"
 #include "versus/json.h"
+#include "versus/method.h"
 #include "versus/model.h"
 #include "versus/zoo.h"
 
@@ -50,10 +51,6 @@ static const vs_snx_method graph_methods[] = {VS_SNX_PICK_ALL, VS_SNX_RANDOM, VS
 const vs_snx_method vs_snx_dual_methods[SNX_N_DUAL_METHODS] = {VS_SNX_GDA, VS_SNX_INTER, VS_SNX_UNION, VS_SNX_DES_GDA};
 /* Fig. 7 (right): local masks whose sensitivity is plotted. */
 const vs_snx_method vs_snx_sens_methods[SNX_N_SENS] = {VS_SNX_GDA, VS_SNX_UC, VS_SNX_SM};
-
-#define METHOD_NAMES "pick-all, random, des, snx-global, sm, snx-uc, snx-kl, snx-des, snx-inter, snx-union, snx, gnnexplainer, pgexplainer"
-
-const char *vs_snx_experiment_method_names(void) { return METHOD_NAMES; }
 
 void vs_snx_experiment_opts_init(vs_snx_experiment_opts *o)
 {
@@ -115,10 +112,10 @@ static void progress(const snx_bench *b, const char *fmt, ...)
     ;
 static void progress(const snx_bench *b, const char *fmt, ...)
 {
-    if (!b->opt->progress) return;
+    if (!b->res.set.opt->progress) return;
     va_list ap;
     va_start(ap, fmt);
-    vfprintf(b->opt->progress, fmt, ap);
+    vfprintf(b->res.set.opt->progress, fmt, ap);
     va_end(ap);
 }
 
@@ -130,7 +127,8 @@ static snx_summary summarise(const vs_snx_eval *ev, int64_t n, size_t field, dou
     return s;
 }
 
-/* Every name of the list (comma-separated) is a method: 0, or 1 after a usage message. */
+/* Every name of the list (comma-separated) is an SNX method of the registry (its name or older
+ * spelling): 0, or 1 after a usage message. */
 static int check_method_names(const snx_bench *b, const char *list)
 {
     if (!list) return 0;
@@ -138,7 +136,11 @@ static int check_method_names(const snx_bench *b, const char *list)
     if (snprintf(buf, sizeof buf, "%s", list) >= (int)sizeof buf) return usage(b, "--methods: list too long");
     int n = 0;
     for (char *save = NULL, *t = strtok_r(buf, ",", &save); t; t = strtok_r(NULL, ",", &save), n++)
-        if (vs_snx_method_from_name(t) < 0) return usage(b, "unknown method '%s' (%s)", t, METHOD_NAMES);
+        if (vs_snx_method_from_name(t) < 0) {
+            const vs_method *near = vs_method_family_nearest(VS_METHOD_SNX, t);
+            return usage(b, "unknown method '%s'%s%s%s (versus help explain lists SNX's methods)", t, near ? "; did you mean '" : "",
+                         near ? near->name : "", near ? "'?" : "");
+        }
     return n ? 0 : usage(b, "--methods: no method named");
 }
 
@@ -148,8 +150,8 @@ static int check_method_names(const snx_bench *b, const char *list)
  * method of the data kind. */
 static int choose_methods(snx_bench *b, const char *list)
 {
-    const vs_snx_method *all = b->graph ? graph_methods : tabular_methods;
-    int n_all = b->graph ? (int)(sizeof graph_methods / sizeof *graph_methods) : (int)(sizeof tabular_methods / sizeof *tabular_methods);
+    const vs_snx_method *all = b->res.set.graph ? graph_methods : tabular_methods;
+    int n_all = b->res.set.graph ? (int)(sizeof graph_methods / sizeof *graph_methods) : (int)(sizeof tabular_methods / sizeof *tabular_methods);
     bool want[VS_SNX_METHOD_COUNT] = {0};
     for (int i = 0; !list && i < n_all; i++) want[all[i]] = true;
     if (list) {
@@ -161,16 +163,16 @@ static int choose_methods(snx_bench *b, const char *list)
             for (int i = 0; i < n_all; i++) ok |= (int)all[i] == m;
             if (!ok)
                 return usage(b, "method '%s' is not defined for %s (see 'versus help bench')", t,
-                                      b->graph ? "graphs" : "tabular data");
+                                      b->res.set.graph ? "graphs" : "tabular data");
             want[m] = true;
         }
     }
-    b->n_runs = 0;
-    b->snx_run = -1;
+    b->res.table2.n_runs = 0;
+    b->res.table2.snx_run = -1;
     for (int i = 0; i < n_all; i++)
         if (want[all[i]]) {
-            if (all[i] == VS_SNX_GDA) b->snx_run = b->n_runs;
-            b->run[b->n_runs++].method = all[i];
+            if (all[i] == VS_SNX_GDA) b->res.table2.snx_run = b->res.table2.n_runs;
+            b->res.table2.run[b->res.table2.n_runs++].method = all[i];
         }
     return 0;
 }
@@ -181,16 +183,16 @@ static int choose_methods(snx_bench *b, const char *list)
 static int read_metrics(snx_bench *b)
 {
     char path[4096];
-    snprintf(path, sizeof path, "%s/metrics.json", b->model_dir);
+    snprintf(path, sizeof path, "%s/metrics.json", b->res.set.model_dir);
     vs_json *root = NULL;
     vs_error err;
     if (vs_json_parse_file(path, NULL, &root, &err) != VS_OK) return fail(b, "%s", err.msg);
     const vs_json *s = vs_json_get(root, "split_seed"), *f = vs_json_get(root, "train_frac");
     int rc = 0;
-    if (!s || vs_json_int(s, 0, INT64_MAX, &b->split_seed, &err) != VS_OK)
+    if (!s || vs_json_int(s, 0, INT64_MAX, &b->res.set.split_seed, &err) != VS_OK)
         rc = fail(b, "%s: no integer \"split_seed\" (was the model trained by versus train?)", path);
-    b->train_frac = 0.7;
-    if (rc == 0 && f && vs_json_double(f, 0.01, 0.99, &b->train_frac, &err) != VS_OK)
+    b->res.set.train_frac = 0.7;
+    if (rc == 0 && f && vs_json_double(f, 0.01, 0.99, &b->res.set.train_frac, &err) != VS_OK)
         rc = fail(b, "%s: \"train_frac\" must be a number in [0.01, 0.99] (models trained with --test-data are not supported)", path);
     vs_json_free(root);
     return rc;
@@ -202,8 +204,8 @@ static vs_module *train_one(const snx_bench *b, const vs_dataset *d, float wd, v
 {
     vs_error err;
     vs_rng r;
-    vs_rng_seed(&r, (uint64_t)b->seed ^ INIT_STREAM);
-    vs_module *m = b->graph ? vs_arch_siamese_gnn(VS_MODULE_GIN_CONV, d->n_node_features, 32, 3, 16, &r, &err)
+    vs_rng_seed(&r, (uint64_t)b->res.set.seed ^ INIT_STREAM);
+    vs_module *m = b->res.set.graph ? vs_arch_siamese_gnn(VS_MODULE_GIN_CONV, d->n_node_features, 32, 3, 16, &r, &err)
                             : vs_arch_siamese_mlp(d->dim, 64, 32, &r, &err);
     if (!m) {
         fail(b, "%s", err.msg);
@@ -211,14 +213,14 @@ static vs_module *train_one(const snx_bench *b, const vs_dataset *d, float wd, v
     }
     vs_train_opts to;
     vs_train_opts_init(&to);
-    to.epochs = b->epochs;
-    to.seed = (uint64_t)b->seed;
+    to.epochs = b->res.set.epochs;
+    to.seed = (uint64_t)b->res.set.seed;
     to.optim.lr = 1e-2f;
     to.optim.weight_decay = wd;
-    to.pairing = b->pairing;
-    to.progress = b->opt->progress;
+    to.pairing = b->res.set.pairing;
+    to.progress = b->res.set.opt->progress;
     if (vs_train(m, d, &to, res, &err) != VS_OK) {
-        fail(b, "%s: %s", b->spec, err.msg);
+        fail(b, "%s: %s", b->res.set.spec, err.msg);
         vs_module_free(m);
         return NULL;
     }
@@ -235,8 +237,8 @@ static int choose_weight_decay(snx_bench *b)
     vs_dataset *sub = NULL;
     vs_train_opts to;
     vs_train_opts_init(&to); /* the split train_model's vs_train makes */
-    if (vs_train_split_make(b->d, NULL, (uint64_t)b->seed, to.train_frac, false, &sp, &err) != VS_OK ||
-        vs_dataset_subset(b->d, sp.train, sp.n_train, &sub, &err) != VS_OK) {
+    if (vs_train_split_make(b->res.set.d, NULL, (uint64_t)b->res.set.seed, to.train_frac, false, &sp, &err) != VS_OK ||
+        vs_dataset_subset(b->res.set.d, sp.train, sp.n_train, &sub, &err) != VS_OK) {
         vs_train_split_clear(&sp);
         return fail(b, "%s", err.msg);
     }
@@ -246,13 +248,13 @@ static int choose_weight_decay(snx_bench *b)
         progress(b, "versus bench snx: validation run, weight decay %g\n", (double)vs_snx_wd_grid[i]);
         vs_module *m = train_one(b, sub, vs_snx_wd_grid[i], &res);
         if (!m) rc = 1;
-        b->wd_val_acc[i] = m ? vs_train_result_get(&res, "test_accuracy") : NAN;
-        if (m && b->wd_val_acc[i] > b->wd_val_acc[best]) best = i;
+        b->res.model.wd_val_acc[i] = m ? vs_train_result_get(&res, "test_accuracy") : NAN;
+        if (m && b->res.model.wd_val_acc[i] > b->res.model.wd_val_acc[best]) best = i;
         vs_train_result_clear(&res);
         vs_module_free(m);
     }
-    b->weight_decay = vs_snx_wd_grid[best];
-    b->wd_chosen = true;
+    b->res.model.weight_decay = vs_snx_wd_grid[best];
+    b->res.model.wd_chosen = true;
     vs_dataset_free(sub);
     vs_train_split_clear(&sp);
     return rc;
@@ -266,13 +268,13 @@ static int choose_weight_decay(snx_bench *b)
  * enter; neither the test pairs nor any planted truth.  Ties go to the smaller gamma.  rc. */
 static int choose_gamma(snx_bench *b)
 {
-    double g = b->opt->gamma;
+    double g = b->res.set.opt->gamma;
     int rc = 0;
-    if (g >= 0) b->o.gamma_global = b->o.gamma_local = (float)g;
-    if (g >= 0 || b->graph) return 0;
+    if (g >= 0) b->res.set.o.gamma_global = b->res.set.o.gamma_local = (float)g;
+    if (g >= 0 || b->res.set.graph) return 0;
     const vs_pairs *tp = b->sp.train_pairs;
-    uint8_t *seen = calloc((size_t)b->d->n, 1);
-    int64_t *rows = malloc((size_t)SNX_GAMMA_ROWS * sizeof *rows), n = 0, q = b->d->n_groups;
+    uint8_t *seen = calloc((size_t)b->res.set.d->n, 1);
+    int64_t *rows = malloc((size_t)SNX_GAMMA_ROWS * sizeof *rows), n = 0, q = b->res.set.d->n_groups;
     double *levels = malloc((size_t)q * sizeof *levels), *fa = malloc((size_t)q * sizeof *fa), *cf = malloc((size_t)q * sizeof *cf);
     if (!seen || !rows || !levels || !fa || !cf) rc = fail(b, "out of memory");
     for (int64_t k = 0; rc == 0 && tp && k < tp->n && n < SNX_GAMMA_ROWS; k++) {
@@ -280,34 +282,34 @@ static int choose_gamma(snx_bench *b)
         if (!seen[r]) rows[n++] = r;
         seen[r] = 1;
     }
-    if (rc == 0 && n < 2) rc = fail(b, "%s: too few training pairs to choose gamma (give --gamma)", b->spec);
+    if (rc == 0 && n < 2) rc = fail(b, "%s: too few training pairs to choose gamma (give --gamma)", b->res.set.spec);
     for (int64_t i = 0; rc == 0 && i < q; i++) levels[i] = (double)(i + 1);
     vs_snx_eval_opts eo;
-    vs_snx_eval_opts_init(&eo, b->d->kind);
+    vs_snx_eval_opts_init(&eo, b->res.set.d->kind);
     eo.present_only = true;
     double t = now();
     int best = -1;
     for (int i = 0; rc == 0 && i < SNX_N_GAMMA; i++) {
-        vs_snx_opts o = b->o;
+        vs_snx_opts o = b->res.set.o;
         o.gamma_global = vs_snx_gamma_grid[i];
         o.trace = false;
         vs_snx_expl *e = NULL;
         vs_error err;
-        if (vs_snx_global(&b->f, b->d, rows, n, VS_SNX_GLOBAL, NULL, &o, &e, &err) != VS_OK ||
-            vs_snx_sensitivity(&b->f, b->d, e, &eo, levels, (int)q, fa, cf, &err) != VS_OK) {
+        if (vs_snx_global(&b->f, b->res.set.d, rows, n, VS_SNX_GLOBAL, NULL, &o, &e, &err) != VS_OK ||
+            vs_snx_sensitivity(&b->f, b->res.set.d, e, &eo, levels, (int)q, fa, cf, &err) != VS_OK) {
             rc = fail(b, "choosing gamma: %s", err.msg);
         } else {
             double c = 0;
             for (int64_t k = 0; k < q; k++) c += (cf[k] - fa[k]) / (double)q;
-            b->gamma_crit[i] = c;
-            if (best < 0 || c > b->gamma_crit[best]) best = i;
+            b->res.set.gamma_crit[i] = c;
+            if (best < 0 || c > b->res.set.gamma_crit[best]) best = i;
         }
         vs_snx_expl_free(e);
     }
     if (rc == 0) {
-        b->o.gamma_global = b->o.gamma_local = vs_snx_gamma_grid[best];
-        b->gamma_chosen = true;
-        b->gamma_seconds = now() - t;
+        b->res.set.o.gamma_global = b->res.set.o.gamma_local = vs_snx_gamma_grid[best];
+        b->res.set.gamma_chosen = true;
+        b->res.set.gamma_seconds = now() - t;
         progress(b, "versus bench snx: gamma %g chosen on %lld training rows\n", (double)vs_snx_gamma_grid[best], (long long)n);
     }
     free(seen);
@@ -321,7 +323,7 @@ static int choose_gamma(snx_bench *b)
 /* The SNX options of protocol sel. */
 static const vs_snx_opts *sel_opts(const snx_bench *b, int sel)
 {
-    return sel == SEL_PAPER ? &b->po : &b->o;
+    return sel == SEL_PAPER ? &b->po : &b->res.set.o;
 }
 
 /* Stage 1 (shared by every method that reads global masks) per protocol, DES and PGExplainer, once. */
@@ -330,27 +332,29 @@ static int prepare(snx_bench *b)
     vs_error err;
     int rc = choose_gamma(b);
     if (rc) return rc;
-    b->po = b->o;
+    b->po = b->res.set.o;
     b->po.present_only = false;
     b->po.trace = false;
     bool need_pg = false;
-    for (int i = 0; i < b->n_runs; i++) need_pg |= b->run[i].method == VS_SNX_PGEXPLAINER;
+    for (int i = 0; i < b->res.table2.n_runs; i++) need_pg |= b->res.table2.run[i].method == VS_SNX_PGEXPLAINER;
     double t = now();
-    if (!b->graph && vs_snx_des_fit(b->d, b->sp.train, b->sp.n_train, &b->o, &b->des, &err) != VS_OK) return fail(b, "des: %s", err.msg);
-    if (!b->graph) b->des_seconds = now() - t;
+    if (!b->res.set.graph && vs_snx_des_fit(b->res.set.d, b->sp.train, b->sp.n_train, &b->res.set.o, &b->des, &err) != VS_OK) return fail(b, "des: %s", err.msg);
+    if (!b->res.set.graph) b->res.time.des_seconds = now() - t;
+    b->res.time.des_fitted = b->des != NULL;
     if (need_pg) {
         t = now();
-        if (vs_snx_pg_train(&b->f, b->d, b->sp.train_pairs, &b->o, &b->pg, &err) != VS_OK) return fail(b, "pgexplainer: %s", err.msg);
-        b->pg_seconds = now() - t;
+        if (vs_snx_pg_train(&b->f, b->res.set.d, b->sp.train_pairs, &b->res.set.o, &b->pg, &err) != VS_OK) return fail(b, "pgexplainer: %s", err.msg);
+        b->res.time.pg_seconds = now() - t;
+        b->res.time.pg_trained = true;
     }
-    for (int sel = 0; sel < b->n_sel; sel++)
+    for (int sel = 0; sel < b->res.set.n_sel; sel++)
         for (int g = 0; g < N_GLOBAL; g++) {
-            if (g == G_DES && b->graph) continue;
+            if (g == G_DES && b->res.set.graph) continue;
             t = now();
-            if (vs_snx_global(&b->f, b->d, b->rows, b->n_rows, vs_snx_global_method[g], b->des, sel_opts(b, sel), &b->glob[sel][g], &err) !=
+            if (vs_snx_global(&b->f, b->res.set.d, b->rows, b->res.set.n_rows, vs_snx_global_method[g], b->des, sel_opts(b, sel), &b->res.table3.glob[sel][g], &err) !=
                 VS_OK)
                 return fail(b, "%s: %s", vs_snx_method_name(vs_snx_global_method[g]), err.msg);
-            if (g == G_SNX && sel == SEL_PRESENT) b->global_seconds = now() - t;
+            if (g == G_SNX && sel == SEL_PRESENT) b->res.time.global_seconds = now() - t;
         }
     return 0;
 }
@@ -358,15 +362,15 @@ static int prepare(snx_bench *b)
 /* The global masks a method is constrained by (and its conformity is measured against). */
 static const vs_snx_expl *method_global(const snx_bench *b, vs_snx_method m, int sel)
 {
-    return b->glob[sel][vs_snx_method_global(m) == VS_SNX_DES ? G_DES : G_SNX];
+    return b->res.table3.glob[sel][vs_snx_method_global(m) == VS_SNX_DES ? G_DES : G_SNX];
 }
 
 /* Evaluation options of Table II under selection sel. */
 static vs_snx_eval_opts eval_opts(const snx_bench *b, bool select, int sel)
 {
     vs_snx_eval_opts eo;
-    vs_snx_eval_opts_init(&eo, b->d->kind);
-    eo.top_k = b->top_k;
+    vs_snx_eval_opts_init(&eo, b->res.set.d->kind);
+    eo.top_k = b->res.set.top_k;
     eo.top_frac = SNX_TOP_FRAC;
     eo.select = select;
     eo.present_only = sel == SEL_PRESENT;
@@ -378,27 +382,27 @@ static int score(const snx_bench *b, const vs_snx_expl *e, const vs_snx_expl *gl
 {
     vs_error err;
     vs_snx_eval_opts eo = eval_opts(b, select, sel);
-    if (vs_snx_evaluate(&b->f, b->d, e, global, &eo, ev, &err) != VS_OK) return fail(b, "%s: %s", vs_snx_method_name(e->method), err.msg);
+    if (vs_snx_evaluate(&b->f, b->res.set.d, e, global, &eo, ev, &err) != VS_OK) return fail(b, "%s: %s", vs_snx_method_name(e->method), err.msg);
     return 0;
 }
 
-/* Fig. 7: mean FA and CF of e over b->levels under selection sel; rc. */
+/* Fig. 7: mean FA and CF of e over b->res.set.levels under selection sel; rc. */
 static int sensitivity(const snx_bench *b, const vs_snx_expl *e, int sel, double *fa, double *cf)
 {
     vs_error err;
     vs_snx_eval_opts eo = eval_opts(b, true, sel);
-    if (vs_snx_sensitivity(&b->f, b->d, e, &eo, b->levels, b->n_levels, fa, cf, &err) != VS_OK)
+    if (vs_snx_sensitivity(&b->f, b->res.set.d, e, &eo, b->res.set.levels, b->res.set.n_levels, fa, cf, &err) != VS_OK)
         return fail(b, "%s: %s", vs_snx_method_name(e->method), err.msg);
     return 0;
 }
 
 static int run_method(snx_bench *b, snx_method_run *r)
 {
-    int64_t n = b->pairs.n; /* r->e: vs_snx_bench_local_masks */
+    int64_t n = b->res.set.pairs.n; /* r->e: vs_snx_bench_local_masks */
     double *tmp = malloc((size_t)n * sizeof *tmp);
     if (!tmp) return fail(b, "out of memory");
     int rc = 0;
-    for (int sel = 0; sel < b->n_sel && rc == 0; sel++) {
+    for (int sel = 0; sel < b->res.set.n_sel && rc == 0; sel++) {
         vs_snx_eval *ev = r->ev[sel] = malloc((size_t)n * sizeof *ev);
         /* Pick-all is the bound of Table II: every feature kept (FA) or none (CF), no top-k cut */
         rc = ev ? score(b, r->e[sel], method_global(b, r->method, sel), r->method != VS_SNX_PICK_ALL, sel, ev) : fail(b, "out of memory");
@@ -423,7 +427,7 @@ static int run_method(snx_bench *b, snx_method_run *r)
     free(tmp);
     if (rc) return rc;
     for (int i = 0; i < SNX_N_SENS; i++)
-        for (int sel = 0; r->method == vs_snx_sens_methods[i] && sel < b->n_sel; sel++) {
+        for (int sel = 0; r->method == vs_snx_sens_methods[i] && sel < b->res.set.n_sel; sel++) {
             if ((rc = sensitivity(b, r->e[sel], sel, r->sens_fa[sel], r->sens_cf[sel]))) return rc;
             r->sens = true;
         }
@@ -433,8 +437,8 @@ static int run_method(snx_bench *b, snx_method_run *r)
 /* Paired t-test of SNX against run i on one field of the scores under protocol sel; x, y scratch [n]. */
 static double t_test_field(const snx_bench *b, int i, int sel, size_t field, double *x, double *y)
 {
-    int64_t n = b->pairs.n;
-    const vs_snx_eval *s = b->run[b->snx_run].ev[sel], *r = b->run[i].ev[sel];
+    int64_t n = b->res.set.pairs.n;
+    const vs_snx_eval *s = b->res.table2.run[b->res.table2.snx_run].ev[sel], *r = b->res.table2.run[i].ev[sel];
     for (int64_t k = 0; k < n; k++) {
         x[k] = *(const double *)((const char *)&s[k] + field);
         y[k] = *(const double *)((const char *)&r[k] + field);
@@ -447,16 +451,16 @@ static double t_test_field(const snx_bench *b, int i, int sel, size_t field, dou
 /* Paired t-tests of SNX against every other method (the same pairs): FA and CF per protocol, precision. */
 static void t_tests(snx_bench *b)
 {
-    int64_t n = b->pairs.n;
+    int64_t n = b->res.set.pairs.n;
     double *x = malloc((size_t)n * sizeof *x), *y = malloc((size_t)n * sizeof *y);
-    for (int i = 0; i < b->n_runs; i++) {
-        snx_method_run *r = &b->run[i];
-        bool test = b->snx_run >= 0 && i != b->snx_run && x && y;
+    for (int i = 0; i < b->res.table2.n_runs; i++) {
+        snx_method_run *r = &b->res.table2.run[i];
+        bool test = b->res.table2.snx_run >= 0 && i != b->res.table2.snx_run && x && y;
         for (int sel = 0; sel < N_SEL; sel++) {
-            r->p_fa[sel] = test && sel < b->n_sel ? t_test_field(b, i, sel, offsetof(vs_snx_eval, fa), x, y) : NAN;
-            r->p_cf[sel] = test && sel < b->n_sel ? t_test_field(b, i, sel, offsetof(vs_snx_eval, cf), x, y) : NAN;
+            r->p_fa[sel] = test && sel < b->res.set.n_sel ? t_test_field(b, i, sel, offsetof(vs_snx_eval, fa), x, y) : NAN;
+            r->p_cf[sel] = test && sel < b->res.set.n_sel ? t_test_field(b, i, sel, offsetof(vs_snx_eval, cf), x, y) : NAN;
         }
-        r->p_prec = test && b->truth ? t_test_field(b, i, SEL_PRESENT, offsetof(vs_snx_eval, precision), x, y) : NAN;
+        r->p_prec = test && b->res.set.truth ? t_test_field(b, i, SEL_PRESENT, offsetof(vs_snx_eval, precision), x, y) : NAN;
     }
     free(x);
     free(y);
@@ -465,27 +469,27 @@ static void t_tests(snx_bench *b)
 /* Table III: the global masks of the queries (the first n_queries items of each global explanation). */
 static int score_globals(snx_bench *b)
 {
-    int64_t nq = b->n_queries;
+    int64_t nq = b->res.set.n_queries;
     double *tmp = malloc((size_t)nq * sizeof *tmp);
     if (!tmp) return fail(b, "out of memory");
     int rc = 0;
     for (int g = 0; g < N_GLOBAL && rc == 0; g++) {
-        if (!b->glob[SEL_PRESENT][g]) continue;
-        for (int sel = 0; sel < b->n_sel && rc == 0; sel++) {
-            vs_snx_expl view = *b->glob[sel][g];
+        if (!b->res.table3.glob[SEL_PRESENT][g]) continue;
+        for (int sel = 0; sel < b->res.set.n_sel && rc == 0; sel++) {
+            vs_snx_expl view = *b->res.table3.glob[sel][g];
             view.n = nq;
             view.trace = (vs_snx_trace){0};
             vs_snx_eval *ev = b->gev[g][sel] = malloc((size_t)nq * sizeof *ev);
             rc = ev ? score(b, &view, NULL, g != G_PICK_ALL, sel, ev) : fail(b, "out of memory");
             for (int64_t k = 0; rc == 0 && g == G_PICK_ALL && k < nq; k++) ev[k].precision = ev[k].recall = NAN;
             if (rc) break;
-            b->gfa[g][sel] = summarise(ev, nq, offsetof(vs_snx_eval, fa), tmp);
-            b->gcf[g][sel] = summarise(ev, nq, offsetof(vs_snx_eval, cf), tmp);
-            if (g != G_PICK_ALL) rc = sensitivity(b, &view, sel, b->gsens_fa[g][sel], b->gsens_cf[g][sel]);
+            b->res.table3.fa[g][sel] = summarise(ev, nq, offsetof(vs_snx_eval, fa), tmp);
+            b->res.table3.cf[g][sel] = summarise(ev, nq, offsetof(vs_snx_eval, cf), tmp);
+            if (g != G_PICK_ALL) rc = sensitivity(b, &view, sel, b->res.table3.sens_fa[g][sel], b->res.table3.sens_cf[g][sel]);
         }
         if (rc) break;
-        b->gprec[g] = summarise(b->gev[g][SEL_PRESENT], nq, offsetof(vs_snx_eval, precision), tmp);
-        b->grec[g] = summarise(b->gev[g][SEL_PRESENT], nq, offsetof(vs_snx_eval, recall), tmp);
+        b->res.table3.prec[g] = summarise(b->gev[g][SEL_PRESENT], nq, offsetof(vs_snx_eval, precision), tmp);
+        b->res.table3.rec[g] = summarise(b->gev[g][SEL_PRESENT], nq, offsetof(vs_snx_eval, recall), tmp);
     }
     free(tmp);
     return rc;
@@ -500,18 +504,18 @@ static void dual_variant(vs_snx_opts *o, int v);
 static void plan_local(snx_bench *b)
 {
     b->n_jobs = 0;
-    for (int i = 0; i < b->n_runs; i++)
-        for (int sel = 0; sel < b->n_sel; sel++) {
-            snx_method_run *r = &b->run[i];
+    for (int i = 0; i < b->res.table2.n_runs; i++)
+        for (int sel = 0; sel < b->res.set.n_sel; sel++) {
+            snx_method_run *r = &b->res.table2.run[i];
             b->jobs[b->n_jobs++] = (snx_local_job){r->method, sel_opts(b, sel), vs_snx_method_global(r->method) >= 0 ? method_global(b, r->method, sel) : NULL,
                                                    b->pg, &r->e[sel], sel == SEL_PRESENT ? &r->seconds : NULL};
         }
-    if (!vs_snx_bench_find_run(b, VS_SNX_UC)) return; /* Table V compares with SNX-UC */
+    if (!vs_snx_find_run(&b->res.table2, VS_SNX_UC)) return; /* Table V compares with SNX-UC */
     for (int v = 0; v < SNX_N_DUAL; v++) {
-        b->dual_o[v] = b->o;
+        b->dual_o[v] = b->res.set.o;
         dual_variant(&b->dual_o[v], v);
-        for (int i = 0; v != SNX_DUAL_DEFAULT && i < (b->graph ? 1 : SNX_N_DUAL_METHODS); i++) {
-            const snx_method_run *r = vs_snx_bench_find_run(b, vs_snx_dual_methods[i]);
+        for (int i = 0; v != SNX_DUAL_DEFAULT && i < (b->res.set.graph ? 1 : SNX_N_DUAL_METHODS); i++) {
+            const snx_method_run *r = vs_snx_find_run(&b->res.table2, vs_snx_dual_methods[i]);
             if (r) b->jobs[b->n_jobs++] = (snx_local_job){r->method, &b->dual_o[v], method_global(b, r->method, SEL_PRESENT), NULL, &b->dual_e[v][i], NULL};
         }
     }
@@ -533,13 +537,13 @@ static void dual_variant(vs_snx_opts *o, int v)
 static double selection_change(const snx_bench *b, const vs_snx_expl *x, const vs_snx_expl *y, uint8_t *sa, uint8_t *sb)
 {
     double tot = 0;
-    int sides = b->graph ? 2 : 1;
+    int sides = b->res.set.graph ? 2 : 1;
     for (int64_t k = 0; k < x->n; k++) {
         double J = 0;
         for (int side = 0; side < sides; side++) {
             const int64_t *off = side ? x->t_off : x->s_off;
             const float *mx = (side ? x->mt : x->ms) + off[k], *my = (side ? y->mt : y->ms) + off[k];
-            int64_t n = off[k + 1] - off[k], kk = b->graph ? (int64_t)llround(SNX_TOP_FRAC * (double)n) : b->top_k, in = 0, un = 0;
+            int64_t n = off[k + 1] - off[k], kk = b->res.set.graph ? (int64_t)llround(SNX_TOP_FRAC * (double)n) : b->res.set.top_k, in = 0, un = 0;
             vs_snx_topk(mx, n, kk, sa);
             vs_snx_topk(my, n, kk, sb);
             for (int64_t i = 0; i < n; i++) {
@@ -557,24 +561,24 @@ static double selection_change(const snx_bench *b, const vs_snx_expl *x, const v
  * run's), scored under the main protocol and compared with SNX-UC and SNX; rc. */
 static int dual_variants(snx_bench *b)
 {
-    const snx_method_run *uc = vs_snx_bench_find_run(b, VS_SNX_UC);
-    int64_t n = b->pairs.n, mx = b->graph ? 1 : b->d->dim;
-    for (int64_t r = 0; b->graph && r < b->d->n; r++) mx = b->d->graphs[r].n_edges > mx ? b->d->graphs[r].n_edges : mx;
+    const snx_method_run *uc = vs_snx_find_run(&b->res.table2, VS_SNX_UC);
+    int64_t n = b->res.set.pairs.n, mx = b->res.set.graph ? 1 : b->res.set.d->dim;
+    for (int64_t r = 0; b->res.set.graph && r < b->res.set.d->n; r++) mx = b->res.set.d->graphs[r].n_edges > mx ? b->res.set.d->graphs[r].n_edges : mx;
     uint8_t *sa = malloc((size_t)mx), *sb = malloc((size_t)mx);
     double *tmp = malloc((size_t)n * sizeof *tmp);
     vs_snx_eval *ev = malloc((size_t)n * sizeof *ev);
     int rc = sa && sb && tmp && ev ? 0 : fail(b, "out of memory");
     for (int v = 0; rc == 0 && uc && v < SNX_N_DUAL; v++) {
         const vs_snx_expl *es[SNX_N_DUAL_METHODS] = {0};
-        for (int i = 0; rc == 0 && i < (b->graph ? 1 : SNX_N_DUAL_METHODS); i++) {
-            const snx_method_run *r = vs_snx_bench_find_run(b, vs_snx_dual_methods[i]);
+        for (int i = 0; rc == 0 && i < (b->res.set.graph ? 1 : SNX_N_DUAL_METHODS); i++) {
+            const snx_method_run *r = vs_snx_find_run(&b->res.table2, vs_snx_dual_methods[i]);
             if (!r) continue;
             const vs_snx_expl *g = method_global(b, r->method, SEL_PRESENT);
             progress(b, "versus bench snx: %s, dual %s\n", vs_snx_method_name(r->method), vs_snx_dual_names[v]);
             /* the default variant's masks are the run's; the others were explained with the pairs */
             es[i] = v == SNX_DUAL_DEFAULT ? r->e[SEL_PRESENT] : b->dual_e[v][i];
             if ((rc = score(b, es[i], g, true, SEL_PRESENT, ev))) break;
-            struct snx_dual_row *row = &b->dual[v][i];
+            struct snx_dual_row *row = &b->res.table5.dual[v][i];
             row->fa = summarise(ev, n, offsetof(vs_snx_eval, fa), tmp);
             row->cf = summarise(ev, n, offsetof(vs_snx_eval, cf), tmp);
             row->conf = summarise(ev, n, offsetof(vs_snx_eval, conformity), tmp);
@@ -630,24 +634,24 @@ static double induced_pair_accuracy(const vs_pairs *tp, const int64_t *pred)
  * accuracy a it reaches about a^2 + (1 - a)^2 on balanced binary pairs, the data's cap.  rc. */
 static int clf_baseline(snx_bench *b)
 {
-    const vs_dataset *d = b->d;
+    const vs_dataset *d = b->res.set.d;
     const vs_pairs *tp = b->sp.test_pairs;
     vs_error err;
     vs_rng r;
-    vs_rng_seed(&r, (uint64_t)b->seed ^ INIT_STREAM);
+    vs_rng_seed(&r, (uint64_t)b->res.set.seed ^ INIT_STREAM);
     vs_module *m = vs_zoo_build(vs_zoo_find("mlp"), d, &r, &err);
     if (!m) return fail(b, "classifier baseline: %s", err.msg);
     vs_train_opts to;
     vs_train_opts_init(&to);
     to.epochs = CLF_EPOCHS;
-    to.seed = (uint64_t)b->split_seed; /* the split of the Siamese model's training portion */
-    to.train_frac = b->train_frac;
+    to.seed = (uint64_t)b->res.set.split_seed; /* the split of the Siamese model's training portion */
+    to.train_frac = b->res.set.train_frac;
     to.optim.lr = 1e-2f;
-    to.progress = b->opt->progress;
+    to.progress = b->res.set.opt->progress;
     vs_train_result res = {0};
     progress(b, "versus bench snx: training the classifier baseline (mlp, %d epochs)\n", CLF_EPOCHS);
-    int rc = vs_train(m, d, &to, &res, &err) == VS_OK ? 0 : fail(b, "classifier baseline: %s: %s", b->spec, err.msg);
-    b->clf_row_acc = rc == 0 ? vs_train_result_get(&res, "test_accuracy") : NAN;
+    int rc = vs_train(m, d, &to, &res, &err) == VS_OK ? 0 : fail(b, "classifier baseline: %s: %s", b->res.set.spec, err.msg);
+    b->res.model.clf_row_acc = rc == 0 ? vs_train_result_get(&res, "test_accuracy") : NAN;
     vs_train_result_clear(&res);
     int64_t *pred = rc == 0 ? malloc((size_t)d->n * sizeof *pred) : NULL;
     if (rc == 0 && !pred) rc = fail(b, "classifier baseline: out of memory");
@@ -671,7 +675,7 @@ static int clf_baseline(snx_bench *b)
         vs_scope_end();
     }
     vs_set_grad_enabled(grad);
-    if (rc == 0) b->clf_pair_acc = induced_pair_accuracy(tp, pred);
+    if (rc == 0) b->res.model.clf_pair_acc = induced_pair_accuracy(tp, pred);
     free(pred);
     vs_module_free(m);
     return rc;
@@ -683,10 +687,10 @@ static int clf_baseline(snx_bench *b)
  * same-class when the two classes agree.  No model enters: it shows what the features allow; rc. */
 static int nn_baseline(snx_bench *b)
 {
-    const vs_dataset *d = b->d;
+    const vs_dataset *d = b->res.set.d;
     const vs_pairs *tp = b->sp.test_pairs;
-    int64_t D = b->graph ? d->n_node_features + 2 : d->dim, P = b->sp.n_train < NN_POOL ? b->sp.n_train : NN_POOL;
-    int K = b->graph ? 5 : 15, C = (int)d->n_classes;
+    int64_t D = b->res.set.graph ? d->n_node_features + 2 : d->dim, P = b->sp.n_train < NN_POOL ? b->sp.n_train : NN_POOL;
+    int K = b->res.set.graph ? 5 : 15, C = (int)d->n_classes;
     double *pool = malloc((size_t)(P * D) * sizeof *pool), *sd = calloc((size_t)D, sizeof *sd), *v = malloc((size_t)D * sizeof *v);
     double *best = malloc((size_t)K * sizeof *best);
     int64_t *py = malloc((size_t)P * sizeof *py), *bi = malloc((size_t)K * sizeof *bi), *pred = malloc((size_t)d->n * sizeof *pred);
@@ -732,21 +736,21 @@ static int nn_baseline(snx_bench *b)
             if (votes[c] > votes[top]) top = c;
         pred[r] = top;
     }
-    if (rc == 0) b->nn_pair_acc = induced_pair_accuracy(tp, pred);
+    if (rc == 0) b->res.model.nn_pair_acc = induced_pair_accuracy(tp, pred);
     free(pool), free(sd), free(v), free(best), free(py), free(bi), free(pred), free(votes);
     return rc;
 }
 
 static void bench_free(snx_bench *b)
 {
-    for (int i = 0; i < b->n_runs; i++)
+    for (int i = 0; i < b->res.table2.n_runs; i++)
         for (int sel = 0; sel < N_SEL; sel++) {
-            vs_snx_expl_free(b->run[i].e[sel]);
-            free(b->run[i].ev[sel]);
+            vs_snx_expl_free(b->res.table2.run[i].e[sel]);
+            free(b->res.table2.run[i].ev[sel]);
         }
     for (int g = 0; g < N_GLOBAL; g++)
         for (int sel = 0; sel < N_SEL; sel++) {
-            vs_snx_expl_free(b->glob[sel][g]);
+            vs_snx_expl_free(b->res.table3.glob[sel][g]);
             free(b->gev[g][sel]);
         }
     for (int v = 0; v < SNX_N_DUAL; v++)
@@ -761,21 +765,21 @@ static void bench_free(snx_bench *b)
 
 static int train_model(snx_bench *b)
 {
-    double wd = b->opt->weight_decay;
+    double wd = b->res.set.opt->weight_decay;
     int rc;
-    b->weight_decay = wd >= 0 ? (float)wd : 0.0f;
-    if (wd < 0 && !b->graph && (rc = choose_weight_decay(b))) return rc;
+    b->res.model.weight_decay = wd >= 0 ? (float)wd : 0.0f;
+    if (wd < 0 && !b->res.set.graph && (rc = choose_weight_decay(b))) return rc;
     vs_train_result res = {0};
-    progress(b, "versus bench snx: training %s on %s for %lld epochs, weight decay %g\n", b->graph ? "siamese-gin" : "siamese-mlp",
-             b->spec, (long long)b->epochs, (double)b->weight_decay);
-    b->m = train_one(b, b->d, b->weight_decay, &res);
+    progress(b, "versus bench snx: training %s on %s for %lld epochs, weight decay %g\n", b->res.set.graph ? "siamese-gin" : "siamese-mlp",
+             b->res.set.spec, (long long)b->res.set.epochs, (double)b->res.model.weight_decay);
+    b->m = train_one(b, b->res.set.d, b->res.model.weight_decay, &res);
     if (!b->m) return 1;
-    b->pair_acc = vs_train_result_get(&res, "test_accuracy");
-    b->train_seconds = res.seconds;
+    b->res.model.pair_acc = vs_train_result_get(&res, "test_accuracy");
+    b->res.model.train_seconds = res.seconds;
     vs_train_opts to;
     vs_train_opts_init(&to);
-    b->split_seed = b->seed;
-    b->train_frac = to.train_frac;
+    b->res.set.split_seed = b->res.set.seed;
+    b->res.set.train_frac = to.train_frac;
     vs_train_result_clear(&res);
     return 0;
 }
@@ -783,58 +787,59 @@ static int train_model(snx_bench *b)
 /* Section IV-H options with the iteration overrides; 0, or 1 after a usage message. */
 static int snx_options(snx_bench *b)
 {
-    const vs_snx_experiment_opts *x = b->opt;
-    vs_snx_opts_init(&b->o, b->d->kind);
-    b->o.seed = (uint64_t)b->seed;
-    b->o.trace = true;
+    const vs_snx_experiment_opts *x = b->res.set.opt;
+    vs_snx_opts_init(&b->res.set.o, b->res.set.d->kind);
+    b->res.set.o.seed = (uint64_t)b->res.set.seed;
+    b->res.set.o.trace = true;
     if (x->iters < 0 || x->pre_iters > 100000 || x->iters > 100000 || x->global_iters < 0 || x->global_iters > 100000 ||
         x->baseline_iters < 0 || x->baseline_iters > 100000 || x->pg_epochs < 0 || x->pg_epochs > 100000)
         return usage(b, "iteration counts must be in 1..100000");
-    if (x->iters) b->o.max_iters = x->iters;
-    if (x->pre_iters >= 0) b->o.pre_iters = x->pre_iters;
-    if (x->global_iters) b->o.global_iters = x->global_iters;
-    if (x->baseline_iters) b->o.gnn_iters = b->o.des_iters = x->baseline_iters;
-    if (x->pg_epochs) b->o.pg_epochs = x->pg_epochs;
+    if (x->iters) b->res.set.o.max_iters = x->iters;
+    if (x->pre_iters >= 0) b->res.set.o.pre_iters = x->pre_iters;
+    if (x->global_iters) b->res.set.o.global_iters = x->global_iters;
+    if (x->baseline_iters) b->res.set.o.gnn_iters = b->res.set.o.des_iters = x->baseline_iters;
+    if (x->pg_epochs) b->res.set.o.pg_epochs = x->pg_epochs;
     return 0;
 }
 
 static int setup(snx_bench *b)
 {
     vs_error err;
-    const vs_snx_experiment_opts *x = b->opt;
-    if (b->d->kind == VS_DATA_IMAGES)
-        return fail(b, "%s: SNX explains tabular rows and graphs, not images (try adult, mutag or synthetic-tabular)", b->spec);
-    b->graph = b->d->kind == VS_DATA_GRAPHS;
-    b->n_sel = b->graph ? 1 : N_SEL;
-    b->truth = b->graph ? b->d->graphs && b->d->n > 0 && b->d->graphs[0].edge_truth : b->d->group_truth != NULL;
-    b->epochs = x->epochs ? x->epochs : b->graph ? DEFAULT_EPOCHS_GRAPHS : DEFAULT_EPOCHS_TABULAR;
-    b->n_requested = x->pairs ? x->pairs : b->graph ? DEFAULT_PAIRS_GRAPHS : DEFAULT_PAIRS_TABULAR;
+    const vs_snx_experiment_opts *x = b->res.set.opt;
+    if (b->res.set.d->kind == VS_DATA_IMAGES)
+        return fail(b, "%s: SNX explains tabular rows and graphs, not images (try adult, mutag or synthetic-tabular)", b->res.set.spec);
+    b->res.set.graph = b->res.set.d->kind == VS_DATA_GRAPHS;
+    b->res.set.n_sel = b->res.set.graph ? 1 : N_SEL;
+    b->res.set.truth = b->res.set.graph ? b->res.set.d->graphs && b->res.set.d->n > 0 && b->res.set.d->graphs[0].edge_truth : b->res.set.d->group_truth != NULL;
+    b->res.set.epochs = x->epochs ? x->epochs : b->res.set.graph ? DEFAULT_EPOCHS_GRAPHS : DEFAULT_EPOCHS_TABULAR;
+    b->res.set.n_requested = x->pairs ? x->pairs : b->res.set.graph ? DEFAULT_PAIRS_GRAPHS : DEFAULT_PAIRS_TABULAR;
     int rc;
-    if (b->epochs < 1 || b->epochs > 100000) return usage(b, "--epochs: expected an integer 1..100000");
-    if (b->n_requested < 2) return usage(b, "--pairs: expected an integer of at least 2");
+    if (b->res.set.epochs < 1 || b->res.set.epochs > 100000) return usage(b, "--epochs: expected an integer 1..100000");
+    if (b->res.set.n_requested < 2) return usage(b, "--pairs: expected an integer of at least 2");
     if ((rc = snx_options(b)) || (rc = choose_methods(b, x->methods))) return rc;
-    if (b->model_dir) {
+    if (b->res.set.model_dir) {
         if ((rc = read_metrics(b))) return rc;
-        b->m = vs_model_load(b->model_dir, NULL, &err);
+        b->m = vs_model_load(b->res.set.model_dir, NULL, &err);
         if (!b->m) return fail(b, "%s", err.msg);
         if (b->m->kind != VS_MODULE_SIAMESE)
-            return fail(b, "%s is not a Siamese model (train one with --arch siamese-mlp|siamese-gcn|siamese-gin)", b->model_dir);
+            return fail(b, "%s is not a Siamese model (train one with --arch siamese-mlp|siamese-gcn|siamese-gin)", b->res.set.model_dir);
     } else if ((rc = train_model(b))) {
         return rc;
     }
-    if (vs_train_split_make(b->d, NULL, (uint64_t)b->split_seed, b->train_frac, true, &b->sp, &err) != VS_OK)
+    if (vs_train_split_make(b->res.set.d, NULL, (uint64_t)b->res.set.split_seed, b->res.set.train_frac, true, &b->sp, &err) != VS_OK)
         return fail(b, "%s", err.msg);
-    if (!b->sp.test_pairs || b->sp.test_pairs->n < 2) return fail(b, "%s: the test portion has fewer than 2 pairs", b->spec);
-    if (b->model_dir && vs_train_pair_accuracy(b->m, b->d, b->sp.test_pairs, &b->pair_acc, &err) != VS_OK)
-        return fail(b, "%s does not fit %s: %s", b->model_dir, b->spec, err.msg);
+    if (!b->sp.test_pairs || b->sp.test_pairs->n < 2) return fail(b, "%s: the test portion has fewer than 2 pairs", b->res.set.spec);
+    if (b->res.set.model_dir && vs_train_pair_accuracy(b->m, b->res.set.d, b->sp.test_pairs, &b->res.model.pair_acc, &err) != VS_OK)
+        return fail(b, "%s does not fit %s: %s", b->res.set.model_dir, b->res.set.spec, err.msg);
     vs_module_train(b->m, false);
-    b->sm = (vs_siamese_module){b->m, b->d->n_node_features};
+    b->sm = (vs_siamese_module){b->m, b->res.set.d->n_node_features};
     b->f = vs_siamese_from_module(&b->sm);
 
-    int64_t n = b->n_requested < b->sp.test_pairs->n ? b->n_requested : b->sp.test_pairs->n;
-    b->pairs = (vs_pairs){n, b->sp.test_pairs->idx, b->sp.test_pairs->label};
+    int64_t n = b->res.set.n_requested < b->sp.test_pairs->n ? b->res.set.n_requested : b->sp.test_pairs->n;
+    b->res.set.pairs = (vs_pairs){n, b->sp.test_pairs->idx, b->sp.test_pairs->label};
+    b->res.set.n_test_pairs = b->sp.test_pairs->n;
     /* distinct rows: the queries in pair order, then the references */
-    uint8_t *seen = calloc((size_t)b->d->n, 1);
+    uint8_t *seen = calloc((size_t)b->res.set.d->n, 1);
     b->rows = malloc((size_t)(2 * n) * sizeof *b->rows);
     if (!seen || !b->rows) {
         free(seen);
@@ -842,21 +847,21 @@ static int setup(snx_bench *b)
     }
     for (int pass = 0; pass < 2; pass++) {
         for (int64_t k = 0; k < n; k++) {
-            int64_t r = b->pairs.idx[2 * k + pass];
+            int64_t r = b->res.set.pairs.idx[2 * k + pass];
             if (!seen[r]) {
                 seen[r] = 1;
-                b->rows[b->n_rows++] = r;
+                b->rows[b->res.set.n_rows++] = r;
             }
         }
-        if (pass == 0) b->n_queries = b->n_rows;
+        if (pass == 0) b->res.set.n_queries = b->res.set.n_rows;
     }
     free(seen);
 
     /* top_k: the paper's 10, at most half the major features (a row has one minor feature per major
      * feature: with q <= 10 the top 10 of a row's present features keep all of them) */
-    b->top_k = b->graph ? 0 : b->d->n_groups / 2 < SNX_TOP_K ? (b->d->n_groups / 2 > 0 ? b->d->n_groups / 2 : 1) : SNX_TOP_K;
-    b->n_levels = b->graph ? 10 : 20;
-    for (int i = 0; i < b->n_levels; i++) b->levels[i] = b->graph ? 0.1 * (i + 1) : i + 1;
+    b->res.set.top_k = b->res.set.graph ? 0 : b->res.set.d->n_groups / 2 < SNX_TOP_K ? (b->res.set.d->n_groups / 2 > 0 ? b->res.set.d->n_groups / 2 : 1) : SNX_TOP_K;
+    b->res.set.n_levels = b->res.set.graph ? 10 : 20;
+    for (int i = 0; i < b->res.set.n_levels; i++) b->res.set.levels[i] = b->res.set.graph ? 0.1 * (i + 1) : i + 1;
     return 0;
 }
 
@@ -869,13 +874,13 @@ vs_status vs_snx_experiment(const vs_dataset *d, const vs_snx_experiment_opts *o
     snx_bench *b = calloc(1, sizeof *b);
     if (!b) return vs_error_set(err, VS_ERR_NOMEM, "snx experiment: out of memory");
     b->t0 = now();
-    b->opt = o;
+    b->res.set.opt = o;
     b->err = err ? err : &local;
-    b->spec = o->spec;
-    b->model_dir = o->model_dir;
-    b->seed = o->seed;
-    b->d = d;
-    b->gamma_given = o->gamma >= 0;
+    b->res.set.spec = o->spec;
+    b->res.set.model_dir = o->model_dir;
+    b->res.set.seed = o->seed;
+    b->res.set.d = d;
+    b->res.set.gamma_given = o->gamma >= 0;
     int rc = 0;
     if (o->seed < 0) rc = usage(b, "--seed: expected a non-negative integer");
     if (rc == 0 && o->model_dir && o->epochs) rc = usage(b, "--epochs trains a model; it does not go with --model");
@@ -884,24 +889,24 @@ vs_status vs_snx_experiment(const vs_dataset *d, const vs_snx_experiment_opts *o
     if (rc == 0) rc = check_method_names(b, o->methods);
     /* the fixed SNX pairs: random pairs reached 0.75 on MUTAG with versus train but 0.56 here and 0.48 on
      * synthetic-graph (0.93 with SNX pairs), so they are an option (--pairing), not the default */
-    b->pairing = VS_PAIRING_SNX;
-    if (rc == 0 && o->pairing && !vs_pairing_from_name(o->pairing, &b->pairing)) rc = usage(b, "--pairing: expected snx or random");
+    b->res.set.pairing = VS_PAIRING_SNX;
+    if (rc == 0 && o->pairing && !vs_pairing_from_name(o->pairing, &b->res.set.pairing)) rc = usage(b, "--pairing: expected snx or random");
     if (rc == 0) rc = setup(b);
     if (rc == 0) rc = prepare(b);
     bool part = false;
     if (rc == 0) plan_local(b);
     if (rc == 0) rc = vs_snx_bench_local_masks(b, &part);
-    for (int i = 0; rc == 0 && !part && i < b->n_runs; i++) rc = run_method(b, &b->run[i]);
+    for (int i = 0; rc == 0 && !part && i < b->res.table2.n_runs; i++) rc = run_method(b, &b->res.table2.run[i]);
     if (rc == 0 && !part) {
         t_tests(b);
         rc = score_globals(b);
     }
     if (rc == 0 && !part) rc = dual_variants(b);
     if (rc == 0 && !part) rc = nn_baseline(b);
-    b->clf_row_acc = b->clf_pair_acc = NAN;
-    if (rc == 0 && !part && !b->graph) rc = clf_baseline(b);
-    b->wall = now() - b->t0;
-    if (rc == 0 && !part) rc = vs_snx_bench_report(b, out);
+    b->res.model.clf_row_acc = b->res.model.clf_pair_acc = NAN;
+    if (rc == 0 && !part && !b->res.set.graph) rc = clf_baseline(b);
+    b->res.time.wall = now() - b->t0;
+    if (rc == 0 && !part) rc = vs_snx_bench_report(&b->res, out, b->err) == VS_OK ? 0 : 1;
     vs_status st = rc == 0 ? VS_OK : b->err->code != VS_OK ? b->err->code : VS_ERR_FORMAT;
     bench_free(b);
     free(b);

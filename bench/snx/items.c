@@ -70,14 +70,14 @@ static int decode(snx_bench *b, int64_t k, const unsigned char *p, size_t len)
             rd.bad = true;
             break;
         }
-        if (T && !trace_alloc(e, b->pairs.n, T)) return failed(b, VS_ERR_NOMEM, "", "out of memory for traces");
+        if (T && !trace_alloc(e, b->res.set.pairs.n, T)) return failed(b, VS_ERR_NOMEM, "", "out of memory for traces");
         float *rows[4] = {e->trace.objective, e->trace.grad_primal, e->trace.grad_dual, e->trace.violated};
         for (int q = 0; q < 4 && T; q++) vs_item_get_f32(&rd, rows[q] + k * T, (size_t)T);
     }
     if (rd.bad || rd.pos != rd.len) {
         char msg[160];
         snprintf(msg, sizeof msg, "the journalled record of pair %lld does not fit this run (another data set or options?)", (long long)k);
-        return failed(b, VS_ERR_FORMAT, b->opt->run ? b->opt->run->path : "", msg);
+        return failed(b, VS_ERR_FORMAT, b->res.set.opt->run ? b->res.set.opt->run->path : "", msg);
     }
     return 0;
 }
@@ -86,7 +86,7 @@ static int decode(snx_bench *b, int64_t k, const unsigned char *p, size_t len)
 static int explain_chunk(snx_bench *b, vs_run *run, int64_t k0, int64_t k1, vs_item_buf *rec)
 {
     int64_t m = k1 - k0;
-    vs_pairs sub = {m, b->pairs.idx + 2 * k0, b->pairs.label ? b->pairs.label + k0 : NULL};
+    vs_pairs sub = {m, b->res.set.pairs.idx + 2 * k0, b->res.set.pairs.label ? b->res.set.pairs.label + k0 : NULL};
     vs_snx_expl *e[SNX_MAX_JOBS] = {0};
     double sec[SNX_MAX_JOBS];
     int rc = 0;
@@ -96,7 +96,7 @@ static int explain_chunk(snx_bench *b, vs_run *run, int64_t k0, int64_t k1, vs_i
         vs_snx_opts o = *job->o;
         o.first_item = k0; /* GNNExplainer's initial masks: seeded by the pair's index in the whole run */
         double t = now();
-        if (vs_snx_local(&b->f, b->d, &sub, job->method, job->global, job->pg, &o, &e[i], &err) != VS_OK)
+        if (vs_snx_local(&b->f, b->res.set.d, &sub, job->method, job->global, job->pg, &o, &e[i], &err) != VS_OK)
             rc = failed(b, err.code, vs_snx_method_name(job->method), err.msg);
         sec[i] = (now() - t) / (double)m;
     }
@@ -113,26 +113,26 @@ static int explain_chunk(snx_bench *b, vs_run *run, int64_t k0, int64_t k1, vs_i
 
 int vs_snx_bench_local_masks(snx_bench *b, bool *partial)
 {
-    int64_t n = b->pairs.n;
+    int64_t n = b->res.set.pairs.n;
     vs_run *run = NULL;
     vs_error err;
     *partial = false;
-    if (b->opt->run && vs_run_open(b->opt->run, n, &run, &err) != VS_OK) return failed(b, err.code, "", err.msg);
+    if (b->res.set.opt->run && vs_run_open(b->res.set.opt->run, n, &run, &err) != VS_OK) return failed(b, err.code, "", err.msg);
     bool shard = run && vs_run_sharded(run);
-    int64_t begin = run ? vs_run_begin(run) : 0, end = run ? vs_run_end(run) : n, chunk = b->o.batch > 0 ? b->o.batch : 64;
+    int64_t begin = run ? vs_run_begin(run) : 0, end = run ? vs_run_end(run) : n, chunk = b->res.set.o.batch > 0 ? b->res.set.o.batch : 64;
     int64_t *s = malloc((size_t)n * sizeof *s), *t = malloc((size_t)n * sizeof *t);
     int rc = s && t ? 0 : failed(b, VS_ERR_NOMEM, "", "out of memory");
     for (int64_t k = 0; rc == 0 && k < n; k++) {
-        s[k] = b->pairs.idx[2 * k];
-        t[k] = b->pairs.idx[2 * k + 1];
+        s[k] = b->res.set.pairs.idx[2 * k];
+        t[k] = b->res.set.pairs.idx[2 * k + 1];
     }
     /* every job's explanation of all pairs, filled pair by pair (a shard keeps only its journal) */
     for (int i = 0; rc == 0 && !shard && i < b->n_jobs; i++) {
         if (b->jobs[i].seconds) *b->jobs[i].seconds = 0;
-        if (snx_expl_new(b->jobs[i].method, false, b->d, s, t, n, b->jobs[i].out, &err) != VS_OK) rc = failed(b, err.code, "", err.msg);
+        if (snx_expl_new(b->jobs[i].method, false, b->res.set.d, s, t, n, b->jobs[i].out, &err) != VS_OK) rc = failed(b, err.code, "", err.msg);
     }
-    if (b->opt->progress && rc == 0)
-        fprintf(b->opt->progress, "versus bench snx: %d explanations (methods, protocols, dual variants) of pairs %lld..%lld of %lld\n",
+    if (b->res.set.opt->progress && rc == 0)
+        fprintf(b->res.set.opt->progress, "versus bench snx: %d explanations (methods, protocols, dual variants) of pairs %lld..%lld of %lld\n",
                 b->n_jobs, (long long)begin, (long long)end - 1, (long long)n);
     vs_item_buf rec = {0};
     size_t len;
@@ -151,8 +151,8 @@ int vs_snx_bench_local_masks(snx_bench *b, bool *partial)
     vs_item_buf_clear(&rec);
     free(s);
     free(t);
-    if (rc == 0 && run && (shard || !b->opt->journal) && vs_run_finish(run, &err) != VS_OK) rc = failed(b, err.code, "", err.msg);
-    if (run && !shard && b->opt->journal && rc == 0) *b->opt->journal = run;
+    if (rc == 0 && run && (shard || !b->res.set.opt->journal) && vs_run_finish(run, &err) != VS_OK) rc = failed(b, err.code, "", err.msg);
+    if (run && !shard && b->res.set.opt->journal && rc == 0) *b->res.set.opt->journal = run;
     else vs_run_free(run);
     *partial = shard;
     return rc;

@@ -35,7 +35,7 @@ typedef struct vs_snx_experiment_opts {
     double weight_decay;       /* < 0: tabular 0 or 0.05 by validation pair accuracy, graphs 0 */
     const char *pairing;       /* training pairs "snx" or "random", NULL: snx */
     double gamma;              /* < 0: tabular chosen by the stage-1 criterion, graphs Section IV-H */
-    const char *methods;       /* comma-separated names, NULL: every method of the data kind */
+    const char *methods;       /* comma-separated SNX methods of the registry (snx_kl, or the older snx-kl), NULL: every method of the data kind */
     int iters, pre_iters, global_iters, baseline_iters, pg_epochs; /* 0: Section IV-H (pre_iters: < 0) */
     const char *command;       /* the command line stamped into the report, or NULL */
     FILE *progress;            /* one line per stage, or NULL */
@@ -62,8 +62,6 @@ vs_status vs_snx_experiment(const vs_dataset *d, const vs_snx_experiment_opts *o
  * "versus-demo/1"; figures tabular_masks, tabular_gda, tabular_violated, graph_masks (node-link),
  * graph_gda, graph_violated.  progress (may be NULL) receives the training lines. */
 vs_status vs_demo_experiment(uint64_t seed, FILE *progress, vs_report **out, vs_error *err);
-/* The method names the experiment knows, comma-separated (for messages and help). */
-const char *vs_snx_experiment_method_names(void);
 
 /* The search paper's evaluation (Hamilton et al. 2022): Table 1 for every method (faithfulness,
  * inefficiency, mIoU of the projected object) on pairs that share an object, on a GAP CNN classifier

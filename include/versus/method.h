@@ -1,7 +1,9 @@
 /* versus/method.h - the registry of explanation methods: every method is a descriptor (name, one-line
  * help, its own options with their parsing and help text, what it returns) living in its own file
  * under explain/, listed once in explain/registry.c.  `versus attribute`, `versus help attribute` and
- * this interface enumerate the registry; nothing else names a method.
+ * this interface enumerate the registry; nothing else names a method.  SNX's masks (versus/snx.h)
+ * are registry entries too, of their own family (explain/snx_methods.c): `versus explain snx` and
+ * `versus bench snx --methods` look their names up here.
  *
  * A request explains rows of x one by one.  With a reference (a model that compares pairs, e.g. a
  * Siamese network; vs_model_fn.forward_pair) row i of x is paired with row i of the reference (or with
@@ -64,6 +66,13 @@ typedef struct vs_method_param {
 
 struct vs_attr_job;
 
+/* Which engine runs a method.  One registry holds every family, so each method has one name. */
+typedef enum vs_method_family {
+    VS_METHOD_ATTRIBUTION,  /* one input (or one pair of inputs) of a vs_model_fn: vs_explain, `versus attribute` */
+    VS_METHOD_SNX           /* masks of pairs of a data set's rows or graphs under a Siamese model (versus/snx.h):
+                               vs_snx_explain, `versus explain snx`; vs_explain refuses them */
+} vs_method_family;
+
 typedef struct vs_method {
     const char *name;               /* "integrated_gradients" */
     const char *help;               /* one line: what it computes, after whom */
@@ -74,16 +83,24 @@ typedef struct vs_method {
     const vs_method_param *params;  /* terminated by an entry with name NULL */
     /* Explain one row: out has the output's size (features: elements of the input; interactions:
      * their square).  The job (explain/internal.h) holds the model, the row, its baseline, target. */
-    vs_status (*run)(struct vs_attr_job *j, const void *opts, float *out);
+    vs_status (*run)(struct vs_attr_job *j, const void *opts, float *out);  /* NULL outside VS_METHOD_ATTRIBUTION */
+    vs_method_family family;        /* VS_METHOD_ATTRIBUTION unless said */
+    const char *alias;              /* an older spelling vs_method_find also accepts ("snx-kl"), or NULL */
 } vs_method;
 
-/* The registry, in help order. */
+/* The registry, in help order: the methods vs_explain runs (family VS_METHOD_ATTRIBUTION). */
 int vs_method_count(void);
 const vs_method *vs_method_at(int i);                 /* NULL outside [0, count) */
-const vs_method *vs_method_find(const char *name);    /* NULL when unknown */
+/* The same for any family: vs_method_family_at(VS_METHOD_SNX, i) walks SNX's methods. */
+int vs_method_family_count(vs_method_family f);
+const vs_method *vs_method_family_at(vs_method_family f, int i);  /* NULL outside [0, count) */
+/* Any family's method by its name or its alias; NULL when unknown. */
+const vs_method *vs_method_find(const char *name);
 /* The registered method nearest to a misspelt name (edit distance, case and '_' / '-' ignored, at
- * most a third of the name's letters), for "did you mean": "GradientShap" -> gradient_shap; or NULL. */
+ * most a third of the name's letters), for "did you mean": "GradientShap" -> gradient_shap; or NULL.
+ * vs_method_nearest looks among the attribution methods, vs_method_family_nearest among family f's. */
 const vs_method *vs_method_nearest(const char *name);
+const vs_method *vs_method_family_nearest(vs_method_family f, const char *name);
 const vs_method_param *vs_method_param_find(const vs_method *m, const char *name);
 
 /* Options of one method: its defaults, then name=value settings parsed against its params. */

@@ -130,8 +130,15 @@ typedef enum vs_snx_method {
     VS_SNX_METHOD_COUNT
 } vs_snx_method;
 
-const char *vs_snx_method_name(vs_snx_method m);    /* "snx", "snx-kl", "gnnexplainer", ... */
-int vs_snx_method_from_name(const char *name);      /* -1 when unknown */
+/* Each method is an entry of the method registry (versus/method.h, family VS_METHOD_SNX) named in the
+ * registry's spelling ("snx_kl"), its older dashed spelling ("snx-kl") the entry's alias. */
+struct vs_method;
+const struct vs_method *vs_snx_method_entry(vs_snx_method m);  /* NULL outside the enum */
+int vs_snx_method_of(const struct vs_method *entry);          /* its vs_snx_method, or -1 (not SNX's) */
+/* The label SNX's outputs print (explanation.json, the experiment's tables and results.json): the
+ * entry's alias when it has one, else its name: "snx", "snx-kl", "gnnexplainer", ... */
+const char *vs_snx_method_name(vs_snx_method m);
+int vs_snx_method_from_name(const char *name);      /* by registry name or alias ("snx_kl", "snx-kl"); -1 when unknown */
 /* The global masks a local method reads: VS_SNX_GLOBAL, VS_SNX_DES, or -1 (none). */
 int vs_snx_method_global(vs_snx_method m);
 
@@ -287,6 +294,37 @@ void vs_snx_topk(const float *v, int64_t n, int64_t k, uint8_t *sel);
  * the slots left at a tie on the k-th score go to the tied items at random (expected hits), so a
  * constant mask scores the chance level.  NAN when there is no true item. */
 void vs_snx_precision_recall(const float *score, const uint8_t *truth, int64_t n, int64_t k, double *precision, double *recall);
+
+/* ---- one pair, explained and scored (`versus explain snx`) -------------------------------------- */
+
+/* What the pairs of one data set share, fitted once on its training portion: DES (for methods that
+ * read DES masks, vs_snx_method_global) and PGExplainer's generator (for VS_SNX_PGEXPLAINER); NULL
+ * where the method needs neither.  Owned; vs_snx_fitted_clear frees both. */
+typedef struct vs_snx_fitted {
+    vs_snx_des *des;
+    vs_snx_pg *pg;
+} vs_snx_fitted;
+vs_status vs_snx_fit(const vs_siamese *f, const vs_dataset *d, const int64_t *train_rows, int64_t n_train, const vs_pairs *train_pairs,
+                     vs_snx_method method, const vs_snx_opts *o, vs_snx_fitted *out, vs_error *err);
+void vs_snx_fitted_clear(vs_snx_fitted *fit);
+
+/* One pair explained: the SNX-global masks (Eq. 4) of its query (item 0) and reference (item 1), the
+ * method's local masks (one item), the local masks' scores (conformity and violations against the
+ * global masks the method reads) and the global masks' own.  Owned; vs_snx_pair_expl_clear frees it. */
+typedef struct vs_snx_pair_expl {
+    vs_snx_expl *global;
+    vs_snx_expl *local;
+    vs_snx_eval eval;
+    vs_snx_eval global_eval[2];
+} vs_snx_pair_expl;
+/* Rows (s, t) of d, same: whether they are of one class (SM's loss), by method with what fit holds
+ * (vs_snx_fit), options o and scores eo, into *out. */
+vs_status vs_snx_explain_pair(const vs_siamese *f, const vs_dataset *d, int64_t s, int64_t t, bool same, vs_snx_method method,
+                              const vs_snx_fitted *fit, const vs_snx_opts *o, const vs_snx_eval_opts *eo, vs_snx_pair_expl *out,
+                              vs_error *err);
+void vs_snx_pair_expl_clear(vs_snx_pair_expl *p);
+/* The model's similarity of rows s and t: cos(emb(x_s), emb(x_t)) (graphs unweighted); NAN on failure. */
+double vs_snx_similarity(const vs_siamese *f, const vs_dataset *d, int64_t s, int64_t t);
 
 /* ---- statistics --------------------------------------------------------------------------------- */
 
