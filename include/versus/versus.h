@@ -35,6 +35,7 @@
 #include "versus/experiment.h"
 #include "versus/ganmex.h"
 #include "versus/metrics.h"
+#include "versus/evaluate.h"
 #include "versus/pairs.h"
 #include "versus/synth.h"
 #include "versus/svae.h"
