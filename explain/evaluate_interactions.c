@@ -98,7 +98,8 @@ vs_status eval_interactions(const vs_evaluate_opts *o, eval_inputs *in, vs_repor
     in->fn = vs_model_fn_from_module(&in->ex);
     double *gap = malloc((size_t)n * sizeof *gap), *diag = malloc((size_t)n * sizeof *diag), *cross = malloc((size_t)n * sizeof *cross);
     vs_status st = gap && diag && cross ? VS_OK : vs_error_set(err, VS_ERR_NOMEM, "out of memory");
-    if (st == VS_OK) st = vs_explain_completeness(&in->fn, in->x, &rq, in->attr, gap, err);
+    if (st == VS_OK && vs_explain_completeness(&in->fn, in->x, &rq, in->attr, gap, err) != VS_OK)
+        st = err->code = err->code == VS_ERR_ARG ? VS_ERR_FORMAT : err->code; /* the data's failure, not a usage error */
     if (st == VS_OK) {
         shares(in->attr, rq.side, diag, cross);
         st = vs_interactions_report(o->attributions, in->attr, dim, rq.side, gap, diag, cross, out, err);

@@ -20,7 +20,8 @@ static vs_status prefixed(vs_error *err, const char *fmt, ...)
     vsnprintf(pre, sizeof pre, fmt, ap);
     va_end(ap);
     snprintf(msg, sizeof msg, "%s", err->msg);
-    return vs_error_set(err, err->code, "%s%s", pre, msg);
+    /* a row that cannot be scored is the data's failure, never a usage error */
+    return vs_error_set(err, err->code == VS_ERR_ARG ? VS_ERR_FORMAT : err->code, "%s%s", pre, msg);
 }
 
 const char *const eval_metric_names[EVAL_N_METRICS] = {

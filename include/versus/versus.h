@@ -36,6 +36,7 @@
 #include "versus/ganmex.h"
 #include "versus/metrics.h"
 #include "versus/evaluate.h"
+#include "versus/attribute_run.h"
 #include "versus/pairs.h"
 #include "versus/synth.h"
 #include "versus/svae.h"
