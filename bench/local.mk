@@ -14,3 +14,7 @@ include $(top_srcdir)/bench/perf/perf.mk
 # every bench's and the demo's report, byte for byte against tests/golden/bench/
 TESTS += tests/bench_golden.sh
 EXTRA_DIST += tests/bench_golden.sh tests/golden_normalise.py
+
+# bench/twin/: a bench's classifier trained by versus and by PyTorch (twin.py) on the same data, split,
+# epochs and optimiser in one run (run.sh); the model is kept under bench/models/NAME with its provenance.
+EXTRA_DIST += bench/twin/twin.py bench/twin/run.sh

@@ -42,9 +42,13 @@ const vs_verb vs_verb_import = {
     "BatchNormalization, InstanceNormalization, Add, Sub, Mul, Div, Max, Min, Pow (broadcasting), Sqrt,\n"
     "Relu, LeakyRelu, Sigmoid, Tanh, Softmax, LogSoftmax, Clip, HardSigmoid, HardSwish, MaxPool,\n"
     "AveragePool, GlobalAveragePool, Flatten, Reshape, Transpose, Concat, Squeeze, Unsqueeze, Gather\n"
-    "(constant index), Pad (constant), Dropout, Identity, Constant, Shape, Cast, ReduceMean, ReduceSum.\n"
+    "(constant index), Pad (constant), Dropout, Identity, Constant, Shape, Cast, ReduceMean, ReduceSum,\n"
+    "ConstantOfShape, Expand, Tile (of dims of size 1: x.view(n, k, 1, 1).repeat(1, 1, h, w)).\n"
     "Shape -> Gather -> Unsqueeze -> Concat -> Reshape chains are folded.  Anything else exits 1 naming\n"
-    "the file, the node, the op and the opset.  The first dim of every graph input is the batch.",
+    "the file, the node, the op and the opset.  The first dim of every graph input is the batch.\n"
+    "A graph with two inputs is a two-input model: predict takes the second as --reference (a Siamese\n"
+    "pair's reference, or a generator's label [k] beside its image); attribute and evaluate explain\n"
+    "two-input models whose inputs have one shape (query and reference).",
     import_opts,
     run_import,
     NULL,

@@ -43,15 +43,22 @@ static int check_input(const char *path, const vs_tensor *x, const vs_model_spec
     return vs_fail("%s: shape %s, expected %s (N examples of the model's input)", path, got, want);
 }
 
-static int check_reference(const char *rpath, const vs_tensor *r, const char *xpath, const vs_tensor *x)
+/* R: one example or one per row of X, in the shape of the model's second input when a composite
+ * declares it (a generator's condition c [k] beside its image x), else in X's. */
+static int check_reference(const char *rpath, const vs_tensor *r, const char *xpath, const vs_tensor *x, const vs_module *m)
 {
-    bool ok = r->ndim == x->ndim && (r->shape[0] == 1 || r->shape[0] == x->shape[0]);
-    for (int i = 1; ok && i < x->ndim; i++) ok = r->shape[i] == x->shape[i];
+    int64_t shape[VS_MAX_DIMS];
+    int nd = vs_composite_n_inputs(m) == 2 ? vs_composite_input_shape(m, 1, shape) : -1;
+    if (nd < 0) nd = x->ndim - 1, memcpy(shape, x->shape + 1, (size_t)nd * sizeof *shape);
+    bool ok = r->ndim == nd + 1 && (r->shape[0] == 1 || r->shape[0] == x->shape[0]);
+    for (int i = 0; ok && i < nd; i++) ok = r->shape[i + 1] == shape[i];
     if (ok) return 0;
     char got[128], one[128], all[128];
     vs_shape_str(r, got, sizeof got);
-    dims_str(x->ndim - 1, x->shape + 1, one, sizeof one, "1");
-    vs_shape_str(x, all, sizeof all);
+    dims_str(nd, shape, one, sizeof one, "1");
+    char n[24];
+    snprintf(n, sizeof n, "%lld", (long long)x->shape[0]);
+    dims_str(nd, shape, all, sizeof all, n);
     return vs_fail("%s: shape %s, expected %s or %s (one reference, or one per row of %s)", rpath, got, one, all, xpath);
 }
 
@@ -268,7 +275,7 @@ static int run_predict(int argc, char **argv)
         if (vs_npy_read_finite(rpath, &ref, &err) != VS_OK)
             rc = vs_fail("%s", err.msg);
         else
-            rc = check_reference(rpath, ref, xpath, x);
+            rc = check_reference(rpath, ref, xpath, x, m);
     }
     if (rc == 0 && !y && !(y = predict_all(m, x, ref, xpath))) rc = 1;
     if (rc == 0 && vs_npy_write(out, y, &err) != VS_OK) rc = vs_fail("%s", err.msg);
@@ -293,7 +300,8 @@ const vs_verb vs_verb_predict = {
     "X holds N examples with a leading batch dimension (one 28x28 image is [1,1,28,28], one tabular\n"
     "row [1,p]) in the shape model.json's \"input\" gives.  A classifier writes its scores (logits)\n"
     "[N,C].  A pair model - a Siamese model, or any composite with two inputs (query, reference) - needs\n"
-    "--reference: R holds one example (compared with every row of X) or N (row i with row i); Y is the\n"
+    "--reference: R holds one example (compared with every row of X) or N (row i with row i), in X's\n"
+    "shape or that of the composite's second input (an imported generator's label [k]); Y is the\n"
     "Siamese model's cosine similarity [N] of the two embeddings (> 0 means \"same class\"), or what the\n"
     "composite's head computes (concat -> linear: [N,1]).  A VAE writes its reconstructions sigmoid(decoder(mu)) in X's shape.  A GAN writes\n"
     "generated images in [0,1]: a conditional (StarGAN) generator translates the images X to class\n"

@@ -19,14 +19,33 @@ static double gap(const vs_tensor *f, int64_t c)
     return s / (double)hw;
 }
 
+/* The closed forms are those of the dot product <GAP(x), GAP(y)>.  Under a cosine head they are
+ * taken on the embeddings normalised at the pair itself, 1 / (|GAP(f(x))| |GAP(f(y))|): the
+ * closed form of the cosine's linearisation, whose sum is cos(x, y) - <GAP(x), GAP(by)> / (|GAP(x)|
+ * |GAP(y)|), off v(N) - v(empty) only by how far |GAP(by)| is from |GAP(y)|.  The raw dot form sums
+ * to a number on the scale of the features, not of the game (an inefficiency of 100+ on 0..1
+ * similarities).  A caller's own head is read as the dot product. */
+static double head_scale(const vs_search_pair *p)
+{
+    if (p->model->similarity != VS_SEARCH_COSINE || p->model->head) return 1;
+    const int64_t C = p->fx->shape[1];
+    double nx = 0, ny = 0;
+    for (int64_t c = 0; c < C; c++) {
+        double gx = gap(p->fx, c), gy = gap(p->fy, c);
+        nx += gx * gx, ny += gy * gy;
+    }
+    return 1 / fmax(sqrt(nx) * sqrt(ny), 1e-8); /* the eps of the head's vs_cosine_similarity */
+}
+
 vs_status vs_search_sam(const vs_search_pair *p, double *phi, vs_error *err)
 {
     (void)err;
     const int64_t C = p->fx->shape[1], hw = vs_search_locations(p);
+    const double s = head_scale(p); /* 1 under the dot product: the same bits as without it */
     for (int64_t k = 0; k < hw; k++) phi[k] = 0;
     for (int64_t c = 0; c < C; c++) {
         double gx = gap(p->fx, c);
-        for (int64_t k = 0; k < hw; k++) phi[k] += gx * (p->fy->data[c * hw + k] - p->fby->data[c * hw + k]) / (double)hw;
+        for (int64_t k = 0; k < hw; k++) phi[k] += gx * (p->fy->data[c * hw + k] - p->fby->data[c * hw + k]) * s / (double)hw;
     }
     return VS_OK;
 }
@@ -35,16 +54,17 @@ vs_status vs_search_sam2(const vs_search_pair *p, double *phi2, vs_error *err)
 {
     (void)err;
     const int64_t C = p->fx->shape[1], hw = vs_search_locations(p), n = 2 * hw;
+    const double s = head_scale(p);
     memset(phi2, 0, (size_t)(n * n) * sizeof *phi2);
     const float *x = p->fx->data, *y = p->fy->data, *a = p->fbx->data, *b = p->fby->data;
     for (int64_t c = 0; c < C; c++) {
         double A = gap(p->fbx, c), B = gap(p->fby, c);
         for (int64_t k = 0; k < hw; k++) {
             double dx = x[c * hw + k] - a[c * hw + k];
-            phi2[k * n + k] += dx * B / (double)hw;                    /* query singleton */
-            phi2[(hw + k) * n + hw + k] += A * (y[c * hw + k] - b[c * hw + k]) / (double)hw; /* retrieved singleton */
+            phi2[k * n + k] += dx * B * s / (double)hw;                    /* query singleton */
+            phi2[(hw + k) * n + hw + k] += A * (y[c * hw + k] - b[c * hw + k]) * s / (double)hw; /* retrieved singleton */
             for (int64_t l = 0; l < hw; l++) {
-                double half = dx * (y[c * hw + l] - b[c * hw + l]) / ((double)hw * (double)hw) / 2;
+                double half = dx * (y[c * hw + l] - b[c * hw + l]) * s / ((double)hw * (double)hw) / 2;
                 phi2[k * n + hw + l] += half;
                 phi2[(hw + l) * n + k] += half;
             }

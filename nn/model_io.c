@@ -305,7 +305,7 @@ vs_module *vs_model_load(const char *dir, vs_model_spec *spec_out, vs_error *err
         if (vs_onnx_import(dir, &doc, &named, err) != VS_OK || vs_model_spec_from_json(doc, &spec, err) != VS_OK) goto done;
     } else if (stat(dir, &sb) == 0 && S_ISREG(sb.st_mode)) {
         vs_error_set(err, VS_ERR_ARG, "%s is a file; a model is a directory of model.json and model.safetensors, or an .onnx "
-                                      "file (from PyTorch: torch.onnx.export, or tools/torch_to_versus.py)", dir);
+                                      "file (from PyTorch: torch.onnx.export, or torch_to_versus.py in share/versus/)", dir);
         goto done;
     } else if (vs_json_parse_file(jpath, NULL, &doc, err) != VS_OK || vs_model_spec_from_json(doc, &spec, err) != VS_OK)
         goto done;

@@ -24,7 +24,7 @@ static const char supported[] =
     "Conv, ConvTranspose, Gemm, MatMul, BatchNormalization, InstanceNormalization, Add, Sub, Mul, Div, Max, Min, Pow, "
     "Sqrt, Relu, LeakyRelu, Sigmoid, Tanh, Softmax, LogSoftmax, Clip, HardSigmoid, HardSwish, MaxPool, AveragePool, "
     "GlobalAveragePool, Flatten, Reshape, Transpose, Concat, Squeeze, Unsqueeze, Gather, Pad, Dropout, Identity, Constant, "
-    "Shape, Cast, ReduceMean, ReduceSum";
+    "Shape, Cast, ReduceMean, ReduceSum, ConstantOfShape, Expand, Tile (dims of size 1)";
 
 typedef struct val {
     const char *onnx;                 /* borrowed from the graph */
@@ -605,11 +605,9 @@ static double fold1(const char *op, double a, double b)
     return pow(a, b);
 }
 
-static vs_status op_binary(imp *ip)
+/* a op b for the node's output: folded when both are constants, else a program node (broadcasting). */
+static vs_status binary(imp *ip, const char *op, val *a, val *b)
 {
-    const char *op = ip->node->op_type;
-    val *a = input(ip, 0), *b = input(ip, 1);
-    if (!a || !b || ip->node->n_in != 2) return fail(ip, "exactly two inputs are supported");
     int n;
     int64_t d[VS_ONNX_MAX_DIMS];
     if (a->is_const && b->is_const) {
@@ -648,6 +646,110 @@ static vs_status op_binary(imp *ip)
                        : !strcmp(op, "Max") ? "max" : !strcmp(op, "Min") ? "min" : "pow";
     val *in[2] = {a, b};
     return simple_n(ip, name, in, 2, n, d);
+}
+
+static vs_status op_binary(imp *ip)
+{
+    val *a = input(ip, 0), *b = input(ip, 1);
+    if (!a || !b || ip->node->n_in != 2) return fail(ip, "exactly two inputs are supported");
+    return binary(ip, ip->node->op_type, a, b);
+}
+
+/* ---- ConstantOfShape, Expand, Tile ----------------------------------------------------------------- */
+
+/* The sizes of a 1-D integer constant used as a shape (what: "shape", "repeats"); the batch size as 1
+ * when batch_ok (it broadcasts), else refused; each at least min. */
+static vs_status shape_of(imp *ip, const val *s, const char *what, bool batch_ok, int64_t min, int *nd, int64_t *d)
+{
+    if (s->ndim != 1 || !s->i) return fail(ip, "%s must be a 1-D integer constant", what);
+    if (s->n > VS_ONNX_MAX_DIMS) return fail(ip, "%s has %lld entries (at most %d dims)", what, (long long)s->n, VS_ONNX_MAX_DIMS);
+    int64_t total = 1;
+    for (int64_t k = 0; k < s->n; k++) {
+        int64_t v = s->i[k];
+        if (v == BATCH && !batch_ok) return fail(ip, "%s entry %lld is the batch size, which is not supported here", what, (long long)k);
+        if (v == BATCH) v = 1;
+        if (v < min) return fail(ip, "%s entry %lld is %lld (at least %lld expected)", what, (long long)k, (long long)v, (long long)min);
+        if (v > 0 && total > MAX_CONST_NODE / v) return fail(ip, "%s makes more than 2^20 elements", what);
+        d[k] = v, total *= v;
+    }
+    *nd = (int)s->n;
+    return VS_OK;
+}
+
+/* A constant of the shape given by input 0, every element the one-element tensor "value" (float 0
+ * when absent); folded, as exporters use it for shapes and repeat counts. */
+static vs_status op_constant_of_shape(imp *ip)
+{
+    static const char *const keys[] = {"value", NULL};
+    val *s = need_const(ip, 0, "shape");
+    if (!s || only_attrs(ip, keys)) return ip->err->code;
+    int nd;
+    int64_t d[VS_ONNX_MAX_DIMS], total = 1;
+    if (shape_of(ip, s, "the shape", false, 0, &nd, d)) return ip->err->code;
+    for (int k = 0; k < nd; k++) total *= d[k];
+    const vs_onnx_tensor *t = ip->node->n_attr ? ip->node->attr[0].t : NULL;
+    if (ip->node->n_attr && (!t || t->n != 1 || (!t->f && !t->i))) return fail(ip, "\"value\" must be a one-element tensor");
+    bool fl = !t || t->f;
+    float *f = fl ? malloc((size_t)(total ? total : 1) * sizeof *f) : NULL;
+    int64_t *iv = fl ? NULL : malloc((size_t)(total ? total : 1) * sizeof *iv);
+    if (!f && !iv) return nomem(ip);
+    for (int64_t e = 0; e < total; e++) {
+        if (fl) f[e] = t ? t->f[0] : 0.0f;
+        else iv[e] = t->i[0];
+    }
+    return const_out(ip, 0, nd, d, f, iv) ? VS_OK : ip->err->code;
+}
+
+/* x broadcast to nd/d (NumPy rules) as x * ones(d): the program's mul broadcasts, and its gradient
+ * sums over the broadcast dims as Expand's does. */
+static vs_status broadcast_to(imp *ip, val *x, int nd, const int64_t *d)
+{
+    int64_t total = 1;
+    for (int k = 0; k < nd; k++) total *= d[k];
+    bool fl = !x->is_const || x->f;
+    float *f = fl ? malloc((size_t)(total ? total : 1) * sizeof *f) : NULL;
+    int64_t *iv = fl ? NULL : malloc((size_t)(total ? total : 1) * sizeof *iv);
+    val *ones = (f || iv) ? new_val(ip, "") : NULL;
+    if (!ones) {
+        free(f), free(iv);
+        return ip->err->code ? ip->err->code : nomem(ip);
+    }
+    for (int64_t e = 0; e < total; e++) {
+        if (fl) f[e] = 1.0f;
+        else iv[e] = 1;
+    }
+    ones->is_const = true, ones->owned = true, ones->f = f, ones->i = iv, ones->ndim = nd, ones->n = total;
+    for (int k = 0; k < nd; k++) ones->dims[k] = d[k];
+    return binary(ip, "Mul", x, ones);
+}
+
+static vs_status op_expand(imp *ip)
+{
+    val *x = input(ip, 0), *s = need_const(ip, 1, "shape");
+    if (!x) return fail(ip, "input 0 is missing");
+    if (!s || only_attrs(ip, (const char *const[]){NULL})) return ip->err->code;
+    int nd;
+    int64_t d[VS_ONNX_MAX_DIMS];
+    if (shape_of(ip, s, "the shape", true, 1, &nd, d)) return ip->err->code;
+    return broadcast_to(ip, x, nd, d);
+}
+
+/* Tile by repeat counts: only dims of size 1 may repeat (a broadcast, as exporters write for
+ * x.view(n, k, 1, 1).repeat(1, 1, h, w), StarGAN's label planes); a repeated dim of size > 1 is refused. */
+static vs_status op_tile(imp *ip)
+{
+    val *x = input(ip, 0), *r = need_const(ip, 1, "repeats");
+    if (!x) return fail(ip, "input 0 is missing");
+    if (!r || only_attrs(ip, (const char *const[]){NULL})) return ip->err->code;
+    int nd;
+    int64_t d[VS_ONNX_MAX_DIMS];
+    if (shape_of(ip, r, "repeats", false, 1, &nd, d)) return ip->err->code;
+    if (x->ndim < 0 || nd != x->ndim) return fail(ip, "repeats has %d entries for an input of rank %d", nd, x->ndim);
+    for (int k = 0; k < nd; k++)
+        if (d[k] != 1 && x->dims[k] != 1)
+            return fail(ip, "dim %d of size %lld is repeated %lld times: only dims of size 1 can be tiled (a broadcast)", k,
+                        (long long)x->dims[k], (long long)d[k]);
+    return broadcast_to(ip, x, nd, d);
 }
 
 static val *computed(imp *ip, int j)
@@ -1141,6 +1243,9 @@ static vs_status translate(imp *ip)
     if (!strcmp(op, "Pad")) return op_pad(ip);
     if (!strcmp(op, "ReduceMean") || !strcmp(op, "ReduceSum")) return op_reduce(ip);
     if (!strcmp(op, "Constant")) return op_constant(ip);
+    if (!strcmp(op, "ConstantOfShape")) return op_constant_of_shape(ip);
+    if (!strcmp(op, "Expand")) return op_expand(ip);
+    if (!strcmp(op, "Tile")) return op_tile(ip);
     if (!strcmp(op, "Shape")) return op_shape(ip);
     if (!strcmp(op, "Cast")) return op_cast(ip);
     if (!strcmp(op, "Dropout") || !strcmp(op, "Identity")) {

@@ -117,6 +117,44 @@ START_TEST(test_sam_is_shapley)
 }
 END_TEST
 
+/* Under a cosine head SAM is taken on the normalised embeddings: with a background whose feature
+ * map is zero (v(empty) = cos(x, 0) = 0) its sum is v(N) = cos(x, y) exactly, where the raw dot form
+ * would sum to <GAP(x), GAP(y)>, a number on the features' scale; and on the blurred background
+ * its inefficiency is off only by |GAP(by)| against |GAP(y)|. */
+START_TEST(test_sam_cosine_scale)
+{
+    fixture f;
+    setup(&f, 8, 2, VS_SEARCH_COSINE);
+    int64_t hw = vs_search_locations(&f.pair);
+    double sam[16], sum = 0, dot = 0, nx = 0, ny = 0;
+    vs_tensor *d = vs_search_head(&f.model, f.pair.fx, f.pair.fy);
+    ck_assert_ptr_nonnull(d);
+    double cosine = d->data[0];
+    vs_tensor_free(d);
+    const int64_t C = f.pair.fx->shape[1];
+    for (int64_t c = 0; c < C; c++) {
+        double gx = 0, gy = 0;
+        for (int64_t k = 0; k < hw; k++) gx += f.pair.fx->data[c * hw + k] / (double)hw, gy += f.pair.fy->data[c * hw + k] / (double)hw;
+        dot += gx * gy, nx += gx * gx, ny += gy * gy;
+    }
+    ck_assert_double_gt(fabs(dot - cosine), 0.05); /* the two forms differ on this model */
+    memset(f.pair.fby->data, 0, (size_t)f.pair.fby->size * sizeof(float));
+    ck_assert_int_eq(vs_search_sam(&f.pair, sam, NULL), VS_OK);
+    for (int64_t k = 0; k < hw; k++) sum += sam[k];
+    ck_assert_double_lt(fabs(sum - cosine), 1e-5);
+    /* second order: the cross terms sum to the same (query background zero as well) */
+    memset(f.pair.fbx->data, 0, (size_t)f.pair.fbx->size * sizeof(float));
+    const int64_t n = 2 * hw;
+    double *sam2 = malloc((size_t)(n * n) * sizeof *sam2), cross = 0;
+    ck_assert_int_eq(vs_search_sam2(&f.pair, sam2, NULL), VS_OK);
+    for (int64_t k = 0; k < hw; k++)
+        for (int64_t l = 0; l < hw; l++) cross += sam2[k * n + hw + l] + sam2[(hw + l) * n + k];
+    ck_assert_double_lt(fabs(cross - cosine), 1e-5);
+    free(sam2);
+    teardown(&f);
+}
+END_TEST
+
 START_TEST(test_sam2_is_shapley_taylor)
 {
     fixture f;
@@ -336,6 +374,7 @@ static Suite *search_suite(void)
     Suite *s = suite_create("search");
     TCase *tc = vs_tcase(s, "axioms", 240);
     tcase_add_test(tc, test_sam_is_shapley);
+    tcase_add_test(tc, test_sam_cosine_scale);
     tcase_add_test(tc, test_sam2_is_shapley_taylor);
     tcase_add_test(tc, test_gradcam_dummy);
     tc = vs_tcase(s, "methods", 120);

@@ -1,6 +1,6 @@
 """tests/torch_export.py - a PyTorch user's path into versus, run as they would run it.
 
-tools/torch_to_versus.py writes three torch models as versus model directories: a sequential CNN (from a
+datasets/io/torch_to_versus.py writes three torch models as versus model directories: a sequential CNN (from a
 state_dict saved with torch.save, through the script's command line), a Siamese model whose head is
 learned (shared encoder, concat -> linear; a composite with two inputs, through save()) and an
 autoencoder (encoder / decoder children, view).  versus predicts with each and must agree with torch to
@@ -21,8 +21,8 @@ except ImportError as e:  # the test is skipped without torch
     sys.exit(77)
 
 VERSUS, SRC, WORK = sys.argv[1], sys.argv[2], sys.argv[3]
-SCRIPT = os.path.join(SRC, "tools", "torch_to_versus.py")
-sys.path.insert(0, os.path.join(SRC, "tools"))
+SCRIPT = os.path.join(SRC, "datasets", "io", "torch_to_versus.py")
+sys.path.insert(0, os.path.join(SRC, "datasets", "io"))
 import torch_to_versus  # noqa: E402
 
 torch.manual_seed(5)
@@ -160,7 +160,7 @@ with open(os.path.join(WORK, "renamed", "model.json"), "w") as f:
 for model in (os.path.join(WORK, "renamed"), os.path.join(WORK, "renamed", "model.safetensors")):
     res = run(VERSUS, "predict", "--model", model, "--input", X, "--out", os.path.join(WORK, "x.npy"), want=1)
     if "torch_to_versus.py" not in res.stderr:
-        print(f"FAIL: --model {model} (a torch.save file): no pointer to tools/torch_to_versus.py in: {res.stderr.strip()}")
+        print(f"FAIL: --model {model} (a torch.save file): no pointer to datasets/io/torch_to_versus.py in: {res.stderr.strip()}")
         failures += 1
 
 print(f"torch_export: {failures} failures")

@@ -1,5 +1,5 @@
 #!/bin/sh
-# torch_export.sh - a PyTorch user's models into versus through tools/torch_to_versus.py, predicted,
+# torch_export.sh - a PyTorch user's models into versus through datasets/io/torch_to_versus.py, predicted,
 # explained and evaluated (tests/torch_export.py, run by Debian's /usr/bin/python3); skipped without torch.
 PY=/usr/bin/python3
 if [ ! -x "$PY" ] || ! "$PY" -c 'import torch, numpy' 2>/dev/null; then

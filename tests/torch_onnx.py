@@ -7,7 +7,9 @@ largest logit).  On resnet18: `versus import` writes a model directory that pred
 and saliency and integrated gradients (Gauss-Legendre, as versus's default rule) equal the same
 computations in PyTorch.  A small residual CNN is exported at opsets 11, 13 and 17, and a torchvision model
 with the x.view(x.size(0), -1) flatten exercises the folding of Shape -> Gather -> Unsqueeze -> Concat ->
-Reshape.
+Reshape.  The papers' kinds of model as a PyTorch user exports them: GANMEX's MNIST classifier, a Siamese
+MLP with two inputs (predicted with --reference), a StarGAN generator with its label as planes (Tile, Expand,
+ConstantOfShape, InstanceNormalization, ConvTranspose) predicted with the label as --reference.
 usage: torch_onnx.py VERSUS WORKDIR [NAME...]; exit 0 pass, 1 fail, 77 skip (torch missing).
 """
 import os
@@ -149,6 +151,99 @@ for name, build, shape in families:
     m(path_x)[:, target].sum().backward()
     ig = x1[0] * sum(float(w) * path_x.grad[k] for k, w in enumerate(weights))
     compare("resnet18 integrated gradients (16 Gauss-Legendre steps)", np.load(ap), ig, tol=1e-3)
+
+
+
+# ---- the papers' kinds of model, as a PyTorch user would export them ----
+class GanmexClassifier(nn.Module):
+    """GANMEX A.1's MNIST classifier (k6 s2 convs, dropout)."""
+    def __init__(self):
+        super().__init__()
+        self.c1, self.c2 = nn.Conv2d(1, 32, 6, 2, 2), nn.Conv2d(32, 64, 6, 2, 2)
+        self.f1, self.f2 = nn.Linear(64 * 7 * 7, 256), nn.Linear(256, 10)
+
+    def forward(self, x):
+        h = torch.flatten(torch.relu(self.c2(torch.relu(self.c1(x)))), 1)
+        return self.f2(nn.functional.dropout(torch.relu(self.f1(h)), training=self.training))
+
+
+class SiameseMLP(nn.Module):
+    """Two inputs, one shared encoder, cosine head: versus reads it as a pair model (--reference)."""
+    def __init__(self):
+        super().__init__()
+        self.enc = nn.Sequential(nn.Linear(12, 64), nn.ReLU(), nn.Linear(64, 32))
+
+    def forward(self, x, r):
+        return nn.functional.cosine_similarity(self.enc(x), self.enc(r), dim=1)
+
+
+class ResBlock(nn.Module):
+    def __init__(self, c):
+        super().__init__()
+        self.b = nn.Sequential(nn.Conv2d(c, c, 3, 1, 1, bias=False), nn.InstanceNorm2d(c, affine=True), nn.ReLU(),
+                               nn.Conv2d(c, c, 3, 1, 1, bias=False), nn.InstanceNorm2d(c, affine=True))
+
+    def forward(self, x):
+        return x + self.b(x)
+
+
+class StarGANGenerator(nn.Module):
+    """StarGAN's generator at a small width: the label as planes (view + repeat: Shape, ConstantOfShape,
+    Expand, Tile), instance norms, a transposed convolution."""
+    def __init__(self, k=10, d=16):
+        super().__init__()
+        self.m = nn.Sequential(nn.Conv2d(1 + k, d, 7, 1, 3, bias=False), nn.InstanceNorm2d(d, affine=True), nn.ReLU(),
+                               nn.Conv2d(d, 2 * d, 4, 2, 1, bias=False), nn.InstanceNorm2d(2 * d, affine=True), nn.ReLU(),
+                               ResBlock(2 * d), ResBlock(2 * d),
+                               nn.ConvTranspose2d(2 * d, d, 4, 2, 1, bias=False), nn.InstanceNorm2d(d, affine=True), nn.ReLU(),
+                               nn.Conv2d(d, 1, 7, 1, 3, bias=False), nn.Tanh())
+
+    def forward(self, x, c):
+        c = c.view(c.size(0), c.size(1), 1, 1).repeat(1, 1, x.size(2), x.size(3))
+        return self.m(torch.cat([x, c], dim=1))
+
+
+class TileWide(nn.Module):
+    def forward(self, x):
+        return x.repeat(1, 2, 1, 1)
+
+
+def export_n(name, m, shapes, names):
+    path = os.path.join(WORK, f"{name}.onnx")
+    xs = [torch.randn(3, *s) for s in shapes]
+    axes = {n: {0: "n"} for n in names + ["y"]}
+    torch.onnx.export(m, tuple(xs), path, opset_version=13, input_names=names, output_names=["y"], dynamic_axes=axes)
+    return path, xs
+
+
+if wanted("zoo"):
+    for name, m, shapes in [("ganmex_classifier", GanmexClassifier(), [(1, 28, 28)]),
+                            ("siamese_mlp", SiameseMLP(), [(12,), (12,)]),
+                            ("stargan_generator", StarGANGenerator(), [(1, 28, 28), (10,)])]:
+        m.eval()
+        for mod in m.modules():
+            if isinstance(mod, nn.InstanceNorm2d):
+                mod.weight.data.uniform_(0.5, 1.5)
+                mod.bias.data.normal_(0, 0.1)
+        names = ["x", "r"][:len(shapes)]
+        path, xs = export_n(name, m, shapes, names)
+        with torch.no_grad():
+            want = m(*xs)
+        xp, yp = os.path.join(WORK, f"{name}_X.npy"), os.path.join(WORK, f"{name}_Y.npy")
+        np.save(xp, xs[0].numpy())
+        args = ["predict", "--model", path, "--input", xp, "--out", yp]
+        if len(xs) == 2:
+            rp = os.path.join(WORK, f"{name}_R.npy")
+            np.save(rp, xs[1].numpy())
+            args += ["--reference", rp]
+        run(*args)
+        compare(f"{name} (two inputs)" if len(xs) == 2 else name, np.load(yp), want)
+    # a Tile that repeats a dim of size 2 is no broadcast: refused with the node and the reason
+    path, xs = export_n("tile_wide", TileWide(), [(2, 4, 4)], ["x"])
+    r = subprocess.run([VERSUS, "import", path, "--out", os.path.join(WORK, "tile_wide_dir")], capture_output=True, text=True)
+    ok = r.returncode == 1 and "only dims of size 1 can be tiled" in r.stderr and "Tile" in r.stderr
+    print(f"{'ok' if ok else 'FAIL'}: a Tile of a dim of size 2 is refused: {r.stderr.strip()}")
+    failures += not ok
 
 print(f"{failures} failure(s)")
 sys.exit(1 if failures else 0)

@@ -50,3 +50,10 @@ clean-fuzz:
 .PHONY: fuzz fuzz-run clean-fuzz
 EXTRA_DIST += fuzz/fuzz_modelio.c fuzz/corpus/modelio fuzz/fuzz_inflate.c fuzz/fuzz_idx.c fuzz/fuzz_tu.c \
 	fuzz/corpus/inflate fuzz/corpus/idx fuzz/corpus/tu fuzz/fuzz_csv.c fuzz/corpus/csv fuzz/fuzz_onnx.c fuzz/corpus/onnx
+
+# torch_to_versus.py writes a PyTorch module as a versus model directory (model.json + safetensors),
+# installed under $(pkgdatadir) (share/versus/); tests/torch_export.sh runs a PyTorch user's path with
+# it (skipped without Debian's python3-torch).
+dist_pkgdata_SCRIPTS = datasets/io/torch_to_versus.py
+TESTS += tests/torch_export.sh
+EXTRA_DIST += tests/torch_export.sh tests/torch_export.py

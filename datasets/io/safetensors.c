@@ -266,9 +266,9 @@ vs_status vs_safetensors_parse(const void *buf, size_t len, const char *name, vs
      * safetensors file's JSON header always opens at byte 8, and its length's first byte may well be 0x80 */
     const bool header = len > 8 && b[8] == '{';
     if (!header && len >= 4 && memcmp(b, "PK\3\4", 4) == 0)
-        return cfail(&c, "a PyTorch file (torch.save's zip archive), not safetensors; write the model with tools/torch_to_versus.py");
+        return cfail(&c, "a PyTorch file (torch.save's zip archive), not safetensors; write the model with torch_to_versus.py (share/versus/)");
     if (!header && len >= 2 && b[0] == 0x80 && b[1] >= 2 && b[1] <= 5)
-        return cfail(&c, "a Python pickle (torch.save), not safetensors; write the model with tools/torch_to_versus.py");
+        return cfail(&c, "a Python pickle (torch.save), not safetensors; write the model with torch_to_versus.py (share/versus/)");
     if (len < 8) return cfail(&c, "truncated: %zu bytes, shorter than the 8-byte header length", len);
     uint64_t hlen = vs_le64(b);
     if (hlen > VS_SAFETENSORS_MAX_HEADER)

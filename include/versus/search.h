@@ -93,11 +93,14 @@ vs_game vs_search_game_v2(vs_search_pair *p, vs_masked_pair *mp);
 /* ---- feature-map explainers ---------------------------------------------------------------------- */
 
 /* SAM (Prop. 4.1): phi[ij] = 1/(hw) sum_c GAP(f(x))_c (f(y)_cij - f(by)_cij); the exact Shapley
- * values of v1 when the head is a GAP and the similarity the dot product. */
+ * values of v1 when the head is a GAP and the similarity the dot product.  Under a cosine similarity
+ * (and no head of the caller's) every term is divided by |GAP(f(x))| |GAP(f(y))|: the closed form of
+ * the cosine linearised at the pair, so the sum is on the game's scale (not exactly efficient). */
 vs_status vs_search_sam(const vs_search_pair *p, double *phi, vs_error *err);
 /* Second-order SAM (Prop. 5.1): phi2 [2hw, 2hw], cross pairs 1/(hw)^2 sum_c (x_chw - a_chw)(y_cij - b_cij)
  * with x, y, a, b the feature maps of query, retrieved and their backgrounds, singletons their GAP
- * closed forms, same-side pairs 0: the exact Shapley-Taylor indices of v2 on GAP-dot models. */
+ * closed forms, same-side pairs 0: the exact Shapley-Taylor indices of v2 on GAP-dot models (under a
+ * cosine similarity, normalised as vs_search_sam). */
 vs_status vs_search_sam2(const vs_search_pair *p, double *phi2, vs_error *err);
 /* Grad-CAM on the similarity: phi[ij] = sum_c f(y)_cij mean_kl dd/df(y)_ckl (zero background). */
 vs_status vs_search_gradcam(const vs_search_pair *p, double *phi, vs_error *err);

@@ -3,7 +3,7 @@
 
 Needs only torch (Debian: python3-torch); the safetensors file is written here, no safetensors package.
 
-    python3 tools/torch_to_versus.py --module mynet.py:Net [--kwargs '{"hidden": 64}'] [--weights net.pt]
+    python3 datasets/io/torch_to_versus.py --module mynet.py:Net [--kwargs '{"hidden": 64}'] [--weights net.pt]
                                      --input x=1,28,28 [--input r=1,28,28] --out DIR
 
 --module FILE.py:NAME names a class (built with --kwargs) or a function returning the module; --weights
@@ -117,7 +117,7 @@ def layer_spec(m, name):
     for cls, op in ((nn.ReLU, "relu"), (nn.Tanh, "tanh"), (nn.Sigmoid, "sigmoid")):
         if isinstance(m, cls):
             return {"op": op}
-    raise ExportError(f"{name}: {type(m).__name__} is not a layer versus knows (tools/torch_to_versus.py lists them)")
+    raise ExportError(f"{name}: {type(m).__name__} is not a layer versus knows (torch_to_versus.py --help lists them)")
 
 
 def model_spec(m, name):
