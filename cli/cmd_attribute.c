@@ -1,4 +1,6 @@
-/* cmd_attribute.c - `versus attribute`: attributions of a saved model's inputs (docs/formats/outputs.md). */
+/* cmd_attribute.c - `versus attribute`: attributions of a saved model's inputs (docs/formats/outputs.md): the
+ * flags (the registry's methods' options among them) mapped to vs_attribute_run (versus/attribute_run.h),
+ * and its explanation and report written. */
 #include "cli/cli.h"
 #include "versus/versus.h"
 
@@ -139,27 +141,6 @@ void vs_cli_attribute_init(void)
     attribute_opts[k] = (vs_cli_opt){NULL, 0, NULL};
 }
 
-static vs_tensor *read_npy(const char *path, const char *what, vs_error *err)
-{
-    vs_tensor *t = NULL;
-    if (vs_npy_read_finite(path, &t, err) != VS_OK) return NULL;
-    (void)what;
-    return t;
-}
-
-typedef struct attr_cli {
-    vs_module *model;
-    vs_module_explainee ex;
-    vs_model_fn fn;
-    vs_tensor *x, *reference, *baseline_file, *baselines;
-    int32_t *groups;   /* --feature-mask: group of every element of a row, numbered 0.. in order of appearance */
-    int64_t n_groups;
-    vs_dataset *train;
-    int baseline_kind; /* -1: a file */
-    vs_module *gan;    /* --baseline gan:DIR: G(x, c) of a trained GANMEX model */
-    double gan_opt[VS_TASK_MAX_OPTS];
-} attr_cli;
-
 /* Method options given on the command line into o; 0, or 2 after a usage message. */
 static int method_flags(const vs_args *a, const vs_method *m, vs_method_opts *o)
 {
@@ -171,53 +152,92 @@ static int method_flags(const vs_args *a, const vs_method *m, vs_method_opts *o)
     return 0;
 }
 
-/* --feature-mask M.npy: dim integers >= 0 (any shape with one row's elements); groups renumbered
- * 0.. in order of first appearance.  0, or 1 after a message naming the file. */
-static int read_feature_mask(const char *path, int64_t dim, attr_cli *c)
+/* The flags into o (defaults: vs_attribute_opts_init) and the method's options into *mopts; 0, or 1/2
+ * after a message. */
+static int attribute_flags(const vs_args *a, vs_attribute_opts *o, vs_method_opts **mopts)
 {
-    vs_error err;
-    vs_tensor *m = read_npy(path, "feature mask", &err);
-    if (!m) return vs_fail("%s", err.msg);
-    int rc = m->size == dim ? 0 : vs_fail("%s: the feature mask must have one input row's %lld elements, not %lld", path, (long long)dim,
-                                          (long long)m->size);
-    float *seen = NULL; /* group values in order of appearance */
-    if (rc == 0 && (!(c->groups = malloc((size_t)dim * sizeof *c->groups)) || !(seen = malloc((size_t)dim * sizeof *seen))))
-        rc = vs_fail("out of memory");
-    for (int64_t i = 0; i < dim && rc == 0; i++) {
-        float v = m->data[i];
-        if (!(v >= 0 && v <= 1e9f && v == floorf(v))) {
-            rc = vs_fail("%s: element %lld of the feature mask is %g; groups are integers >= 0", path, (long long)i, (double)v);
-            break;
-        }
-        int64_t k = 0;
-        while (k < c->n_groups && seen[k] != v) k++;
-        if (k == c->n_groups) seen[c->n_groups++] = v;
-        c->groups[i] = (int32_t)k;
+    vs_attribute_opts_init(o);
+    o->model = vs_args_get(a, "model"), o->input = vs_args_get(a, "input"), o->reference = vs_args_get(a, "reference");
+    const char *method = vs_args_get(a, "method"), *side = vs_args_get(a, "side");
+    if (!o->model || !o->input || !method || !vs_args_get(a, "out"))
+        return vs_usage_error("attribute", "--model, --input, --method and --out are required");
+    if (!(o->method = vs_method_find(method))) {
+        const vs_method *near = vs_method_nearest(method);
+        return vs_usage_error("attribute", "unknown method '%s'%s%s%s (versus help attribute lists them)", method, near ? "; did you mean '" : "",
+                              near ? near->name : "", near ? "'?" : "");
     }
-    free(seen);
-    vs_tensor_free(m);
-    return rc;
+    if (!(*mopts = vs_method_opts_new(o->method))) return vs_fail("out of memory");
+    o->method_opts = *mopts;
+    int64_t seed;
+    int rc;
+    if ((rc = method_flags(a, o->method, *mopts)) || (rc = vs_args_int(a, "target", -1, 0, 1 << 30, &o->target)) ||
+        (rc = vs_args_int(a, "contrast", -1, 0, 1 << 30, &o->contrast)) || (rc = vs_args_int(a, "seed", 0, 0, INT64_MAX, &seed)) ||
+        (rc = vs_args_int(a, "class-baselines", 0, 1, 1000000, &o->class_baselines)) ||
+        (rc = vs_args_int(a, "segments", 0, 2, 100000, &o->segments)) || (rc = vs_args_float(a, "blur-sigma", 5.0, 1e-3, 1000, &o->blur_sigma)))
+        return rc;
+    o->seed = (uint64_t)seed;
+    int sd = side ? vs_side_from_name(side) : VS_SIDE_QUERY;
+    if (vs_args_has(a, "target") && o->target == o->contrast) return vs_usage_error("attribute", "--target and --contrast are the same class");
+    if (sd < 0) return vs_usage_error("attribute", "--side expects query, reference or both, got '%s'", side);
+    if (side && !o->reference) return vs_usage_error("attribute", "--side needs --reference R.npy");
+    o->side = (vs_side)sd;
+    o->baseline = vs_args_get(a, "baseline");
+    o->baseline_data = vs_args_get(a, "baseline-data");
+    o->baselines = vs_args_get(a, "baselines");
+    o->feature_mask = vs_args_get(a, "feature-mask");
+    return 0;
 }
 
-/* The baseline of one row into b (dim floats): a file's, or of a kind computed from the row. */
-static int row_baseline(const attr_cli *c, const vs_tensor *row, int64_t target, float sigma, vs_rng *r, int64_t i, float *b)
+/* A number member of obj; NaN when it is null. */
+static double member(const vs_json *obj, const char *key)
+{
+    const vs_json *v = vs_json_get(obj, key);
+    return v && v->type == VS_JSON_NUMBER ? v->number : NAN;
+}
+
+/* --report: the run's summary (the report's data) in the layout the verb has always written. */
+static int put_report(const char *path, const vs_json *d)
+{
+    vs_out fo;
+    vs_error err;
+    if (vs_out_open(&fo, path, &err) != VS_OK) return vs_fail("%s", err.msg);
+    FILE *f = fo.f;
+    const vs_json *rows = vs_json_get(d, "rows");
+    fprintf(f, "{\"method\": \"%s\", \"output\": \"%s\", \"side\": \"%s\", \"rows\": [\n", vs_json_get(d, "method")->string,
+            vs_json_get(d, "output")->string, vs_json_get(d, "side")->string);
+    for (size_t i = 0; i < rows->n; i++) {
+        const vs_json *r = vs_json_at(rows, i);
+        fprintf(f, "  {\"row\": %lld, \"target\": %lld, \"score\": ", (long long)vs_json_get(r, "row")->integer,
+                (long long)vs_json_get(r, "target")->integer);
+        vs_cli_put_num(f, member(r, "score"));
+        fputs(", \"baseline_score\": ", f);
+        vs_cli_put_num(f, member(r, "baseline_score"));
+        fputs(", \"delta\": ", f);
+        vs_cli_put_num(f, member(r, "delta"));
+        fprintf(f, ", \"evaluations\": %lld, \"seconds\": %.6f}%s\n", (long long)vs_json_get(r, "evaluations")->integer,
+                member(r, "seconds"), i + 1 < rows->n ? "," : "");
+    }
+    fputs("], \"largest_delta\": ", f);
+    vs_cli_put_num(f, member(d, "largest_delta"));
+    fprintf(f, ", \"evaluations\": %lld, \"seconds\": %.6f}\n", (long long)vs_json_get(d, "evaluations")->integer, member(d, "seconds"));
+    return vs_out_commit(&fo, &err) != VS_OK ? vs_fail("%s", err.msg) : 0;
+}
+
+/* --report, --out and the closing line of a whole run. */
+static int attribute_outputs(const vs_args *a, const vs_tensor *attr, const vs_report *r)
 {
     vs_error err;
-    if (c->baseline_file) {
-        memcpy(b, c->baseline_file->data, (size_t)row->size * sizeof(float));
-        return 0;
-    }
-    if (c->gan) {
-        vs_tensor *g = NULL;
-        if (vs_generator_baselines(c->gan, c->gan_opt, row, &target, &g, &err) != VS_OK) return vs_fail("row %lld: %s", (long long)i, err.msg);
-        memcpy(b, g->data, (size_t)row->size * sizeof(float));
-        vs_tensor_free(g);
-        return 0;
-    }
-    if (vs_make_baseline((vs_baseline_kind)c->baseline_kind, row->data, row->ndim - 1, row->shape + 1, sigma, r, c->train, target, b,
-                         &err) != VS_OK)
-        return vs_fail("row %lld: %s", (long long)i, err.msg);
-    return 0;
+    const vs_json *d = r->data;
+    double worst = member(d, "largest_delta");
+    int rc = vs_args_get(a, "report") ? put_report(vs_args_get(a, "report"), d) : 0;
+    if (rc == 0 && vs_npy_write(vs_args_get(a, "out"), attr, &err) != VS_OK) rc = vs_fail("%s", err.msg);
+    long long n = (long long)vs_json_get(d, "rows")->n, evals = (long long)vs_json_get(d, "evaluations")->integer;
+    double seconds = member(d, "seconds");
+    if (rc == 0 && isnan(worst))
+        fprintf(stderr, "versus: %lld rows, %lld model evaluations, %.3f s\n", n, evals, seconds);
+    else if (rc == 0)
+        fprintf(stderr, "versus: %lld rows, %lld model evaluations, %.3f s, largest completeness gap %.3g\n", n, evals, seconds, worst);
+    return rc;
 }
 
 static int run_attribute(int argc, char **argv)
@@ -226,266 +246,29 @@ static int run_attribute(int argc, char **argv)
     int rc = vs_args_parse("attribute", attribute_opts, argc, argv, &a);
     if (rc) return rc;
     if (a.n_pos) return vs_usage_error("attribute", "unexpected argument '%s'", a.pos[0]);
-    const char *model_dir = vs_args_get(&a, "model"), *input = vs_args_get(&a, "input"), *method = vs_args_get(&a, "method"),
-               *out_path = vs_args_get(&a, "out");
-    if (!model_dir || !input || !method || !out_path)
-        return vs_usage_error("attribute", "--model, --input, --method and --out are required");
-    const vs_method *meth = vs_method_find(method);
-    if (!meth) {
-        const vs_method *near = vs_method_nearest(method);
-        return vs_usage_error("attribute", "unknown method '%s'%s%s%s (versus help attribute lists them)", method, near ? "; did you mean '" : "",
-                              near ? near->name : "", near ? "'?" : "");
-    }
-    vs_method_opts *mopts = vs_method_opts_new(meth);
-    if (!mopts) return vs_fail("out of memory");
-    if ((rc = method_flags(&a, meth, mopts))) {
-        vs_method_opts_free(mopts);
-        return rc;
-    }
-    int64_t target, contrast, seed, class_k, n_seg;
-    double sigma;
-    if ((rc = vs_args_int(&a, "target", -1, 0, 1 << 30, &target)) || (rc = vs_args_int(&a, "contrast", -1, 0, 1 << 30, &contrast)) ||
-        (rc = vs_args_int(&a, "seed", 0, 0, INT64_MAX, &seed)) || (rc = vs_args_int(&a, "class-baselines", 0, 1, 1000000, &class_k)) ||
-        (rc = vs_args_int(&a, "segments", 0, 2, 100000, &n_seg)) || (rc = vs_args_float(&a, "blur-sigma", 5.0, 1e-3, 1000, &sigma))) {
-        vs_method_opts_free(mopts);
-        return rc;
-    }
-    vs_explain_request rq;
-    vs_explain_request_init(&rq);
-    rq.contrast = contrast;
-    rq.seed = (uint64_t)seed;
-    const char *side = vs_args_get(&a, "side");
-    int sd = side ? vs_side_from_name(side) : VS_SIDE_QUERY;
-    rc = vs_args_has(&a, "target") && target == contrast ? vs_usage_error("attribute", "--target and --contrast are the same class") : 0;
-    if (rc == 0 && sd < 0) rc = vs_usage_error("attribute", "--side expects query, reference or both, got '%s'", side);
-    if (rc == 0 && side && !vs_args_get(&a, "reference")) rc = vs_usage_error("attribute", "--side needs --reference R.npy");
-    if (rc == 0 && n_seg && sd != VS_SIDE_QUERY) rc = vs_usage_error("attribute", "--segments describes the query: use --side query");
-    rq.side = (vs_side)(sd < 0 ? 0 : sd);
-
-    attr_cli c = {0};
-    vs_error err;
-    c.baseline_kind = VS_BASELINE_ZERO;
-    const char *bl = vs_args_get(&a, "baseline");
-    if (rc == 0 && bl) {
-        c.baseline_kind = vs_baseline_from_name(bl);
-        if (c.baseline_kind < 0 && !strstr(bl, ".npy") && strncmp(bl, "gan:", 4) != 0)
-            rc = vs_usage_error("attribute", "--baseline expects zero, max, min, mean, blur, uniform, mdts, gan:DIR or FILE.npy, got '%s'", bl);
-        if (rc == 0 && strncmp(bl, "gan:", 4) == 0 && vs_args_get(&a, "reference"))
-            rc = vs_usage_error("attribute", "--baseline gan:DIR explains classifiers; it does not go with --reference");
-    }
-    if (rc == 0 && (c.baseline_kind == VS_BASELINE_MDTS || class_k) && !vs_args_get(&a, "baseline-data"))
-        rc = vs_usage_error("attribute", "the mdts baseline and --class-baselines need --baseline-data SPEC");
-    if (rc) {
-        vs_method_opts_free(mopts);
-        return rc;
-    }
-    c.model = vs_model_load(model_dir, NULL, &err);
-    if (!c.model) {
-        vs_method_opts_free(mopts);
-        return vs_fail("%s", err.msg);
-    }
-    const char *rpath = vs_args_get(&a, "reference");
-    if (!(c.x = read_npy(input, "input", &err))) rc = vs_fail("%s", err.msg);
-    if (rc == 0 && c.x->ndim < 2) rc = vs_fail("%s: inputs must be [N, ...] with a batch dimension", input);
-    if (rc == 0 && c.x->shape[0] < 1) rc = vs_fail("%s: holds no inputs (its first dimension is 0)", input);
-    if (rc == 0 && rpath && !(c.reference = read_npy(rpath, "reference", &err))) rc = vs_fail("%s", err.msg);
-    if (rc == 0 && vs_module_compares_pairs(c.model) && !c.reference)
-        rc = vs_fail("%s compares pairs: give the reference with --reference R.npy", model_dir);
-    if (rc == 0 && c.reference && !vs_module_compares_pairs(c.model))
-        rc = vs_fail("%s takes one input; --reference applies to models that compare pairs (Siamese, or a composite with two inputs)", model_dir);
-    if (rc == 0 && c.reference) {
-        bool ok = c.reference->ndim == c.x->ndim && (c.reference->shape[0] == 1 || c.reference->shape[0] == c.x->shape[0]);
-        for (int i = 1; ok && i < c.x->ndim; i++) ok = c.reference->shape[i] == c.x->shape[i];
-        if (!ok) rc = vs_fail("%s: the reference must be one row [1, ...] or one per row [%lld, ...] of the inputs' row shape", rpath,
-                              (long long)c.x->shape[0]);
-    }
-    if (rc == 0 && bl && strncmp(bl, "gan:", 4) == 0) {
-        if (vs_generator_load(bl + 4, &c.gan, c.gan_opt, &err) != VS_OK) rc = vs_fail("--baseline %s: %s", bl, err.msg);
-    } else if (rc == 0 && c.baseline_kind < 0) {
-        if (!(c.baseline_file = read_npy(bl, "baseline", &err)))
-            rc = vs_fail("%s", err.msg);
-        else if (c.baseline_file->size != c.x->size / c.x->shape[0])
-            rc = vs_fail("%s: the baseline must have the shape of one input row (%lld elements)", bl, (long long)(c.x->size / c.x->shape[0]));
-    }
-    if (rc == 0 && vs_args_get(&a, "baselines") && !(c.baselines = read_npy(vs_args_get(&a, "baselines"), "baselines", &err)))
-        rc = vs_fail("%s", err.msg);
-    if (rc == 0 && vs_args_get(&a, "baseline-data")) {
-        vs_data_flags df = {.seed = 1};
-        if (vs_load_spec(vs_args_get(&a, "baseline-data"), &df, &c.train, &err) != VS_OK) rc = vs_fail("%s", err.msg);
-    }
-    const char *mask_path = vs_args_get(&a, "feature-mask");
-    if (rc == 0 && mask_path && n_seg) rc = vs_usage_error("attribute", "--feature-mask and --segments both define the features: give one");
-    if (rc == 0 && mask_path && !(meth->flags & VS_METHOD_SEGMENTS))
-        rc = vs_usage_error("attribute", "%s does not take feature groups (--feature-mask)", method);
-    if (rc == 0 && mask_path && sd != VS_SIDE_QUERY) rc = vs_usage_error("attribute", "--feature-mask describes the query: use --side query");
-    if (rc == 0 && mask_path) rc = read_feature_mask(mask_path, c.x->size / c.x->shape[0], &c);
-    if (rc == 0 && (meth->flags & VS_METHOD_BASELINE_SET) && !c.baselines && !class_k)
-        rc = vs_usage_error("attribute", "%s needs a baseline set: --baselines B.npy or --class-baselines K --baseline-data SPEC", method);
-    if (rc) goto done;
-
-    c.ex.module = c.model;
-    c.ex.reference = NULL;
-    c.fn = vs_model_fn_from_module(&c.ex);
-
-    int64_t n = c.x->shape[0], dim = c.x->size / n;
-    int nd = c.x->ndim, out_nd;
-    int64_t row_shape[VS_MAX_DIMS], out_shape[VS_MAX_DIMS];
-    memcpy(row_shape, c.x->shape, sizeof row_shape);
-    row_shape[0] = 1;
-    rq.reference = c.reference;
-    rq.segments = c.groups;
-    rq.n_segments = c.n_groups;
-    if ((meth->output == VS_OUTPUT_LAYER ? vs_explain_layer_shape(&c.fn, meth, mopts, c.x, &out_nd, out_shape, &err)
-                                         : vs_explain_shape(meth, c.x, &rq, &out_nd, out_shape, &err)) != VS_OK) {
-        rc = vs_fail("%s", err.msg);
-        goto done;
-    }
-    vs_tensor *attr = vs_tensor_zeros(out_nd, out_shape);
-    int64_t out_row = attr ? attr->size / n : 0;
-    double worst = NAN, seconds = 0;
-    int64_t evals = 0;
-    FILE *rep = NULL;
-    vs_out rep_out = {0};
-    const char *rep_path = vs_args_get(&a, "report");
-    if (!attr) rc = vs_fail("out of memory for the explanation");
-    if (rc) {
-        vs_tensor_free(attr);
-        goto done;
-    }
+    vs_attribute_opts o;
+    vs_method_opts *mopts = NULL;
     vs_cli_run cr;
     vs_run *run = NULL;
-    if (rc == 0 && (rc = vs_cli_run_opts(&a, out_path, (uint64_t)seed, "rows", argc, argv, &cr)) == 0 &&
-        vs_run_open(&cr.o, n, &run, &err) != VS_OK)
-        rc = err.code == VS_ERR_ARG ? vs_usage_error("attribute", "%s", err.msg) : vs_fail("%s", err.msg);
-    int32_t *seg = n_seg ? malloc((size_t)dim * sizeof *seg) : NULL;
-    vs_item_buf item = {0};
-    size_t len;
-    for (int64_t i = run ? vs_run_begin(run) : 0; run && i < vs_run_end(run) && rc == 0; i++) {
-        if (vs_run_get(run, i, &len)) continue; /* done before a kill */
-        vs_scope_begin();
-        vs_rng r; /* the row's own stream: the same whatever shard or resumed run explains it */
-        vs_rng_seed(&r, vs_item_seed((uint64_t)seed, i));
-        vs_tensor *row = vs_tensor_from(nd, row_shape, c.x->data + i * dim), *rrow = NULL;
-        vs_explain_request ro = rq;
-        if (c.reference) {
-            rrow = vs_tensor_from(nd, row_shape, c.reference->data + (c.reference->shape[0] == 1 ? 0 : i) * dim);
-            ro.reference = rrow;
-        }
-        ro.target = target >= 0 ? target : vs_predicted_class(&c.fn, row);
-        /* the baselines of this row (and of its reference) */
-        vs_tensor *b = vs_tensor_new(nd, row_shape), *rb = rrow ? vs_tensor_new(nd, row_shape) : NULL;
-        /* the baseline's class: the contrast of a one-vs-one explanation (GANMEX's G(x, c_t)), else the target */
-        rc = row_baseline(&c, row, c.gan && contrast >= 0 ? contrast : ro.target, (float)sigma, &r, i, b->data);
-        if (rc == 0 && rb) rc = row_baseline(&c, rrow, ro.target, (float)sigma, &r, i, rb->data);
-        ro.baseline = b;
-        ro.reference_baseline = rb;
-        ro.baselines = c.baselines;
-        if (rc == 0 && class_k) {
-            vs_tensor *set = NULL;
-            if (vs_class_baselines(c.train, ro.target, class_k, &r, &set, &err) != VS_OK)
-                rc = vs_fail("row %lld: %s", (long long)i, err.msg);
-            ro.baselines = set;
-        }
-        if (rc == 0 && n_seg) {
-            int k = 0;
-            vs_slic_options so = vs_slic_defaults();
-            so.n_segments = (int)n_seg;
-            if (nd != 4)
-                rc = vs_fail("--segments needs image inputs [N,C,H,W]");
-            else if (!seg || vs_slic(row->data, (int)row_shape[1], (int)row_shape[2], (int)row_shape[3], &so, seg, &k, &err) != VS_OK)
-                rc = vs_fail("superpixels of row %lld: %s", (long long)i, seg ? err.msg : "out of memory");
-            ro.segments = seg;
-            ro.n_segments = k;
-        }
-        vs_tensor *ra = NULL;
-        vs_attr_report rr;
-        if (rc == 0 && vs_explain(&c.fn, row, meth, mopts, &ro, &ra, &rr, &err) != VS_OK)
-            rc = vs_fail("row %lld: %s", (long long)i, err.msg);
-        if (rc == 0) {
-            /* the row's record: its attributions, then target, score, baseline score, gap, evaluations, seconds */
-            int64_t ints[2] = {rr.target, rr.evaluations};
-            double nums[4] = {rr.score, rr.baseline_score, rr.delta, rr.seconds};
-            vs_item_buf_reset(&item);
-            vs_item_put_f32(&item, ra->data, (size_t)out_row);
-            vs_item_put_i64(&item, ints, 2);
-            vs_item_put_f64(&item, nums, 4);
-            if (vs_run_put(run, i, &item, &err) != VS_OK) rc = vs_fail("%s", err.msg);
-        }
-        vs_scope_end();
-    }
-    free(seg);
-    vs_item_buf_clear(&item);
-    if (rc == 0 && vs_run_sharded(run)) {
-        if (vs_run_finish(run, &err) != VS_OK) rc = vs_fail("%s", err.msg);
+    vs_tensor *attr = NULL;
+    vs_report *r = NULL;
+    vs_error err;
+    if ((rc = attribute_flags(&a, &o, &mopts)) == 0 &&
+        (rc = vs_cli_run_opts(&a, vs_args_get(&a, "out"), o.seed, "rows", argc, argv, &cr)) == 0) {
+        o.run = &cr.o;
+        o.journal = &run;
+        if (vs_attribute_run(&o, &attr, &r, &err) != VS_OK)
+            rc = err.code == VS_ERR_ARG ? vs_usage_error("attribute", "%s", err.msg) : vs_fail("%s", err.msg);
+        else if (r) rc = attribute_outputs(&a, attr, r);
+        else if (vs_run_finish(run, &err) != VS_OK) rc = vs_fail("%s", err.msg);
         else fprintf(stderr, "versus: wrote rows %lld..%lld of %lld to %s (versus merge joins the shards)\n", (long long)vs_run_begin(run),
-                     (long long)vs_run_end(run) - 1, (long long)n, out_path);
-        vs_run_free(run);
-        vs_tensor_free(attr);
-        goto done;
+                     (long long)vs_run_end(run) - 1, (long long)vs_run_items(run), vs_args_get(&a, "out"));
+        if (rc == 0 && r && vs_run_finish(run, &err) != VS_OK) rc = vs_fail("%s", err.msg);
     }
-    if (rc == 0 && rep_path) {
-        if (vs_out_open(&rep_out, rep_path, &err) != VS_OK) rc = vs_fail("%s", err.msg);
-        rep = rep_out.f;
-    }
-    if (rep) fprintf(rep, "{\"method\": \"%s\", \"output\": \"%s\", \"side\": \"%s\", \"rows\": [\n", method,
-                     vs_method_output_name(meth->output), vs_side_name(rq.side));
-    /* every row from the journal, in order */
-    for (int64_t i = 0; rc == 0 && i < n; i++) {
-        const unsigned char *p = vs_run_get(run, i, &len);
-        vs_item_reader rd = {p, p ? len : 0, 0, false};
-        int64_t ints[2];
-        double nums[4];
-        vs_item_get_f32(&rd, attr->data + i * out_row, (size_t)out_row);
-        vs_item_get_i64(&rd, ints, 2);
-        vs_item_get_f64(&rd, nums, 4);
-        if (rd.bad || rd.pos != rd.len) {
-            rc = vs_fail("%s: the record of row %lld does not fit this run", cr.path, (long long)i);
-            break;
-        }
-        /* a journal is data: its counts are checked before they are summed */
-        if (ints[1] < 0 || __builtin_add_overflow(evals, ints[1], &evals) || !isfinite(nums[3]) || nums[3] < 0 ||
-            vs_first_nonfinite(attr->data + i * out_row, (size_t)out_row) != (size_t)out_row) {
-            rc = vs_fail("%s: the record of row %lld holds a negative or non-finite count, time or attribution", cr.path, (long long)i);
-            break;
-        }
-        if (!isnan(nums[2]) && (isnan(worst) || fabs(nums[2]) > fabs(worst))) worst = nums[2];
-        seconds += nums[3];
-        if (rep) {
-            fprintf(rep, "  {\"row\": %lld, \"target\": %lld, \"score\": ", (long long)i, (long long)ints[0]);
-            vs_cli_put_num(rep, nums[0]);
-            fputs(", \"baseline_score\": ", rep);
-            vs_cli_put_num(rep, nums[1]);
-            fputs(", \"delta\": ", rep);
-            vs_cli_put_num(rep, nums[2]);
-            fprintf(rep, ", \"evaluations\": %lld, \"seconds\": %.6f}%s\n", (long long)ints[1], nums[3], i + 1 < n ? "," : "");
-        }
-    }
-    if (rep) {
-        fputs("], \"largest_delta\": ", rep);
-        vs_cli_put_num(rep, worst);
-        fprintf(rep, ", \"evaluations\": %lld, \"seconds\": %.6f}\n", (long long)evals, seconds);
-        if (rc != 0) vs_out_abort(&rep_out);
-        else if (vs_out_commit(&rep_out, &err) != VS_OK) rc = vs_fail("%s", err.msg);
-    }
-    if (rc == 0 && vs_npy_write(out_path, attr, &err) != VS_OK) rc = vs_fail("%s", err.msg);
-    if (rc == 0 && isnan(worst))
-        fprintf(stderr, "versus: %lld rows, %lld model evaluations, %.3f s\n", (long long)n, (long long)evals, seconds);
-    else if (rc == 0)
-        fprintf(stderr, "versus: %lld rows, %lld model evaluations, %.3f s, largest completeness gap %.3g\n", (long long)n,
-                (long long)evals, seconds, worst);
-    if (rc == 0 && vs_run_finish(run, &err) != VS_OK) rc = vs_fail("%s", err.msg);
     vs_run_free(run);
     vs_tensor_free(attr);
-done:
+    vs_report_free(r);
     vs_method_opts_free(mopts);
-    vs_tensor_free(c.x);
-    vs_tensor_free(c.reference);
-    vs_tensor_free(c.baseline_file);
-    vs_module_free(c.gan);
-    vs_tensor_free(c.baselines);
-    free(c.groups);
-    vs_dataset_free(c.train);
-    vs_module_free(c.model);
     return rc;
 }
 

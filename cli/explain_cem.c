@@ -82,6 +82,60 @@ static vs_status segment(const vs_tensor *x, int n_sp, int32_t **seg, vs_error *
     return st;
 }
 
+/* The attribute spec of every latent of a k-dimensional code: "z0:+0,z1:+1,...". */
+static void every_latent(int64_t k, char *spec, size_t n)
+{
+    spec[0] = '\0';
+    for (int64_t j = 0; j < k && j < VS_CEM_MAX_ATTRS; j++) {
+        size_t len = strlen(spec);
+        snprintf(spec + len, n - len, "%sz%lld:+%lld", j ? "," : "", (long long)j, (long long)j);
+    }
+}
+
+/* One image's entry of explanation.json. */
+static vs_json *explanation_item(const vs_cem_attrs *attrs, const vs_cem_pn *pn, const vs_cem_pp *pp, const char *c0, const char *c1,
+                                 const char *text)
+{
+    vs_json *it = vs_json_new_object();
+    vs_json_set(it, "class", vs_json_new_string(c0));
+    vs_json_set(it, "pn_found", vs_json_new_bool(pn->found));
+    vs_json_set(it, "pn_class", vs_json_new_string(c1));
+    vs_json_set(it, "pn_text", vs_json_new_string(text));
+    vs_json_set(it, "pn_latent_distance", vs_json_new_number(pn->latent_dist));
+    vs_json_set(it, "pn_violations", vs_json_new_number(pn->violations));
+    vs_json_set(it, "pn_c", vs_json_new_number(pn->c));
+    vs_json_set(it, "reconstruction_changes_class", vs_json_new_bool(pn->recon_flips));
+    vs_json_set(it, "pp_features", vs_json_new_number((double)pp->n_features));
+    vs_json_set(it, "pp_segments", vs_json_new_number((double)pp->n_segments));
+    vs_json_set(it, "pp_relaxed_valid", vs_json_new_bool(pp->relaxed_valid));
+    vs_json *ga = vs_json_new_array(), *g0 = vs_json_new_array();
+    for (int i = 0; i < attrs->n; i++) vs_json_push(g0, vs_json_new_number(pn->g0[i])), vs_json_push(ga, vs_json_new_number(pn->g[i]));
+    vs_json_set(it, "attributes_x0", g0);
+    vs_json_set(it, "attributes_pn", ga);
+    return it;
+}
+
+/* OUT/explanation.json, pn.npy, pp.npy and cem.png (originals, PNs and PPs of x's images); 0 or 1. */
+static int write_outputs(const char *out, const vs_json *doc, const vs_tensor *pn_t, const vs_tensor *pp_t, const float **cells,
+                         const char *const *caps, const vs_tensor *x)
+{
+    static const char *const titles[3] = {"original", "PN", "PP"};
+    char path[4096];
+    vs_error err;
+    snprintf(path, sizeof path, "%s/explanation.json", out);
+    if (vs_json_write_file(path, doc, &err) != VS_OK) return vs_fail("%s", err.msg);
+    snprintf(path, sizeof path, "%s/pn.npy", out);
+    if (vs_npy_write(path, pn_t, &err) != VS_OK) return vs_fail("%s", err.msg);
+    snprintf(path, sizeof path, "%s/pp.npy", out);
+    if (vs_npy_write(path, pp_t, &err) != VS_OK) return vs_fail("%s", err.msg);
+    snprintf(path, sizeof path, "%s/cem.png", out);
+    if (vs_cem_grid_png(cells, (int)x->shape[0], 3, (int)x->shape[1], (int)x->shape[2], (int)x->shape[3], 3, titles, caps, path, &err) !=
+        VS_OK)
+        return vs_fail("%s", err.msg);
+    printf("wrote %s: explanation.json, pn.npy, pp.npy, cem.png\n", out);
+    return 0;
+}
+
 static int explain_run(vs_module *clf, vs_module *vae, vs_tensor *x, const vs_args *a, const vs_cem_opts *o)
 {
     const char *out = vs_args_get(a, "out"), *names = vs_args_get(a, "class-names");
@@ -97,11 +151,8 @@ static int explain_run(vs_module *clf, vs_module *vae, vs_tensor *x, const vs_ar
     vs_tensor *mu = vs_vae_encode(vae, vs_slice(x, 0, 0, 1), &err);
     if (!mu) return vs_fail("%s", err.msg);
     int64_t k = mu->shape[1];
-    char spec_all[VS_CEM_MAX_ATTRS * 16] = "";
-    for (int64_t j = 0; j < k && j < VS_CEM_MAX_ATTRS; j++) {
-        size_t len = strlen(spec_all);
-        snprintf(spec_all + len, sizeof spec_all - len, "%sz%lld:+%lld", j ? "," : "", (long long)j, (long long)j);
-    }
+    char spec_all[VS_CEM_MAX_ATTRS * 16];
+    every_latent(k, spec_all, sizeof spec_all);
     const char *spec = vs_args_get(a, "attrs");
     vs_cem_attrs attrs;
     if (vs_cem_attrs_parse(spec ? spec : spec_all, vae, k, &attrs, &err) != VS_OK) return vs_usage_error("explain", "%s", err.msg);
@@ -130,44 +181,17 @@ static int explain_run(vs_module *clf, vs_module *vae, vs_tensor *x, const vs_ar
                (long long)pp[b].n_segments, seg ? "superpixels" : "pixels");
         memcpy(pn_t->data + b * dim, pn[b].x, (size_t)dim * sizeof(float));
         memcpy(pp_t->data + b * dim, pp[b].x, (size_t)dim * sizeof(float));
-        vs_json *it = vs_json_new_object();
-        vs_json_set(it, "class", vs_json_new_string(c0));
-        vs_json_set(it, "pn_found", vs_json_new_bool(pn[b].found));
-        vs_json_set(it, "pn_class", vs_json_new_string(c1));
-        vs_json_set(it, "pn_text", vs_json_new_string(text));
-        vs_json_set(it, "pn_latent_distance", vs_json_new_number(pn[b].latent_dist));
-        vs_json_set(it, "pn_violations", vs_json_new_number(pn[b].violations));
-        vs_json_set(it, "pn_c", vs_json_new_number(pn[b].c));
-        vs_json_set(it, "reconstruction_changes_class", vs_json_new_bool(pn[b].recon_flips));
-        vs_json_set(it, "pp_features", vs_json_new_number((double)pp[b].n_features));
-        vs_json_set(it, "pp_segments", vs_json_new_number((double)pp[b].n_segments));
-        vs_json_set(it, "pp_relaxed_valid", vs_json_new_bool(pp[b].relaxed_valid));
-        vs_json *ga = vs_json_new_array(), *g0 = vs_json_new_array();
-        for (int i = 0; i < attrs.n; i++) vs_json_push(g0, vs_json_new_number(pn[b].g0[i])), vs_json_push(ga, vs_json_new_number(pn[b].g[i]));
-        vs_json_set(it, "attributes_x0", g0);
-        vs_json_set(it, "attributes_pn", ga);
-        vs_json_push(items, it);
+        vs_json_push(items, explanation_item(&attrs, &pn[b], &pp[b], c0, c1, text));
         cells[3 * b] = x->data + b * dim, cells[3 * b + 1] = pn[b].x, cells[3 * b + 2] = pp[b].x;
         caps[3 * b] = strdup(c0), caps[3 * b + 1] = strdup(pn[b].found ? c1 : "-"), caps[3 * b + 2] = strdup(c0);
     }
-    char path[4096];
     if (!rc) {
         vs_json *an = vs_json_new_array();
         for (int i = 0; i < attrs.n; i++) vs_json_push(an, vs_json_new_string(attrs.a[i].name));
         vs_json_set(doc, "attributes", an);
         vs_json_set(doc, "explanations", items), items = NULL;
-        snprintf(path, sizeof path, "%s/explanation.json", out);
-        if (vs_json_write_file(path, doc, &err) != VS_OK) rc = vs_fail("%s", err.msg);
+        rc = write_outputs(out, doc, pn_t, pp_t, cells, (const char *const *)caps, x);
     }
-    snprintf(path, sizeof path, "%s/pn.npy", out);
-    if (!rc && vs_npy_write(path, pn_t, &err) != VS_OK) rc = vs_fail("%s", err.msg);
-    snprintf(path, sizeof path, "%s/pp.npy", out);
-    if (!rc && vs_npy_write(path, pp_t, &err) != VS_OK) rc = vs_fail("%s", err.msg);
-    static const char *const titles[3] = {"original", "PN", "PP"};
-    snprintf(path, sizeof path, "%s/cem.png", out);
-    if (!rc && vs_cem_grid_png(cells, (int)N, 3, (int)x->shape[1], (int)x->shape[2], (int)x->shape[3], 3, titles, (const char *const *)caps, path, &err) != VS_OK)
-        rc = vs_fail("%s", err.msg);
-    if (!rc) printf("wrote %s: explanation.json, pn.npy, pp.npy, cem.png\n", out);
     for (int64_t i = 0; caps && i < 3 * N; i++) free(caps[i]);
     free(caps);
     free(cells);

@@ -141,7 +141,7 @@ struct vs_run {
     char *path;
     int fd;
     bool sharded;
-    int64_t begin, end, todo_at_start, done_here;
+    int64_t n_items, begin, end, todo_at_start, done_here;
     journal j;                  /* finished items read back (resume) */
     unsigned char **fresh;      /* [end - begin] payloads recorded by this process (owned) */
     size_t *fresh_len;
@@ -157,6 +157,8 @@ static double now(void)
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
+
+int64_t vs_run_items(const vs_run *r) { return r->n_items; }
 
 int64_t vs_run_begin(const vs_run *r) { return r->begin; }
 int64_t vs_run_end(const vs_run *r) { return r->end; }
@@ -280,6 +282,7 @@ vs_status vs_run_open(const vs_run_opts *o, int64_t n_items, vs_run **out, vs_er
     if (!(r->path = strdup(o->path)) || !(h.verb = strdup(o->verb)) || !(h.version = strdup(vs_version())))
         st = vs_error_set(err, VS_ERR_NOMEM, "run: out of memory");
     if (st == VS_OK) st = journal_set_argv(&h, o->argc, o->argv, err);
+    r->n_items = n_items;
     vs_shard_range(h.shard, n_items, &r->begin, &r->end);
     size_t n = (size_t)(r->end - r->begin);
     if (st == VS_OK) st = vs_mem_check(n, sizeof *r->fresh + sizeof *r->fresh_len, "the run's item index", err);

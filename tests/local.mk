@@ -11,9 +11,15 @@ EXTRA_DIST += tests/cli_hostile.sh tests/cli_hostile2.sh tests/german_data.awk t
 
 # report_chromium.sh keeps its screenshots for a person to look at; make clean removes them.
 clean-local:
-	-rm -rf report_chromium.dir docs_formats.dir
+	-rm -rf report_chromium.dir docs_formats.dir example_evaluate.dir
 
 # docs/formats/ kept current: model.md's examples load and predict, every format id is documented.
 check_PROGRAMS += tests/docs_model_tool
 TESTS += tests/docs_formats.sh
 EXTRA_DIST += tests/docs_formats.sh
+
+# docs/example_evaluate.c, built against the just-built library, reproduces a `versus evaluate` run.
+check_PROGRAMS += tests/example_evaluate
+tests_example_evaluate_SOURCES = docs/example_evaluate.c
+TESTS += tests/example_evaluate.sh
+EXTRA_DIST += tests/example_evaluate.sh

@@ -93,7 +93,8 @@ typedef struct vs_run vs_run;
  * command's (same words, seed, version, items and shard; the message names what differs) and load
  * its finished items; otherwise start a new journal there. */
 vs_status vs_run_open(const vs_run_opts *o, int64_t n_items, vs_run **out, vs_error *err);
-/* This process's items: [vs_run_begin, vs_run_end). */
+/* The run's items, all shards', and this process's: [vs_run_begin, vs_run_end). */
+int64_t vs_run_items(const vs_run *r);
 int64_t vs_run_begin(const vs_run *r);
 int64_t vs_run_end(const vs_run *r);
 bool vs_run_sharded(const vs_run *r);

@@ -35,6 +35,8 @@
 #include "versus/experiment.h"
 #include "versus/ganmex.h"
 #include "versus/metrics.h"
+#include "versus/evaluate.h"
+#include "versus/attribute_run.h"
 #include "versus/pairs.h"
 #include "versus/synth.h"
 #include "versus/svae.h"
