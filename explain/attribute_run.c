@@ -23,12 +23,6 @@ void vs_attribute_opts_init(vs_attribute_opts *o)
     o->blur_sigma = 5;
 }
 
-/* A loader's failure is the file's, never a usage error. */
-static vs_status file_error(vs_error *err)
-{
-    if (err->code == VS_ERR_ARG) err->code = VS_ERR_FORMAT;
-    return err->code;
-}
 
 /* The loaded model, arrays and baselines of one run. */
 typedef struct attr_in {
@@ -49,7 +43,7 @@ typedef struct attr_in {
 static vs_status read_feature_mask(const char *path, int64_t dim, attr_in *c, vs_error *err)
 {
     vs_tensor *m = NULL;
-    if (vs_npy_read_finite(path, &m, err) != VS_OK) return file_error(err);
+    if (vs_npy_read_finite(path, &m, err) != VS_OK) return vs_error_as_file(err);
     vs_status st = m->size == dim ? VS_OK
                                   : vs_error_set(err, VS_ERR_SHAPE, "%s: the feature mask must have one input row's %lld elements, not %lld",
                                                  path, (long long)dim, (long long)m->size);
@@ -76,7 +70,7 @@ static vs_status read_feature_mask(const char *path, int64_t dim, attr_in *c, vs
 /* err's message after "row i: " (prefix "" or another). */
 static vs_status row_error(vs_error *err, const char *prefix, int64_t i)
 {
-    file_error(err); /* a row that cannot be explained is the data's failure */
+    vs_error_as_file(err); /* a row that cannot be explained is the data's failure */
     char msg[VS_ERROR_MSG_MAX];
     snprintf(msg, sizeof msg, "%s", err->msg);
     return vs_error_set(err, err->code, "%srow %lld: %s", prefix, (long long)i, msg);
@@ -129,11 +123,11 @@ static vs_status check_opts(const vs_attribute_opts *o, attr_in *c, vs_error *er
 /* The model, the inputs and the reference: shapes that fit the model. */
 static vs_status load_rows(const vs_attribute_opts *o, attr_in *c, vs_error *err)
 {
-    if (!(c->model = vs_model_load(o->model, NULL, err))) return file_error(err);
-    if (vs_npy_read_finite(o->input, &c->x, err) != VS_OK) return file_error(err);
+    if (!(c->model = vs_model_load(o->model, NULL, err))) return vs_error_as_file(err);
+    if (vs_npy_read_finite(o->input, &c->x, err) != VS_OK) return vs_error_as_file(err);
     if (c->x->ndim < 2) return vs_error_set(err, VS_ERR_SHAPE, "%s: inputs must be [N, ...] with a batch dimension", o->input);
     if (c->x->shape[0] < 1) return vs_error_set(err, VS_ERR_SHAPE, "%s: holds no inputs (its first dimension is 0)", o->input);
-    if (o->reference && vs_npy_read_finite(o->reference, &c->reference, err) != VS_OK) return file_error(err);
+    if (o->reference && vs_npy_read_finite(o->reference, &c->reference, err) != VS_OK) return vs_error_as_file(err);
     if (vs_module_compares_pairs(c->model) && !c->reference)
         return vs_error_set(err, VS_ERR_SHAPE, "%s compares pairs: give the reference with --reference R.npy", o->model);
     if (c->reference && !vs_module_compares_pairs(c->model))
@@ -160,20 +154,20 @@ static vs_status load_baselines(const vs_attribute_opts *o, attr_in *c, vs_error
     int64_t dim = c->x->size / c->x->shape[0];
     if (bl && strncmp(bl, "gan:", 4) == 0) {
         if (vs_generator_load(bl + 4, &c->gan, c->gan_opt, err) != VS_OK) {
-            file_error(err);
+            vs_error_as_file(err);
             char msg[VS_ERROR_MSG_MAX];
             snprintf(msg, sizeof msg, "%s", err->msg);
             return vs_error_set(err, err->code, "--baseline %s: %s", bl, msg);
         }
     } else if (c->baseline_kind < 0) {
-        if (vs_npy_read_finite(bl, &c->baseline_file, err) != VS_OK) return file_error(err);
+        if (vs_npy_read_finite(bl, &c->baseline_file, err) != VS_OK) return vs_error_as_file(err);
         if (c->baseline_file->size != dim)
             return vs_error_set(err, VS_ERR_SHAPE, "%s: the baseline must have the shape of one input row (%lld elements)", bl, (long long)dim);
     }
-    if (o->baselines && vs_npy_read_finite(o->baselines, &c->baselines, err) != VS_OK) return file_error(err);
+    if (o->baselines && vs_npy_read_finite(o->baselines, &c->baselines, err) != VS_OK) return vs_error_as_file(err);
     if (o->baseline_data) {
         vs_data_flags df = {.seed = 1};
-        if (vs_load_spec(o->baseline_data, &df, &c->train, err) != VS_OK) return file_error(err);
+        if (vs_load_spec(o->baseline_data, &df, &c->train, err) != VS_OK) return vs_error_as_file(err);
     }
     if (mask_path && o->segments)
         return vs_error_set(err, VS_ERR_ARG, "--feature-mask and --segments both define the features: give one");
@@ -361,7 +355,7 @@ static vs_status attribute_rows(const vs_attribute_opts *o, attr_in *c, vs_tenso
     int64_t out_shape[VS_MAX_DIMS], n = c->x->shape[0];
     vs_status st = o->method->output == VS_OUTPUT_LAYER ? vs_explain_layer_shape(&c->fn, o->method, o->method_opts, c->x, &out_nd, out_shape, err)
                                                         : vs_explain_shape(o->method, c->x, &rq, &out_nd, out_shape, err);
-    if (st != VS_OK) return file_error(err);
+    if (st != VS_OK) return vs_error_as_file(err);
     if (!(*attr = vs_tensor_zeros(out_nd, out_shape))) return vs_error_set(err, VS_ERR_NOMEM, "out of memory for the explanation");
     if ((st = vs_run_open(o->run, n, runp, err)) != VS_OK) return st;
     st = explain_rows(o, c, &rq, *runp, (*attr)->size / n, err);

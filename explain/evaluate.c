@@ -52,12 +52,6 @@ static vs_status check_opts(const vs_evaluate_opts *o, eval_inputs *in, vs_error
     return VS_OK;
 }
 
-/* A loader's failure is the file's, never a usage error. */
-static vs_status file_error(vs_error *err)
-{
-    if (err->code == VS_ERR_ARG) err->code = VS_ERR_FORMAT;
-    return err->code;
-}
 
 /* The localisation truth: a mask file of one row or every row, or a data set's planted mask. */
 static vs_status load_mask(const vs_evaluate_opts *o, eval_inputs *in, int64_t n, int64_t dim, vs_error *err)
@@ -65,7 +59,7 @@ static vs_status load_mask(const vs_evaluate_opts *o, eval_inputs *in, int64_t n
     vs_status st = VS_OK;
     if (o->mask) {
         vs_tensor *mt = NULL;
-        if (vs_npy_read_finite(o->mask, &mt, err) != VS_OK) return file_error(err);
+        if (vs_npy_read_finite(o->mask, &mt, err) != VS_OK) return vs_error_as_file(err);
         if (mt->size != dim && mt->size != n * dim)
             st = vs_error_set(err, VS_ERR_SHAPE, "%s: the mask must have one input row's %lld elements or all %lld rows'", o->mask,
                               (long long)dim, (long long)(n * dim));
@@ -77,7 +71,7 @@ static vs_status load_mask(const vs_evaluate_opts *o, eval_inputs *in, int64_t n
     } else if (o->mask_data) {
         vs_data_flags df = {.seed = 1};
         vs_dataset *d = NULL;
-        if (vs_load_spec(o->mask_data, &df, &d, err) != VS_OK) return file_error(err);
+        if (vs_load_spec(o->mask_data, &df, &d, err) != VS_OK) return vs_error_as_file(err);
         if (!d->feature_truth || d->dim != dim)
             st = vs_error_set(err, VS_ERR_SHAPE, "%s: no planted mask of %lld elements (synthetic data with a truth mask, e.g. synthetic-shapes)",
                               o->mask_data, (long long)dim);
@@ -93,10 +87,10 @@ static vs_status load_mask(const vs_evaluate_opts *o, eval_inputs *in, int64_t n
 /* The model and the three arrays. */
 static vs_status load_inputs(const vs_evaluate_opts *o, eval_inputs *in, vs_error *err)
 {
-    if (!(in->model = vs_model_load(o->model, NULL, err))) return file_error(err);
+    if (!(in->model = vs_model_load(o->model, NULL, err))) return vs_error_as_file(err);
     if (vs_npy_read_finite(o->input, &in->x, err) != VS_OK || vs_npy_read_finite(o->attributions, &in->attr, err) != VS_OK ||
         (o->reference && vs_npy_read_finite(o->reference, &in->reference, err) != VS_OK))
-        return file_error(err);
+        return vs_error_as_file(err);
     in->ex.module = in->model;
     in->ex.reference = in->reference;
     in->fn = vs_model_fn_from_module(&in->ex);
@@ -113,7 +107,7 @@ static vs_status load_feature_inputs(const vs_evaluate_opts *o, eval_inputs *in,
         return vs_error_set(err, VS_ERR_SHAPE, "%s compares pairs: give --reference R.npy", o->model);
     int64_t n = in->x->shape[0], dim = n ? in->x->size / n : 0;
     if (o->replace && !in->zero_replace && strcmp(o->replace, "one-minus") != 0) {
-        if (vs_npy_read_finite(o->replace, &in->replace, err) != VS_OK) return file_error(err);
+        if (vs_npy_read_finite(o->replace, &in->replace, err) != VS_OK) return vs_error_as_file(err);
         if (in->replace->size != dim)
             return vs_error_set(err, VS_ERR_SHAPE, "%s: the replacement must have the shape of one input row", o->replace);
     }

@@ -41,6 +41,13 @@ vs_status vs_error_set(vs_error *err, vs_status code, const char *fmt, ...)
     ;
 /* Clear err to VS_OK and an empty message. */
 void vs_error_clear(vs_error *err);
+/* A loader's failure is the file's, never a usage error: VS_ERR_ARG becomes VS_ERR_FORMAT (exit 1,
+ * not 2, in the CLI); returns err's code. */
+static inline vs_status vs_error_as_file(vs_error *err)
+{
+    if (err->code == VS_ERR_ARG) err->code = VS_ERR_FORMAT;
+    return err->code;
+}
 
 /* The last error recorded by a tensor op on this thread (code VS_OK when none). */
 const vs_error *vs_last_error(void);
