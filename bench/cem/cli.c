@@ -11,7 +11,7 @@
 
 static const vs_cli_opt cem_bench_opts[] = {
     {"data", 1, "fashion-mnist-clothes, fashion-mnist-shoes or synthetic (rectangles with known factors)"},
-    {"model", 1, "trained classifier directory (default: train cem-fashion-<subset> here)"},
+    {"model", 1, "trained classifier directory (default: train cem-fashion on the subset here)"},
     {"vae", 1, "trained VAE directory (default: train the DIP-VAE of Table 4 here)"},
     {"train-rows", 1, "training images of the subset used to train here (default 6000)"},
     {"clf-epochs", 1, "classifier epochs (default 2)"},

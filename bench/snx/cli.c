@@ -15,7 +15,7 @@ static const vs_cli_opt snx_opts[] = {
     {"model", 1, "trained Siamese model directory (versus train --arch siamese-...); default: train one"},
     {"epochs", 1, "training epochs without --model (default 3 tabular, 100 graphs)"},
     {"weight-decay", 1, "Adam weight decay without --model (default: tabular 0 or 0.05 by validation pair accuracy, graphs 0)"},
-    {"pairing", 1, "training pairs without --model: snx (fixed SNX pairs) or random (fresh each epoch); default snx"},
+    {"pairing", 1, "training pairs without --model: fixed (the SNX protocol's pairs; alias snx) or random (fresh each epoch); default fixed"},
     {"gamma", 1, "gamma of Eqs. 4 and 6 (default: tabular chosen by the stage-1 criterion, graphs Section IV-H)"},
     {"pairs", 1, "test pairs explained, the first N of the SNX protocol (default 1000 tabular, 240 graphs)"},
     {"methods", 1, "comma-separated methods (default: every method of the data kind)"},
