@@ -76,6 +76,12 @@ static vs_status snx_run(void *options, const vs_bench_call *c, vs_report **repo
     return vs_snx_experiment(c->data[0], o, report, err);
 }
 
+static const vs_bench_budget snx_budgets[] = {
+    {"quick", "--pairs 12", "the test suite's: 12 test pairs (with --n 400 on synthetic data, minutes)"},
+    {"paper", "--pairs 1000000000", "every test pair of the SNX protocol (Adult: 39,072); shard it (--shard K/N, versus merge)"},
+    {NULL, NULL, NULL},
+};
+
 const vs_bench vs_benchmark_snx = {
     "snx",
     "SNX, Siamese networks explained: Tables II-V and Figs. 3-7 on tabular data or graphs",
@@ -128,4 +134,5 @@ const vs_bench vs_benchmark_snx = {
     snx_flags,
     snx_run,
     NULL,
+    .budgets = snx_budgets,
 };
