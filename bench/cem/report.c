@@ -134,7 +134,7 @@ static void claims(vs_report *rep, vs_json *d, const vs_cem_experiment_opts *o, 
     snprintf(m[1], sizeof m[1], "CEM-MAF %.1f, LIME %.1f", fc.mean, fl.mean);
     snprintf(m[2], sizeof m[2], "%.2f", valid);
     snprintf(m[3], sizeof m[3], "CEM-MAF %.3f, LIME %.3f", cc, cl);
-    vs_report_table *t = vs_report_claims_table(rep, "Luss et al., CEM-MAF");
+    vs_report_table *t = vs_report_claims_table(rep, "Luss et al. 2022, CEM-MAF");
     vs_json *c = vs_json_new_array();
     vs_report_claim(t, c, "a pertinent positive keeps the class (PP accuracy, Table 6)", "100%", m[0],
                     acc.mean >= 1 ? VS_CLAIM_REPRODUCED : VS_CLAIM_NOT_REPRODUCED,
