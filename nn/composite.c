@@ -3,6 +3,7 @@
  * introspection.  model.json reading and writing, and the parsing of nodes, live in composite_json.c. */
 #include "nn/composite_internal.h"
 
+#include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -42,6 +43,8 @@ void vs_program_free(struct vs_program *p)
     free(p->nodes);
     free(p->outputs);
     free(p->task);
+    for (int i = 0; i < p->n_aliases; i++) free(p->aliases[i].name);
+    free(p->aliases);
     free(p);
 }
 
@@ -181,6 +184,51 @@ vs_status vs_composite_set_task(vs_module *m, const char *task)
     free(m->program->task);
     m->program->task = copy;
     return VS_OK;
+}
+
+bool vs_composite_alias_ok(const char *alias)
+{
+    size_t len = strlen(alias);
+    bool ok = len > 0 && len < VS_COMPOSITE_ALIAS_MAX;
+    for (size_t i = 0; ok && i < len; i++) ok = isalnum((unsigned char)alias[i]) || strchr("_./:-", alias[i]);
+    return ok;
+}
+
+vs_status vs_composite_add_alias(vs_module *m, const char *alias, const char *value)
+{
+    if (!is_composite(m, "vs_composite_add_alias")) return VS_ERR_ARG;
+    struct vs_program *p = m->program;
+    int id = vs_program_find(p, value);
+    if (!vs_composite_alias_ok(alias))
+        return vs_set_last_error(VS_ERR_FORMAT, "alias \"%.80s\": expected 1 to %d letters, digits and _ . / : -", alias,
+                                 VS_COMPOSITE_ALIAS_MAX - 1);
+    if (id < 0) return vs_set_last_error(VS_ERR_FORMAT, "alias \"%s\" names \"%s\", which is not an input or a node's output", alias, value);
+    if (vs_composite_alias_value(m, alias)) return vs_set_last_error(VS_ERR_FORMAT, "alias \"%s\" is given twice", alias);
+    char *copy = strdup(alias);
+    if (!copy || !grow(&p->aliases, &p->cap_aliases, p->n_aliases, sizeof *p->aliases)) {
+        free(copy);
+        return vs_set_last_error(VS_ERR_NOMEM, "composite: out of memory");
+    }
+    p->aliases[p->n_aliases++] = (vs_calias){copy, id};
+    return VS_OK;
+}
+
+const char *vs_composite_alias_value(const vs_module *m, const char *alias)
+{
+    if (!m || m->kind != VS_MODULE_COMPOSITE || !m->program) return NULL;
+    const struct vs_program *p = m->program;
+    for (int i = 0; i < p->n_aliases; i++)
+        if (strcmp(p->aliases[i].name, alias) == 0) return p->values[p->aliases[i].value];
+    return NULL;
+}
+
+int64_t vs_composite_n_aliases(const vs_module *m) { return m && m->kind == VS_MODULE_COMPOSITE && m->program ? m->program->n_aliases : 0; }
+
+const char *vs_composite_alias(const vs_module *m, int64_t i, const char **value)
+{
+    if (i < 0 || i >= vs_composite_n_aliases(m)) return NULL;
+    if (value) *value = m->program->values[m->program->aliases[i].value];
+    return m->program->aliases[i].name;
 }
 
 /* ---- introspection ------------------------------------------------------------------------------- */
