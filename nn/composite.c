@@ -470,6 +470,25 @@ static vs_status plan(const vs_module *m, eval_state *s)
     return VS_OK;
 }
 
+/* Without recording, node i's inputs that no later node reads are released as soon as it has run, when
+ * this evaluation's scope owns them and no other value still to be read or wanted is the same tensor:
+ * an imported resnet18's forward then holds the activations in flight instead of all of them.  last[v]:
+ * the last node reading v; keep[v]: wanted or given. */
+static void release_dead(const struct vs_program *p, const vs_cnode *n, int i, eval_state *s, const int *last, const unsigned char *keep)
+{
+    for (int k = 0; k < n->n_in; k++) {
+        int v = n->in[k];
+        vs_tensor *t = s->vals[v];
+        if (!t || last[v] != i || keep[v] || t->scope_depth != vs_scope_depth()) continue;
+        bool shared = false;
+        for (int u = 0; u < p->n_values && !shared; u++) shared = u != v && s->vals[u] == t && (last[u] > i || keep[u]);
+        if (shared) continue;
+        for (int u = 0; u < p->n_values; u++)
+            if (s->vals[u] == t) s->vals[u] = NULL;
+        vs_tensor_free(t);
+    }
+}
+
 vs_status vs_composite_eval(vs_module *m, const vs_named_tensors *given, int n_want, const char *const *want,
                             vs_tensor **outs, const vs_forward_ctx *ctx)
 {
@@ -505,6 +524,14 @@ vs_status vs_composite_eval(vs_module *m, const vs_named_tensors *given, int n_w
         state_free(&s);
         return st;
     }
+    /* the last reader of each value, and the values to keep, when nothing is recorded */
+    int *last = vs_grad_enabled() ? NULL : malloc(nv * sizeof *last);
+    unsigned char *keep = last ? calloc(nv, 1) : NULL;
+    if (last && !keep) free(last), last = NULL;
+    for (int v = 0; last && v < (int)nv; v++) last[v] = -1, keep[v] = s.given[v];
+    for (int i = 0; last && i < p->n_nodes; i++)
+        for (int k = 0; s.run[i] && k < p->nodes[i].n_in; k++) last[p->nodes[i].in[k]] = i;
+    for (int i = 0; last && i < n_want; i++) keep[vs_program_find(p, want[i])] = 1;
     vs_scope_begin();
     for (int i = 0; i < p->n_nodes && st == VS_OK; i++) {
         if (!s.run[i]) continue;
@@ -518,7 +545,10 @@ vs_status vs_composite_eval(vs_module *m, const vs_named_tensors *given, int n_w
         }
         for (int k = 0; k < n->n_out; k++)
             if (!s.given[n->out[k]]) s.vals[n->out[k]] = res[k];
+        if (last) release_dead(p, n, i, &s, last, keep);
     }
+    free(last);
+    free(keep);
     for (int i = 0; i < n_want && st == VS_OK; i++) {
         int v = vs_program_find(p, want[i]);
         vs_tensor *t = s.vals[v];
