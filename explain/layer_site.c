@@ -140,7 +140,7 @@ vs_status vs_layer_site_find(vs_module *root, const char *path, vs_tensor *fixed
         snprintf(s->path, sizeof s->path, "%s.%lld", root->child_names[0], (long long)seq_default(root->children[0]));
     } else {
         char names[400];
-        if (root->kind == VS_MODULE_COMPOSITE)
+        if (vs_composite_n_aliases(root) > 0)
             return vs_error_set(err, VS_ERR_ARG, "name the layer with --layer PATH: the model is %s", composite_names(root, names, sizeof names));
         return vs_error_set(err, VS_ERR_ARG, "name the layer of this %s with --layer PATH (its models: %s)", vs_module_kind_name(root->kind),
                             child_list(root, names, sizeof names));
