@@ -65,6 +65,16 @@ run_one() {
     return $rc
 }
 
+# the rows of the "Claims" table of a table.md (claim | paper | measured | verdict | why), as they are
+claim_rows() { awk '/^## /{ on = ($0 == "## Claims") } on && /^\| / && !/^\| claim \(/' "$1" 2>/dev/null; }
+# "2 reproduced, 1 not reproduced": the verdicts of a table.md's claims, counted
+claim_counts() {
+    claim_rows "$1" | awk -F' [|] ' '{ n[$4]++ } END {
+        k = split("reproduced,in direction only,not reproduced,not measured", v, ",")
+        for (i = 1; i <= k; i++) if (n[v[i]]) s = s (s == "" ? "" : ", ") n[v[i]] " " v[i]
+        print (s == "" ? "-" : s) }'
+}
+
 # the top-level string member KEY of a results.json (its first occurrence), or "-"
 member() { v=$(sed -n "s/^ \{0,2\}\"$2\": \"\([^\"]*\)\".*/\1/p" "$1" 2>/dev/null | head -n 1); echo "${v:--}"; }
 
@@ -76,8 +86,8 @@ write_index() {
         echo "Made by \`bench/reproduce.sh --budget $BUDGET\` with $($V --version) from the plan \`$(basename "$PLAN")\`;"
         echo "each run's command, flags and numbers are in its report."
         echo
-        echo "| run | versus bench ... | status | budget | commit | seconds | report |"
-        echo "|---|---|---|---|---|---|---|"
+        echo "| run | versus bench ... | status | budget | commit | seconds | claims | report |"
+        echo "|---|---|---|---|---|---|---|---|"
     } >"$idx"
     commits=
     for name in $NAMES; do
@@ -98,13 +108,29 @@ write_index() {
             status="failed (exit $st): $why"
             c=- report=-
         fi
-        echo "| $name | \`$(plan_words "$name")\` | $status | $(member "$res" budget) | $c | ${secs:--} | $report |" >>"$idx"
+        claims=-
+        [ "$report" = - ] || claims=$(claim_counts "$OUT/$name/table.md")
+        echo "| $name | \`$(plan_words "$name")\` | $status | $(member "$res" budget) | $c | ${secs:--} | $claims | $report |" >>"$idx"
     done
     n=$(printf '%s' "$commits" | sort -u | grep -c .)
     {
         echo
         if [ "$n" -le 1 ]; then echo "Every report was made by one commit: $(printf '%s' "$commits" | sort -u | head -n 1)."
         else echo "**Not one commit:** the reports were made by $n commits ($(printf '%s' "$commits" | sort -u | tr '\n' ' ')): rerun the older ones."; fi
+    } >>"$idx"
+    # every run's claims in one table, each with its verdict and reason as its report gives them
+    {
+        echo
+        echo "## Claims"
+        echo
+        echo "Each paper's claims as its reports check them (reproduced, in direction only, not reproduced, not measured)."
+        echo
+        echo "| run | claim | paper | measured | verdict | why |"
+        echo "|---|---|---|---|---|---|"
+        for name in $NAMES; do
+            [ "$(cut -d' ' -f1 "$OUT/status/$name" 2>/dev/null)" = 0 ] || continue
+            claim_rows "$OUT/$name/table.md" | sed "s/^| /| [$name]($name\/table.md) | /"
+        done
     } >>"$idx"
     echo "reproduce: wrote $idx"
 }

@@ -2,7 +2,7 @@
 versusinclude_HEADERS += include/versus/report.h
 noinst_HEADERS += report/internal.h
 libversus_la_SOURCES += report/report.c report/report_json.c report/report_markdown.c report/report_html.c \
-	report/report_files.c report/report_matrix.c
+	report/report_files.c report/report_matrix.c report/report_claims.c
 if HAVE_CHECK
 check_PROGRAMS += tests/test_report
 TESTS += tests/test_report

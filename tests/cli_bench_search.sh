@@ -26,7 +26,7 @@ for k in evals_ratio_15 evals_ratio_15_per_game evals_ratio_15_inside_only evals
     grep_out "results.json has $k" "\"$k\":" s/results.json
 done
 grep_out "the build's commit is stamped" "\"commit\": \"$($V --version | sed -n 's/^versus [0-9.]* (commit \(.*\))$/\1/p')\"" s/results.json
-grep_out "the claims table says whether each claim is reproduced" "^| SAM = Shapley values of v1 on GAP models (Prop. 4.1) | max error [0-9.e+-]* | yes |" s/table.md
+grep_out "the claims table says whether each claim is reproduced" "^| SAM = Shapley values of v1 on GAP models (Prop. 4.1) | exact (a proof) | max error [0-9.e+-]* | reproduced |" s/table.md
 holds "the cell-level oracle's mIoU is a fraction" 'a > 0 && a <= 1' "$(num miou_cell_oracle)"
 grep_out "the evaluation ratio is measured on each half of the games" '"ratio_per_pair_uncached_halves": \[' s/results.json
 grep_out "the evaluation ratio is given per kernel budget" '"per_budget": \[' s/results.json
@@ -42,7 +42,7 @@ check "bench search --feature-map 7" 0 $V bench search --pairs 1 --train-rows 40
 grep_out "the table names the 7 x 7 maps" "feature maps of 7 x 7 cells" f/table.md
 grep_out "results.json records the map" '"feature_map": 7' f/results.json
 grep_out "KSAM's second-order budget covers 98 players' pairs" '"ksam2_budget": 9606' f/results.json
-grep_out "the skipped SAM check says why" "^| SAM = Shapley values of v1 on GAP models (Prop. 4.1) | skipped (49 players) | not checked | not checked here: 98 players" f/table.md
+grep_out "the skipped SAM check says why" "^| SAM = Shapley values of v1 on GAP models (Prop. 4.1) | exact (a proof) | skipped (49 players) | not measured | not checked here: 98 players" f/table.md
 grep_out "the mIoU claim names the 7 x 7 cells" "^| SAM-based methods propagate labels best .* 7 x 7 cells" f/table.md
 grep_out "IG-SAM keeps the dummy axiom on 49 cells" '"igsam_dummy_left_max": 0[,}]' f/results.json
 check "bench search: bad feature map" 2 $V bench search --feature-map 5 --out t

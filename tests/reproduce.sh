@@ -26,6 +26,8 @@ grep_out "cem ran" "^| cem-s | .* | done | quick | " r/index.md
 grep_out "the failed run names its file" "^| absent | .* | failed (exit 1): versus: /nonexistent/adult.data" r/index.md
 grep_out "one commit" "^Every report was made by one commit: " r/index.md
 grep_out "the report links" "(snx-t/table.md)" r/index.md
+grep_out "the index counts cem's claims" "^| cem-s | .* | [0-9] reproduced.* | \[table.md\](cem-s/table.md) |$" r/index.md
+grep_out "the index lists cem's claims" "^| \[cem-s\](cem-s/table.md) | a pertinent positive keeps the class" r/index.md
 grep_out "the budget's flags ran" '"budget": "quick"' r/cem-s/results.json
 grep_out "the plan's flags won" '"n_images": 2' r/cem-s/results.json
 cp r/snx-t/results.json snx.json

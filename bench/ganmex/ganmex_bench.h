@@ -55,6 +55,8 @@ typedef struct gx_run {
     float *mis_x, *mis_b, *mis_a;    /* the same for the misclassified images (GANMEX baseline of the true class) */
 } gx_run;
 
+/* The paper's claims against a finished run (bench/ganmex/claims.c): a table in r, the rows in data. */
+void vs_gx_claims(const gx_run *run, vs_report *r, vs_json *data);
 /* The report of a finished run (bench/ganmex/report.c); the PNG grids go to o->figures_dir. */
 vs_status vs_gx_report(const gx_run *run, vs_report **out, vs_error *err);
 

@@ -324,6 +324,7 @@ vs_status vs_gx_report(const gx_run *run, vs_report **out, vs_error *err)
     }
     vs_json *data = results_json(run);
     if (!data && st == VS_OK) st = vs_error_set(err, VS_ERR_NOMEM, "ganmex: out of memory");
+    if (data) vs_gx_claims(run, r, data);
     vs_report_set_data(r, data);
     if (st != VS_OK) {
         vs_report_free(r);

@@ -169,6 +169,21 @@ void vs_report_rank(vs_report_table *t, int col, const bool *skip);
 /* The cell at (row, col) (borrowed), or NULL when out of range. */
 const vs_report_cell *vs_report_cell_at(const vs_report_table *t, int row, int col);
 
+/* A paper's claims checked against a run: vs_report_claims_table adds the heading "Claims" and a table
+ * (claim, the paper's figure, measured, verdict, why); each vs_report_claim adds a row, and the same
+ * row as an object to claims (a JSON array the caller puts into the report's data as "claims"; may be
+ * NULL).  `make reproduce` gathers every report's verdicts from its table.md. */
+typedef enum vs_claim_verdict {
+    VS_CLAIM_REPRODUCED,      /* the paper's figure or ordering holds */
+    VS_CLAIM_DIRECTION,       /* the effect is there, not its size */
+    VS_CLAIM_NOT_REPRODUCED,
+    VS_CLAIM_NOT_MEASURED     /* this run cannot tell (say why) */
+} vs_claim_verdict;
+const char *vs_claim_verdict_name(vs_claim_verdict v); /* "reproduced", "in direction only", ... */
+vs_report_table *vs_report_claims_table(vs_report *r, const char *paper);   /* paper: "Hamilton et al. 2022" */
+void vs_report_claim(vs_report_table *t, vs_json *claims, const char *claim, const char *paper, const char *measured,
+                     vs_claim_verdict v, const char *why);
+
 /* A figure named name (the SVG file stem) with its caption; NULL when out of memory. */
 vs_report_figure *vs_report_figure_new(vs_report *r, vs_figure_kind kind, const char *name, const char *title,
                                        const char *xlabel, const char *ylabel, const char *caption);
