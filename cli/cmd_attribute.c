@@ -82,7 +82,9 @@ static void option_meaning(const char *name, char *buf, size_t n)
     "efficiency gap (LRP: the relevance conservation gap sum - S(x)), model evaluations and time.  Layer\n"    \
     "methods write the activation shape of their --layer ([N, ...]); --layer is a module path: the index in a\n" \
     "sequential (3), or names joined by dots, encoder.3 in a Siamese model, main.2 or fc1 in a composite (a\n" \
-    "child its program calls once, with one input).  On a Siamese pair the layer and neuron methods explain\n" \
+    "child its program calls once, with one input), or any value a composite computes, by its name or alias: a\n" \
+    "model from ONNX takes its node and tensor names (--layer /layer4/layer4.1/relu_1/Relu).  On a Siamese\n" \
+    "pair the layer and neuron methods explain\n" \
     "the encoder layer of the side given by --side (query or reference), the other side's embedding fixed.\n" \
     "LRP on a Siamese pair starts from the cosine's terms R_i = q_i e_i / (|q| |e|), q the explained side's\n" \
     "embedding, e the other side's, both norms held at their values so the score is linear in q and sum R = S\n" \

@@ -7,7 +7,8 @@
  *   layer_conductance:            sum_k dS/dA (x_k) (A(x_{k+1}) - A(x_k)), x_k = x' + a_k (x - x') for
  *                                 the n + 1 nodes a_k of the rule (Dhamdhere et al. 2018)
  * The explanation has the layer's shape.  --layer names the layer by its module path (layer_site.c):
- * "I" in a sequential, "encoder.I" in a Siamese model, "main.2" or "fc1" in a composite; by default
+ * "I" in a sequential, "encoder.I" in a Siamese model, "main.2" or "fc1" in a composite, or a composite's
+ * value by name or alias (an ONNX node or tensor name); by default
  * the last conv2d, or the layer before the last in a model without one.  On a Siamese pair the
  * explained side runs through the encoder and the other side stays fixed: S = cos(e(x), e(r)) with
  * the layer inside e(x) only (the shared encoder's layer on the explained side). */
@@ -289,7 +290,8 @@ static vs_status neuron_conductance_run(vs_attr_job *j, const void *opts, float 
 
 #define LAYER_PARAM {"layer", VS_PARAM_PATH, offsetof(layer_opts, layer), 0, 0, NULL, \
     "module path of the layer: its index in a sequential (3), or names joined by dots in a Siamese model (encoder.3) or a composite " \
-    "(main.2, fc1); default: the last conv2d of the sequential or Siamese encoder, else its layer before the last"}
+    "(main.2, fc1), or a value of a composite's program by its name or alias (a model from ONNX: a node or tensor name, " \
+    "/layer4/layer4.1/relu_1/Relu); default: the last conv2d of the sequential or Siamese encoder, else its layer before the last"}
 #define STEPS_PARAM {"steps", VS_PARAM_INT, offsetof(layer_opts, steps), 1, 100000, NULL, "gradient evaluations along the path"}
 #define RULE_PARAM {"ig-rule", VS_PARAM_CHOICE, offsetof(layer_opts, rule), 0, 0, VS_IG_RULE_CHOICES, "quadrature rule of the path integral"}
 #define END_PARAM {NULL, 0, 0, 0, 0, NULL, NULL}

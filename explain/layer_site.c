@@ -1,6 +1,8 @@
 /* layer_site.c - the layer a layer or neuron method explains, named by a module path: the names of
  * the module tree joined by dots, as PyTorch's named_modules gives them ("3" in a sequential,
- * "encoder.3" in a Siamese model, "main.2" or "fc1" in a composite).  The model is split there into
+ * "encoder.3" in a Siamese model, "main.2" or "fc1" in a composite), or in a composite any value its
+ * program computes, by its name or an alias (an imported ONNX graph's node or tensor name,
+ * "/layer4/layer4.1/relu_1/Relu").  The model is split there into
  *     head: x -> A (the layer's output)      tail: A -> the model's outputs (the layer's output replaced)
  * A composite child must be called once, with one input, by the composite's program; the tail runs
  * the rest of the program with the model's inputs given, so branches that skip the layer see x.  A
@@ -35,6 +37,40 @@ static const char *child_list(const vs_module *m, char *buf, size_t n)
     return m->n_children ? buf : "(none)";
 }
 
+/* The program value of composite m that path names as a whole (an alias, or a value a node computes),
+ * unless path names a child; NULL otherwise. */
+static const char *composite_site_value(const vs_module *m, const char *path)
+{
+    if (m->kind != VS_MODULE_COMPOSITE || vs_module_child(m, path)) return NULL;
+    const char *v = vs_composite_alias_value(m, path);
+    if (!v && vs_composite_defines(m, path)) v = path;
+    for (int64_t i = 0; v && i < vs_composite_n_inputs(m); i++)
+        if (strcmp(v, vs_composite_input_name(m, i)) == 0) return NULL;
+    return v;
+}
+
+/* What a composite's --layer can name, for messages: an imported graph's aliases (its node and tensor
+ * names) as far as they fit, and its models. */
+static const char *composite_names(const vs_module *m, char *buf, size_t n)
+{
+    char models[256];
+    child_list(m, models, sizeof models);
+    int64_t na = vs_composite_n_aliases(m), i = 0;
+    if (!na) {
+        snprintf(buf, n, "a composite of %s", models);
+        return buf;
+    }
+    size_t o = (size_t)snprintf(buf, n, "a graph named by its node and tensor names: ");
+    for (; i < na && o < n; i++) {
+        const char *a = vs_composite_alias(m, i, NULL);
+        if (o + strlen(a) + 80 >= n) break;
+        o += (size_t)snprintf(buf + o, n - o, "%s%s", i ? ", " : "", a);
+    }
+    if (i < na && o < n) o += (size_t)snprintf(buf + o, n - o, " and %lld more (versus import lists them in model.json's \"aliases\")", (long long)(na - i));
+    if (o + strlen(models) + 16 < n) snprintf(buf + o, n - o, "; models: %s", models);
+    return buf;
+}
+
 /* Index of the sequential layer named comp, or -1. */
 static int64_t seq_index(const vs_module *m, const char *comp)
 {
@@ -54,7 +90,7 @@ static int64_t seq_default(const vs_module *m)
 /* Check path below m (a suffix of full; root: m is the model itself). */
 static vs_status check(const vs_module *m, const char *full, const char *path, bool root, vs_error *err)
 {
-    char comp[VS_PARAM_PATH_MAX], names[512];
+    char comp[VS_PARAM_PATH_MAX], names[400];
     const char *rest = first_of(path, comp);
     char where[VS_PARAM_PATH_MAX + 8] = "the model";
     if (!root) snprintf(where, sizeof where, "'%.*s'", (int)(path - full - 1), full);
@@ -76,10 +112,11 @@ static vs_status check(const vs_module *m, const char *full, const char *path, b
     } else if (m->kind == VS_MODULE_COMPOSITE) {
         int n_in = 0;
         const char *in, *out;
+        if (composite_site_value(m, path)) return VS_OK;
         child = vs_module_child(m, comp);
         if (!child)
-            return vs_error_set(err, VS_ERR_ARG, "--layer %s: '%s' is not a model of %s, a composite of %s", full, comp, where,
-                                child_list(m, names, sizeof names));
+            return vs_error_set(err, VS_ERR_ARG, "--layer %s: '%s' is not a model or a value of %s, %s", full, *rest ? comp : path, where,
+                                composite_names(m, names, sizeof names));
         int calls = vs_composite_calls(m, comp, &n_in, &in, &out);
         if (calls != 1)
             return vs_error_set(err, VS_ERR_ARG, "--layer %s: the composite's program calls '%s' %d times; a layer is called once", full, comp,
@@ -102,7 +139,9 @@ vs_status vs_layer_site_find(vs_module *root, const char *path, vs_tensor *fixed
     } else if (root->kind == VS_MODULE_SIAMESE && root->children[0]->kind == VS_MODULE_SEQUENTIAL && root->children[0]->n_children >= 2) {
         snprintf(s->path, sizeof s->path, "%s.%lld", root->child_names[0], (long long)seq_default(root->children[0]));
     } else {
-        char names[512];
+        char names[400];
+        if (vs_composite_n_aliases(root) > 0)
+            return vs_error_set(err, VS_ERR_ARG, "name the layer with --layer PATH: the model is %s", composite_names(root, names, sizeof names));
         return vs_error_set(err, VS_ERR_ARG, "name the layer of this %s with --layer PATH (its models: %s)", vs_module_kind_name(root->kind),
                             child_list(root, names, sizeof names));
     }
@@ -134,6 +173,8 @@ static vs_tensor *head(vs_module *m, const char *path, vs_tensor *x)
                      : vs_sequential_forward_range(m, x, NULL, 0, i + 1, NULL);
     }
     if (m->kind == VS_MODULE_SIAMESE) return *rest ? head(m->children[0], rest, x) : vs_module_forward(m->children[0], x, NULL);
+    const char *v = composite_site_value(m, path);
+    if (v) return composite_value(m, x, NULL, NULL, v);
     int n_in;
     const char *in, *out;
     vs_composite_calls(m, comp, &n_in, &in, &out);
@@ -164,6 +205,8 @@ static vs_tensor *tail(vs_module *m, const char *path, vs_tensor *a, vs_tensor *
         }
         return vs_cosine_similarity(q, vs_expand(e, q->ndim, q->shape), 1, 1e-8f); /* as vs_siamese_forward */
     }
+    const char *v = composite_site_value(m, path);
+    if (v) return composite_value(m, x, v, a, vs_composite_output_name(m, 0));
     int n_in;
     const char *in, *out;
     vs_composite_calls(m, comp, &n_in, &in, &out);

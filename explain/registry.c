@@ -261,10 +261,11 @@ vs_status vs_method_opts_set(vs_method_opts *o, const char *name, const char *va
             return VS_OK;
         }
         bool ok = len > 0 && len < VS_PARAM_PATH_MAX && value[0] != '.' && value[len - 1] != '.' && !strstr(value, "..");
-        for (size_t i = 0; ok && i < len; i++) ok = isalnum((unsigned char)value[i]) || value[i] == '_' || value[i] == '.';
+        for (size_t i = 0; ok && i < len; i++) ok = isalnum((unsigned char)value[i]) || strchr("_./:-", value[i]);
         if (!ok)
             return vs_error_set(err, VS_ERR_ARG, "%s: option --%s expects a module path (names of letters, digits and _ joined by dots, "
-                                "at most %d characters, e.g. 3 or encoder.3), got '%s'", m->name, name, VS_PARAM_PATH_MAX - 1, value);
+                                "at most %d characters, e.g. 3 or encoder.3, or an ONNX node or tensor name of letters, digits and _ . / : -), "
+                                "got '%s'", m->name, name, VS_PARAM_PATH_MAX - 1, value);
         memcpy(at, value, len + 1);
         return VS_OK;
     }

@@ -3,6 +3,7 @@
  * introspection.  model.json reading and writing, and the parsing of nodes, live in composite_json.c. */
 #include "nn/composite_internal.h"
 
+#include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -42,6 +43,8 @@ void vs_program_free(struct vs_program *p)
     free(p->nodes);
     free(p->outputs);
     free(p->task);
+    for (int i = 0; i < p->n_aliases; i++) free(p->aliases[i].name);
+    free(p->aliases);
     free(p);
 }
 
@@ -181,6 +184,51 @@ vs_status vs_composite_set_task(vs_module *m, const char *task)
     free(m->program->task);
     m->program->task = copy;
     return VS_OK;
+}
+
+bool vs_composite_alias_ok(const char *alias)
+{
+    size_t len = strlen(alias);
+    bool ok = len > 0 && len < VS_COMPOSITE_ALIAS_MAX;
+    for (size_t i = 0; ok && i < len; i++) ok = isalnum((unsigned char)alias[i]) || strchr("_./:-", alias[i]);
+    return ok;
+}
+
+vs_status vs_composite_add_alias(vs_module *m, const char *alias, const char *value)
+{
+    if (!is_composite(m, "vs_composite_add_alias")) return VS_ERR_ARG;
+    struct vs_program *p = m->program;
+    int id = vs_program_find(p, value);
+    if (!vs_composite_alias_ok(alias))
+        return vs_set_last_error(VS_ERR_FORMAT, "alias \"%.80s\": expected 1 to %d letters, digits and _ . / : -", alias,
+                                 VS_COMPOSITE_ALIAS_MAX - 1);
+    if (id < 0) return vs_set_last_error(VS_ERR_FORMAT, "alias \"%s\" names \"%s\", which is not an input or a node's output", alias, value);
+    if (vs_composite_alias_value(m, alias)) return vs_set_last_error(VS_ERR_FORMAT, "alias \"%s\" is given twice", alias);
+    char *copy = strdup(alias);
+    if (!copy || !grow(&p->aliases, &p->cap_aliases, p->n_aliases, sizeof *p->aliases)) {
+        free(copy);
+        return vs_set_last_error(VS_ERR_NOMEM, "composite: out of memory");
+    }
+    p->aliases[p->n_aliases++] = (vs_calias){copy, id};
+    return VS_OK;
+}
+
+const char *vs_composite_alias_value(const vs_module *m, const char *alias)
+{
+    if (!m || m->kind != VS_MODULE_COMPOSITE || !m->program) return NULL;
+    const struct vs_program *p = m->program;
+    for (int i = 0; i < p->n_aliases; i++)
+        if (strcmp(p->aliases[i].name, alias) == 0) return p->values[p->aliases[i].value];
+    return NULL;
+}
+
+int64_t vs_composite_n_aliases(const vs_module *m) { return m && m->kind == VS_MODULE_COMPOSITE && m->program ? m->program->n_aliases : 0; }
+
+const char *vs_composite_alias(const vs_module *m, int64_t i, const char **value)
+{
+    if (i < 0 || i >= vs_composite_n_aliases(m)) return NULL;
+    if (value) *value = m->program->values[m->program->aliases[i].value];
+    return m->program->aliases[i].name;
 }
 
 /* ---- introspection ------------------------------------------------------------------------------- */
@@ -422,6 +470,25 @@ static vs_status plan(const vs_module *m, eval_state *s)
     return VS_OK;
 }
 
+/* Without recording, node i's inputs that no later node reads are released as soon as it has run, when
+ * this evaluation's scope owns them and no other value still to be read or wanted is the same tensor:
+ * an imported resnet18's forward then holds the activations in flight instead of all of them.  last[v]:
+ * the last node reading v; keep[v]: wanted or given. */
+static void release_dead(const struct vs_program *p, const vs_cnode *n, int i, eval_state *s, const int *last, const unsigned char *keep)
+{
+    for (int k = 0; k < n->n_in; k++) {
+        int v = n->in[k];
+        vs_tensor *t = s->vals[v];
+        if (!t || last[v] != i || keep[v] || t->scope_depth != vs_scope_depth()) continue;
+        bool shared = false;
+        for (int u = 0; u < p->n_values && !shared; u++) shared = u != v && s->vals[u] == t && (last[u] > i || keep[u]);
+        if (shared) continue;
+        for (int u = 0; u < p->n_values; u++)
+            if (s->vals[u] == t) s->vals[u] = NULL;
+        vs_tensor_free(t);
+    }
+}
+
 vs_status vs_composite_eval(vs_module *m, const vs_named_tensors *given, int n_want, const char *const *want,
                             vs_tensor **outs, const vs_forward_ctx *ctx)
 {
@@ -457,6 +524,14 @@ vs_status vs_composite_eval(vs_module *m, const vs_named_tensors *given, int n_w
         state_free(&s);
         return st;
     }
+    /* the last reader of each value, and the values to keep, when nothing is recorded */
+    int *last = vs_grad_enabled() ? NULL : malloc(nv * sizeof *last);
+    unsigned char *keep = last ? calloc(nv, 1) : NULL;
+    if (last && !keep) free(last), last = NULL;
+    for (int v = 0; last && v < (int)nv; v++) last[v] = -1, keep[v] = s.given[v];
+    for (int i = 0; last && i < p->n_nodes; i++)
+        for (int k = 0; s.run[i] && k < p->nodes[i].n_in; k++) last[p->nodes[i].in[k]] = i;
+    for (int i = 0; last && i < n_want; i++) keep[vs_program_find(p, want[i])] = 1;
     vs_scope_begin();
     for (int i = 0; i < p->n_nodes && st == VS_OK; i++) {
         if (!s.run[i]) continue;
@@ -470,7 +545,10 @@ vs_status vs_composite_eval(vs_module *m, const vs_named_tensors *given, int n_w
         }
         for (int k = 0; k < n->n_out; k++)
             if (!s.given[n->out[k]]) s.vals[n->out[k]] = res[k];
+        if (last) release_dead(p, n, i, &s, last, keep);
     }
+    free(last);
+    free(keep);
     for (int i = 0; i < n_want && st == VS_OK; i++) {
         int v = vs_program_find(p, want[i]);
         vs_tensor *t = s.vals[v];

@@ -56,6 +56,13 @@ typedef struct vs_cinput {
     int64_t shape[VS_MAX_DIMS];
 } vs_cinput;
 
+/* Another name of a value: an ONNX graph's node or tensor name, so --layer takes the names the
+ * exporter wrote. */
+typedef struct vs_calias {
+    char *name;                          /* owned */
+    int value;                           /* value id */
+} vs_calias;
+
 struct vs_program {
     int n_values, cap_values;
     char **values;                       /* every name: inputs and node outputs, owned */
@@ -66,6 +73,8 @@ struct vs_program {
     int n_outputs, cap_outputs;
     int *outputs;                        /* value ids */
     char *task;                          /* owned, or NULL */
+    int n_aliases, cap_aliases;
+    vs_calias *aliases;                  /* other names of values (an imported graph's node and tensor names) */
 };
 
 /* Value id of name, or -1. */

@@ -363,7 +363,7 @@ static vs_status dry_run(vs_module *m, vs_error *err)
 
 vs_module *vs_composite_from_json(const vs_json *obj, vs_rng *r, vs_error *err)
 {
-    static const char *const keys[] = {"inputs", "models", "graph", "outputs", "task"};
+    static const char *const keys[] = {"inputs", "models", "graph", "outputs", "task", "aliases"};
     if (obj->type != VS_JSON_OBJECT) {
         at(err, VS_ERR_FORMAT, obj, "\"composite\" must be an object");
         return NULL;
@@ -373,7 +373,7 @@ vs_module *vs_composite_from_json(const vs_json *obj, vs_rng *r, vs_error *err)
         for (size_t k = 0; k < sizeof keys / sizeof *keys; k++) known = known || strcmp(obj->members[i].key, keys[k]) == 0;
         if (!known) {
             at(err, VS_ERR_FORMAT, obj->members[i].value,
-               "unknown key \"%s\" in a composite (expected inputs, models, graph, outputs, task)", obj->members[i].key);
+               "unknown key \"%s\" in a composite (expected inputs, models, graph, outputs, task, aliases)", obj->members[i].key);
             return NULL;
         }
     }
@@ -383,7 +383,7 @@ vs_module *vs_composite_from_json(const vs_json *obj, vs_rng *r, vs_error *err)
         return NULL;
     }
     const vs_json *inputs = vs_json_get(obj, "inputs"), *models = vs_json_get(obj, "models"), *graph = vs_json_get(obj, "graph"),
-                  *outputs = vs_json_get(obj, "outputs"), *task = vs_json_get(obj, "task");
+                  *outputs = vs_json_get(obj, "outputs"), *task = vs_json_get(obj, "task"), *aliases = vs_json_get(obj, "aliases");
     vs_status st = inputs ? inputs_from_json(m, inputs, err) : VS_OK;
     if (!st && models && models->type != VS_JSON_OBJECT)
         st = at(err, VS_ERR_FORMAT, models, "\"models\" must be an object of name: model");
@@ -409,6 +409,15 @@ vs_module *vs_composite_from_json(const vs_json *obj, vs_rng *r, vs_error *err)
         if (vs_json_str(task, &t, err) != VS_OK) st = err ? err->code : VS_ERR_FORMAT;
         else if (!vs_is_identifier(t)) st = at(err, VS_ERR_FORMAT, task, "\"task\" must be a task name such as \"gan\" or \"vae\"");
         else if (vs_composite_set_task(m, t) != VS_OK) st = vs_error_set(err, VS_ERR_NOMEM, "composite: out of memory");
+    }
+    if (!st && aliases && aliases->type != VS_JSON_OBJECT) st = at(err, VS_ERR_FORMAT, aliases, "\"aliases\" must be an object of alias: value name");
+    for (size_t i = 0; !st && aliases && i < aliases->n; i++) {
+        const vs_json *v = aliases->members[i].value;
+        if (v->type != VS_JSON_STRING || strlen(v->string) != v->length)
+            st = at(err, VS_ERR_FORMAT, v, "\"aliases\": \"%.80s\": expected a value name, found %s", aliases->members[i].key,
+                    vs_json_type_name(v->type));
+        else if (vs_composite_add_alias(m, aliases->members[i].key, v->string) != VS_OK)
+            st = at(err, vs_last_error()->code, v, "\"aliases\": %s", vs_last_error()->msg);
     }
     if (!st && vs_composite_n_outputs(m) == 0 && m->program->n_nodes > 0) /* a graph whose values nobody can get (a GAN's
                                                                             * holder of models has no graph) */
@@ -500,6 +509,15 @@ vs_json *vs_composite_to_json(const vs_module *m, vs_error *err)
         ok = vs_json_set(o, "graph", graph) == VS_OK && ok;
         ok = vs_json_set(o, "outputs", outputs) == VS_OK && ok;
         if (ok && p->task) ok = vs_json_set(o, "task", vs_json_new_string(p->task)) == VS_OK;
+        if (ok && p->n_aliases) {
+            vs_json *a = vs_json_new_object();
+            for (int i = 0; a && i < p->n_aliases; i++)
+                if (vs_json_set(a, p->aliases[i].name, vs_json_new_string(p->values[p->aliases[i].value])) != VS_OK) {
+                    vs_json_free(a);
+                    a = NULL;
+                }
+            ok = a && vs_json_set(o, "aliases", a) == VS_OK;
+        }
         if (!ok) vs_json_free(o);
     } else {
         vs_json_free(o);

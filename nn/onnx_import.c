@@ -4,7 +4,9 @@
  * children; everything else becomes program nodes (composite_json.c, composite_ops.c).  Constants -
  * initializers, Constant nodes and the Shape -> Gather -> Unsqueeze -> Concat -> Reshape chains that
  * exporters write - are folded here, with the batch size kept as a marker, so the program sees only
- * values that depend on the input.  Anything else names the op, the node, the opset and the list. */
+ * values that depend on the input.  The node and tensor names stay as the composite's aliases of the
+ * values they became (--layer /layer4/layer4.1/relu_1/Relu).  Anything else names the op, the node, the
+ * opset and the list. */
 #include "versus/model.h"
 
 #include <ctype.h>
@@ -15,6 +17,7 @@
 #include <string.h>
 
 #include "nn/internal.h"
+#include "versus/composite.h"
 #include "versus/onnx.h"
 
 #define BATCH INT64_MIN /* the batch size, in folded shapes */
@@ -1296,6 +1299,29 @@ static vs_status graph_inputs(imp *ip, vs_json *inputs)
     return VS_OK;
 }
 
+/* The composite's aliases: each node's name, then each tensor's name, for the program value it became
+ * (constants folded away have none), so --layer takes the names the exporter wrote; node names come
+ * first, as messages list the first ones. */
+static vs_status graph_aliases(imp *ip, vs_json *comp)
+{
+    vs_json *a = vs_json_new_object();
+    if (!a) return nomem(ip);
+    for (int pass = 0; pass < 2; pass++)
+        for (int k = 0; k < ip->m->n_nodes; k++) {
+            const vs_onnx_node *n = &ip->m->nodes[k];
+            for (int j = 0; j < (pass ? n->n_out : 1); j++) {
+                const char *name = pass ? n->out[j] : n->name;
+                val *v = n->out[j][0] ? find(ip, n->out[j]) : NULL;
+                if (!v || v->is_const || !v->name[0] || !vs_composite_alias_ok(name) || !strcmp(name, v->name) || vs_json_get(a, name)) continue;
+                if (vs_json_set(a, name, vs_json_new_string(v->name)) != VS_OK) {
+                    vs_json_free(a);
+                    return nomem(ip);
+                }
+            }
+        }
+    return vs_json_set(comp, "aliases", a) == VS_OK ? VS_OK : nomem(ip);
+}
+
 vs_status vs_onnx_import(const char *path, vs_json **doc, vs_named_tensors *weights, vs_error *err)
 {
     *doc = NULL;
@@ -1340,6 +1366,7 @@ vs_status vs_onnx_import(const char *path, vs_json **doc, vs_named_tensors *weig
         if (!v || v->is_const) st = fail(&ip, "graph output \"%s\" does not depend on the input", m->outputs[i].name);
         else if (vs_json_push(outputs, vs_json_new_string(v->name)) != VS_OK) st = nomem(&ip);
     }
+    if (!st) st = graph_aliases(&ip, comp);
     imp_free(&ip);
     vs_onnx_free(m);
     if (st) {

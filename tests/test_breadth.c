@@ -345,7 +345,8 @@ END_TEST
 /* ---- layer paths: composites and Siamese pairs ----------------------------------------------------- */
 
 /* The model.json of a composite x -> fc1 (linear D->8) -> relu -> main (linear 8->5, relu, linear 5->3),
- * the same function as the sequential mlp5 below once the weights are copied over. */
+ * the same function as the sequential mlp5 below once the weights are copied over; its values also go
+ * by ONNX-style aliases. */
 static const char composite_json[] =
     "{\"format\": \"versus-model/1\", \"composite\": {\"inputs\": {\"x\": [6]},\n"
     " \"models\": {\"fc1\": {\"op\": \"linear\", \"in\": 6, \"out\": 8},\n"
@@ -353,7 +354,7 @@ static const char composite_json[] =
     "                                      {\"op\": \"linear\", \"in\": 5, \"out\": 3}]}},\n"
     " \"graph\": [{\"call\": \"fc1\", \"in\": \"x\", \"out\": \"h\"}, {\"op\": \"relu\", \"in\": \"h\", \"out\": \"r\"},\n"
     "           {\"call\": \"main\", \"in\": \"r\", \"out\": \"y\"}],\n"
-    " \"outputs\": [\"y\"]}}";
+    " \"outputs\": [\"y\"], \"aliases\": {\"/fc1/Gemm\": \"h\", \"/Relu\": \"r\", \"onnx::Relu_3\": \"r\"}}}";
 
 static vs_module *module_from_text(const char *text)
 {
@@ -420,22 +421,28 @@ START_TEST(test_layer_paths_composite)
     r.target = 2;
     r.baseline = base;
     vs_error err;
-    /* a composite's layer by path = the flattened sequential's layer by index, for every method */
+    /* a composite's layer by path, by value name or by alias = the flattened sequential's layer by index,
+     * for every method */
     static const char *const methods[] = {"layer_activation", "layer_gradient_x_activation", "layer_integrated_gradients",
                                           "layer_conductance", "neuron_integrated_gradients", "neuron_conductance"};
-    static const char *const paths[][2] = {{"fc1", "0"}, {"main.0", "2"}, {"main.1", "3"}};
+    static const char *const paths[][2] = {{"main.0", "2"}, {"main.1", "3"}, {"fc1", "0"},     {"h", "0"},
+                                           {"/fc1/Gemm", "0"}, {"r", "1"}, {"/Relu", "1"}, {"onnx::Relu_3", "1"}};
     for (int k = 0; k < 6; k++)
-        for (int p = 0; p < 3; p++) {
+        for (int p = 0; p < 8; p++) {
             float a[16], b[16];
             bool neuron = k >= 4;
             ck_assert_int_eq(run(&fc, x, methods[k], &r, a, NULL, &err, "layer", paths[p][0], neuron ? "neuron" : NULL, "1", NULL), VS_OK);
             ck_assert_int_eq(run(&fs, x, methods[k], &r, b, NULL, &err, "layer", paths[p][1], neuron ? "neuron" : NULL, "1", NULL), VS_OK);
-            for (int i = 0; i < (neuron ? D : p ? 5 : 8); i++) ck_assert_float_near(a[i], b[i], 1e-5 * fmax(1, fabs(b[i])));
+            for (int i = 0; i < (neuron ? D : p < 2 ? 5 : 8); i++) ck_assert_float_near(a[i], b[i], 1e-5 * fmax(1, fabs(b[i])));
         }
     check_layer_sums(&fc, x, &r, "fc1", 8);
     check_layer_sums(&fc, x, &r, "main.1", 5);
+    check_layer_sums(&fc, x, &r, "/Relu", 8);
     /* paths that do not resolve name what exists */
     float a[16];
+    ck_assert_int_eq(run(&fc, x, "layer_activation", &r, a, NULL, &err, "layer", "/Relu_9", NULL), VS_ERR_ARG);
+    ck_assert_msg(strstr(err.msg, "--layer /Relu_9") && strstr(err.msg, "node and tensor names: /fc1/Gemm, /Relu, onnx::Relu_3"), "%s", err.msg);
+    ck_assert_int_eq(run(&fc, x, "layer_activation", &r, a, NULL, &err, "layer", "x", NULL), VS_ERR_ARG); /* an input is no layer */
     ck_assert_int_eq(run(&fc, x, "layer_activation", &r, a, NULL, &err, "layer", "fc2", NULL), VS_ERR_ARG);
     ck_assert_msg(strstr(err.msg, "--layer fc2") && strstr(err.msg, "fc1, main"), "%s", err.msg);
     ck_assert_int_eq(run(&fc, x, "layer_activation", &r, a, NULL, &err, "layer", "main.7", NULL), VS_ERR_ARG);

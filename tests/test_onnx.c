@@ -97,6 +97,14 @@ START_TEST(test_save_loads_same_bits)
     ck_assert_msg(vs_model_save(a, 0, NULL, dir, &e) == VS_OK, "%s", e.msg);
     vs_module *b = vs_model_load(dir, NULL, &e);
     ck_assert_msg(b != NULL, "%s", e.msg);
+    /* the node and tensor names stay as aliases of the values they became, in the saved directory too */
+    ck_assert_int_gt(vs_composite_n_aliases(a), 20);
+    ck_assert_int_eq(vs_composite_n_aliases(b), vs_composite_n_aliases(a));
+    const char *dw = vs_composite_alias_value(a, "/dw/Conv");
+    ck_assert_ptr_nonnull(dw);
+    ck_assert_str_eq(dw, vs_composite_alias_value(a, "/dw/Conv_output_0"));
+    ck_assert_str_eq(dw, vs_composite_alias_value(b, "/dw/Conv"));
+    ck_assert_str_eq(vs_composite_alias(a, 0, NULL), "/c1/Conv"); /* node names first */
     vs_tensor *x = NULL;
     ck_assert(vs_npy_read(xp, &x, &e) == VS_OK);
     vs_tensor *ya = vs_module_forward(a, x, NULL), *yb = vs_module_forward(b, x, NULL);

@@ -5,7 +5,8 @@ weights, randomised batch-norm statistics, small inputs) are exported with torch
 and fed to `versus predict --model FILE.onnx`; the logits must equal torch's to 1e-4 relative (to the
 largest logit).  On resnet18: `versus import` writes a model directory that predicts bit for bit the same,
 and saliency and integrated gradients (Gauss-Legendre, as versus's default rule) equal the same
-computations in PyTorch.  A small residual CNN is exported at opsets 11, 13 and 17, and a torchvision model
+computations in PyTorch, and a layer method at an ONNX node name (and at its output tensor's name) equals
+the same computation at the torchvision module's output.  A small residual CNN is exported at opsets 11, 13 and 17, and a torchvision model
 with the x.view(x.size(0), -1) flatten exercises the folding of Shape -> Gather -> Unsqueeze -> Concat ->
 Reshape.  The papers' kinds of model as a PyTorch user exports them: GANMEX's MNIST classifier, a Siamese
 MLP with two inputs (predicted with --reference), a StarGAN generator with its label as planes (Tile, Expand,
@@ -151,6 +152,28 @@ for name, build, shape in families:
     m(path_x)[:, target].sum().backward()
     ig = x1[0] * sum(float(w) * path_x.grad[k] for k, w in enumerate(weights))
     compare("resnet18 integrated gradients (16 Gauss-Legendre steps)", np.load(ap), ig, tol=1e-3)
+    # a layer method at an ONNX node, and at its output tensor: the last block's output (its second relu)
+    acts = {}
+    hook = m.layer4[1].register_forward_hook(lambda mod, i, o: acts.setdefault("a", o))
+    xs = x1.clone()
+    out = m(xs)
+    hook.remove()
+    a4 = acts["a"]
+    g4, = torch.autograd.grad(out[0, target], a4)
+    got = []
+    for layer in ("/layer4/layer4.1/relu_1/Relu", "/layer4/layer4.1/relu_1/Relu_output_0"):
+        run("attribute", "--model", path, "--input", xp, "--method", "layer_gradient_x_activation", "--layer", layer,
+            "--target", str(target), "--out", ap)
+        got.append(np.load(ap))
+    compare("resnet18 layer_gradient_x_activation at ONNX node /layer4/layer4.1/relu_1/Relu", got[0], (a4 * g4).detach(), tol=1e-3)
+    same = got[0].tobytes() == got[1].tobytes()
+    print(f"{'ok' if same else 'FAIL'}: --layer takes the node's output tensor name for the same layer")
+    failures += not same
+    r = subprocess.run([VERSUS, "attribute", "--model", path, "--input", xp, "--method", "layer_activation", "--layer",
+                        "/layer9/Relu", "--out", ap], capture_output=True, text=True)
+    ok = r.returncode == 1 and "--layer /layer9/Relu" in r.stderr and "/conv1/Conv, /relu/Relu, /maxpool/MaxPool" in r.stderr
+    print(f"{'ok' if ok else 'FAIL'}: an unknown --layer lists the graph's node names: {r.stderr.strip()[:160]}...")
+    failures += not ok
 
 
 

@@ -13,7 +13,8 @@ then the peak resident memory of each side when the --rss lines are given.  Ends
 the performance targets of the kernels issue, reported (not asserted).
 
 --summary reads several runs of `make bench-compare`, each a directory holding that run's
-versus.jsonl and reference.jsonl (and process.jsonl, the whole-process train entry, when present), and prints every ratio per run with its median across runs, the
+versus.jsonl and reference.jsonl (and process.jsonl, the whole-process train entry, and onnx.jsonl, resnet18
+through ONNX, when present), and prints every ratio per run with its median across runs, the
 thread scaling (pairwise when vs_bench measured it) and the targets with the medians.
 """
 import json
@@ -215,13 +216,13 @@ def time_goal(name):
         return 2.0
     if name.endswith("_step") or name.startswith("train_process"):
         return 1.5
-    return 1.0 if name.startswith("conv_") or (name.startswith("sweep_") and "_fwd" in name) else None
+    return 1.0 if name.startswith(("conv_", "onnx_")) or (name.startswith("sweep_") and "_fwd" in name) else None
 
 
 def summary(dirs, commit):
     """Ratios of several runs side by side (see the module doc)."""
-    runs = [load([os.path.join(d, f) for f in ("versus.jsonl", "reference.jsonl", "process.jsonl")
-                  if f != "process.jsonl" or os.path.exists(os.path.join(d, f))]) for d in dirs]
+    runs = [load([os.path.join(d, f) for f in ("versus.jsonl", "reference.jsonl", "process.jsonl", "onnx.jsonl")
+                  if f in ("versus.jsonl", "reference.jsonl") or os.path.exists(os.path.join(d, f))]) for d in dirs]
     order = []
     for rows, o, _, _, _ in runs:
         order += [k for k in o if k not in order]

@@ -9,7 +9,7 @@ VS_BENCH_PERF_SOURCES = bench/perf/perf.h bench/perf/main.c bench/perf/peak.c be
 bench_vs_bench_SOURCES = bench/perf/vs_bench.c $(VS_BENCH_PERF_SOURCES)
 versus_SOURCES += $(VS_BENCH_PERF_SOURCES) bench/perf/cli.c
 bench_vs_bench_LDADD = libversus.la -lm
-CLEANFILES += bench/vs_bench bench/versus.jsonl bench/reference.jsonl bench/compare.md bench/rss.jsonl bench/process.jsonl
+CLEANFILES += bench/vs_bench bench/versus.jsonl bench/reference.jsonl bench/compare.md bench/rss.jsonl bench/process.jsonl bench/onnx.jsonl
 EXTRA_DIST += bench/perf/torch_reference.py bench/torch_models.py bench/perf/compare.py bench/perf/train_process.py bench/perf/torch_train_process.py \
 	bench/perf/onnx_compare.py
 
@@ -26,6 +26,9 @@ bench: bench/vs_bench$(EXEEXT)
 # "--reps 5"; --clock cpu when BENCH_FLAGS has it; needs $$VERSUS_DATA/mnist, else the entry is skipped
 # with a message).
 TRAIN_PROCESS_FLAGS = --threads 1 --reps 3
+# resnet18 exported from PyTorch and run through ONNX (bench/perf/onnx_compare.py: the forward at batch 8
+# and IG-50 on one image at 224x224, pairwise against PyTorch; ONNX_COMPARE_FLAGS, e.g. "--size 112").
+ONNX_COMPARE_FLAGS = --threads 1 --reps 3
 bench-compare: bench/vs_bench$(EXEEXT) versus$(EXEEXT)
 	./bench/vs_bench$(EXEEXT) --json bench/versus.jsonl $(BENCH_FLAGS)
 	@if $(BENCH_PY3) -c 'import torch, numpy' >/dev/null 2>&1; then \
@@ -37,9 +40,11 @@ bench-compare: bench/vs_bench$(EXEEXT) versus$(EXEEXT)
 	    clock=$$(case " $(BENCH_FLAGS) " in *" --clock cpu "*) echo --clock cpu;; esac) && \
 	    VERSUS_DATA="$${VERSUS_DATA:-$(abs_top_srcdir)/../shared/datasets}" $(BENCH_PY3) $(srcdir)/bench/perf/train_process.py \
 	        ./versus$(EXEEXT) $(TRAIN_PROCESS_FLAGS) $$clock > bench/process.jsonl && \
+	    : > bench/onnx.jsonl && $(BENCH_PY3) $(srcdir)/bench/perf/onnx_compare.py ./versus$(EXEEXT) $(ONNX_COMPARE_FLAGS) $$clock \
+	        --json bench/onnx.jsonl && \
 	    $(BENCH_PY3) $(srcdir)/bench/perf/compare.py \
 	        --commit "$$(./versus$(EXEEXT) --version | sed -n 's/.*(commit \(.*\))$$/\1/p')" \
-	        bench/versus.jsonl bench/reference.jsonl bench/rss.jsonl bench/process.jsonl > bench/compare.md && \
+	        bench/versus.jsonl bench/reference.jsonl bench/rss.jsonl bench/process.jsonl bench/onnx.jsonl > bench/compare.md && \
 	    echo && cat bench/compare.md; \
 	else \
 	    echo "bench-compare: $(BENCH_PY3) lacks torch or numpy; skipping the PyTorch/numpy comparison"; \
@@ -57,7 +62,7 @@ bench-compare-rounds: bench/vs_bench$(EXEEXT) versus$(EXEEXT)
 	for r in $$(seq $(BENCH_ROUNDS)); do \
 	    d=bench/rounds/$$r; \
 	    $(MAKE) --no-print-directory bench-compare >/dev/null && mkdir -p $$d && \
-	    cp bench/versus.jsonl bench/reference.jsonl bench/process.jsonl bench/rss.jsonl $$d/ || exit 1; \
+	    cp bench/versus.jsonl bench/reference.jsonl bench/process.jsonl bench/rss.jsonl bench/onnx.jsonl $$d/ || exit 1; \
 	    dirs="$$dirs $$d"; echo "bench-compare-rounds: round $$r of $(BENCH_ROUNDS) done"; \
 	done; \
 	$(BENCH_PY3) $(srcdir)/bench/perf/compare.py --summary \

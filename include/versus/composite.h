@@ -20,7 +20,8 @@
  *                                                      or one LAYER {"op": ...}
  *      "graph":   [NODE, ...],                         run in order
  *      "outputs": ["y", ...],                          ordered
- *      "task":    "gan"}}                              optional: the training task (versus/train.h)
+ *      "task":    "gan",                               optional: the training task (versus/train.h)
+ *      "aliases": {"/conv1/Conv": "v3"}}}              optional: other names of values (below)
  * NODE reads "in" (a name or a list of names) and writes "out" (a name, or a list for split):
  *   {"call": "main", "in": "h", "out": "y"}           y = models.main(h)   (Siamese: two inputs -> similarity)
  *   {"op": "concat", "in": ["x", "cmap"], "axis": 1, "out": "h"}
@@ -87,6 +88,19 @@ vs_status vs_composite_add_output(vs_module *m, const char *name);
 /* The training task this composite asks for ("gan", "vae", ...), or NULL. */
 const char *vs_composite_task(const vs_module *m);
 vs_status vs_composite_set_task(vs_module *m, const char *task);
+
+/* Aliases: other names of values, as an imported ONNX graph's node and tensor names ("/layer4/layer4.1/
+ * relu_1/Relu", "input.188") name the values versus computes for them, so --layer takes what the exporter
+ * wrote.  An alias is 1 to VS_COMPOSITE_ALIAS_MAX - 1 letters, digits and _ . / : -, given once, naming
+ * an input or a node's output.  model.json: "aliases": {"/conv1/Conv": "v3", ...}. */
+#define VS_COMPOSITE_ALIAS_MAX 128
+bool vs_composite_alias_ok(const char *alias);
+vs_status vs_composite_add_alias(vs_module *m, const char *alias, const char *value);
+/* The value alias names (borrowed from m), or NULL. */
+const char *vs_composite_alias_value(const vs_module *m, const char *alias);
+int64_t vs_composite_n_aliases(const vs_module *m);
+/* Alias i (and *value the value it names, when value is not NULL), or NULL. */
+const char *vs_composite_alias(const vs_module *m, int64_t i, const char **value);
 
 /* ---- running ------------------------------------------------------------------------------------- */
 

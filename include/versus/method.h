@@ -52,7 +52,7 @@ typedef enum vs_param_kind {
     VS_PARAM_INT3,    /* int[3]: "a,b,c", one to three integers in [lo, hi]; unset entries 0 */
     VS_PARAM_PATH     /* char[VS_PARAM_PATH_MAX]: a module path, names joined by dots ("encoder.3"); "" or "auto" = default */
 } vs_param_kind;
-#define VS_PARAM_PATH_MAX 64
+#define VS_PARAM_PATH_MAX 128
 
 /* One option of a method: `--name value` on the command line, name=value in the library. */
 typedef struct vs_method_param {
