@@ -14,7 +14,7 @@ static const vs_cli_opt common_opts[] = {
     {"model", 1, "model directory (model.json + model.safetensors)"},
     {"input", 1, "inputs X.npy [N, ...]"},
     {"method", 1, "a method of the registry (listed above)"},
-    {"target", 1, "explained class (default: the predicted class of each row)"},
+    VS_OUTPUT_CLI_OPTS,
     {"contrast", 1, "one-vs-one: explain S_target - S_contrast"},
     {"reference", 1, "pair models (Siamese, or a composite with two inputs): R.npy, one row [1, ...] for every query or one per row [N, ...]"},
     {"side", 1, "with --reference: query (default), reference, or both (one joint explanation [N, 2, ...])"},
@@ -170,14 +170,14 @@ static int attribute_flags(const vs_args *a, vs_attribute_opts *o, vs_method_opt
     o->method_opts = *mopts;
     int64_t seed;
     int rc;
-    if ((rc = method_flags(a, o->method, *mopts)) || (rc = vs_args_int(a, "target", -1, 0, 1 << 30, &o->target)) ||
+    if ((rc = method_flags(a, o->method, *mopts)) || (rc = vs_cli_output_flags(a, &o->target, &o->targets, &o->target_mask, &o->score)) ||
         (rc = vs_args_int(a, "contrast", -1, 0, 1 << 30, &o->contrast)) || (rc = vs_args_int(a, "seed", 0, 0, INT64_MAX, &seed)) ||
         (rc = vs_args_int(a, "class-baselines", 0, 1, 1000000, &o->class_baselines)) ||
         (rc = vs_args_int(a, "segments", 0, 2, 100000, &o->segments)) || (rc = vs_args_float(a, "blur-sigma", 5.0, 1e-3, 1000, &o->blur_sigma)))
         return rc;
     o->seed = (uint64_t)seed;
     int sd = side ? vs_side_from_name(side) : VS_SIDE_QUERY;
-    if (vs_args_has(a, "target") && o->target == o->contrast) return vs_usage_error("attribute", "--target and --contrast are the same class");
+    if (o->target >= 0 && o->target == o->contrast) return vs_usage_error("attribute", "--target and --contrast are the same class");
     if (sd < 0) return vs_usage_error("attribute", "--side expects query, reference or both, got '%s'", side);
     if (side && !o->reference) return vs_usage_error("attribute", "--side needs --reference R.npy");
     o->side = (vs_side)sd;

@@ -46,7 +46,9 @@ static vs_status check_opts(const vs_evaluate_opts *o, eval_inputs *in, vs_error
     if (o->cascade && (!in->cascade_method || in->cascade_method->output != VS_OUTPUT_FEATURES))
         return vs_error_set(err, VS_ERR_ARG, "--cascade expects a feature method of the registry (versus help attribute), got '%s'",
                             o->cascade);
-    in->zero_replace = o->replace && strcmp(o->replace, "zero") == 0;
+    /* zero by default: the baseline of zero-baseline methods, so a faithful map of them flips the score
+     * down; 1 - x moves a pixel away from 0 and 1 alike, which scores IG's maps as unfaithful */
+    in->zero_replace = !o->replace || strcmp(o->replace, "zero") == 0;
     if (o->replace && !in->zero_replace && strcmp(o->replace, "one-minus") != 0 && !strstr(o->replace, ".npy"))
         return vs_error_set(err, VS_ERR_ARG, "--replace expects one-minus, zero or FILE.npy, got '%s'", o->replace);
     return VS_OK;
@@ -94,7 +96,8 @@ static vs_status load_inputs(const vs_evaluate_opts *o, eval_inputs *in, vs_erro
     in->ex.module = in->model;
     in->ex.reference = in->reference;
     in->fn = vs_model_fn_from_module(&in->ex);
-    return VS_OK;
+    return vs_output_choice_load(o->targets, o->target_mask, o->score, o->target >= 0, o->contrast >= 0, in->x->ndim ? in->x->shape[0] : 0, &in->fn,
+                                 &in->oc, err);
 }
 
 /* What feature attributions need beyond the arrays: shapes that fit, the replacement, the mask. */
@@ -106,7 +109,16 @@ static vs_status load_feature_inputs(const vs_evaluate_opts *o, eval_inputs *in,
     if (vs_module_compares_pairs(in->model) && !in->reference)
         return vs_error_set(err, VS_ERR_SHAPE, "%s compares pairs: give --reference R.npy", o->model);
     int64_t n = in->x->shape[0], dim = n ? in->x->size / n : 0;
-    if (o->replace && !in->zero_replace && strcmp(o->replace, "one-minus") != 0) {
+    if (in->reference && !vs_module_compares_pairs(in->model))
+        return vs_error_set(err, VS_ERR_SHAPE, "%s takes one input; --reference applies to models that compare pairs", o->model);
+    if (in->reference) {
+        bool ok = in->reference->ndim == in->x->ndim && (in->reference->shape[0] == 1 || in->reference->shape[0] == n);
+        for (int i = 1; ok && i < in->x->ndim; i++) ok = in->reference->shape[i] == in->x->shape[i];
+        if (!ok)
+            return vs_error_set(err, VS_ERR_SHAPE, "%s: the reference must be one row [1, ...] or one per row [%lld, ...] of the inputs' row shape",
+                                o->reference, (long long)n);
+    }
+    if (!in->zero_replace && strcmp(o->replace, "one-minus") != 0) {
         if (vs_npy_read_finite(o->replace, &in->replace, err) != VS_OK) return vs_error_as_file(err);
         if (in->replace->size != dim)
             return vs_error_set(err, VS_ERR_SHAPE, "%s: the replacement must have the shape of one input row", o->replace);
@@ -121,6 +133,7 @@ static void inputs_free(eval_inputs *in)
     vs_tensor_free(in->reference);
     vs_tensor_free(in->replace);
     free(in->mask);
+    vs_output_choice_free(&in->oc);
     vs_module_free(in->model);
 }
 
@@ -155,7 +168,7 @@ static void summary_data(const vs_evaluate_opts *o, const eval_inputs *in, const
     vs_json_set(d, "rows", vs_json_new_int(s->n));
     vs_json_set(d, "aopc_steps", vs_json_new_int(o->aopc_steps));
     vs_json_set(d, "per_step", vs_json_new_int(o->per_step));
-    vs_json_set(d, "replace", vs_json_new_string(o->replace ? o->replace : "one-minus"));
+    vs_json_set(d, "replace", vs_json_new_string(o->replace ? o->replace : "zero"));
     static const char *const head[3] = {"metric", "mean", "std"};
     vs_report_table *t = vs_report_table_new(r, "Per metric: the mean and standard deviation over the rows where it applies.", 3, head, NULL);
     for (int k = 0; k < EVAL_N_METRICS; k++) {
@@ -208,7 +221,7 @@ static vs_status feature_report(const vs_evaluate_opts *o, const eval_inputs *in
     int64_t dim = in->x->size / s->n;
     vs_report_heading(r, 1, "Evaluation: %s", o->attributions);
     vs_report_paragraph(r, "%lld rows of %lld features; a flipped feature becomes %s, %lld per curve point.", (long long)s->n,
-                        (long long)dim, o->replace ? o->replace : "one-minus", (long long)o->per_step);
+                        (long long)dim, o->replace ? o->replace : "zero", (long long)o->per_step);
     summary_data(o, in, s, r);
     float *xs = NULL, *ys = NULL;
     vs_status st = curve_points(o, s, dim, &xs, &ys, err);
