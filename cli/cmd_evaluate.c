@@ -29,7 +29,7 @@ static const vs_cli_opt evaluate_opts[] = {
     {"input-shift", 1, "input invariance: the constant added to the inputs (default -1)"},
     {"eps", 1, "zero threshold of effective complexity and non-sensitivity (default 1e-5)"},
     {"out", 1, "the full summary JSON (default: A's path with .evaluation.json for .npy; - for standard output)"},
-    {"heatmaps", 1, "write a PNG grid of inputs, overlays and heatmaps to this file"},
+    {"heatmaps", 1, "write a labelled PNG of the first 16 rows (input, map on a colour-blind-safe scale centred at 0, overlay, scores, colour bar)"},
     {"curves", 1, "write the mean perturbation curve as SVG to this file"},
     VS_RUN_CLI_OPTS,
     {"report", 1, "interactions: a report directory with the matrices of the first rows (index.html, SVG, results.json)"},

@@ -253,38 +253,28 @@ static vs_status write_curves(const vs_evaluate_opts *o, const eval_scores *s, i
     return st;
 }
 
-/* The first 16 rows: input, overlay and heatmap of the channel-summed attributions. */
-static vs_status write_heatmaps(const char *path, const vs_tensor *x, const vs_tensor *attr, vs_error *err)
+/* The labelled picture of the first 16 rows (vs_attr_picture): each row's faithfulness scores under
+ * its input and overlay. */
+static vs_status write_heatmaps(const vs_evaluate_opts *o, const vs_tensor *x, const vs_tensor *attr, const eval_scores *s, vs_error *err)
 {
+    const char *path = o->heatmaps;
     if (x->ndim != 4) return vs_error_set(err, VS_ERR_SHAPE, "%s: heatmaps need image inputs [N,C,H,W]", path);
-    int C = (int)x->shape[1], H = (int)x->shape[2], W = (int)x->shape[3];
-    int rows = x->shape[0] < 16 ? (int)x->shape[0] : 16, zoom = H < 64 ? 4 : 1;
-    vs_grid *g = vs_grid_new(rows, 3, W, H, zoom, 4, 1);
-    float *sum = malloc((size_t)H * W * sizeof *sum);
-    vs_status st = g && sum ? VS_OK : vs_error_set(err, VS_ERR_NOMEM, "out of memory");
-    for (int r = 0; r < rows && st == VS_OK; r++) {
-        const float *xr = x->data + (int64_t)r * C * H * W, *a = attr->data + (int64_t)r * C * H * W;
-        vs_attr_channel_sum(a, C, H, W, sum);
-        float scale = 0;
-        if (vs_attr_scale(sum, (size_t)H * W, 99.0, &scale, err) != VS_OK) scale = 0;
-        vs_image *im = vs_image_from_float(xr, C, H, W), *ov = vs_overlay(xr, C, H, W, sum, scale), *hm = vs_heatmap_rgb(sum, H, W, scale);
-        if (!im || !ov || !hm) {
-            st = vs_error_set(err, VS_ERR_NOMEM, "heatmaps: out of memory");
-        } else if (vs_grid_put(g, r, 0, im, err) || vs_grid_put(g, r, 1, ov, err) || vs_grid_put(g, r, 2, hm, err)) {
-            char msg[VS_ERROR_MSG_MAX];
-            snprintf(msg, sizeof msg, "%s", err->msg);
-            st = vs_error_set(err, err->code, "heatmaps: %s", msg);
-        }
-        char cap[64];
-        snprintf(cap, sizeof cap, "row %d", r);
-        if (st == VS_OK) vs_grid_caption(g, r, 0, cap, err);
-        vs_image_free(im);
-        vs_image_free(ov);
-        vs_image_free(hm);
+    int rows = x->shape[0] < 16 ? (int)x->shape[0] : 16;
+    char caps[16][2][96], title[600];
+    const char *labels[32];
+    for (int r = 0; r < rows; r++) {
+        snprintf(caps[r][0], sizeof caps[r][0], "row %d", r);
+        snprintf(caps[r][1], sizeof caps[r][1], "AOPC %.3g, faithfulness %.2f, monotonicity %.2f", s->col[EVAL_AOPC_L][r], s->col[EVAL_FAITH][r],
+                 s->col[EVAL_MONO][r]);
+        labels[2 * r] = caps[r][0];
+        labels[2 * r + 1] = caps[r][1];
     }
-    if (st == VS_OK) st = vs_png_write(vs_grid_image(g), path, err);
-    vs_grid_free(g);
-    free(sum);
+    snprintf(title, sizeof title, "attributions %s of %s by the model %s; a flipped feature becomes %s", o->attributions, o->input, o->model,
+             o->replace ? o->replace : "zero");
+    vs_image *im = vs_attr_picture(x->data, attr->data, rows, (int)x->shape[1], (int)x->shape[2], (int)x->shape[3], title, labels);
+    if (!im) return vs_error_set(err, vs_last_error()->code, "%s: %s", path, vs_last_error()->msg);
+    vs_status st = vs_png_write(im, path, err);
+    vs_image_free(im);
     return st;
 }
 
@@ -300,7 +290,7 @@ static vs_status evaluate_features(const vs_evaluate_opts *o, eval_inputs *in, v
     if (st == VS_OK && !s.part) st = feature_report(o, in, &s, out, err);
     int64_t dim = in->x->shape[0] ? in->x->size / in->x->shape[0] : 0;
     if (st == VS_OK && !s.part && o->curves) st = write_curves(o, &s, dim, err);
-    if (st == VS_OK && !s.part && o->heatmaps) st = write_heatmaps(o->heatmaps, in->x, in->attr, err);
+    if (st == VS_OK && !s.part && o->heatmaps) st = write_heatmaps(o, in->x, in->attr, &s, err);
     if (st != VS_OK) {
         vs_report_free(*out);
         *out = NULL;
