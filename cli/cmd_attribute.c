@@ -65,13 +65,21 @@ static void option_meaning(const char *name, char *buf, size_t n)
 }
 
 #define ATTRIBUTE_USAGE                                                                                       \
-    "usage: versus attribute --model DIR --input X.npy --method M [--target C] [--contrast C2]\n"                \
+    "usage: versus attribute --model DIR --input X.npy --method M [--target C|T.npy | --target-mask M.npy | --score S]\n" \
+    "         [--contrast C2]\n"                                                                                \
     "         [--reference R.npy [--side query|reference|both]] [--baseline zero|max|min|mean|blur|uniform|mdts|gan:DIR|FILE.npy]\n" \
-    "         [method options] [--seed S] [--report R.json] --out A.npy\n\n"                                      \
+    "         [method options] [--seed S] [--report R.json] [--png P.png] [--html DIR] --out A.npy\n\n"          \
     "Explains every row of X with a method of the registry.  The explained score of a row is the logit of\n"     \
     "--target (default: the predicted class), minus the logit of --contrast when given (one-vs-one: \"why\n"      \
     "target and not contrast\"); for a pair model - a Siamese model, or any composite with two inputs (query,\n" \
-    "reference), whatever its head computes (cosine, concat -> linear) - its output for (X[i], R[i]);\n" \
+    "reference), whatever its head computes (cosine, concat -> linear) - its output for (X[i], R[i]).\n" \
+    "Outputs that are not logits (an autoencoder's image): --target indexes the flattened output row\n"     \
+    "(c*H*W + y*W + x), T.npy gives one target per row; --target-mask M.npy explains sum m f(x) (a region,\n" \
+    "one row [1, ...] or one per row); --score sum|norm|reconstruction explains the output row's sum, L2\n"  \
+    "norm or reconstruction error ||f(x) - x||^2 (these have no layers: layer, LRP and Grad-CAM refuse them).\n" \
+    "--png draws images' maps (input, map on a colour-blind-safe scale centred at 0, overlay, target and\n"  \
+    "scores, colour bar); --html DIR writes a report page (that picture, or bar charts for tabular rows).\n" \
+    "For pairs, "                                                                                            \
     "one reference row applies to every query.  --side picks what is explained: the query (reference\n"          \
     "fixed), the reference (query fixed), or both as one joint input [2, ...] with baseline (x', r'), so\n"      \
     "completeness holds over both sides (IG: the sum of both sides = f(x, r) - f(x', r')); the output is\n"     \

@@ -212,7 +212,8 @@ static int run_evaluate(int argc, char **argv)
 const vs_verb vs_verb_evaluate = {
     "evaluate",
     "score given attributions: faithfulness, complexity, localisation, robustness, randomisation, axioms",
-    "usage: versus evaluate --model DIR --input X.npy --attributions A.npy [--reference R.npy] [--target C] [--contrast C2]\n"
+    "usage: versus evaluate --model DIR --input X.npy --attributions A.npy [--reference R.npy] [--target C|T.npy]\n"
+    "         [--target-mask M.npy | --score sum|norm|reconstruction] [--contrast C2]\n"
     "         [--replace zero|one-minus|FILE.npy] [--per-step K] [--aopc-steps L] [--cascade METHOD]\n"
     "         [--mask M.npy | --mask-data SPEC] [--top-k K] [--method M [--samples N] [--radius R]\n"
     "         [--lipschitz-sigma S] [--input-shift C]] [--eps E] [--out summary.json] [--heatmaps grid.png]\n"
