@@ -31,6 +31,14 @@ typedef struct vs_bench_call {
     vs_run **journal;            /* a bench with items: the run its experiment opened, finished once published */
 } vs_bench_call;
 
+/* A named budget of a bench: flags given before the user's (a flag the user gives wins), so that
+ * `versus bench NAME --budget paper` runs the paper's settings and says which in its results.json. */
+typedef struct vs_bench_budget {
+    const char *name;         /* "quick", "paper" */
+    const char *flags;        /* "--ig-steps 200 --explain 1000": words separated by single spaces */
+    const char *about;        /* one line: what it is for, and where it falls short of the paper */
+} vs_bench_budget;
+
 /* One benchmark of `versus bench NAME`: bench/NAME/cli.c defines `const vs_bench vs_benchmark_NAME`
  * with its own flags, and bench/registry.c lists it with one line; `versus help bench [NAME]` and
  * `versus bench NAME --help` print its usage, manual and flags.  The common code (bench/common.c)
@@ -39,7 +47,9 @@ typedef struct vs_bench_call {
  * sets, the command line and, with items, the journal's options (--shard, --resume) are made; run
  * returns the report (NULL only for a shard: its journal is the result); the report is written to
  * OUT, printed, and "wrote OUT/<writes>" said; the journal is finished.  A bench with items writes
- * parts that `versus merge` joins (cli/cmd_merge.c checks a part's command against opts).
+ * parts that `versus merge` joins (cli/cmd_merge.c checks a part's command against opts).  --budget
+ * NAME, taken before the flags are parsed, puts that budget's flags before the user's; the report's
+ * data records "budget" (NAME, or "default" without one).
  * perf is a program of its own: main, when set, replaces all of this. */
 typedef struct vs_bench {
     const char *name;
@@ -53,6 +63,7 @@ typedef struct vs_bench {
     int (*flags)(const vs_args *a, void *options, vs_bench_plan *plan);   /* 0, or 2 after a usage message */
     vs_status (*run)(void *options, const vs_bench_call *c, vs_report **report, vs_error *err);
     int (*main)(int argc, char **argv); /* a program parsing its own flags (perf), or NULL */
+    const vs_bench_budget *budgets;     /* its budgets, ended by a {NULL}; --budget NAME picks one */
 } vs_bench;
 
 /* The registry (bench/registry.c), in the order `versus help bench` lists it. */
@@ -60,6 +71,10 @@ int vs_bench_count(void);
 const vs_bench *vs_bench_at(int i);                /* NULL outside [0, count) */
 const vs_bench *vs_bench_find(const char *name);   /* NULL when unknown */
 
+/* Budget NAME of b, or NULL when it has none of that name. */
+const vs_bench_budget *vs_bench_budget_find(const vs_bench *b, const char *name);
+/* The --budget flag every bench with budgets takes (for help and for merge's check of a part). */
+extern const vs_cli_opt vs_bench_budget_flag;
 /* Run benchmark b on argv[0..argc) (argv[0] is its name, kept in the command line): the steps above;
  * 0, 1 (bad data, failed run) or 2 (usage). */
 int vs_bench_main(const vs_bench *b, int argc, char **argv);

@@ -3,6 +3,7 @@
  * once for all of them; and what they share: the command line stamped into a report and the default
  * report directory. */
 #include "bench/bench.h"
+#include "versus/json.h"
 #include "versus/report.h"
 
 #include <assert.h>
@@ -75,7 +76,8 @@ static int publish(const vs_report *r, const char *out, const char *what)
 
 /* The run of b with its options and plan made: OUT, the journal's options, the data sets, the run,
  * its report published, the journal finished; rc. */
-static int run_planned(const vs_bench *b, const vs_args *a, void *options, const vs_bench_plan *plan, int argc, char **argv)
+static int run_planned(const vs_bench *b, const vs_args *a, void *options, const vs_bench_plan *plan, const char *budget, int argc,
+                       char **argv)
 {
     int rc;
     char out[VS_BENCH_PATH_MAX];
@@ -102,6 +104,7 @@ static int run_planned(const vs_bench *b, const vs_args *a, void *options, const
         assert(c.run && c.run->sharded); /* only a shard's run ends without a report: its journal is the result */
         printf("wrote the %s of shard %s to %s (versus merge joins the shards)\n", b->items, vs_args_get(a, "shard"), out);
     } else if (!rc) {
+        if (r->data && vs_json_set(r->data, "budget", vs_json_new_string(budget)) != VS_OK) r->oom = true;
         rc = publish(r, out, b->writes);
     }
     /* the report is on disk: the journal of the items is done with */
@@ -114,18 +117,91 @@ static int run_planned(const vs_bench *b, const vs_args *a, void *options, const
     return rc;
 }
 
+const vs_cli_opt vs_bench_budget_flag = {"budget", 1, "a named set of flags (listed below), given before yours: yours win"};
+
+const vs_bench_budget *vs_bench_budget_find(const vs_bench *b, const char *name)
+{
+    for (const vs_bench_budget *g = b->budgets; g && g->name; g++)
+        if (strcmp(g->name, name) == 0) return g;
+    return NULL;
+}
+
+/* Whether argv[1..argc) gives the flag that word ("--ig-steps", or "--ig-steps=200") names. */
+static bool user_gives(int argc, char **argv, const char *word)
+{
+    size_t len = strcspn(word, "=");
+    for (int i = 1; i < argc; i++)
+        if (strncmp(argv[i], word, len) == 0 && (argv[i][len] == 0 || argv[i][len] == '=')) return true;
+    return false;
+}
+
+/* argv with --budget NAME taken out and the budget's flags put first, those the user gives left out:
+ * *words (one buffer) and *out (argv[0], then the words) are the caller's to free; *budget is NAME or
+ * "default".  0, or 2 after a usage message. */
+static int expand_budget(const vs_bench *b, int argc, char **argv, char **words, char ***out, int *n_out, const char **budget)
+{
+    *words = NULL, *budget = "default";
+    const char *name = NULL;
+    int at = -1;
+    for (int i = 1; i < argc && at < 0; i++)
+        if (strcmp(argv[i], "--budget") == 0 && i + 1 < argc) name = argv[i + 1], at = i;
+        else if (strncmp(argv[i], "--budget=", 9) == 0) name = argv[i] + 9, at = i;
+        else if (strcmp(argv[i], "--budget") == 0) return vs_usage_error("bench", "option '--budget' needs a value");
+    const vs_bench_budget *g = name ? vs_bench_budget_find(b, name) : NULL;
+    if (name && !g) {
+        char names[256] = "";
+        for (const vs_bench_budget *q = b->budgets; q && q->name; q++)
+            snprintf(names + strlen(names), sizeof names - strlen(names), "%s%s", q == b->budgets ? "" : ", ", q->name);
+        return vs_usage_error("bench", "bench %s has no budget '%s' (%s)", b->name, name, names[0] ? names : "it has none");
+    }
+    if (!(*out = calloc((size_t)argc + (g ? strlen(g->flags) / 2 + 2 : 1), sizeof **out)) || (g && !(*words = strdup(g->flags)))) {
+        free(*out);
+        return vs_fail("out of memory");
+    }
+    int n = 0;
+    (*out)[n++] = argv[0];
+    for (char *w = g ? strtok(*words, " ") : NULL; w; w = strtok(NULL, " ")) (*out)[n++] = w;
+    /* each budget flag with its value (the words up to the next flag) goes unless the user gives it */
+    int kept = 1;
+    for (int i = 1; i < n;) {
+        int end = i + 1;
+        while (end < n && strncmp((*out)[end], "--", 2) != 0) end++;
+        if (!user_gives(argc, argv, (*out)[i]))
+            for (int k = i; k < end; k++) (*out)[kept++] = (*out)[k];
+        i = end;
+    }
+    n = kept;
+    for (int i = 1; i < argc; i++)
+        if (i != at && !(i == at + 1 && strcmp(argv[at], "--budget") == 0)) (*out)[n++] = argv[i];
+    *n_out = n;
+    if (g) *budget = g->name;
+    return 0;
+}
+
 int vs_bench_main(const vs_bench *b, int argc, char **argv)
 {
     if (b->main) return b->main(argc, argv);
-    int rc = removed_flags(argc, argv);
+    int rc = removed_flags(argc, argv), n = 0;
+    char *words = NULL, **full = NULL;
+    const char *budget;
+    if (rc || (rc = expand_budget(b, argc, argv, &words, &full, &n, &budget))) return rc;
     vs_args a;
-    if (rc || (rc = vs_args_parse("bench", b->opts, argc - 1, argv + 1, &a))) return rc;
-    if (a.n_pos) return vs_usage_error("bench", "unexpected argument '%s'", a.pos[0]);
-    void *options = calloc(1, b->options_size);
+    void *options = NULL;
     vs_bench_plan plan = {.seed = 1};
-    if (!options) return vs_fail("out of memory");
+    if ((rc = vs_args_parse("bench", b->opts, n - 1, full + 1, &a))) goto done;
+    if (a.n_pos) {
+        rc = vs_usage_error("bench", "unexpected argument '%s'", a.pos[0]);
+        goto done;
+    }
+    if (!(options = calloc(1, b->options_size))) {
+        rc = vs_fail("out of memory");
+        goto done;
+    }
     rc = b->flags(&a, options, &plan);
-    if (!rc) rc = run_planned(b, &a, options, &plan, argc, argv);
+    if (!rc) rc = run_planned(b, &a, options, &plan, budget, argc, argv);
+done:
     free(options);
+    free(full);
+    free(words);
     return rc;
 }

@@ -18,3 +18,14 @@ EXTRA_DIST += tests/bench_golden.sh tests/golden_normalise.py
 # bench/twin/: a bench's classifier trained by versus and by PyTorch (twin.py) on the same data, split,
 # epochs and optimiser in one run (run.sh); the model is kept under bench/models/NAME with its provenance.
 EXTRA_DIST += bench/twin/twin.py bench/twin/run.sh
+
+# One command for every paper's reports: bench/reproduce.sh runs bench/reproduce.plan at one budget
+# (BUDGET=quick|paper, OUT=DIR: default versus-results/reproduce-BUDGET; OUT=bench/results replaces the
+# committed reports) through GNU parallel and writes OUT/index.md.
+EXTRA_DIST += bench/reproduce.sh bench/reproduce.plan
+TESTS += tests/reproduce.sh
+EXTRA_DIST += tests/reproduce.sh
+reproduce: versus$(EXEEXT)
+	b="$(BUDGET)"; j="$(JOBS)"; o="$(OUT)"; cd $(top_srcdir) && \
+	VERSUS=$(abs_builddir)/versus bench/reproduce.sh --budget "$${b:-quick}" --jobs "$${j:-2}" $${o:+--out "$$o"}
+.PHONY: reproduce

@@ -33,6 +33,9 @@ static void print_flags(const vs_bench *b)
         snprintf(left, sizeof left, "--%s%s", o->name, o->has_arg ? " X" : "");
         printf("  %-24s %s\n", left, o->help);
     }
+    if (!b->budgets) return;
+    printf("  %-24s %s\n\nbudgets of versus bench %s (--budget NAME):\n", "--budget X", vs_bench_budget_flag.help, b->name);
+    for (const vs_bench_budget *g = b->budgets; g->name; g++) printf("  %-8s %s\n           %s\n", g->name, g->about, g->flags);
 }
 
 /* `versus help bench`: the table, every usage, then every benchmark's manual and flags. */
@@ -77,7 +80,9 @@ const vs_verb vs_verb_bench = {
     "that journals its items (snx) with the journal's path; the same command with --resume continues.\n"
     "Every report records its command line and the commit versus was built from (versus --version): it\n"
     "comes from the build, never from a flag.  Each benchmark takes its own flags, listed below with its\n"
-    "manual; 'versus bench NAME --help' (or 'versus help bench NAME') prints one benchmark's.",
+    "manual; 'versus bench NAME --help' (or 'versus help bench NAME') prints one benchmark's.  Every paper\n"
+    "bench has budgets, named sets of its flags: --budget quick (the test suite's, minutes) and --budget\n"
+    "paper (the paper's settings, hours); flags you give win over the budget's; results.json records it.",
     NULL,
     run_bench,
     bench_help,

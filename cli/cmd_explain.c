@@ -317,7 +317,7 @@ static int run_explain(int argc, char **argv)
     if (rc) return rc;
     if (a.n_pos < 1) return vs_usage_error("explain", "expected an explainer: 'versus explain snx ...'");
     if (strcmp(a.pos[0], "snx") == 0) return run_explain_snx(&a, argc, argv);
-    return vs_usage_error("explain", "unknown explainer '%s' (snx or svae)", a.pos[0]);
+    return vs_usage_error("explain", "unknown explainer '%s' (snx, svae or cem; 'versus help methods' lists every method)", a.pos[0]);
 }
 
 const vs_verb vs_verb_explain = {

@@ -1,4 +1,5 @@
-/* cmd_help.c - `versus help [VERB]`: the manual, generated from the verb table. */
+/* cmd_help.c - `versus help [VERB]`: the manual, generated from the verb table; `versus help methods`:
+ * every explanation method, from the method registry. */
 #include "cli/cli.h"
 #include "versus/versus.h"
 
@@ -40,8 +41,34 @@ static void print_verb_help(const vs_verb *v)
     }
 }
 
+/* One line per method of family f: its name, an older spelling when it has one, what it computes. */
+static void print_family(vs_method_family f)
+{
+    for (int i = 0; i < vs_method_family_count(f); i++) {
+        const vs_method *m = vs_method_family_at(f, i);
+        char name[64];
+        snprintf(name, sizeof name, m->alias ? "%s (%s)" : "%s", m->name, m->alias);
+        printf("  %-28s %s\n", name, m->help);
+    }
+}
+
+static int help_methods(void)
+{
+    printf("Explanation methods (one registry; a method has one name, older spellings in brackets still work).\n\n"
+           "Attributions of one input or one pair ('versus attribute --method NAME', 'versus evaluate --method NAME';\n"
+           "their options: 'versus help attribute'):\n");
+    print_family(VS_METHOD_ATTRIBUTION);
+    printf("\nMasks of a Siamese pair of rows or graphs ('versus explain snx --method NAME'; 'versus help explain'):\n");
+    print_family(VS_METHOD_SNX);
+    printf("\nExplainers with their own verbs: 'versus explain cem' (CEM-MAF pertinent positives and negatives),\n"
+           "'versus explain svae' (a supervised VAE's invariances); the search explanations (Shapley, Shapley-Taylor,\n"
+           "SAM) are measured by 'versus bench search'.\n");
+    return 0;
+}
+
 static int run_help(int argc, char **argv)
 {
+    if (argc == 1 && strcmp(argv[0], "methods") == 0) return help_methods();
     if (argc > 2) return vs_usage_error("help", "help takes a verb and at most one topic (versus help bench perf)");
     const vs_verb *v = argc ? vs_find_verb(argv[0]) : NULL;
     if (argc && !v) return vs_usage_error(NULL, "unknown verb '%s'", argv[0]);
@@ -54,8 +81,9 @@ static int run_help(int argc, char **argv)
     printf("versus %s (commit %s) - train and explain models that compare things\n\n", vs_version(), vs_build_commit());
     printf("usage: versus <verb> [options]\n\nVerbs:\n");
     for (int i = 0; vs_verbs[i]; i++) printf("  %-10s %s\n", vs_verbs[i]->name, vs_verbs[i]->summary);
-    printf("\n'versus help VERB' (or 'versus VERB --help') documents a verb.  'versus --version' prints the version and the\n"
-           "commit it was built from, which every bench report records.\n"
+    printf("\n'versus help VERB' (or 'versus VERB --help') documents a verb, 'versus help methods' lists every\n"
+           "explanation method.  'versus --version' prints the version and the commit it was built from, which\n"
+           "every bench report records.\n"
            "A first session: versus demo; then, on your own data or ours:\n"
            "  versus data export synthetic-tabular --out d          (d/X.npy, d/y.npy)\n"
            "  versus train --arch mlp --data synthetic-tabular --out m\n"
@@ -76,7 +104,8 @@ static int run_help(int argc, char **argv)
 const vs_verb vs_verb_help = {
     "help",
     "show this list, or the manual of one verb",
-    "usage: versus help [VERB [TOPIC]]\n\nWithout VERB, lists the verbs; with VERB, prints its manual (as 'versus VERB --help' does);\n"
+    "usage: versus help [VERB [TOPIC] | methods]\n\nWithout VERB, lists the verbs; with VERB, prints its manual (as 'versus VERB --help' does);\n"
+    "'versus help methods' lists every explanation method by family;\n"
     "'versus help bench NAME' prints one benchmark's manual (bench perf: the kernels and their choices).",
     NULL,
     run_help,

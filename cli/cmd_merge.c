@@ -80,6 +80,7 @@ static vs_status check_command(void *ctx, vs_run_header *h, vs_error *err)
         if (strncmp(w, "--", 2) != 0) return vs_error_set(err, VS_ERR_ARG, "%s: the part's command has the stray word '%s'", part, w);
         size_t len = eq ? (size_t)(eq - w - 2) : strlen(w + 2);
         const vs_cli_opt *o = verb_opt(table, w + 2, len);
+        if (!o && bench && bench->budgets && len == 6 && strncmp(w + 2, "budget", 6) == 0) o = &vs_bench_budget_flag;
         if (!o || !strcmp(o->name, "shard") || !strcmp(o->name, "resume"))
             return vs_error_set(err, VS_ERR_ARG, "%s: the part's command has '%.*s', which '%s' does not record", part, (int)len + 2, w, h->verb);
         if (!o->has_arg) {

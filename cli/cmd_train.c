@@ -105,8 +105,7 @@ typedef struct train_cli {
     char task_opts[1024];        /* the zoo's defaults, then --task-opts */
     char sample_dir[4096];
     vs_train_optim per_optim[VS_TASK_MAX_OPTIMS];
-    int64_t classes[64], n_classes; /* --classes (or the zoo's default subset), n_classes 0: all */
-    bool classes_given;
+    int64_t classes[64], n_classes; /* --classes, n_classes 0: all */
     vs_data_flags df;
     vs_train_opts o;
 } train_cli;
@@ -208,7 +207,6 @@ static int parse_flags(const vs_args *a, train_cli *c)
     int rc;
     const char *cl = vs_args_get(a, "classes");
     if (cl && (rc = parse_classes(cl, c))) return rc;
-    c->classes_given = cl != NULL;
     if ((rc = vs_cli_data_flags(a, &c->df))) return rc;
     const char *opt = vs_args_get(a, "optimizer");
     bool sgd = opt && strcmp(opt, "sgd") == 0;
@@ -226,22 +224,17 @@ static int parse_flags(const vs_args *a, train_cli *c)
     c->o.seed = c->df.seed;
     const char *pairs = vs_args_get(a, "pairs");
     if (pairs && !vs_pairing_from_name(pairs, &c->o.pairing))
-        return vs_usage_error("train", "option '--pairs' expects snx or random, got '%s'", pairs);
+        return vs_usage_error("train", "option '--pairs' expects fixed or random, got '%s'", pairs);
     c->o.resume = vs_args_has(a, "resume");
     return 0;
 }
 
-/* Load SPEC, keeping the chosen classes: --classes, or the CEM-MAF subset of 10-class data (decided on
- * the training data, then applied to the test data too). */
+/* Load SPEC, keeping the classes of --classes (the same subset for the training and the test data). */
 static int load_data(train_cli *c, const char *spec, vs_dataset **out)
 {
     vs_error err;
     vs_dataset *d = NULL;
     if (vs_load_spec(spec, &c->df, &d, &err) != VS_OK) return vs_fail("%s", err.msg);
-    if (!c->classes_given && !c->n_classes && d->n_classes == 10 && c->zoo && c->zoo->classes) {
-        c->n_classes = c->zoo->n_classes;
-        memcpy(c->classes, c->zoo->classes, (size_t)c->n_classes * sizeof *c->classes);
-    }
     if (c->n_classes > 0) {
         vs_dataset *s = NULL;
         vs_status st = vs_dataset_select_classes(d, c->classes, c->n_classes, &s, &err);
@@ -517,15 +510,15 @@ const vs_verb vs_verb_train = {
     "                    [--classes C,...] [--epochs N] [--batch-size B] [--optimizer sgd|adam] [--lr X]\n"
     "                    [--betas B1,B2] [--weight-decay X] [--clip-norm X] [--lr-schedule S]\n"
     "                    [--optimizers NAME:key=value,...;...] [--task-opts name=value,...] [--alpha A] [--beta B]\n"
-    "                    [--pairs snx|random] [--seed S] [--checkpoint-every N] [--sample-every N]\n"
+    "                    [--pairs fixed|random] [--seed S] [--checkpoint-every N] [--sample-every N]\n"
     "                    [--classifier DIR] --out DIR [--resume]\n\n"
     "The task follows the model (listed below): a model.json composite names it (\"task\"), a Siamese model\n"
     "is trained on pairs, anything else as a classifier.  Classifiers minimise cross-entropy and report\n"
     "accuracy.  Siamese models see pairs of rows: the loss is the binary cross-entropy of\n"
     "sigmoid(5 cos(enc(a), enc(b))) against [same class], a pair is called same-class when the cosine is\n"
-    "> 0, and the reported figure is that pair accuracy.  Pairs (--pairs): snx = the SNX protocol (each\n"
-    "training row with 2 same-class and 2 other-class partners, fixed), random = 4 fresh balanced random\n"
-    "pairs per training row each epoch; both are evaluated on SNX pairs.  A GAN has two optimizers,\n"
+    "> 0, and the reported figure is that pair accuracy.  Pairs (--pairs): fixed (default; 'snx' is an\n"
+    "alias) = SNX's protocol, each training row with 2 same-class and 2 other-class partners drawn once,\n"
+    "random = 4 fresh balanced random pairs per training row each epoch; both are evaluated on fixed pairs.  A GAN has two optimizers,\n"
     "\"generator\" and \"critic\"; every other task one, \"model\".  --lr, --betas, --weight-decay,\n"
     "--clip-norm and --lr-schedule set them all; --optimizers sets one by name, e.g.\n"
     "  --optimizers 'generator:lr=1e-4,beta1=0.5,beta2=0.999;critic:lr=1e-4,beta1=0.5,beta2=0.999'\n"

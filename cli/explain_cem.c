@@ -13,7 +13,7 @@
 #include <sys/stat.h>
 
 static const vs_cli_opt cem_opts[] = {
-    {"model", 1, "trained classifier directory (versus train --arch cem-fashion-shoes ...)"},
+    {"model", 1, "trained classifier directory (versus train --arch cem-fashion --classes 5,7,9 ...)"},
     {"vae", 1, "trained VAE directory, the data manifold (versus train --arch dip-vae ...)"},
     {"input", 1, "images to explain: .npy [N,C,H,W], [C,H,W] or [H,W] in [0,1]"},
     {"attrs", 1, "attribute functions NAME:+J[:LO:HI] (latent J, + identity, - negated) or NAME@DIR (classifier), comma-separated (default: every latent, z0..)"},

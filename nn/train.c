@@ -32,7 +32,7 @@ static vs_status check_opts(const vs_dataset *d, const vs_train_opts *o, vs_erro
         return vs_error_set(err, VS_ERR_ARG, "train: train fraction %g, expected in (0, 1)", o->train_frac);
     if (!(o->siamese_scale > 0 && isfinite(o->siamese_scale)))
         return vs_error_set(err, VS_ERR_ARG, "train: Siamese scale %g, expected > 0", (double)o->siamese_scale);
-    if (o->pairing != VS_PAIRING_SNX && o->pairing != VS_PAIRING_RANDOM)
+    if (o->pairing != VS_PAIRING_FIXED && o->pairing != VS_PAIRING_RANDOM)
         return vs_error_set(err, VS_ERR_ARG, "train: unknown pairing %d", (int)o->pairing);
     if (o->checkpoint_every < 0) return vs_error_set(err, VS_ERR_ARG, "train: checkpoint interval below 0");
     if (o->sample_every < 0) return vs_error_set(err, VS_ERR_ARG, "train: sample interval below 0");

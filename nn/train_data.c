@@ -1,5 +1,5 @@
 /* train_data.c - what training reads from a data set: model inputs for a list of rows, the seeded
- * train/test split with its SNX pairs, and class subsets (Fashion-MNIST shoes and clothes). */
+ * train/test split with its fixed pairs (versus/pairs.h's protocol), and class subsets. */
 #include "versus/gnn.h"
 #include "versus/ops.h"
 #include "versus/train.h"
@@ -7,11 +7,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-const char *vs_pairing_name(vs_pairing p) { return p == VS_PAIRING_RANDOM ? "random" : "snx"; }
+const char *vs_pairing_name(vs_pairing p) { return p == VS_PAIRING_RANDOM ? "random" : "fixed"; }
 
+/* "snx" is the fixed pairs' name before they were named for what they are (the protocol is SNX's). */
 bool vs_pairing_from_name(const char *name, vs_pairing *p)
 {
-    if (strcmp(name, "snx") == 0) *p = VS_PAIRING_SNX;
+    if (strcmp(name, "fixed") == 0 || strcmp(name, "snx") == 0) *p = VS_PAIRING_FIXED;
     else if (strcmp(name, "random") == 0) *p = VS_PAIRING_RANDOM;
     else return false;
     return true;

@@ -20,7 +20,7 @@ void vs_train_opts_init(vs_train_opts *o)
     o->schedule.kind = VS_LR_CONSTANT;
     o->seed = 1;
     o->train_frac = 0.7;
-    o->pairing = VS_PAIRING_SNX;
+    o->pairing = VS_PAIRING_FIXED;
     o->siamese_scale = VS_TRAIN_SIAMESE_SCALE;
 }
 

@@ -51,16 +51,13 @@ run() {
     done
 }
 
-run snx-tabular $V bench snx --data synthetic-tabular --n 400 --pairs 12 --seed 2 --reproducible
-run snx-graph $V bench snx --data synthetic-graph --n 40 --pairs 6 --epochs 2 --iters 10 --global-iters 10 --baseline-iters 10 \
+run snx-tabular $V bench snx --budget quick --data synthetic-tabular --n 400 --seed 2 --reproducible
+run snx-graph $V bench snx --budget quick --data synthetic-graph --n 40 --pairs 6 --epochs 2 --iters 10 --global-iters 10 --baseline-iters 10 \
     --pg-epochs 2 --reproducible
-run svae $V bench svae --data synthetic-shapes --test-data synthetic-shapes --n 120 --epochs 1 --time-epochs 1 --hidden 16 \
-    --invariance 40 --divergence 5 --sigmas 0.5,1,2 --class 1
-run search $V bench search --pairs 2 --train-rows 400 --epochs 1 --budget1 200 --budget2 500 --study-games 1
-run cem $V bench cem --data synthetic --train-rows 300 --clf-epochs 1 --vae-epochs 1 --images 3 --figure-rows 2 \
-    --lime-samples 50 --batch 3 --searches 2 --pn-iters 20 --pp-iters 10
-run ganmex $V bench ganmex --data synthetic-shapes --n 60 --clf-epochs 1 --gan-epochs 1 --gan-batch 8 --explain 3 --faith 1 \
-    --cascade 2 --cascade-steps 2 --ig-steps 4 --per-step 32
+run svae $V bench svae --budget quick --data synthetic-shapes --test-data synthetic-shapes --n 120 --class 1
+run search $V bench search --budget quick
+run cem $V bench cem --budget quick --data synthetic
+run ganmex $V bench ganmex --budget quick --data synthetic-shapes --n 60
 run demo $V demo --seed 1
 
 # the comparison itself can fail: a changed number in a golden file is found

@@ -18,6 +18,12 @@ grep_out "bench perf --help" "Winograd" out.txt
 check "help bench perf" 0 $V help bench perf
 grep_out "help bench perf names the kernels" "VERSUS_CONV=direct" out.txt
 check "help bench with an unknown topic" 2 $V help bench nope
+check "help methods" 0 $V help methods
+grep_out "help methods: an attribution method" "^  integrated_gradients " out.txt
+grep_out "help methods: an SNX method with its old spelling" "^  snx_kl (snx-kl) " out.txt
+grep_out "help methods: the explainers with verbs" "versus explain cem" out.txt
+check "unknown explainer" 2 $V explain nope
+grep_out "unknown explainer names the others" "unknown explainer 'nope' (snx, svae or cem" err.txt
 # a paper bench's own manual and flags, by either spelling
 check "bench snx --help" 0 $V bench snx --help
 grep_out "bench snx --help lists its flags" "^  --pairing X" out.txt

@@ -41,6 +41,24 @@ else
     echo "cli_shard: GNU parallel is absent (Debian: apt-get install parallel); the parallel runs are skipped"
 fi
 
+# a budget's flags come before the user's (theirs win), and a part made under a budget merges
+Q="--budget quick --data synthetic-tabular --n 300 --pairs 14 --seed 2 --reproducible"
+mkdir q1 q2 && cd q1 || exit 1
+check "single bench, quick budget, --pairs 14 given" 0 $V bench snx $Q --out res
+grep_out "the user's --pairs wins over the budget's" "the first 14 test pairs" res/table.md
+grep_out "results.json records the budget" '"budget": "quick"' res/results.json
+grep_out "a run without --budget records the default" '"budget": "default"' ../res/results.json
+cd ../q2 || exit 1
+for k in 1 2; do check "budget shard $k/2" 0 $V bench snx $Q --shard $k/2 --out part$k; done
+check "merge of budget shards" 0 $V merge part1 part2 --out res
+same_dir "budget shards merged against the single run" ../q1/res res
+cd ..
+check "unknown budget" 2 $V bench snx --budget huge --data synthetic-tabular
+grep_out "names the budgets" "bench snx has no budget 'huge' (quick, paper)" err.txt
+check "budget without a value" 2 $V bench snx --data synthetic-tabular --budget
+check "budgets in the help" 0 $V bench snx --help
+grep_out "help lists the paper budget" "^  paper " out.txt
+
 # shards run one after the other give the same files too
 mkdir seq3 && cd seq3 || exit 1
 for k in 1 2 3; do check "bench shard $k/3" 0 $V bench snx $B --shard $k/3 --out part$k; done

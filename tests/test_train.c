@@ -148,7 +148,7 @@ static void siamese_learns(vs_pairing pairing)
     vs_dataset_free(d);
 }
 
-START_TEST(test_siamese_snx_learns) { siamese_learns(VS_PAIRING_SNX); }
+START_TEST(test_siamese_snx_learns) { siamese_learns(VS_PAIRING_FIXED); }
 END_TEST
 
 START_TEST(test_siamese_random_learns) { siamese_learns(VS_PAIRING_RANDOM); }
@@ -238,10 +238,10 @@ static void resume_matches(bool siamese, vs_pairing pairing, int64_t stop_at)
 }
 
 /* 105 train rows in batches of 16: 7 steps per epoch; 10 stops inside epoch 2, 7 at its start. */
-START_TEST(test_resume_classifier_mid_epoch) { resume_matches(false, VS_PAIRING_SNX, 10); }
+START_TEST(test_resume_classifier_mid_epoch) { resume_matches(false, VS_PAIRING_FIXED, 10); }
 END_TEST
 
-START_TEST(test_resume_classifier_epoch_end) { resume_matches(false, VS_PAIRING_SNX, 7); }
+START_TEST(test_resume_classifier_epoch_end) { resume_matches(false, VS_PAIRING_FIXED, 7); }
 END_TEST
 
 START_TEST(test_resume_siamese_random_pairs) { resume_matches(true, VS_PAIRING_RANDOM, 33); }

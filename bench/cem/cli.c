@@ -11,7 +11,7 @@
 
 static const vs_cli_opt cem_bench_opts[] = {
     {"data", 1, "fashion-mnist-clothes, fashion-mnist-shoes or synthetic (rectangles with known factors)"},
-    {"model", 1, "trained classifier directory (default: train cem-fashion-<subset> here)"},
+    {"model", 1, "trained classifier directory (default: train cem-fashion on the subset here)"},
     {"vae", 1, "trained VAE directory (default: train the DIP-VAE of Table 4 here)"},
     {"train-rows", 1, "training images of the subset used to train here (default 6000)"},
     {"clf-epochs", 1, "classifier epochs (default 2)"},
@@ -63,6 +63,15 @@ static vs_status cem_run(void *options, const vs_bench_call *c, vs_report **repo
     return vs_cem_experiment(o, report, err);
 }
 
+static const vs_bench_budget cem_budgets[] = {
+    {"quick", "--train-rows 300 --clf-epochs 1 --vae-epochs 1 --images 3 --figure-rows 2 --lime-samples 50 --batch 3 --searches 2 --pn-iters 20 --pp-iters 10",
+     "the test suite's: minutes on --data synthetic"},
+    {"paper", "--searches 9 --pn-iters 1000 --pp-iters 100 --train-rows 60000 --clf-epochs 20 --vae-epochs 30",
+     "CEM-MAF's search (9 x 1000 PN subgradient steps, 9 x 100 ISTA steps per image); every training image of\n"
+     "           the subset, the classifier 20 and the DIP-VAE 30 epochs (the paper does not state its epochs)"},
+    {NULL, NULL, NULL},
+};
+
 const vs_bench vs_benchmark_cem = {
     "cem",
     "CEM-MAF: pertinent negatives and positives on a DIP-VAE manifold (Table 6, Fashion-MNIST)",
@@ -87,4 +96,5 @@ const vs_bench vs_benchmark_cem = {
     cem_flags,
     cem_run,
     NULL,
+    .budgets = cem_budgets,
 };

@@ -96,6 +96,17 @@ static vs_status ganmex_run(void *options, const vs_bench_call *c, vs_report **r
     return vs_ganmex_experiment(c->data[0], c->data[1], &g->o, report, err);
 }
 
+static const vs_bench_budget ganmex_budgets[] = {
+    {"quick", "--clf-epochs 1 --gan-epochs 1 --gan-batch 8 --explain 3 --faith 1 --cascade 2 --cascade-steps 2 --ig-steps 4 --per-step 32",
+     "the test suite's: minutes on synthetic-shapes (--n 60)"},
+    {"paper",
+     "--clf-epochs 50 --gan-epochs 160 --gan-batch 16 --g-lr 2e-5 --d-lr 1e-4 --ig-steps 200 --explain 1000 --faith 1000 --cascade 20",
+     "GANMEX's MNIST settings: the classifier 50 epochs, the GAN 100k steps (160 epochs of mnist-train's 10k\n"
+     "           images at batch 16, Adam 2e-5 / 1e-4), IG and EG with 200 points, 1000 test images; the generator\n"
+     "           stays 16 wide with 2 residual blocks (StarGAN's 64 x 6 is the paper's)"},
+    {NULL, NULL, NULL},
+};
+
 const vs_bench vs_benchmark_ganmex = {
     "ganmex",
     "GANMEX: class-targeted baselines from a StarGAN judged by the explained classifier (Tables 1-2, Figs. 2-3)",
@@ -125,4 +136,5 @@ const vs_bench vs_benchmark_ganmex = {
     ganmex_flags,
     ganmex_run,
     NULL,
+    .budgets = ganmex_budgets,
 };

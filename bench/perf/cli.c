@@ -46,4 +46,5 @@ const vs_bench vs_benchmark_perf = {
     NULL,
     NULL,
     run_perf,
+    NULL, /* no budgets: its own flags set the sizes */
 };

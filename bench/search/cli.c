@@ -55,6 +55,13 @@ static vs_status search_run(void *options, const vs_bench_call *c, vs_report **r
     return vs_search_experiment(o, report, err);
 }
 
+static const vs_bench_budget search_budgets[] = {
+    {"quick", "--pairs 2 --train-rows 400 --epochs 1 --budget1 200 --budget2 500 --study-games 1", "the test suite's: minutes on planted data"},
+    {"paper", "--pairs 100 --budget1 5000 --budget2 5000 --train-rows 10000 --epochs 20",
+     "the paper's 5000 evaluations per sampled method, 100 pairs; backbones on 10000 rows for 20 epochs"},
+    {NULL, NULL, NULL},
+};
+
 const vs_bench vs_benchmark_search = {
     "search",
     "Hamilton et al. 2022, explaining similarity search: Table 1, Figs. 4, 5, 10, the axiom checks",
@@ -94,4 +101,5 @@ const vs_bench vs_benchmark_search = {
     search_flags,
     search_run,
     NULL,
+    .budgets = search_budgets,
 };

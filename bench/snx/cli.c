@@ -15,7 +15,7 @@ static const vs_cli_opt snx_opts[] = {
     {"model", 1, "trained Siamese model directory (versus train --arch siamese-...); default: train one"},
     {"epochs", 1, "training epochs without --model (default 3 tabular, 100 graphs)"},
     {"weight-decay", 1, "Adam weight decay without --model (default: tabular 0 or 0.05 by validation pair accuracy, graphs 0)"},
-    {"pairing", 1, "training pairs without --model: snx (fixed SNX pairs) or random (fresh each epoch); default snx"},
+    {"pairing", 1, "training pairs without --model: fixed (the SNX protocol's pairs; alias snx) or random (fresh each epoch); default fixed"},
     {"gamma", 1, "gamma of Eqs. 4 and 6 (default: tabular chosen by the stage-1 criterion, graphs Section IV-H)"},
     {"pairs", 1, "test pairs explained, the first N of the SNX protocol (default 1000 tabular, 240 graphs)"},
     {"methods", 1, "comma-separated methods (default: every method of the data kind)"},
@@ -76,6 +76,12 @@ static vs_status snx_run(void *options, const vs_bench_call *c, vs_report **repo
     return vs_snx_experiment(c->data[0], o, report, err);
 }
 
+static const vs_bench_budget snx_budgets[] = {
+    {"quick", "--pairs 12", "the test suite's: 12 test pairs (with --n 400 on synthetic data, minutes)"},
+    {"paper", "--pairs 1000000000", "every test pair of the SNX protocol (Adult: 39,072); shard it (--shard K/N, versus merge)"},
+    {NULL, NULL, NULL},
+};
+
 const vs_bench vs_benchmark_snx = {
     "snx",
     "SNX, Siamese networks explained: Tables II-V and Figs. 3-7 on tabular data or graphs",
@@ -128,4 +134,5 @@ const vs_bench vs_benchmark_snx = {
     snx_flags,
     snx_run,
     NULL,
+    .budgets = snx_budgets,
 };

@@ -102,6 +102,13 @@ static vs_status svae_run(void *options, const vs_bench_call *c, vs_report **rep
     return vs_svae_experiment(c->data[0], c->data[1], &s->o, report, err);
 }
 
+static const vs_bench_budget svae_budgets[] = {
+    {"quick", "--epochs 1 --time-epochs 1 --hidden 16 --invariance 40 --divergence 5 --sigmas 0.5,1,2",
+     "the test suite's: minutes on synthetic-shapes (--n 120)"},
+    {"paper", "--runs 5", "the paper's 5 trainings per setting, reported as mean (std)"},
+    {NULL, NULL, NULL},
+};
+
 const vs_bench vs_benchmark_svae = {
     "svae",
     "the supervised VAE's invariances (and M2): Table 1 and Figs. 2-7 at a small scale",
@@ -136,4 +143,5 @@ const vs_bench vs_benchmark_svae = {
     svae_flags,
     svae_run,
     NULL,
+    .budgets = svae_budgets,
 };

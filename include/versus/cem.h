@@ -156,7 +156,7 @@ vs_status vs_cem_grid_png(const float *const *cells, int n_rows, int n_cols, int
  * defaults named. */
 typedef struct vs_cem_experiment_opts {
     const char *data;          /* "fashion-mnist-clothes" or "fashion-mnist-shoes" (required) */
-    const char *model_dir;     /* trained classifier, or NULL: train cem-fashion-<subset> here */
+    const char *model_dir;     /* trained classifier, or NULL: train cem-fashion on the subset here */
     const char *vae_dir;       /* trained VAE, or NULL: train the DIP-VAE of Table 4 here */
     int64_t train_rows;        /* first rows of the subset's training images used for training: 6000 */
     int64_t clf_epochs;        /* 2 (Adam 1e-3; the paper: SGD 1e-3) */

@@ -21,9 +21,9 @@
  * row of the data trains and the test set's rows test (pairs drawn the same way, train then test).
  * An explainer recovers the test portion of a trained model from split_seed and train_frac alone.
  *
- * Pairing for Siamese training: VS_PAIRING_SNX trains on the fixed SNX train pairs (shuffled each
- * epoch); VS_PAIRING_RANDOM draws 4 * n_train fresh balanced pairs (vs_pairs_random) every epoch.
- * Evaluation always uses the SNX pairs of each portion.
+ * Pairing for Siamese training: VS_PAIRING_FIXED trains on the split's fixed train pairs (the
+ * protocol above, shuffled each epoch); VS_PAIRING_RANDOM draws 4 * n_train fresh balanced pairs
+ * (vs_pairs_random) every epoch.  Evaluation always uses the fixed pairs of each portion.
  *
  * Randomness: every draw derives from opts.seed: the split and pairs as above, and streams split
  * off vs_rng_seed(seed ^ VS_TRAIN_STREAM) in this order: the epoch order (permutation, random
@@ -70,11 +70,11 @@ extern "C" {
 #define VS_TRAIN_STREAM 0x747261696e73ull   /* "trains": seed ^ this seeds the order/dropout streams */
 #define VS_TRAIN_CHECKPOINT_FORMAT "versus-checkpoint/2"
 #define VS_TRAIN_SIAMESE_SCALE 5.0f         /* default scale of the cosine in the Siamese loss */
-#define VS_TRAIN_PAIRS_PER_ROW 4            /* random pairing: pairs per train row and epoch (SNX: 2 + 2) */
+#define VS_TRAIN_PAIRS_PER_ROW 4            /* random pairing: pairs per train row and epoch (fixed: 2 + 2) */
 
-typedef enum vs_pairing { VS_PAIRING_SNX = 0, VS_PAIRING_RANDOM = 1 } vs_pairing;
-const char *vs_pairing_name(vs_pairing p);                  /* "snx", "random" */
-bool vs_pairing_from_name(const char *name, vs_pairing *p); /* false when unknown */
+typedef enum vs_pairing { VS_PAIRING_FIXED = 0, VS_PAIRING_RANDOM = 1 } vs_pairing;
+const char *vs_pairing_name(vs_pairing p);                  /* "fixed", "random" */
+bool vs_pairing_from_name(const char *name, vs_pairing *p); /* false when unknown; "snx" is an alias of fixed */
 
 /* Per-optimiser settings: applied to the task's optimiser `name` (NULL or "": every optimiser
  * without an entry of its own).  The learning rate follows schedule (its base_lr is optim.lr; a
@@ -113,7 +113,7 @@ struct vs_train_opts {
     uint64_t seed;                /* default 1 */
     double train_frac;            /* share of each class in train; default 0.7 (ignored with test) */
     const vs_dataset *test;       /* a separate test set (same kind and shape), or NULL to split */
-    vs_pairing pairing;           /* Siamese; default VS_PAIRING_SNX */
+    vs_pairing pairing;           /* Siamese; default VS_PAIRING_FIXED */
     float siamese_scale;          /* Siamese; default VS_TRAIN_SIAMESE_SCALE */
     const char *checkpoint;       /* checkpoint file, or NULL for none */
     int64_t checkpoint_every;     /* also checkpoint every this many steps; 0: at epoch ends only */

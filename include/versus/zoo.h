@@ -1,9 +1,9 @@
 /* versus/zoo.h - the architectures `versus train --arch NAME` builds, by name.
  *
  * Each entry builds a model for a data set (input sizes and class counts come from the data) with
- * the constructors of versus/arch.h; the task follows the model (versus/task.h).  An entry may ask
- * for a class subset of 10-class data (CEM-MAF's shoes and clothes) and may carry default task
- * options (DIP-VAE's penalties), which the user's options override.
+ * the constructors of versus/arch.h; the task follows the model (versus/task.h).  An entry may carry
+ * default task options (DIP-VAE's penalties), which the user's options override.  Papers' data
+ * presets (CEM-MAF's shoes and clothes) live with their experiment under bench/, not here.
  */
 #ifndef VERSUS_ZOO_H
 #define VERSUS_ZOO_H
@@ -23,8 +23,6 @@ typedef struct vs_zoo_entry {
     const char *name;            /* "ganmex-mnist" */
     const char *help;            /* one or two lines for `versus help train` */
     vs_data_kind kind;           /* the data it trains on */
-    const int64_t *classes;      /* class subset applied to 10-class data, or NULL */
-    int64_t n_classes;
     const char *task_opts;       /* default task options ("dip=i,lambda_od=10"), or NULL */
     vs_module *(*build)(const vs_dataset *d, vs_rng *r, vs_error *err);
 } vs_zoo_entry;
