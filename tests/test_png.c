@@ -7,6 +7,7 @@
 #include <dirent.h>
 #include <sys/stat.h>
 #include <math.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <unistd.h>
 
