@@ -174,3 +174,25 @@ void vs_cli_put_num(FILE *f, double v)
     else
         fprintf(f, "%.9g", v);
 }
+
+int vs_cli_output_flags(const vs_args *a, int64_t *target, const char **targets, const char **mask, const char **score)
+{
+    const char *v = vs_args_get(a, "target");
+    *target = -1;
+    *targets = NULL;
+    *mask = vs_args_get(a, "target-mask");
+    *score = vs_args_get(a, "score");
+    if (!v) return 0;
+    size_t n = strlen(v);
+    if (n > 4 && strcmp(v + n - 4, ".npy") == 0) {
+        *targets = v;
+        return 0;
+    }
+    char *end;
+    errno = 0;
+    long long x = strtoll(v, &end, 10);
+    if (errno || end == v || *end != '\0' || x < 0)
+        return vs_usage_error(a->verb, "--target expects a class or output index (an integer >= 0) or T.npy with one per row, got '%s'", v);
+    *target = (int64_t)x;
+    return 0;
+}

@@ -86,6 +86,17 @@ typedef struct vs_cli_run {
 } vs_cli_run;
 int vs_cli_run_opts(const vs_args *a, const char *out, uint64_t seed, const char *unit, int argc, char **argv, vs_cli_run *r);
 
+/* What of a model's outputs attribute and evaluate explain: VS_OUTPUT_CLI_OPTS in their tables. */
+#define VS_OUTPUT_CLI_OPTS                                                                                 \
+    {"target", 1, "explained class, or output element of the flattened output row (an image: c*H*W + y*W + x), or T.npy [N] "  \
+                  "of one per row (default: the predicted class, the largest output)"},                          \
+    {"target-mask", 1, "explain sum m f(x): M.npy weights of the output row, one row [1, ...] or one per row [N, ...] (a region: 0/1)"}, \
+    {"score", 1, "explain a scalar of the whole output row: sum, norm (L2) or reconstruction (||f(x) - x||^2, an autoencoder's error)"}
+
+/* --target (an integer >= 0 into *target, or a file into *targets), --target-mask, --score; 0, or 2
+ * after a usage message. */
+int vs_cli_output_flags(const vs_args *a, int64_t *target, const char **targets, const char **mask, const char **score);
+
 /* A number in JSON output: %.9g, or null when it is NaN or infinite (JSON has neither). */
 void vs_cli_put_num(FILE *f, double v);
 

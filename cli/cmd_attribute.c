@@ -14,7 +14,7 @@ static const vs_cli_opt common_opts[] = {
     {"model", 1, "model directory (model.json + model.safetensors)"},
     {"input", 1, "inputs X.npy [N, ...]"},
     {"method", 1, "a method of the registry (listed above)"},
-    {"target", 1, "explained class (default: the predicted class of each row)"},
+    VS_OUTPUT_CLI_OPTS,
     {"contrast", 1, "one-vs-one: explain S_target - S_contrast"},
     {"reference", 1, "pair models (Siamese, or a composite with two inputs): R.npy, one row [1, ...] for every query or one per row [N, ...]"},
     {"side", 1, "with --reference: query (default), reference, or both (one joint explanation [N, 2, ...])"},
@@ -27,6 +27,10 @@ static const vs_cli_opt common_opts[] = {
     {"feature-mask", 1, "feature-group methods: M.npy of one row's shape, the group (an integer >= 0) of every element"},
     {"seed", 1, "random seed (default 0)"},
     {"report", 1, "write the run's completeness/efficiency gap, evaluations and time as JSON"},
+    {"png", 1, "images [N,C,H,W]: a labelled picture of the first 16 rows (input, map, overlay; method, target, score; colour bar)"},
+    {"html", 1, "a report directory DIR/index.html: the rows' table and, for images, the --png picture; for tabular rows a bar chart of "
+                "the largest attributions per row (the first 8 rows)"},
+    {"feature-names", 1, "tabular --html: a text file of one feature name per line (default x0, x1, ...)"},
     {"out", 1, "the explanation A.npy: the shape of X (side both: [N, 2, ...]); interactions [N, F, F]"},
     VS_RUN_CLI_OPTS,
 };
@@ -61,13 +65,21 @@ static void option_meaning(const char *name, char *buf, size_t n)
 }
 
 #define ATTRIBUTE_USAGE                                                                                       \
-    "usage: versus attribute --model DIR --input X.npy --method M [--target C] [--contrast C2]\n"                \
+    "usage: versus attribute --model DIR --input X.npy --method M [--target C|T.npy | --target-mask M.npy | --score S]\n" \
+    "         [--contrast C2]\n"                                                                                \
     "         [--reference R.npy [--side query|reference|both]] [--baseline zero|max|min|mean|blur|uniform|mdts|gan:DIR|FILE.npy]\n" \
-    "         [method options] [--seed S] [--report R.json] --out A.npy\n\n"                                      \
+    "         [method options] [--seed S] [--report R.json] [--png P.png] [--html DIR] --out A.npy\n\n"          \
     "Explains every row of X with a method of the registry.  The explained score of a row is the logit of\n"     \
     "--target (default: the predicted class), minus the logit of --contrast when given (one-vs-one: \"why\n"      \
     "target and not contrast\"); for a pair model - a Siamese model, or any composite with two inputs (query,\n" \
-    "reference), whatever its head computes (cosine, concat -> linear) - its output for (X[i], R[i]);\n" \
+    "reference), whatever its head computes (cosine, concat -> linear) - its output for (X[i], R[i]).\n" \
+    "Outputs that are not logits (an autoencoder's image): --target indexes the flattened output row\n"     \
+    "(c*H*W + y*W + x), T.npy gives one target per row; --target-mask M.npy explains sum m f(x) (a region,\n" \
+    "one row [1, ...] or one per row); --score sum|norm|reconstruction explains the output row's sum, L2\n"  \
+    "norm or reconstruction error ||f(x) - x||^2 (these have no layers: layer, LRP and Grad-CAM refuse them).\n" \
+    "--png draws images' maps (input, map on a colour-blind-safe scale centred at 0, overlay, target and\n"  \
+    "scores, colour bar); --html DIR writes a report page (that picture, or bar charts for tabular rows).\n" \
+    "For pairs, "                                                                                            \
     "one reference row applies to every query.  --side picks what is explained: the query (reference\n"          \
     "fixed), the reference (query fixed), or both as one joint input [2, ...] with baseline (x', r'), so\n"      \
     "completeness holds over both sides (IG: the sum of both sides = f(x, r) - f(x', r')); the output is\n"     \
@@ -172,14 +184,14 @@ static int attribute_flags(const vs_args *a, vs_attribute_opts *o, vs_method_opt
     o->method_opts = *mopts;
     int64_t seed;
     int rc;
-    if ((rc = method_flags(a, o->method, *mopts)) || (rc = vs_args_int(a, "target", -1, 0, 1 << 30, &o->target)) ||
+    if ((rc = method_flags(a, o->method, *mopts)) || (rc = vs_cli_output_flags(a, &o->target, &o->targets, &o->target_mask, &o->score)) ||
         (rc = vs_args_int(a, "contrast", -1, 0, 1 << 30, &o->contrast)) || (rc = vs_args_int(a, "seed", 0, 0, INT64_MAX, &seed)) ||
         (rc = vs_args_int(a, "class-baselines", 0, 1, 1000000, &o->class_baselines)) ||
         (rc = vs_args_int(a, "segments", 0, 2, 100000, &o->segments)) || (rc = vs_args_float(a, "blur-sigma", 5.0, 1e-3, 1000, &o->blur_sigma)))
         return rc;
     o->seed = (uint64_t)seed;
     int sd = side ? vs_side_from_name(side) : VS_SIDE_QUERY;
-    if (vs_args_has(a, "target") && o->target == o->contrast) return vs_usage_error("attribute", "--target and --contrast are the same class");
+    if (o->target >= 0 && o->target == o->contrast) return vs_usage_error("attribute", "--target and --contrast are the same class");
     if (sd < 0) return vs_usage_error("attribute", "--side expects query, reference or both, got '%s'", side);
     if (side && !o->reference) return vs_usage_error("attribute", "--side needs --reference R.npy");
     o->side = (vs_side)sd;
@@ -225,14 +237,122 @@ static int put_report(const char *path, const vs_json *d)
     return vs_out_commit(&fo, &err) != VS_OK ? vs_fail("%s", err.msg) : 0;
 }
 
+/* Row r's captions (input: row and target; overlay: the scores) from the run's summary d. */
+static void row_captions(const vs_json *d, int r, char *in, char *ov, size_t n)
+{
+    const vs_json *row = vs_json_at(vs_json_get(d, "rows"), (size_t)r);
+    snprintf(in, n, "row %d, target %lld", r, (long long)vs_json_get(row, "target")->integer);
+    double sx = member(row, "score"), sb = member(row, "baseline_score"), gap = member(row, "delta");
+    int k = snprintf(ov, n, "S(x) %.4g", sx);
+    if (!isnan(sb)) k += snprintf(ov + k, n - (size_t)k, ", S(x') %.4g", sb);
+    if (!isnan(gap)) snprintf(ov + k, n - (size_t)k, ", gap %.2g", gap);
+}
+
+/* --png: the labelled picture of image attributions (vs_attr_picture). */
+static int write_png(const vs_args *a, const char *path, const vs_tensor *attr, const vs_json *d)
+{
+    vs_tensor *x = NULL;
+    vs_error err;
+    if (vs_npy_read(vs_args_get(a, "input"), &x, &err) != VS_OK) return vs_fail("%s", err.msg);
+    if (x->ndim != 4 || !vs_same_shape(x, attr)) {
+        vs_tensor_free(x);
+        return vs_usage_error("attribute", "--png draws attributions of images [N,C,H,W] with the input's shape; for tabular rows use --html DIR");
+    }
+    int rows = x->shape[0] < 16 ? (int)x->shape[0] : 16;
+    char caps[16][2][96], title[600];
+    const char *labels[32];
+    for (int r = 0; r < rows; r++) {
+        row_captions(d, r, caps[r][0], caps[r][1], sizeof caps[r][0]);
+        labels[2 * r] = caps[r][0];
+        labels[2 * r + 1] = caps[r][1];
+    }
+    snprintf(title, sizeof title, "%s attributions of %s by the model %s (%s side)", vs_json_get(d, "method")->string, vs_args_get(a, "input"), vs_args_get(a, "model"),
+             vs_json_get(d, "side")->string);
+    vs_image *im = vs_attr_picture(x->data, attr->data, rows, (int)x->shape[1], (int)x->shape[2], (int)x->shape[3], title, labels);
+    int rc = !im ? vs_fail("%s: %s", path, vs_last_error()->msg) : vs_png_write(im, path, &err) != VS_OK ? vs_fail("%s", err.msg) : 0;
+    vs_image_free(im);
+    vs_tensor_free(x);
+    return rc;
+}
+
+/* Feature names from a text file, one per line (at most n; the rest keep their x<i> names). */
+static int read_names(const char *path, char (*names)[64], int64_t n)
+{
+    FILE *f = fopen(path, "r");
+    if (!f) return vs_fail("%s: cannot be read (--feature-names: one name per line)", path);
+    char line[256];
+    for (int64_t i = 0; i < n && fgets(line, sizeof line, f); i++) {
+        line[strcspn(line, "\r\n")] = '\0';
+        snprintf(names[i], 64, "%.63s", line);
+    }
+    fclose(f);
+    return 0;
+}
+
+/* --html DIR: the run's report with, for images, the --png picture, and for tabular rows a bar chart of
+ * each of the first 8 rows' 20 largest |A| (names from --feature-names). */
+static int write_html(const vs_args *a, const char *dir, const vs_tensor *attr, vs_report *r)
+{
+    vs_error err;
+    if (vs_report_make_dirs(dir, &err) != VS_OK) return vs_fail("%s", err.msg);
+    int rc = 0;
+    if (attr->ndim == 4) {
+        char path[4200];
+        snprintf(path, sizeof path, "%s/attributions.png", dir);
+        if ((rc = write_png(a, path, attr, r->data))) return rc;
+        vs_report_paragraph(r, "`attributions.png`: the first rows' inputs, maps on a colour-blind-safe scale centred at 0 (red raises the "
+                               "explained score, blue lowers it) and overlays, with each row's target and scores.");
+    } else if (attr->ndim == 2) {
+        int64_t n = attr->shape[0], F = attr->shape[1], top = F < 20 ? F : 20;
+        char (*names)[64] = calloc((size_t)F, sizeof *names);
+        int64_t *order = malloc((size_t)F * sizeof *order);
+        if (!names || !order) rc = vs_fail("out of memory");
+        for (int64_t k = 0; rc == 0 && k < F; k++) snprintf(names[k], 64, "x%lld", (long long)k);
+        if (rc == 0 && vs_args_get(a, "feature-names")) rc = read_names(vs_args_get(a, "feature-names"), names, F);
+        for (int64_t i = 0; rc == 0 && i < n && i < 8; i++) {
+            const float *v = attr->data + i * F;
+            for (int64_t k = 0; k < F; k++) order[k] = k;
+            for (int64_t k = 0; k < top; k++) /* the top |A| first (a partial selection sort: top <= 20) */
+                for (int64_t m = k + 1; m < F; m++)
+                    if (fabsf(v[order[m]]) > fabsf(v[order[k]])) {
+                        int64_t t = order[k];
+                        order[k] = order[m];
+                        order[m] = t;
+                    }
+            const char *cats[20];
+            float ys[20];
+            for (int64_t k = 0; k < top; k++) {
+                cats[k] = names[order[k]];
+                ys[k] = v[order[k]];
+            }
+            char name[32], title[200], in[96], ov[96];
+            snprintf(name, sizeof name, "row_%lld", (long long)i);
+            row_captions(r->data, (int)i, in, ov, sizeof in);
+            snprintf(title, sizeof title, "%s: %s", in, ov);
+            vs_report_figure *f = vs_report_figure_new(r, VS_FIGURE_BAR, name, title, "feature", "attribution",
+                                                       "The features of largest |attribution|: a positive bar raises the explained score.");
+            vs_report_categories(f, (size_t)top, cats);
+            vs_report_series(f, vs_json_get(r->data, "method")->string, (size_t)top, NULL, ys, NULL);
+        }
+        free(names);
+        free(order);
+    } else {
+        return vs_usage_error("attribute", "--html draws attributions of images [N,C,H,W] or tabular rows [N,F]; this output is [%d dims]", attr->ndim);
+    }
+    if (rc == 0 && vs_report_write_dir(r, dir, &err) != VS_OK) rc = vs_fail("%s", err.msg);
+    return rc;
+}
+
 /* --report, --out and the closing line of a whole run. */
-static int attribute_outputs(const vs_args *a, const vs_tensor *attr, const vs_report *r)
+static int attribute_outputs(const vs_args *a, const vs_tensor *attr, vs_report *r)
 {
     vs_error err;
     const vs_json *d = r->data;
     double worst = member(d, "largest_delta");
     int rc = vs_args_get(a, "report") ? put_report(vs_args_get(a, "report"), d) : 0;
     if (rc == 0 && vs_npy_write(vs_args_get(a, "out"), attr, &err) != VS_OK) rc = vs_fail("%s", err.msg);
+    if (rc == 0 && vs_args_get(a, "png")) rc = write_png(a, vs_args_get(a, "png"), attr, d);
+    if (rc == 0 && vs_args_get(a, "html")) rc = write_html(a, vs_args_get(a, "html"), attr, r);
     long long n = (long long)vs_json_get(d, "rows")->n, evals = (long long)vs_json_get(d, "evaluations")->integer;
     double seconds = member(d, "seconds");
     if (rc == 0 && isnan(worst))

@@ -9,11 +9,11 @@ static const vs_cli_opt evaluate_opts[] = {
     {"model", 1, "model directory"},
     {"input", 1, "inputs X.npy [N, ...]"},
     {"attributions", 1, "attributions A.npy, the shape of X; or interactions [N, F, F] (completeness only)"},
-    {"target", 1, "explained class (default: the predicted class of each row)"},
+    VS_OUTPUT_CLI_OPTS,
     {"contrast", 1, "one-vs-one: the score is S_target - S_contrast"},
     {"reference", 1, "pair models (Siamese, or a composite with two inputs): the reference R.npy [1, ...] (interactions: or one row per input row)"},
     {"side", 1, "interactions of pairs: the side they explain, query (default), reference or both"},
-    {"replace", 1, "what a flipped feature becomes: one-minus (1 - x, inputs in [0,1]; default), zero, or FILE.npy [1, ...]"},
+    {"replace", 1, "what a flipped feature becomes: zero (default: the zero baseline), one-minus (1 - x, inputs in [0,1]), or FILE.npy [1, ...] (the baseline the map was made against)"},
     {"per-step", 1, "features flipped per perturbation-curve point (default 1)"},
     {"aopc-steps", 1, "L of AOPC_L (default 100)"},
     {"edge", 1, "inverse localisation: width of the left and right edge bands in pixels (default W/7)"},
@@ -28,8 +28,8 @@ static const vs_cli_opt evaluate_opts[] = {
     {"lipschitz-sigma", 1, "local Lipschitz estimate: Gaussian noise sigma (default 0.1)"},
     {"input-shift", 1, "input invariance: the constant added to the inputs (default -1)"},
     {"eps", 1, "zero threshold of effective complexity and non-sensitivity (default 1e-5)"},
-    {"out", 1, "summary JSON (default: standard output)"},
-    {"heatmaps", 1, "write a PNG grid of inputs, overlays and heatmaps to this file"},
+    {"out", 1, "the full summary JSON (default: A's path with .evaluation.json for .npy; - for standard output)"},
+    {"heatmaps", 1, "write a labelled PNG of the first 16 rows (input, map on a colour-blind-safe scale centred at 0, overlay, scores, colour bar)"},
     {"curves", 1, "write the mean perturbation curve as SVG to this file"},
     VS_RUN_CLI_OPTS,
     {"report", 1, "interactions: a report directory with the matrices of the first rows (index.html, SVG, results.json)"},
@@ -92,7 +92,8 @@ static int evaluate_flags(const vs_args *a, vs_evaluate_opts *o)
     vs_evaluate_opts_init(o);
     int64_t seed;
     int rc;
-    if ((rc = vs_args_int(a, "target", -1, 0, 1 << 30, &o->target)) || (rc = vs_args_int(a, "contrast", -1, 0, 1 << 30, &o->contrast)) ||
+    if ((rc = vs_cli_output_flags(a, &o->target, &o->targets, &o->target_mask, &o->score)) ||
+        (rc = vs_args_int(a, "contrast", -1, 0, 1 << 30, &o->contrast)) ||
         (rc = vs_args_int(a, "per-step", 1, 1, 1 << 30, &o->per_step)) || (rc = vs_args_int(a, "aopc-steps", 100, 0, 1 << 30, &o->aopc_steps)) ||
         (rc = vs_args_int(a, "edge", 0, 1, 100000, &o->edge)) || (rc = vs_args_int(a, "seed", 0, 0, INT64_MAX, &seed)) ||
         (rc = vs_args_int(a, "top-k", 1000, 1, INT64_MAX, &o->top_k)) || (rc = vs_args_int(a, "samples", 10, 1, 1000000, &o->samples)) ||
@@ -120,7 +121,50 @@ static int evaluate_flags(const vs_args *a, vs_evaluate_opts *o)
     return 0;
 }
 
-/* The summary to --out (standard output without), and the interactions' report directory. */
+/* A metric's mean and std of the summary's member v ({mean, std, per_row}), as a table line. */
+static void put_mean_line(const char *name, const vs_json *v)
+{
+    const vs_json *m = vs_json_get(v, "mean"), *sd = vs_json_get(v, "std");
+    if (!m || m->type != VS_JSON_NUMBER) return; /* null: the metric does not apply, or was not asked for */
+    printf("  %-22s %12.4g", name, m->number);
+    if (sd && sd->type == VS_JSON_NUMBER) printf(" %12.4g", sd->number);
+    putchar('\n');
+}
+
+/* Standard output's short table: per metric that applies its mean and std (interactions: the
+ * completeness gaps), and where the full summary is. */
+static void put_table(const vs_json *d, const char *path, bool inter)
+{
+    const vs_json *rows = vs_json_get(d, "rows"), *rep = vs_json_get(d, "replace");
+    printf("%lld rows", rows && rows->type == VS_JSON_NUMBER ? (long long)rows->integer : 0LL);
+    if (rep && rep->type == VS_JSON_STRING) printf("; a flipped feature becomes %s", rep->string);
+    printf("; the full summary (per row, the mean perturbation curve) is in %s\n", path);
+    if (inter) {
+        const vs_json *c = vs_json_get(d, "completeness");
+        for (size_t i = 0; c && c->type == VS_JSON_OBJECT && i < c->n; i++)
+            if (c->members[i].value->type == VS_JSON_NUMBER) printf("  %-22s %12.4g\n", c->members[i].key, c->members[i].value->number);
+        return;
+    }
+    printf("  %-22s %12s %12s\n", "metric", "mean", "std");
+    for (size_t i = 0; i < d->n; i++)
+        if (d->members[i].value->type == VS_JSON_OBJECT && vs_json_get(d->members[i].value, "per_row"))
+            put_mean_line(d->members[i].key, d->members[i].value);
+}
+
+/* Where the full summary goes: --out, standard output for "-", else A.npy's path as A.evaluation.json
+ * (into buf). */
+static const char *summary_path(const vs_args *a, char *buf, size_t n)
+{
+    const char *out = vs_args_get(a, "out"), *attr = vs_args_get(a, "attributions");
+    if (out) return strcmp(out, "-") == 0 ? NULL : out;
+    size_t len = strlen(attr);
+    if (len > 4 && strcmp(attr + len - 4, ".npy") == 0) len -= 4;
+    snprintf(buf, n, "%.*s.evaluation.json", (int)len, attr);
+    return buf;
+}
+
+/* The summary to its file (summary_path) and the short table to standard output, and the
+ * interactions' report directory. */
 static int evaluate_outputs(const vs_args *a, const vs_report *r)
 {
     static const char *const inter_breaks[] = {"completeness", "main_effect_share", "gaps", NULL}, *const inter_skip[] = {"attributions", NULL};
@@ -131,8 +175,11 @@ static int evaluate_outputs(const vs_args *a, const vs_report *r)
     if (dir && !inter)
         return vs_usage_error("evaluate", "--report draws interaction matrices [N, F, F]; for attributions of the input's shape use --heatmaps "
                                           "and --curves");
-    int rc = inter ? put_summary(vs_args_get(a, "out"), r->data, "{", " ", inter_breaks, inter_skip, "}\n")
-                   : put_summary(vs_args_get(a, "out"), r->data, "{\n  ", "  ", NULL, NULL, "\n}\n");
+    char buf[4096];
+    const char *path = summary_path(a, buf, sizeof buf);
+    int rc = inter ? put_summary(path, r->data, "{", " ", inter_breaks, inter_skip, "}\n")
+                   : put_summary(path, r->data, "{\n  ", "  ", NULL, NULL, "\n}\n");
+    if (rc == 0 && path) put_table(r->data, path, inter);
     if (rc == 0 && dir && vs_report_write_dir(r, dir, &err) != VS_OK) rc = vs_fail("%s", err.msg);
     return rc;
 }
@@ -165,15 +212,21 @@ static int run_evaluate(int argc, char **argv)
 const vs_verb vs_verb_evaluate = {
     "evaluate",
     "score given attributions: faithfulness, complexity, localisation, robustness, randomisation, axioms",
-    "usage: versus evaluate --model DIR --input X.npy --attributions A.npy [--reference R.npy] [--target C] [--contrast C2]\n"
-    "         [--replace one-minus|zero|FILE.npy] [--per-step K] [--aopc-steps L] [--cascade METHOD]\n"
+    "usage: versus evaluate --model DIR --input X.npy --attributions A.npy [--reference R.npy] [--target C|T.npy]\n"
+    "         [--target-mask M.npy | --score sum|norm|reconstruction] [--contrast C2]\n"
+    "         [--replace zero|one-minus|FILE.npy] [--per-step K] [--aopc-steps L] [--cascade METHOD]\n"
     "         [--mask M.npy | --mask-data SPEC] [--top-k K] [--method M [--samples N] [--radius R]\n"
     "         [--lipschitz-sigma S] [--input-shift C]] [--eps E] [--out summary.json] [--heatmaps grid.png]\n"
     "         [--curves curve.svg]\n"
     "       versus evaluate --model DIR --input X.npy --attributions G.npy [--reference R.npy] [--side S]\n"
     "         [--out summary.json] [--report DIR]     (interactions G [N, F, F])\n\n"
-    "Scores attributions A of X per row and on average (JSON: mean, std, per_row; null where a metric does\n"
-    "not apply).  A flip or replacement is 1 - x for inputs in [0,1], or the --replace value.  The Quantus\n"
+    "Scores attributions A of X per row and on average.  Standard output gets a table of each metric's\n"
+    "mean and std; the full summary (JSON: mean, std, per_row, null where a metric does not apply, and the\n"
+    "mean perturbation curve) goes to --out, by default A.evaluation.json beside A.npy.  --target, as in\n"
+    "versus attribute, is a class, an element of a flattened output, or T.npy per row; --target-mask and\n"
+    "--score explain a scalar of the output (see versus help attribute).  A flipped (replaced) feature becomes 0 by default - the baseline of zero-baseline methods,\n"
+    "so a faithful map of integrated gradients or DeepLIFT makes the score fall; give --replace FILE.npy\n"
+    "for the baseline a map was made against, or one-minus (1 - x, inputs in [0,1]).  The Quantus\n"
     "name of each metric is in brackets.\n"
     "Faithfulness:\n"
     "  aopc_L, aopc_all      mean score drop as features are flipped in decreasing A, over the first L\n"

@@ -3,7 +3,7 @@
 versusinclude_HEADERS += include/versus/picture.h include/versus/plot.h include/versus/superpixel.h
 noinst_HEADERS += datasets/sbuf.h
 libversus_la_SOURCES += datasets/image.c datasets/font.c datasets/png.c \
-	datasets/heatmap.c datasets/sbuf.c datasets/svg.c datasets/svg_graph.c datasets/slic.c
+	datasets/heatmap.c datasets/attr_picture.c datasets/sbuf.c datasets/svg.c datasets/svg_graph.c datasets/slic.c
 
 if HAVE_CHECK
 check_PROGRAMS += tests/test_png tests/test_plot tests/test_slic

@@ -19,14 +19,20 @@ static vs_tensor *score_error(const char *fmt, ...)
     return NULL;
 }
 
-/* S of every row of the model outputs out ([n, C] logits, or [n] / [n, 1] scores): [n]. */
+/* Outputs per row of out [n, ...]: C of logits [n, C], the elements of a row of any other output
+ * (an image: --target indexes the flattened row), 1 for scores [n]. */
+static int64_t out_width(const vs_tensor *out) { return out->ndim >= 2 && out->shape[0] > 0 ? out->size / out->shape[0] : 1; }
+
+/* S of every row of the model outputs out ([n, C] logits, [n, ...] flattened, or [n] / [n, 1] scores): [n]. */
 static vs_tensor *score_of_outputs(vs_tensor *out, int64_t n, int64_t target, int64_t contrast)
 {
     if (!out) return NULL;
-    if (out->ndim == 1 || (out->ndim == 2 && out->shape[1] == 1)) return vs_reshape(out, 1, &n);
-    if (out->ndim != 2) return score_error("model output must be [N,C] or [N], got %d dims", out->ndim);
-    int64_t c = out->shape[1];
-    if (target < 0 || target >= c) return score_error("target class %lld outside [0, %lld)", (long long)target, (long long)c);
+    int64_t c = out_width(out), flat[2] = {n, c};
+    if (c == 1) return vs_reshape(out, 1, &n);
+    if (out->ndim > 2) out = vs_reshape(out, 2, flat); /* any output: --target is an element of the flattened row */
+    if (target < 0 || target >= c)
+        return score_error("target %lld outside [0, %lld): the model has %lld outputs per row (an output [N, ...] is flattened)",
+                           (long long)target, (long long)c, (long long)c);
     vs_tensor *s = vs_reshape(vs_index_select(out, 1, &target, 1), 1, &n);
     if (contrast >= 0) {
         if (contrast >= c) return score_error("contrast class %lld outside [0, %lld)", (long long)contrast, (long long)c);
@@ -171,9 +177,9 @@ int64_t vs_predicted_class(const vs_model_fn *m, vs_tensor *x)
     vs_scope_begin();
     vs_tensor *out = m->forward(m->ctx, x);
     int64_t best = -1;
-    if (out && out->ndim == 2 && out->shape[1] > 1) {
+    if (out && out_width(out) > 1) {
         best = 0;
-        for (int64_t k = 1; k < out->shape[1]; k++)
+        for (int64_t k = 1; k < out_width(out); k++)
             if (out->data[k] > out->data[best]) best = k;
     }
     vs_scope_end();
@@ -186,10 +192,11 @@ vs_status vs_job_resolve_target_from(vs_attr_job *j, int64_t want, const vs_tens
     vs_status st = VS_OK;
     if (!out) {
         st = vs_job_model_error(j);
-    } else if (out->ndim == 2 && out->shape[1] > 1) {
-        int64_t c = out->shape[1];
+    } else if (out_width(out) > 1) {
+        int64_t c = out_width(out);
         if (want >= c)
-            st = vs_error_set(j->err, VS_ERR_ARG, "target class %lld outside [0, %lld)", (long long)want, (long long)c);
+            st = vs_error_set(j->err, VS_ERR_ARG, "target %lld outside [0, %lld): the model has %lld outputs per row (an output [N, ...] is flattened)",
+                              (long long)want, (long long)c, (long long)c);
         else if (j->contrast >= c)
             st = vs_error_set(j->err, VS_ERR_ARG, "contrast class %lld outside [0, %lld)", (long long)j->contrast, (long long)c);
         int64_t best = 0;

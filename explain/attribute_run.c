@@ -2,6 +2,7 @@
  * model, inputs, reference and baselines loaded and checked, each row's request (target, baselines,
  * segments) and explanation, journalled row by row, then read back in order as the explanation and
  * the run's report. */
+#include "explain/output_choice.h"
 #include "versus/attribute_run.h"
 #include "versus/data_spec.h"
 #include "versus/model.h"
@@ -28,7 +29,8 @@ void vs_attribute_opts_init(vs_attribute_opts *o)
 typedef struct attr_in {
     vs_module *model;
     vs_module_explainee ex;
-    vs_model_fn fn;
+    vs_model_fn fn;   /* the model, or the scalar of its outputs oc chose */
+    vs_output_choice oc;
     vs_tensor *x, *reference, *baseline_file, *baselines;
     int32_t *groups;   /* feature_mask: group of every element of a row, numbered 0.. in order of appearance */
     int64_t n_groups;
@@ -144,7 +146,7 @@ static vs_status load_rows(const vs_attribute_opts *o, attr_in *c, vs_error *err
     c->ex.module = c->model;
     c->ex.reference = NULL;
     c->fn = vs_model_fn_from_module(&c->ex);
-    return VS_OK;
+    return vs_output_choice_load(o->targets, o->target_mask, o->score, o->target >= 0, o->contrast >= 0, c->x->shape[0], &c->fn, &c->oc, err);
 }
 
 /* The baselines (a generator, a file, a set, training data) and the feature groups. */
@@ -182,7 +184,7 @@ static vs_status load_baselines(const vs_attribute_opts *o, attr_in *c, vs_error
 }
 
 /* Row i's request ro from rq: its reference row, target, baselines and segments. */
-static vs_status row_request(const vs_attribute_opts *o, const attr_in *c, const vs_explain_request *rq, int64_t i, vs_tensor *row, vs_rng *r,
+static vs_status row_request(const vs_attribute_opts *o, attr_in *c, const vs_explain_request *rq, int64_t i, vs_tensor *row, vs_rng *r,
                              int32_t *seg, vs_explain_request *ro, vs_error *err)
 {
     int nd = c->x->ndim;
@@ -193,7 +195,8 @@ static vs_status row_request(const vs_attribute_opts *o, const attr_in *c, const
         rrow = vs_tensor_from(nd, row->shape, c->reference->data + (c->reference->shape[0] == 1 ? 0 : i) * dim);
         ro->reference = rrow;
     }
-    ro->target = o->target >= 0 ? o->target : vs_predicted_class(&c->fn, row);
+    ro->target = vs_output_choice_row(&c->oc, i, o->target);
+    if (ro->target < 0) ro->target = vs_predicted_class(&c->fn, row);
     /* the baselines of this row (and of its reference) */
     vs_tensor *b = vs_tensor_new(nd, row->shape), *rb = rrow ? vs_tensor_new(nd, row->shape) : NULL;
     /* the baseline's class: the contrast of a one-vs-one explanation (GANMEX's G(x, c_t)), else the target */
@@ -223,7 +226,7 @@ static vs_status row_request(const vs_attribute_opts *o, const attr_in *c, const
 
 /* Explain this process's rows that the journal does not hold, each recorded as it is done: its
  * attributions (out_row floats), then target, score, baseline score, gap, evaluations, seconds. */
-static vs_status explain_rows(const vs_attribute_opts *o, const attr_in *c, const vs_explain_request *rq, vs_run *run, int64_t out_row,
+static vs_status explain_rows(const vs_attribute_opts *o, attr_in *c, const vs_explain_request *rq, vs_run *run, int64_t out_row,
                               vs_error *err)
 {
     int nd = c->x->ndim;
@@ -336,6 +339,7 @@ static void in_free(attr_in *c)
     vs_module_free(c->gan);
     vs_tensor_free(c->baselines);
     free(c->groups);
+    vs_output_choice_free(&c->oc);
     vs_dataset_free(c->train);
     vs_module_free(c->model);
 }

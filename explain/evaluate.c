@@ -46,7 +46,9 @@ static vs_status check_opts(const vs_evaluate_opts *o, eval_inputs *in, vs_error
     if (o->cascade && (!in->cascade_method || in->cascade_method->output != VS_OUTPUT_FEATURES))
         return vs_error_set(err, VS_ERR_ARG, "--cascade expects a feature method of the registry (versus help attribute), got '%s'",
                             o->cascade);
-    in->zero_replace = o->replace && strcmp(o->replace, "zero") == 0;
+    /* zero by default: the baseline of zero-baseline methods, so a faithful map of them flips the score
+     * down; 1 - x moves a pixel away from 0 and 1 alike, which scores IG's maps as unfaithful */
+    in->zero_replace = !o->replace || strcmp(o->replace, "zero") == 0;
     if (o->replace && !in->zero_replace && strcmp(o->replace, "one-minus") != 0 && !strstr(o->replace, ".npy"))
         return vs_error_set(err, VS_ERR_ARG, "--replace expects one-minus, zero or FILE.npy, got '%s'", o->replace);
     return VS_OK;
@@ -94,7 +96,8 @@ static vs_status load_inputs(const vs_evaluate_opts *o, eval_inputs *in, vs_erro
     in->ex.module = in->model;
     in->ex.reference = in->reference;
     in->fn = vs_model_fn_from_module(&in->ex);
-    return VS_OK;
+    return vs_output_choice_load(o->targets, o->target_mask, o->score, o->target >= 0, o->contrast >= 0, in->x->ndim ? in->x->shape[0] : 0, &in->fn,
+                                 &in->oc, err);
 }
 
 /* What feature attributions need beyond the arrays: shapes that fit, the replacement, the mask. */
@@ -106,7 +109,16 @@ static vs_status load_feature_inputs(const vs_evaluate_opts *o, eval_inputs *in,
     if (vs_module_compares_pairs(in->model) && !in->reference)
         return vs_error_set(err, VS_ERR_SHAPE, "%s compares pairs: give --reference R.npy", o->model);
     int64_t n = in->x->shape[0], dim = n ? in->x->size / n : 0;
-    if (o->replace && !in->zero_replace && strcmp(o->replace, "one-minus") != 0) {
+    if (in->reference && !vs_module_compares_pairs(in->model))
+        return vs_error_set(err, VS_ERR_SHAPE, "%s takes one input; --reference applies to models that compare pairs", o->model);
+    if (in->reference) {
+        bool ok = in->reference->ndim == in->x->ndim && (in->reference->shape[0] == 1 || in->reference->shape[0] == n);
+        for (int i = 1; ok && i < in->x->ndim; i++) ok = in->reference->shape[i] == in->x->shape[i];
+        if (!ok)
+            return vs_error_set(err, VS_ERR_SHAPE, "%s: the reference must be one row [1, ...] or one per row [%lld, ...] of the inputs' row shape",
+                                o->reference, (long long)n);
+    }
+    if (!in->zero_replace && strcmp(o->replace, "one-minus") != 0) {
         if (vs_npy_read_finite(o->replace, &in->replace, err) != VS_OK) return vs_error_as_file(err);
         if (in->replace->size != dim)
             return vs_error_set(err, VS_ERR_SHAPE, "%s: the replacement must have the shape of one input row", o->replace);
@@ -121,6 +133,7 @@ static void inputs_free(eval_inputs *in)
     vs_tensor_free(in->reference);
     vs_tensor_free(in->replace);
     free(in->mask);
+    vs_output_choice_free(&in->oc);
     vs_module_free(in->model);
 }
 
@@ -155,7 +168,7 @@ static void summary_data(const vs_evaluate_opts *o, const eval_inputs *in, const
     vs_json_set(d, "rows", vs_json_new_int(s->n));
     vs_json_set(d, "aopc_steps", vs_json_new_int(o->aopc_steps));
     vs_json_set(d, "per_step", vs_json_new_int(o->per_step));
-    vs_json_set(d, "replace", vs_json_new_string(o->replace ? o->replace : "one-minus"));
+    vs_json_set(d, "replace", vs_json_new_string(o->replace ? o->replace : "zero"));
     static const char *const head[3] = {"metric", "mean", "std"};
     vs_report_table *t = vs_report_table_new(r, "Per metric: the mean and standard deviation over the rows where it applies.", 3, head, NULL);
     for (int k = 0; k < EVAL_N_METRICS; k++) {
@@ -208,7 +221,7 @@ static vs_status feature_report(const vs_evaluate_opts *o, const eval_inputs *in
     int64_t dim = in->x->size / s->n;
     vs_report_heading(r, 1, "Evaluation: %s", o->attributions);
     vs_report_paragraph(r, "%lld rows of %lld features; a flipped feature becomes %s, %lld per curve point.", (long long)s->n,
-                        (long long)dim, o->replace ? o->replace : "one-minus", (long long)o->per_step);
+                        (long long)dim, o->replace ? o->replace : "zero", (long long)o->per_step);
     summary_data(o, in, s, r);
     float *xs = NULL, *ys = NULL;
     vs_status st = curve_points(o, s, dim, &xs, &ys, err);
@@ -240,38 +253,28 @@ static vs_status write_curves(const vs_evaluate_opts *o, const eval_scores *s, i
     return st;
 }
 
-/* The first 16 rows: input, overlay and heatmap of the channel-summed attributions. */
-static vs_status write_heatmaps(const char *path, const vs_tensor *x, const vs_tensor *attr, vs_error *err)
+/* The labelled picture of the first 16 rows (vs_attr_picture): each row's faithfulness scores under
+ * its input and overlay. */
+static vs_status write_heatmaps(const vs_evaluate_opts *o, const vs_tensor *x, const vs_tensor *attr, const eval_scores *s, vs_error *err)
 {
+    const char *path = o->heatmaps;
     if (x->ndim != 4) return vs_error_set(err, VS_ERR_SHAPE, "%s: heatmaps need image inputs [N,C,H,W]", path);
-    int C = (int)x->shape[1], H = (int)x->shape[2], W = (int)x->shape[3];
-    int rows = x->shape[0] < 16 ? (int)x->shape[0] : 16, zoom = H < 64 ? 4 : 1;
-    vs_grid *g = vs_grid_new(rows, 3, W, H, zoom, 4, 1);
-    float *sum = malloc((size_t)H * W * sizeof *sum);
-    vs_status st = g && sum ? VS_OK : vs_error_set(err, VS_ERR_NOMEM, "out of memory");
-    for (int r = 0; r < rows && st == VS_OK; r++) {
-        const float *xr = x->data + (int64_t)r * C * H * W, *a = attr->data + (int64_t)r * C * H * W;
-        vs_attr_channel_sum(a, C, H, W, sum);
-        float scale = 0;
-        if (vs_attr_scale(sum, (size_t)H * W, 99.0, &scale, err) != VS_OK) scale = 0;
-        vs_image *im = vs_image_from_float(xr, C, H, W), *ov = vs_overlay(xr, C, H, W, sum, scale), *hm = vs_heatmap_rgb(sum, H, W, scale);
-        if (!im || !ov || !hm) {
-            st = vs_error_set(err, VS_ERR_NOMEM, "heatmaps: out of memory");
-        } else if (vs_grid_put(g, r, 0, im, err) || vs_grid_put(g, r, 1, ov, err) || vs_grid_put(g, r, 2, hm, err)) {
-            char msg[VS_ERROR_MSG_MAX];
-            snprintf(msg, sizeof msg, "%s", err->msg);
-            st = vs_error_set(err, err->code, "heatmaps: %s", msg);
-        }
-        char cap[64];
-        snprintf(cap, sizeof cap, "row %d", r);
-        if (st == VS_OK) vs_grid_caption(g, r, 0, cap, err);
-        vs_image_free(im);
-        vs_image_free(ov);
-        vs_image_free(hm);
+    int rows = x->shape[0] < 16 ? (int)x->shape[0] : 16;
+    char caps[16][2][96], title[600];
+    const char *labels[32];
+    for (int r = 0; r < rows; r++) {
+        snprintf(caps[r][0], sizeof caps[r][0], "row %d", r);
+        snprintf(caps[r][1], sizeof caps[r][1], "AOPC %.3g, faithfulness %.2f, monotonicity %.2f", s->col[EVAL_AOPC_L][r], s->col[EVAL_FAITH][r],
+                 s->col[EVAL_MONO][r]);
+        labels[2 * r] = caps[r][0];
+        labels[2 * r + 1] = caps[r][1];
     }
-    if (st == VS_OK) st = vs_png_write(vs_grid_image(g), path, err);
-    vs_grid_free(g);
-    free(sum);
+    snprintf(title, sizeof title, "attributions %s of %s by the model %s; a flipped feature becomes %s", o->attributions, o->input, o->model,
+             o->replace ? o->replace : "zero");
+    vs_image *im = vs_attr_picture(x->data, attr->data, rows, (int)x->shape[1], (int)x->shape[2], (int)x->shape[3], title, labels);
+    if (!im) return vs_error_set(err, vs_last_error()->code, "%s: %s", path, vs_last_error()->msg);
+    vs_status st = vs_png_write(im, path, err);
+    vs_image_free(im);
     return st;
 }
 
@@ -287,7 +290,7 @@ static vs_status evaluate_features(const vs_evaluate_opts *o, eval_inputs *in, v
     if (st == VS_OK && !s.part) st = feature_report(o, in, &s, out, err);
     int64_t dim = in->x->shape[0] ? in->x->size / in->x->shape[0] : 0;
     if (st == VS_OK && !s.part && o->curves) st = write_curves(o, &s, dim, err);
-    if (st == VS_OK && !s.part && o->heatmaps) st = write_heatmaps(o->heatmaps, in->x, in->attr, err);
+    if (st == VS_OK && !s.part && o->heatmaps) st = write_heatmaps(o, in->x, in->attr, &s, err);
     if (st != VS_OK) {
         vs_report_free(*out);
         *out = NULL;

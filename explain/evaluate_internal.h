@@ -3,6 +3,7 @@
 #ifndef VERSUS_EVALUATE_INTERNAL_H
 #define VERSUS_EVALUATE_INTERNAL_H
 
+#include "explain/output_choice.h"
 #include "versus/evaluate.h"
 #include "versus/explain.h"
 #include "versus/nn.h"
@@ -11,8 +12,9 @@
 typedef struct eval_inputs {
     vs_module *model;
     vs_module_explainee ex;
-    vs_model_fn fn;                  /* over ex */
-    vs_tensor *x, *attr, *reference; /* X [N, ...], A, R or NULL */
+    vs_model_fn fn;                  /* over ex, or the scalar of its outputs oc chose */
+    vs_output_choice oc;
+    vs_tensor *x, *attr, *reference; /* X [N, ...], A, R [1 or N, ...] or NULL */
     vs_tensor *replace;              /* replace FILE.npy [1, ...], or NULL */
     bool zero_replace;
     uint8_t *mask;                   /* localisation truth: [mask_rows * dim] (non-zero = inside), or NULL */
@@ -47,6 +49,9 @@ vs_status eval_rows(const vs_evaluate_opts *o, eval_inputs *in, eval_scores *s, 
 /* Cascading randomisation of the first row's maps by in->cascade_method into s. */
 vs_status eval_cascade(const vs_evaluate_opts *o, eval_inputs *in, eval_scores *s, vs_error *err);
 void eval_scores_clear(eval_scores *s);
+/* Pair models: in->ex.reference becomes a copy of row i's reference (the one row of a single-row
+ * reference), owned by the current scope (or the caller) and returned; NULL without a reference. */
+vs_tensor *eval_use_reference(eval_inputs *in, int64_t i);
 /* Mean and sample standard deviation of the non-NaN values of v (NaN when there are none / one). */
 void eval_stats(const double *v, int64_t n, double *mean, double *sd);
 

@@ -96,6 +96,15 @@ static vs_status quantus_row(const vs_evaluate_opts *o, eval_inputs *in, vs_tens
     return VS_OK;
 }
 
+vs_tensor *eval_use_reference(eval_inputs *in, int64_t i)
+{
+    if (!in->reference) return NULL;
+    int64_t shape[VS_MAX_DIMS], dim = in->reference->size / in->reference->shape[0];
+    memcpy(shape, in->reference->shape, sizeof shape);
+    shape[0] = 1;
+    return in->ex.reference = vs_tensor_from(in->reference->ndim, shape, in->reference->data + (in->reference->shape[0] == 1 ? 0 : i) * dim);
+}
+
 /* Row i scored into s (its curve into *curve, *npts points; the caller frees it), po->target its class. */
 static vs_status score_row(const vs_evaluate_opts *o, eval_inputs *in, int64_t i, vs_perturb_opts *po, double **curve, int64_t *npts,
                            eval_scores *s, vs_error *err)
@@ -109,9 +118,11 @@ static vs_status score_row(const vs_evaluate_opts *o, eval_inputs *in, int64_t i
     vs_tensor *row = vs_tensor_from(nd, row_shape, in->x->data + i * dim);
     vs_tensor *arow = vs_tensor_from(nd, row_shape, in->attr->data + i * dim);
     vs_tensor *zeros = in->zero_replace ? vs_tensor_zeros(nd, row_shape) : NULL;
+    eval_use_reference(in, i);
     vs_perturb_opts_init(po);
-    po->target = in->model->kind == VS_MODULE_SIAMESE ? 0 : o->target >= 0 ? o->target : vs_predicted_class(&in->fn, row);
-    if (po->target < 0 && vs_module_compares_pairs(in->model)) po->target = 0; /* a pair head's one score ([N] or [N, 1]) */
+    po->target = in->model->kind == VS_MODULE_SIAMESE ? 0 : vs_output_choice_row(&in->oc, i, o->target);
+    if (po->target < 0) po->target = vs_predicted_class(&in->fn, row);
+    if (po->target < 0) po->target = 0; /* one score per row: a pair head's, or a scalar of the outputs */
     po->contrast = o->contrast;
     po->per_step = o->per_step;
     po->replace = in->zero_replace ? zeros : in->replace;
@@ -211,6 +222,7 @@ vs_status eval_rows(const vs_evaluate_opts *o, eval_inputs *in, eval_scores *s, 
         vs_scope_end();
     }
     vs_item_buf_clear(&item);
+    in->ex.reference = in->reference; /* the rows' copies went with their scopes */
     if (st == VS_OK && run && vs_run_sharded(run)) s->part = true;
     else if (st == VS_OK && run) st = read_rows(o, run, s, err);
     return st;
@@ -251,7 +263,8 @@ vs_status eval_cascade(const vs_evaluate_opts *o, eval_inputs *in, eval_scores *
     vs_explain_request_init(&k.r);
     k.r.target = s->target;
     k.r.contrast = o->contrast;
-    k.row = vs_tensor_from(nd, row_shape, in->x->data); /* the first row */
+    k.row = vs_tensor_from(nd, row_shape, in->x->data); /* the first row, with its reference */
+    vs_tensor *ref = eval_use_reference(in, 0);
     vs_rng r;
     vs_rng_seed(&r, o->seed);
     int64_t mh = nd == 4 ? row_shape[2] : 1, mw = nd == 4 ? row_shape[3] : dim;
@@ -259,5 +272,7 @@ vs_status eval_cascade(const vs_evaluate_opts *o, eval_inputs *in, eval_scores *
                                               s->cascade_ssim, err);
     if (st != VS_OK) prefixed(err, "cascading randomisation: ");
     vs_tensor_free(k.row);
+    vs_tensor_free(ref);
+    in->ex.reference = in->reference;
     return st;
 }

@@ -1,11 +1,11 @@
 # explain: attribution methods, metrics, the papers' explainers.
 versusinclude_HEADERS += include/versus/explain.h include/versus/method.h include/versus/metrics.h include/versus/evaluate.h include/versus/attribute_run.h
-noinst_HEADERS += explain/internal.h explain/lstsq.h explain/evaluate_internal.h
+noinst_HEADERS += explain/internal.h explain/lstsq.h explain/evaluate_internal.h explain/output_choice.h
 libversus_la_SOURCES += explain/registry.c explain/explain.c explain/attribute.c explain/quadrature.c \
 	explain/saliency.c explain/input_x_gradient.c explain/integrated_gradients.c explain/smoothgrad.c \
 	explain/expected_gradients.c explain/gradient_shap.c explain/deeplift.c explain/occlusion.c explain/gradcam.c explain/shapley.c \
 	explain/kernel_shap.c explain/lime.c explain/integrated_hessians.c explain/metrics.c \
-	explain/module_fn.c explain/baselines.c explain/lstsq.c \
+	explain/module_fn.c explain/output_score.c explain/baselines.c explain/lstsq.c \
 	explain/guided_backprop.c explain/guided_gradcam.c explain/lrp.c explain/feature_ablation.c \
 	explain/shapley_sampling.c explain/noise_tunnel.c explain/layer_attribution.c explain/layer_site.c \
 	explain/metrics_complexity.c explain/metrics_localisation.c explain/metrics_robustness.c explain/metrics_axioms.c \

@@ -35,7 +35,49 @@ grep_out "method named" "unknown method 'magic'" err.txt
 check "missing model" 1 $V attribute --model nowhere --input data/X.npy --method saliency --out x.npy
 grep_out "file named" "nowhere" err.txt
 check "target out of range" 1 $V attribute --model clf --input data/X.npy --method saliency --target 9 --out x.npy
-grep_out "class named" "target class 9" err.txt
+grep_out "class named" "target 9 outside \[0, 2)" err.txt
+# issue 38: --target says what it takes (no internal bound), one target per row from a file, a scalar of the output
+check "a target that is not a number" 2 $V attribute --model clf --input data/X.npy --method saliency --target x --out x.npy
+grep_out "--target's message says what it takes" "an integer >= 0) or T.npy with one per row, got 'x'" err.txt
+if grep -q 1073741824 err.txt; then bad "--target's message shows an internal bound"; else ok; fi
+# T.npy: float32 [300] of 0, 1, 0, 1, ... (a .npy header of 128 bytes, then the values)
+{ printf '\223NUMPY\001\000\166\000'; printf "{'descr': '<f4', 'fortran_order': False, 'shape': (300,), }%58s\n" ''
+  i=0; while [ $i -lt 150 ]; do printf '\000\000\000\000\000\000\200\077'; i=$((i + 1)); done; } > T.npy
+check "one target per row" 0 $V attribute --model clf --input data/X.npy --method saliency --target T.npy --report rt.json --out a_t.npy
+grep_out "row 1 explains class 1" '"row": 1, "target": 1,' rt.json
+grep_out "row 2 explains class 0" '"row": 2, "target": 0,' rt.json
+check "evaluate with one target per row" 0 $V evaluate --model clf --input data/X.npy --attributions a_t.npy --target T.npy --out et.json
+check "targets of the wrong length" 1 $V attribute --model clf --input data/X.npy --method saliency --target data/X.npy --out x.npy
+grep_out "targets' length named" "one integer per input row (300)" err.txt
+check "a class and a file of targets" 2 $V attribute --model clf --input data/X.npy --method saliency --target 1 --target T.npy --out x.npy
+check "the sum of the outputs explained" 0 $V attribute --model clf --input data/X.npy --method integrated_gradients --score sum \
+    --report rs.json --out a_s.npy
+gap=$(sed -n 's/.*"largest_delta": \([-0-9.e]*\),.*/\1/p' rs.json)
+if awk -v g="$gap" 'BEGIN { exit !(g != "" && g < 0.01 && g > -0.01) }'; then ok; else bad "IG of the sum of the outputs is complete: largest gap '$gap'"; fi
+check "--score with --target" 2 $V attribute --model clf --input data/X.npy --method saliency --score sum --target 1 --out x.npy
+check "an unknown --score" 2 $V attribute --model clf --input data/X.npy --method saliency --score mean --out x.npy
+grep_out "--score names its choices" "sum, norm or reconstruction" err.txt
+check "a reconstruction error needs the input's size" 1 $V attribute --model clf --input data/X.npy --method saliency \
+    --score reconstruction --out x.npy
+grep_out "sizes named" "outputs of the input's size" err.txt
+check "a target mask of the wrong size" 1 $V attribute --model clf --input data/X.npy --method saliency --target-mask data/X.npy --out x.npy
+# evaluate prints a table of means and writes the full summary beside the attributions
+check "evaluate's table" 0 $V evaluate --model clf --input data/X.npy --attributions a_saliency.npy --per-step 4
+grep_out "a table of the metrics" "monotonicity" out.txt
+grep_out "the table names the JSON" "a_saliency.evaluation.json" out.txt
+if grep -q mean_perturbation_curve out.txt; then bad "evaluate printed the curve"; else ok; fi
+grep_out "the full summary beside the attributions" '"mean_perturbation_curve"' a_saliency.evaluation.json
+grep_out "flips to zero by default" '"replace": "zero"' a_saliency.evaluation.json
+check "evaluate --out - writes the JSON to standard output" 0 $V evaluate --model clf --input data/X.npy --attributions a_saliency.npy \
+    --per-step 4 --out -
+grep_out "JSON on standard output" '"mean_perturbation_curve"' out.txt
+# a report of tabular attributions: bar charts named by feature
+printf 'f%s\n' 0 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 > names.txt
+check "attribute --html" 0 $V attribute --model clf --input data/X.npy --method saliency --html tabrep --feature-names names.txt --out x.npy
+exists "the report page" tabrep/index.html
+exists "a bar chart per row" tabrep/row_7.svg
+grep_out "bars named by feature" '>f1[0-9]*<' tabrep/row_0.svg
+check "--png draws images only" 2 $V attribute --model clf --input data/X.npy --method saliency --png x.png --out x.npy
 check "attributions of another shape" 1 $V evaluate --model clf --input data/X.npy --attributions data/y.npy
 check "gradcam needs a conv layer" 1 $V attribute --model clf --input data/X.npy --method gradcam --out x.npy
 

@@ -7,6 +7,7 @@
 #include <dirent.h>
 #include <sys/stat.h>
 #include <math.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <unistd.h>
 
@@ -520,6 +521,43 @@ START_TEST(test_colormap)
 }
 END_TEST
 
+/* RdBu: dark blue, near white at 0, dark red; symmetric in lightness; the picture's layout */
+START_TEST(test_colormap_signed_and_picture)
+{
+    uint8_t c[3], d[3];
+    vs_colormap_signed(-1, c);
+    ck_assert(c[0] == 5 && c[1] == 48 && c[2] == 97);
+    vs_colormap_signed(0, c);
+    ck_assert(c[0] == 247 && c[1] == 247 && c[2] == 247);
+    vs_colormap_signed(1, c);
+    ck_assert(c[0] == 103 && c[1] == 0 && c[2] == 31);
+    vs_colormap_signed(NAN, d);
+    ck_assert(d[0] == 247 && d[1] == 247 && d[2] == 247);
+    vs_colormap_signed(0.3f, c); /* red side: red dominates; blue side: blue dominates */
+    vs_colormap_signed(-0.3f, d);
+    ck_assert(c[0] > c[2] && d[2] > d[0]);
+    float x[2 * 8 * 8], a[2 * 8 * 8];
+    for (int i = 0; i < 128; i++) {
+        x[i] = (float)(i % 8) / 8;
+        a[i] = (float)(i % 16) - 7.5f;
+    }
+    const char *labels[4] = {"row 0", "S 1", NULL, "S 2"};
+    vs_image *im = vs_attr_picture(x, a, 2, 1, 8, 8, "saliency of X.npy", labels);
+    ck_assert_ptr_nonnull(im);
+    ck_assert_int_ge(im->w, 3 * 96);
+    ck_assert_int_ge(im->h, 2 * 96 + 40);
+    bool blue = false, red = false; /* the map's colours are on the canvas */
+    for (int i = 0; i < im->w * im->h; i++) {
+        const uint8_t *p = im->pixels + 3 * i;
+        blue = blue || (p[2] > 150 && p[0] < 80);
+        red = red || (p[0] > 150 && p[2] < 80 && p[1] < 80);
+    }
+    ck_assert(blue && red);
+    vs_image_free(im);
+    ck_assert_ptr_null(vs_attr_picture(x, a, 2, 2, 8, 8, "t", NULL)); /* 2 channels are no image */
+}
+END_TEST
+
 START_TEST(test_heatmap_scale)
 {
     float a[101];
@@ -713,6 +751,7 @@ static Suite *png_suite(void)
     Suite *s = suite_create("png");
     TCase *tc = vs_tcase(s, "png", 30);
     tcase_add_test(tc, test_crc_reference);
+    tcase_add_test(tc, test_colormap_signed_and_picture);
     tcase_add_test(tc, test_roundtrip_all_formats);
     tcase_add_test(tc, test_known_bytes);
     tcase_add_test(tc, test_foreign_png);

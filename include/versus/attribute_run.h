@@ -28,7 +28,12 @@ typedef struct vs_attribute_opts {
     const char *input;              /* X.npy [N, ...] (required) */
     const vs_method *method;        /* the registry's method (required) */
     const vs_method_opts *method_opts; /* its options, or NULL: its defaults */
-    int64_t target;                 /* explained class; -1: the predicted class of each row */
+    int64_t target;                 /* explained class (of a model with outputs [N, ...]: an element of the flattened
+                                       output row); -1: the predicted class (largest output) of each row */
+    const char *targets;            /* T.npy [N]: row i's target, or NULL (then target) */
+    const char *target_mask;        /* M.npy [1 or N, <output row>]: explain S = sum m f(x) instead, or NULL */
+    const char *score;              /* "sum", "norm" or "reconstruction" (||f(x) - x||^2): explain that scalar of the
+                                       output row instead (vs_output_reduce), or NULL */
     int64_t contrast;               /* one-vs-one: S_target - S_contrast; -1: none */
     const char *reference;          /* pair models: R.npy, one row [1, ...] or one per row, or NULL */
     vs_side side;                   /* with a reference: query (default), reference or both ([N, 2, ...]) */

@@ -30,11 +30,14 @@ typedef struct vs_evaluate_opts {
     const char *input;          /* X.npy [N, ...] (required) */
     const char *attributions;   /* A.npy, the shape of X, or interactions [N, F, F] (required) */
     const char *reference;      /* pair models: R.npy, one row [1, ...] (interactions: or one per row); NULL */
-    int64_t target;             /* explained class; -1: the predicted class of each row */
+    int64_t target;             /* explained class (an element of a flattened output [N, ...]); -1: the predicted class */
+    const char *targets;        /* T.npy [N]: row i's target, or NULL (then target) */
+    const char *target_mask;    /* M.npy [1 or N, <output row>]: the explained score is S = sum m f(x), or NULL */
+    const char *score;          /* "sum", "norm" or "reconstruction": that scalar of the output row is S, or NULL */
     int64_t contrast;           /* one-vs-one: S_target - S_contrast; -1: none */
     vs_side side;               /* interactions of pairs: the side they explain (VS_SIDE_QUERY) */
     /* feature attributions only (interactions refuse values other than these defaults) */
-    const char *replace;        /* a flipped feature becomes: NULL or "one-minus" (1 - x), "zero", or FILE.npy [1, ...] */
+    const char *replace;        /* a flipped feature becomes: NULL or "zero" (0, the default), "one-minus" (1 - x), or FILE.npy [1, ...] */
     int64_t per_step;           /* features flipped per perturbation-curve point: 1 */
     int64_t aopc_steps;         /* L of AOPC_L: 100 */
     int64_t edge;               /* inverse localisation's edge bands in pixels; 0: W/7 rounded up */

@@ -68,6 +68,32 @@ typedef struct vs_module_explainee {
  * e->module). */
 vs_model_fn vs_model_fn_from_module(vs_module_explainee *e);
 
+/* ---- what of a model's outputs is explained ------------------------------------------------------ */
+
+/* Outputs that are not logits (an autoencoder's image, a segmentation map): --target then indexes
+ * the flattened output row (any [N, ...] output is [N, D] to the explainers), or one of these
+ * scalars of the output row f = f(x) [D] is explained instead. */
+typedef enum vs_output_reduce {
+    VS_REDUCE_SUM = 1,        /* S(x) = sum_j f_j */
+    VS_REDUCE_NORM,           /* S(x) = ||f||_2 = sqrt(sum_j f_j^2) */
+    VS_REDUCE_RECONSTRUCTION, /* S(x) = ||f - x||^2 = sum_j (f_j - x_j)^2; f has x's size (an autoencoder's error) */
+    VS_REDUCE_MASK            /* S(x) = sum_j m_j f_j: a region (m in {0, 1}) or weighting of the output */
+} vs_output_reduce;
+
+typedef struct vs_output_score {
+    vs_model_fn inner;        /* the model (borrowed) */
+    vs_output_reduce reduce;
+    const float *mask;        /* VS_REDUCE_MASK: the weights m of one output row (borrowed; may change between rows) */
+    int64_t mask_size;        /* D */
+} vs_output_score;
+
+/* The model S(x) of s: forward gives one score per row [N] (forward_pair too, for pair models);
+ * no module or sequential, so layer, LRP and Grad-CAM methods refuse it.  s stays the caller's and
+ * must outlive the result. */
+vs_model_fn vs_model_fn_scored(vs_output_score *s);
+/* "sum", "norm", "reconstruction" as their vs_output_reduce; -1 for other names. */
+int vs_output_reduce_from_name(const char *name);
+
 /* ---- baselines (GANMEX section 2) ------------------------------------------------------------------ */
 
 typedef enum vs_baseline_kind {

@@ -60,6 +60,17 @@ vs_status vs_png_decode(const uint8_t *buf, size_t len, const char *name, vs_ima
 /* Diverging blue-white-red colour of t in [-1,1] (clamped; NaN -> white):
  * t = -1 -> (0,0,255), t = 0 -> (255,255,255), t = +1 -> (255,0,0), linear in between. */
 void vs_colormap_diverging(float t, uint8_t rgb[3]);
+/* ColorBrewer's RdBu, a diverging scale safe for the common colour blindnesses, at t in [-1,1]
+ * (clamped; NaN -> 0): dark blue (5,48,97) at -1, near white (247,247,247) at 0, dark red (103,0,31)
+ * at +1, linear between its 11 colours. */
+void vs_colormap_signed(float t, uint8_t rgb[3]);
+/* The labelled picture of image attributions a of images x (both [n, c, h, w], c = 1 or 3; the
+ * first 16 rows): a title (cut to two lines), per row the input, the channel-summed map on
+ * vs_colormap_signed from -s to +s (s: the row's 99th percentile of |A|, in the map's caption) and
+ * the map over the lightened input; labels [2 n] (may be NULL, entries may be NULL) caption the
+ * input and the overlay of each row; a colour bar at the bottom.  A new image, or NULL with
+ * vs_last_error() set. */
+vs_image *vs_attr_picture(const float *x, const float *a, int n, int c, int h, int w, const char *title, const char *const *labels);
 /* Symmetric colour scale of an attribution map a [n]: the `percentile`-th percentile (0 < p <= 100,
  * linear interpolation between order statistics as numpy.percentile) of |a| over its finite
  * values; 100 gives max |a|.  *scale = 0 when every value is 0 or non-finite. */
